@@ -1,0 +1,32 @@
+/** Every code a `CairnError` can carry. */
+export const ERROR_CODES = [
+  'INVALID_INPUT',
+  'INVALID_DURATION',
+  'NOT_SERIALIZABLE',
+  'PAYLOAD_TOO_LARGE',
+  'WORKFLOW_NOT_FOUND',
+  'VERSION_NOT_FOUND',
+  'RUN_NOT_FOUND',
+  'RUN_CONFLICT',
+  'RUN_ACTIVE',
+  'STEP_CONFLICT',
+  'LEASE_LOST',
+  'NON_DETERMINISM',
+  'STEP_FAILED',
+  'STEP_TIMEOUT',
+  'ATTEMPT_ABANDONED',
+  'CHILD_FAILED',
+  'EVENT_TIMEOUT',
+  'RUN_FAILED',
+  'RUN_CANCELLED',
+  'CANCELLED',
+  'RESULT_TIMEOUT',
+  'QUEUE_UNSUPPORTED',
+  'QUEUE_NAME_COLLISION',
+  'ENGINE_STOPPED',
+  'STORE_ERROR',
+  'QUEUE_ERROR',
+] as const;
+
+/** A `CairnError` code. */
+export type ErrorCode = (typeof ERROR_CODES)[number];

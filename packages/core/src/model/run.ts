@@ -1,0 +1,116 @@
+import type { ErrorRecord } from './error-record.js';
+import type { Json } from './json.js';
+
+/**
+ * Run statuses. `pending` → `running` ⇄ `waiting` → `completed` | `failed` | `cancelled`.
+ * The three terminal statuses are final: no store write may change a terminal run.
+ */
+export type RunStatus = 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+/** The statuses no write may leave. */
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled'];
+
+/** True when `status` is terminal (`completed`, `failed` or `cancelled`). */
+export function isTerminalRunStatus(status: RunStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** The parent of a child run: the run and the step key that started it. */
+export interface ParentRef {
+  runId: string;
+  stepKey: string;
+}
+
+/** A lease on a run: who executes it and until when (epoch milliseconds). */
+export interface Lease {
+  owner: string;
+  expiresAt: number;
+}
+
+/** One execution of a workflow, as stored. Times are epoch milliseconds. */
+export interface RunRecord {
+  /** Time-sortable unique id (UUIDv7). */
+  id: string;
+  workflow: string;
+  /** The workflow version the run is pinned to. */
+  version: string;
+  input: Json;
+  status: RunStatus;
+  /** The handler's result once `completed`; `undefined` means the handler returned nothing. */
+  output?: Json;
+  /** Why the run `failed` (or was `cancelled`). */
+  error?: ErrorRecord;
+  parent?: ParentRef;
+  /** Unique per workflow: a second create with the same key returns the first run. */
+  idempotencyKey?: string;
+  /** The current lease, absent when nobody holds one. */
+  lease?: Lease;
+  /**
+   * The fencing token: incremented by every successful claim. A write carrying an older token is
+   * refused with `LEASE_LOST`.
+   */
+  fence: number;
+  cancelRequested: boolean;
+  /**
+   * When the run next needs attention (timer, retry, backstop), or a wake-up requested while it
+   * ran. Absent when the run waits for nothing that has a time.
+   */
+  wakeAt?: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What `runs.create` needs. */
+export interface NewRun {
+  id: string;
+  workflow: string;
+  version: string;
+  input: Json;
+  parent?: ParentRef;
+  idempotencyKey?: string;
+  /** Usually `now`: a new run is due at once, so recovery dispatches it if its first job is lost. */
+  wakeAt?: number;
+}
+
+/** Filters for `runs.list`. Results are newest first (`createdAt` desc, then `id` desc). */
+export interface RunQuery {
+  workflow?: string;
+  status?: RunStatus | RunStatus[];
+  /** Only runs created at or after this time. */
+  createdAfter?: number;
+  /** Only runs created strictly before this time. */
+  createdBefore?: number;
+  /** Page size, 1..1000 (default 50). */
+  limit?: number;
+  /** The `nextCursor` of a previous page. */
+  cursor?: string;
+}
+
+/** One page of `runs.list`. */
+export interface RunPage {
+  runs: RunRecord[];
+  /** Present when more runs may follow. */
+  nextCursor?: string;
+}
+
+/** The target of `runs.transition`. */
+export interface RunTransition {
+  /** Statuses the run must currently have. */
+  from: RunStatus[];
+  to: RunStatus;
+  output?: Json;
+  error?: ErrorRecord;
+  /**
+   * For `waiting`: when to wake. The store keeps the earlier of this and any wake-up requested
+   * since the claim (see `RunStore.wake`). Ignored for other statuses.
+   */
+  wakeAt?: number;
+}
+
+/** A run the recovery loop should dispatch. */
+export interface DueRun {
+  id: string;
+  workflow: string;
+  /** Why it is due: its timer passed or its lease expired. */
+  reason: 'wake' | 'lease-expired';
+}

@@ -1,0 +1,193 @@
+import type { EventRecord } from '../model/event.js';
+import type { Json } from '../model/json.js';
+import type {
+  DueRun,
+  NewRun,
+  RunPage,
+  RunQuery,
+  RunRecord,
+  RunTransition,
+} from '../model/run.js';
+import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
+import type { VersionRecord, VersionStatus } from '../model/version.js';
+
+/**
+ * The fencing token a write carries: the run's `fence` from the claim that produced it, or
+ * `null` for writes made without the run's lease (a queued step worker, whose steps are protected
+ * by their own compare-and-set on status and attempt).
+ */
+export type Fence = number | null;
+
+/** Runs: creation, listing, leases and status transitions. */
+export interface RunStore {
+  /**
+   * Creates a run in status `pending` with `fence` 0. Atomic: when a run of the same workflow
+   * already has `idempotencyKey`, nothing is written and that run is returned with
+   * `created: false`; of N concurrent creates with one key exactly one reports `created: true`.
+   */
+  create(run: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }>;
+
+  /** Reads one run; `undefined` when it does not exist. */
+  get(runId: string): Promise<RunRecord | undefined>;
+
+  /**
+   * Lists runs newest first (`createdAt` desc, `id` desc) with an opaque cursor. Served by an
+   * index for every filter combination the engine uses (status + time, workflow + time).
+   */
+  list(query: RunQuery): Promise<RunPage>;
+
+  /**
+   * Takes the lease atomically (one compare-and-set): succeeds when the run is not terminal and
+   * has no lease, an expired lease (`expiresAt <= now`), or a lease held by `owner`. On success the
+   * run becomes `running`, `fence` is incremented, `lease = { owner, expiresAt: now + leaseMs }`
+   * and any pending `wakeAt` is cleared (the claimer will see all news when it replays). Returns the
+   * updated run, whose `fence` is the token for every later write. Returns `undefined` (writing
+   * nothing) when the run is missing, terminal, or leased by someone else. Of N concurrent claimers
+   * exactly one succeeds.
+   */
+  claim(runId: string, owner: string, leaseMs: number, now: number): Promise<RunRecord | undefined>;
+
+  /**
+   * Extends the lease to `now + leaseMs`. Throws `LEASE_LOST` (writing nothing) when `fence` is not
+   * the run's current fence or the run is terminal. Returns the run, so the holder learns of
+   * `cancelRequested`.
+   */
+  renew(runId: string, fence: number, leaseMs: number, now: number): Promise<RunRecord>;
+
+  /**
+   * Compare-and-set of the status. Throws `LEASE_LOST` when `fence` is stale, and
+   * `RUN_CONFLICT` when the current status is not in `from` or is terminal; either way nothing is
+   * written. Any status but `running` releases the lease. `waiting` sets `wakeAt` to the earlier of
+   * `transition.wakeAt` and a wake-up requested since the claim; terminal statuses clear `wakeAt`
+   * and record `output` / `error`. Returns the updated run.
+   */
+  transition(runId: string, fence: number, transition: RunTransition, now: number): Promise<RunRecord>;
+
+  /**
+   * Asks a non-terminal run for attention: `wakeAt` becomes `min(wakeAt, now)`. Unfenced; a
+   * no-op on missing or terminal runs. Used when an event, a child result or a queued step
+   * result arrives.
+   */
+  wake(runId: string, now: number): Promise<void>;
+
+  /**
+   * Sets `cancelRequested` and wakes the run (as `wake`) in one atomic write when the run is not
+   * terminal. Returns the run after the write, or `undefined` when it does not exist.
+   */
+  requestCancel(runId: string, now: number): Promise<RunRecord | undefined>;
+
+  /**
+   * Runs that need dispatching, earliest first, at most `limit`: `pending` or `waiting` runs whose
+   * `wakeAt <= now`, and `running` runs whose lease expired (`lease.expiresAt <= now`). Served by
+   * an index, never a scan of all runs.
+   */
+  findDue(now: number, limit: number): Promise<DueRun[]>;
+
+  /**
+   * Deletes the run and every artefact of it (steps, attempts, state, events) atomically or in an
+   * order that leaves no orphan visible to `get`/`list`. Returns false when it did not exist.
+   */
+  delete(runId: string): Promise<boolean>;
+}
+
+/** Steps and their attempt records. */
+export interface StepStore {
+  /** Every step of a run, ordered by `seq`, in ONE read: replay never reads step by step. */
+  load(runId: string): Promise<StepRecord[]>;
+
+  /**
+   * Records a step in its first live status. Idempotent on (run, key): if the key exists nothing is
+   * written and the existing step is returned with `created: false`. A `running` step opens attempt
+   * 1 in the same atomic write. Throws `LEASE_LOST` when `fence` is not the run's fence (nothing is
+   * written), and `RUN_CONFLICT` when the run is terminal.
+   */
+  insert(runId: string, fence: Fence, step: NewStep, now: number): Promise<{ step: StepRecord; created: boolean }>;
+
+  /**
+   * Compare-and-set on the step's status and attempt, writing the step and its attempt records
+   * (`endAttempt`, `startAttempt`) as ONE atomic unit: no reader ever sees one without the other.
+   * Throws `STEP_CONFLICT` when the step is missing or does not match `from`, `LEASE_LOST` when a
+   * numeric `fence` is stale, `RUN_CONFLICT` when the run is terminal; nothing is written then.
+   * Returns the updated step.
+   */
+  transition(runId: string, fence: Fence, transition: StepTransition, now: number): Promise<StepRecord>;
+}
+
+/** Per-run key/value state. */
+export interface StateStore {
+  /**
+   * Sets one key atomically (an upsert of that key alone, never a read-modify-write of the whole
+   * state): concurrent writers of different keys never lose each other's values. Fenced like every
+   * write of an executing run; refused with `RUN_CONFLICT` on a terminal run.
+   */
+  set(runId: string, fence: Fence, key: string, value: Json, now: number): Promise<void>;
+
+  /** The whole state of a run (`{}` when none). Keys come back byte-for-byte as written. */
+  get(runId: string): Promise<Record<string, Json>>;
+}
+
+/** Events delivered to runs. */
+export interface EventStore {
+  /**
+   * Stores the event if no event of that name was delivered to the run before (first write wins)
+   * and, in the same atomic unit, wakes the run (as `RunStore.wake`). Returns `delivered: false`
+   * when an event of that name already existed or the run is terminal; throws `RUN_NOT_FOUND`
+   * when the run does not exist.
+   */
+  deliver(runId: string, name: string, payload: Json, now: number): Promise<{ delivered: boolean }>;
+
+  /** The event of that name delivered to the run, if any. */
+  get(runId: string, name: string): Promise<EventRecord | undefined>;
+}
+
+/** Registered workflow versions. */
+export interface VersionStore {
+  /**
+   * Registers (workflow, version): inserts it `active`, or updates `descriptor` and `updatedAt`
+   * of an existing one (keeping its status and `createdAt`). Idempotent and safe to race.
+   */
+  upsert(workflow: string, version: string, descriptor: Json, now: number): Promise<VersionRecord>;
+
+  /** One version, or `undefined`. */
+  get(workflow: string, version: string): Promise<VersionRecord | undefined>;
+
+  /** Every version of a workflow, oldest `createdAt` first. */
+  list(workflow: string): Promise<VersionRecord[]>;
+
+  /** Sets the status; throws `VERSION_NOT_FOUND` when it is not registered. */
+  setStatus(workflow: string, version: string, status: VersionStatus, now: number): Promise<VersionRecord>;
+}
+
+/** Attempt history, for timelines. */
+export interface HistoryStore {
+  /**
+   * Every attempt of every step of the run, oldest first: ordered by `startedAt`, then the step's
+   * `seq`, then `attempt`. Attempt numbers are stored values, never counted from rows.
+   */
+  list(runId: string): Promise<AttemptRecord[]>;
+}
+
+/** What a backend can and cannot do; the conformance suite skips cases by these, by name. */
+export interface StoreCapabilities {
+  /** Safe with several processes writing at once (false only for in-process stores). */
+  multiProcess: boolean;
+  /** The largest JSON payload (bytes of its UTF-8 serialisation) the backend stores. */
+  maxPayloadBytes: number;
+}
+
+/**
+ * The store contract a backend implements. Every method is one atomic unit unless its TSDoc says
+ * otherwise, and every write made while executing a run carries the run's fencing token.
+ */
+export interface WorkflowStore {
+  readonly name: string;
+  readonly capabilities: StoreCapabilities;
+  readonly runs: RunStore;
+  readonly steps: StepStore;
+  readonly state: StateStore;
+  readonly events: EventStore;
+  readonly versions: VersionStore;
+  readonly history: HistoryStore;
+  /** Releases what the store itself created (never a client the user passed in). */
+  close(): Promise<void>;
+}
