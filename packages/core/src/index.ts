@@ -51,3 +51,5 @@ export { ERROR_CODES } from './errors/error-codes.js';
 export type { ErrorCode } from './errors/error-codes.js';
 export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/system-clock.js';
+export { createMemoryStore } from "./memory/memory-store.js";
+export type { MemoryStoreOptions } from "./memory/memory-store.js";

@@ -1,0 +1,344 @@
+import { CairnError } from '../errors/cairn-error.js';
+import type { EventRecord } from '../model/event.js';
+import type { Json } from '../model/json.js';
+import { isTerminalRunStatus } from '../model/run.js';
+import type { DueRun, NewRun, RunPage, RunQuery, RunRecord, RunTransition } from '../model/run.js';
+import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
+import type { VersionRecord, VersionStatus } from '../model/version.js';
+import { decodeRunCursor, encodeRunCursor, normaliseListLimit } from '../store/run-cursor.js';
+import type { Fence, WorkflowStore } from '../store/workflow-store.js';
+
+interface RunEntry {
+  run: RunRecord;
+  steps: Map<string, StepRecord>;
+  attempts: AttemptRecord[];
+  state: Map<string, Json>;
+  events: Map<string, EventRecord>;
+}
+
+// Every value is copied in and out through JSON (structuredClone for records) so a caller mutating
+// what it got back can never change what the store holds — the same isolation a database gives.
+const copy = <T>(value: T): T => (value === undefined ? value : structuredClone(value));
+
+/** Options of `createMemoryStore`. */
+export interface MemoryStoreOptions {
+  /** Largest payload accepted, in bytes of UTF-8 JSON (default 16 MiB). */
+  maxPayloadBytes?: number;
+}
+
+/**
+ * The reference implementation of the store contract, in process memory. Every method is atomic
+ * because it runs synchronously between awaits; it passes the whole conformance suite. Data lives
+ * as long as the object: use it for tests and development, not production.
+ */
+export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowStore {
+  const runs = new Map<string, RunEntry>();
+  const idempotency = new Map<string, string>();
+  const versions = new Map<string, VersionRecord>();
+
+  const entry = (runId: string): RunEntry | undefined => runs.get(runId);
+
+  // Fencing + terminal check shared by every write of an executing run.
+  const writable = (runId: string, fence: Fence): RunEntry => {
+    const e = runs.get(runId);
+    if (!e) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+    if (fence !== null && e.run.fence !== fence) {
+      throw new CairnError('LEASE_LOST', `Run ${runId}: fence ${fence} is stale (current ${e.run.fence})`, {
+        data: { runId, fence, current: e.run.fence },
+      });
+    }
+    if (isTerminalRunStatus(e.run.status)) {
+      throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${e.run.status}`, { data: { runId, status: e.run.status } });
+    }
+    return e;
+  };
+
+  const wakeEntry = (e: RunEntry, now: number) => {
+    if (isTerminalRunStatus(e.run.status)) return;
+    e.run.wakeAt = e.run.wakeAt === undefined ? now : Math.min(e.run.wakeAt, now);
+    e.run.updatedAt = now;
+  };
+
+  return {
+    name: 'memory',
+    capabilities: { multiProcess: false, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024 },
+
+    runs: {
+      async create(input: NewRun, now: number) {
+        const idemKey = input.idempotencyKey === undefined ? undefined : `${input.workflow}\u0000${input.idempotencyKey}`;
+        if (idemKey !== undefined) {
+          const existingId = idempotency.get(idemKey);
+          const existing = existingId === undefined ? undefined : runs.get(existingId);
+          if (existing) return { run: copy(existing.run), created: false };
+        }
+        if (runs.has(input.id)) {
+          throw new CairnError('INVALID_INPUT', `Run id ${input.id} already exists`, { data: { runId: input.id } });
+        }
+        const run: RunRecord = {
+          id: input.id,
+          workflow: input.workflow,
+          version: input.version,
+          input: copy(input.input),
+          status: 'pending',
+          fence: 0,
+          cancelRequested: false,
+          createdAt: now,
+          updatedAt: now,
+        };
+        if (input.parent) run.parent = { ...input.parent };
+        if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
+        if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
+        runs.set(run.id, { run, steps: new Map(), attempts: [], state: new Map(), events: new Map() });
+        if (idemKey !== undefined) idempotency.set(idemKey, run.id);
+        return { run: copy(run), created: true };
+      },
+
+      async get(runId) {
+        return copy(entry(runId)?.run);
+      },
+
+      async list(query: RunQuery): Promise<RunPage> {
+        const limit = normaliseListLimit(query.limit);
+        const statuses = query.status === undefined ? undefined : new Set([query.status].flat());
+        const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
+        const matches = [...runs.values()]
+          .map((e) => e.run)
+          .filter(
+            (r) =>
+              (query.workflow === undefined || r.workflow === query.workflow) &&
+              (statuses === undefined || statuses.has(r.status)) &&
+              (query.createdAfter === undefined || r.createdAt >= query.createdAfter) &&
+              (query.createdBefore === undefined || r.createdAt < query.createdBefore) &&
+              (after === undefined || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id)),
+          )
+          .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+        const page = matches.slice(0, limit);
+        const last = page[page.length - 1];
+        const result: RunPage = { runs: page.map(copy) };
+        if (matches.length > limit && last) result.nextCursor = encodeRunCursor(last);
+        return result;
+      },
+
+      async claim(runId, owner, leaseMs, now) {
+        const e = entry(runId);
+        if (!e || isTerminalRunStatus(e.run.status)) return undefined;
+        const lease = e.run.lease;
+        if (lease && lease.owner !== owner && lease.expiresAt > now) return undefined;
+        e.run.status = 'running';
+        e.run.fence += 1;
+        e.run.lease = { owner, expiresAt: now + leaseMs };
+        delete e.run.wakeAt;
+        e.run.updatedAt = now;
+        return copy(e.run);
+      },
+
+      async renew(runId, fence, leaseMs, now) {
+        const e = entry(runId);
+        if (!e || e.run.fence !== fence || isTerminalRunStatus(e.run.status) || !e.run.lease) {
+          throw new CairnError('LEASE_LOST', `Run ${runId}: lease with fence ${fence} is gone`, { data: { runId, fence } });
+        }
+        e.run.lease = { owner: e.run.lease.owner, expiresAt: now + leaseMs };
+        e.run.updatedAt = now;
+        return copy(e.run);
+      },
+
+      async transition(runId, fence, t: RunTransition, now) {
+        const e = writable(runId, fence);
+        if (!t.from.includes(e.run.status)) {
+          throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${e.run.status}, expected ${t.from.join('|')}`, {
+            data: { runId, status: e.run.status },
+          });
+        }
+        const run = e.run;
+        run.status = t.to;
+        run.updatedAt = now;
+        if (t.to !== 'running') delete run.lease;
+        if (t.to === 'waiting') {
+          // A wake requested since the claim (claim cleared wakeAt) must not be lost.
+          if (t.wakeAt !== undefined) run.wakeAt = run.wakeAt === undefined ? t.wakeAt : Math.min(run.wakeAt, t.wakeAt);
+        } else if (isTerminalRunStatus(t.to)) {
+          delete run.wakeAt;
+          if (t.output !== undefined) run.output = copy(t.output);
+          if (t.error !== undefined) run.error = copy(t.error);
+        }
+        return copy(run);
+      },
+
+      async wake(runId, now) {
+        const e = entry(runId);
+        if (e) wakeEntry(e, now);
+      },
+
+      async requestCancel(runId, now) {
+        const e = entry(runId);
+        if (!e) return undefined;
+        if (!isTerminalRunStatus(e.run.status)) {
+          e.run.cancelRequested = true;
+          wakeEntry(e, now);
+        }
+        return copy(e.run);
+      },
+
+      async findDue(now, limit): Promise<DueRun[]> {
+        const due: Array<DueRun & { at: number }> = [];
+        for (const { run } of runs.values()) {
+          if ((run.status === 'pending' || run.status === 'waiting') && run.wakeAt !== undefined && run.wakeAt <= now) {
+            due.push({ id: run.id, workflow: run.workflow, reason: 'wake', at: run.wakeAt });
+          } else if (run.status === 'running' && run.lease && run.lease.expiresAt <= now) {
+            due.push({ id: run.id, workflow: run.workflow, reason: 'lease-expired', at: run.lease.expiresAt });
+          }
+        }
+        return due
+          .sort((a, b) => a.at - b.at)
+          .slice(0, limit)
+          .map(({ id, workflow, reason }) => ({ id, workflow, reason }));
+      },
+
+      async delete(runId) {
+        const e = entry(runId);
+        if (!e) return false;
+        runs.delete(runId);
+        if (e.run.idempotencyKey !== undefined) idempotency.delete(`${e.run.workflow}\u0000${e.run.idempotencyKey}`);
+        return true;
+      },
+    },
+
+    steps: {
+      async load(runId) {
+        const e = entry(runId);
+        if (!e) return [];
+        return [...e.steps.values()].sort((a, b) => a.seq - b.seq).map(copy);
+      },
+
+      async insert(runId, fence, step: NewStep, now) {
+        const e = writable(runId, fence);
+        const existing = e.steps.get(step.key);
+        if (existing) return { step: copy(existing), created: false };
+        const record: StepRecord = {
+          runId,
+          key: step.key,
+          name: step.name,
+          kind: step.kind,
+          seq: step.seq,
+          status: step.status,
+          attempt: 1,
+          maxAttempts: step.maxAttempts,
+          queued: step.queued ?? false,
+          createdAt: now,
+          updatedAt: now,
+        };
+        if (step.output !== undefined) record.output = copy(step.output);
+        if (step.error !== undefined) record.error = copy(step.error);
+        if (step.wakeAt !== undefined) record.wakeAt = step.wakeAt;
+        if (step.childRunId !== undefined) record.childRunId = step.childRunId;
+        e.steps.set(step.key, record);
+        if (step.status === 'running') {
+          const attempt: AttemptRecord = { runId, stepKey: step.key, attempt: 1, status: 'running', startedAt: now };
+          if (step.worker !== undefined) attempt.worker = step.worker;
+          e.attempts.push(attempt);
+        }
+        return { step: copy(record), created: true };
+      },
+
+      async transition(runId, fence, t: StepTransition, now) {
+        const e = writable(runId, fence);
+        const step = e.steps.get(t.key);
+        if (!step || !t.from.status.includes(step.status) || step.attempt !== t.from.attempt) {
+          throw new CairnError('STEP_CONFLICT', `Step ${t.key} of run ${runId} does not match the expected status/attempt`, {
+            data: { runId, key: t.key, status: step?.status ?? null, attempt: step?.attempt ?? null },
+          });
+        }
+        const nextAttempt = t.to.attempt ?? step.attempt;
+        if (t.endAttempt) {
+          const open = e.attempts.find((a) => a.stepKey === t.key && a.attempt === step.attempt);
+          if (open) {
+            open.status = t.endAttempt.status;
+            open.endedAt = now;
+            if (t.endAttempt.output !== undefined) open.output = copy(t.endAttempt.output);
+            if (t.endAttempt.error !== undefined) open.error = copy(t.endAttempt.error);
+          }
+        }
+        if (t.startAttempt) {
+          e.attempts.push({ runId, stepKey: t.key, attempt: nextAttempt, status: 'running', worker: t.startAttempt.worker, startedAt: now });
+        }
+        step.status = t.to.status;
+        step.attempt = nextAttempt;
+        step.updatedAt = now;
+        if (t.to.output !== undefined) step.output = copy(t.to.output);
+        if (t.to.error !== undefined) step.error = copy(t.to.error);
+        if (t.to.wakeAt === null) delete step.wakeAt;
+        else if (t.to.wakeAt !== undefined) step.wakeAt = t.to.wakeAt;
+        if (t.to.childRunId !== undefined) step.childRunId = t.to.childRunId;
+        return copy(step);
+      },
+    },
+
+    state: {
+      async set(runId, fence, key, value, now) {
+        const e = writable(runId, fence);
+        e.state.set(key, copy(value));
+        e.run.updatedAt = now;
+      },
+      async get(runId) {
+        const e = entry(runId);
+        const out: Record<string, Json> = {};
+        if (e) for (const [k, v] of e.state) out[k] = copy(v);
+        return out;
+      },
+    },
+
+    events: {
+      async deliver(runId, name, payload, now) {
+        const e = entry(runId);
+        if (!e) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+        if (isTerminalRunStatus(e.run.status) || e.events.has(name)) return { delivered: false };
+        e.events.set(name, { runId, name, payload: copy(payload), deliveredAt: now });
+        wakeEntry(e, now);
+        return { delivered: true };
+      },
+      async get(runId, name) {
+        return copy(entry(runId)?.events.get(name));
+      },
+    },
+
+    versions: {
+      async upsert(workflow, version, descriptor, now) {
+        const id = `${workflow}\u0000${version}`;
+        const existing = versions.get(id);
+        const record: VersionRecord = existing
+          ? { ...existing, descriptor: copy(descriptor), updatedAt: now }
+          : { workflow, version, status: 'active', descriptor: copy(descriptor), createdAt: now, updatedAt: now };
+        versions.set(id, record);
+        return copy(record);
+      },
+      async get(workflow, version) {
+        return copy(versions.get(`${workflow}\u0000${version}`));
+      },
+      async list(workflow) {
+        return [...versions.values()].filter((v) => v.workflow === workflow).sort((a, b) => a.createdAt - b.createdAt).map(copy);
+      },
+      async setStatus(workflow, version, status: VersionStatus, now) {
+        const existing = versions.get(`${workflow}\u0000${version}`);
+        if (!existing) throw new CairnError('VERSION_NOT_FOUND', `Version ${version} of ${workflow} is not registered`, { data: { workflow, version } });
+        existing.status = status;
+        existing.updatedAt = now;
+        return copy(existing);
+      },
+    },
+
+    history: {
+      async list(runId) {
+        const e = entry(runId);
+        if (!e) return [];
+        const seqOf = (key: string) => e.steps.get(key)?.seq ?? 0;
+        return [...e.attempts]
+          .sort((a, b) => a.startedAt - b.startedAt || seqOf(a.stepKey) - seqOf(b.stepKey) || a.attempt - b.attempt)
+          .map(copy);
+      },
+    },
+
+    async close() {
+      // Nothing to release: the maps go with the object.
+    },
+  };
+}
