@@ -1,1 +1,6 @@
-export {};
+export { ManualClock } from '../clock/manual-clock.js';
+export type { ManualClockOptions, RunAllOptions } from '../clock/manual-clock.js';
+export { createFaults, SimulatedCrash } from './fault-injector.js';
+export type { CrashRule, ScriptedFaults } from './fault-injector.js';
+export { FAULT_POINTS } from '../engine/fault-point.js';
+export type { FaultPoint, FaultSite, FaultInjector } from '../engine/fault-point.js';

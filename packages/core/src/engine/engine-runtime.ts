@@ -1,0 +1,51 @@
+import type { Clock } from '../clock/clock.js';
+import type { RunRecord } from '../model/run.js';
+import type { Queue } from '../queue/queue.js';
+import type { WorkflowStore } from '../store/workflow-store.js';
+import type { FaultInjector } from './fault-point.js';
+import type { WorkflowRegistry } from './workflow-registry.js';
+
+/** Where the engine reports what it cannot throw to a caller (background executions). */
+export interface EngineLogger {
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
+
+/** Tunables shared by every part of the engine (all in milliseconds). */
+export interface EngineTimings {
+  /** How long a claim lasts before another worker may take the run over. */
+  leaseMs: number;
+  /** A failed attempt whose backoff is at most this long is retried in place; longer ones suspend. */
+  inlineRetryMaxMs: number;
+  /** A queued step not started within this long is dispatched again. */
+  dispatchTimeoutMs: number;
+  /** Deadline of a queued attempt without its own `timeout`; past it the attempt counts as abandoned. */
+  queuedStepTimeoutMs: number;
+  /** Backstop: a parent waiting for a child re-checks it at least this often. */
+  childCheckMs: number;
+  /** A new run not claimed within this long is dispatched again by recovery. */
+  startGraceMs: number;
+}
+
+/** The internals an execution needs; built once by `createEngine`. */
+export interface EngineRuntime {
+  readonly store: WorkflowStore;
+  readonly queue: Queue;
+  readonly clock: Clock;
+  readonly workerId: string;
+  readonly timings: EngineTimings;
+  readonly maxPayloadBytes: number;
+  readonly faults: FaultInjector;
+  readonly registry: WorkflowRegistry;
+  readonly logger: EngineLogger;
+  /** Runs being executed by this process, so a duplicate job does not execute one twice at once. */
+  readonly executing: Map<string, { observeCancel(): void }>;
+  /** Runs asked to execute again once their current local execution ends. */
+  readonly rerun: Set<string>;
+  /** Sends the run's orchestrator job (optionally delayed). */
+  dispatchRun(runId: string, workflow: string, delayMs?: number): Promise<void>;
+  /** Sends a queued step's job. */
+  dispatchStep(runId: string, workflow: string, key: string, attempt: number): Promise<void>;
+  /** Tells in-process result waiters that a run ended. */
+  notifyFinished(run: RunRecord): void;
+}

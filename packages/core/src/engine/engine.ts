@@ -1,0 +1,337 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock/clock.js';
+import { systemClock } from '../clock/system-clock.js';
+import { CairnError } from '../errors/cairn-error.js';
+import { createLocalQueue } from '../local-queue/create-local-queue.js';
+import type { Json } from '../model/json.js';
+import { isTerminalRunStatus } from '../model/run.js';
+import type { RunPage, RunQuery, RunRecord } from '../model/run.js';
+import type { AttemptRecord, StepKind, StepRecord } from '../model/step.js';
+import type { Queue, QueueWorker, WorkOptions, GroupConcurrency } from '../queue/queue.js';
+import { toJsonRoundTrip } from '../serialization/json-value.js';
+import type { WorkflowStore } from '../store/workflow-store.js';
+import type { WorkflowDefinition } from './define-workflow.js';
+import type { EngineLogger, EngineRuntime, EngineTimings } from './engine-runtime.js';
+import { executeRun } from './execute-run.js';
+import { executeStepJob, type StepJob } from './execute-step-job.js';
+import type { FaultInjector } from './fault-point.js';
+import { computeQueueNames, type QueueStrategy, type WorkflowQueues } from './queue-names.js';
+import { ResultWaiter } from './result-waiter.js';
+import { uuidv7 } from './uuid.js';
+import { WorkflowRegistry } from './workflow-registry.js';
+import { type Duration, toMilliseconds } from './duration.js';
+
+/** Options of `createEngine`. */
+export interface EngineOptions {
+  store: WorkflowStore;
+  /** Carries orchestrator and step jobs. Default: a new in-process local queue (owned and closed by the engine). */
+  queue?: Queue;
+  workflows: readonly WorkflowDefinition<any, any>[];
+  /** Default `per-workflow`. `shared-groups` needs a queue with the `groups` capability. */
+  queueStrategy?: QueueStrategy;
+  /** How `startRun` starts runs by default: `queued` (any worker) or `inline` (this process, now). Default `queued`. */
+  startMode?: 'inline' | 'queued';
+  /** Prefix of every queue name (e.g. per environment). */
+  queuePrefix?: string;
+  /** Concurrency of each orchestrator and step worker this engine starts (default 10). */
+  concurrency?: number;
+  /** With `shared-groups`: per-group caps on each worker (default 5 per group). */
+  groupConcurrency?: GroupConcurrency;
+  /** Ceiling of the result polling interval (default 1 s); polling starts near 10 ms. */
+  pollIntervalMs?: number;
+  /** How often the recovery loop looks for due work (default 2 s). */
+  recoveryIntervalMs?: number;
+  /** Largest input, output, event payload or state value (default 1 MiB, capped by the store's limit). */
+  maxPayloadBytes?: number;
+  /** Timing tunables; see `EngineTimings`. */
+  timings?: Partial<EngineTimings>;
+  /** Injected time (tests use `ManualClock` from `@cairn/core/testing`). */
+  clock?: Clock;
+  /** Fault points for crash tests (see `@cairn/core/testing`). */
+  faults?: FaultInjector;
+  /** This process's worker id (default host:pid:random). */
+  workerId?: string;
+  logger?: EngineLogger;
+}
+
+/** Options of `Engine.startRun`. */
+export interface StartOptions {
+  /** Unique per workflow: a repeated key returns the existing run instead of starting another. */
+  idempotencyKey?: string;
+  /** Overrides the engine's `startMode`. */
+  mode?: 'inline' | 'queued';
+  /** Start on this registered version instead of the current one. */
+  version?: string;
+}
+
+/** A started (or found) run. */
+export interface RunHandle<O = unknown> {
+  readonly id: string;
+  /** False when an idempotency key matched an existing run. */
+  readonly created: boolean;
+  /** Waits for the run's output; see `Engine.result`. */
+  result(options?: { timeout?: Duration }): Promise<O>;
+}
+
+/** One attempt in a run's history, with its step's name and kind. */
+export interface HistoryEntry extends AttemptRecord {
+  stepName: string;
+  kind: StepKind;
+}
+
+/** The engine: starts runs, executes them on workers, and answers questions about them. */
+export interface Engine {
+  /** Registers versions, checks the queue strategy, and (unless `workers: false`) starts workers and recovery. */
+  start(options?: { workers?: boolean }): Promise<void>;
+  /** Stops workers and recovery, waits for in-flight jobs, closes the queue if the engine created it. */
+  stop(): Promise<void>;
+  /**
+   * Creates a run and starts it inline or on the queue. Bad input (unknown workflow, non-JSON or
+   * oversized input) throws a typed error before anything is written.
+   */
+  startRun<I, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: StartOptions): Promise<RunHandle<O>>;
+  /**
+   * Resolves with the output of a completed run; throws `RUN_FAILED` / `RUN_CANCELLED` (cause: the
+   * run's error), `RUN_NOT_FOUND`, or `RESULT_TIMEOUT`. Polls from ~10 ms up to `pollIntervalMs`
+   * and resolves at once when the run ends in this process.
+   */
+  result<O = unknown>(runId: string, options?: { timeout?: Duration }): Promise<O>;
+  /** Delivers an event (first delivery of a name wins) and wakes the run. */
+  sendEvent(runId: string, name: string, payload?: Json): Promise<{ delivered: boolean }>;
+  /** Requests cancellation; observed at the run's next step boundary, and propagated to children. */
+  cancel(runId: string): Promise<void>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  listRuns(query?: RunQuery): Promise<RunPage>;
+  /** The run's steps, in order. */
+  steps(runId: string): Promise<StepRecord[]>;
+  /** The run's state (every key set with `ctx.setState`). */
+  state(runId: string): Promise<Record<string, Json>>;
+  /** Every attempt of every step, oldest first. */
+  history(runId: string): Promise<HistoryEntry[]>;
+  /** Deletes a finished run and everything it recorded; `force` also deletes an active run. */
+  deleteRun(runId: string, options?: { force?: boolean }): Promise<boolean>;
+  /** One pass of the recovery loop: dispatches every run whose timer is due or whose lease expired. Returns how many. */
+  recover(): Promise<number>;
+  /** This process's worker id. */
+  readonly workerId: string;
+}
+
+const DEFAULT_TIMINGS: EngineTimings = {
+  leaseMs: 30_000,
+  inlineRetryMaxMs: 2_000,
+  dispatchTimeoutMs: 60_000,
+  queuedStepTimeoutMs: 300_000,
+  childCheckMs: 60_000,
+  startGraceMs: 30_000,
+};
+
+const consoleLogger: EngineLogger = {
+  warn: (message, data) => console.warn(`[cairn] ${message}`, data ?? ''),
+  error: (message, data) => console.error(`[cairn] ${message}`, data ?? ''),
+};
+
+/** Builds an engine over a store and a queue. Nothing runs until `start()`. */
+export function createEngine(options: EngineOptions): Engine {
+  if (!options?.store) throw new CairnError('INVALID_INPUT', 'createEngine: a store is required');
+  const registry = new WorkflowRegistry(options.workflows ?? []);
+  const strategy = options.queueStrategy ?? 'per-workflow';
+  if (strategy !== 'per-workflow' && strategy !== 'shared-groups') throw new CairnError('INVALID_INPUT', `Unknown queueStrategy ${JSON.stringify(strategy)}`);
+  const clock = options.clock ?? systemClock;
+  const ownsQueue = options.queue === undefined;
+  const queue = options.queue ?? createLocalQueue({ clock });
+  const prefix = options.queuePrefix ?? '';
+  const names = computeQueueNames(strategy, registry.names(), prefix);
+  const queuesFor = (workflow: string): WorkflowQueues => {
+    let queues = names.get(workflow);
+    if (!queues) {
+      queues = computeQueueNames(strategy, [workflow], prefix).get(workflow) as WorkflowQueues;
+      names.set(workflow, queues);
+    }
+    return queues;
+  };
+  const timings: EngineTimings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const maxPayloadBytes = Math.min(options.maxPayloadBytes ?? 1024 * 1024, options.store.capabilities.maxPayloadBytes);
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const recoveryIntervalMs = options.recoveryIntervalMs ?? 2000;
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const waiter = new ResultWaiter();
+  const groupOf = (workflow: string) => {
+    const tier = registry.current(workflow)?.options.tier;
+    return strategy === 'shared-groups' ? { group: tier === undefined ? { id: workflow } : { id: workflow, tier } } : {};
+  };
+  const send = async (name: string, payload: Json, sendOptions: object) => {
+    try {
+      await queue.send(name, payload, sendOptions);
+    } catch (error) {
+      if (CairnError.is(error)) throw error;
+      throw new CairnError('QUEUE_ERROR', `Queue ${queue.name}: send to ${name} failed`, { cause: error });
+    }
+  };
+
+  const rt: EngineRuntime = {
+    store: options.store,
+    queue,
+    clock,
+    workerId,
+    timings,
+    maxPayloadBytes,
+    faults: options.faults ?? { hit: () => {} },
+    registry,
+    logger: options.logger ?? consoleLogger,
+    executing: new Map(),
+    rerun: new Set(),
+    dispatchRun: (runId, workflow, delayMs) =>
+      send(queuesFor(workflow).orchestrator, { runId }, {
+        ...groupOf(workflow),
+        ...(delayMs !== undefined && delayMs > 0 ? { delayMs, dedupeKey: `run:${runId}:at:${Math.round(clock.now() + delayMs)}` } : { dedupeKey: `run:${runId}:now` }),
+      }),
+    dispatchStep: (runId, workflow, key, attempt) =>
+      send(queuesFor(workflow).step, { runId, workflow, key, attempt } satisfies StepJob as unknown as Json, { ...groupOf(workflow), dedupeKey: `step:${runId}:${key}:${attempt}` }),
+    notifyFinished: (run) => waiter.notify(run),
+  };
+
+  const workers: QueueWorker[] = [];
+  let recoveryLoop: AbortController | undefined;
+  let started = false;
+
+  const checkPayload = (value: unknown, what: string): Json => toJsonRoundTrip(value, { what, maxBytes: maxPayloadBytes }).value;
+
+  const orchestratorHandler = async (job: { payload: Json }) => {
+    const runId = (job.payload as { runId?: unknown })?.runId;
+    if (typeof runId !== 'string') return;
+    await executeRun(rt, runId);
+    rt.faults.hit({ point: 'before-ack', runId });
+  };
+  const stepHandler = async (job: { payload: Json }) => {
+    const payload = job.payload as Partial<StepJob> | null;
+    if (!payload || typeof payload.runId !== 'string' || typeof payload.key !== 'string' || typeof payload.attempt !== 'number' || typeof payload.workflow !== 'string') return;
+    await executeStepJob(rt, payload as StepJob);
+    rt.faults.hit({ point: 'before-ack', runId: payload.runId, stepKey: payload.key });
+  };
+
+  const recover = async (): Promise<number> => {
+    const due = await rt.store.runs.findDue(clock.now(), 500);
+    for (const run of due) await rt.dispatchRun(run.id, run.workflow);
+    return due.length;
+  };
+
+  const engine: Engine = {
+    workerId,
+    async start(startOptions = {}) {
+      if (started) return;
+      if (strategy === 'shared-groups' && !queue.capabilities.groups) {
+        throw new CairnError('QUEUE_UNSUPPORTED', `Queue ${queue.name} has no job groups, which the 'shared-groups' strategy needs for fairness; use queueStrategy: 'per-workflow'`, {
+          data: { queue: queue.name, strategy },
+        });
+      }
+      const now = clock.now();
+      for (const def of registry.all()) {
+        await rt.store.versions.upsert(def.name, def.version, { description: def.options.description ?? null, tier: def.options.tier ?? null }, now);
+      }
+      started = true;
+      if (startOptions.workers === false) return;
+      const concurrency = options.concurrency ?? 10;
+      const workOptions: WorkOptions = strategy === 'shared-groups' ? { concurrency, groupConcurrency: options.groupConcurrency ?? 5 } : { concurrency };
+      const seen = new Set<string>();
+      for (const name of registry.names()) {
+        const queues = queuesFor(name);
+        if (!seen.has(queues.orchestrator)) workers.push(await queue.work(queues.orchestrator, orchestratorHandler, workOptions));
+        if (!seen.has(queues.step)) workers.push(await queue.work(queues.step, stepHandler, workOptions));
+        seen.add(queues.orchestrator).add(queues.step);
+      }
+      recoveryLoop = new AbortController();
+      const signal = recoveryLoop.signal;
+      void (async () => {
+        while (!signal.aborted) {
+          try {
+            await clock.sleep(recoveryIntervalMs, signal);
+            await recover();
+          } catch (error) {
+            if (!signal.aborted) rt.logger.error('recovery pass failed', { error });
+          }
+        }
+      })();
+    },
+
+    async stop() {
+      recoveryLoop?.abort();
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
+      if (ownsQueue) await queue.close();
+      started = false;
+    },
+
+    async startRun(workflow, input, startOptions = {}) {
+      const name = typeof workflow === 'string' ? workflow : workflow?.name;
+      const def = registry.forStart(name, startOptions.version);
+      const json = checkPayload(input === undefined ? null : input, `input of workflow ${JSON.stringify(name)}`);
+      const key = startOptions.idempotencyKey;
+      if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 512)) {
+        throw new CairnError('INVALID_INPUT', 'idempotencyKey must be a non-empty string of at most 512 characters');
+      }
+      const mode = startOptions.mode ?? options.startMode ?? 'queued';
+      if (mode !== 'inline' && mode !== 'queued') throw new CairnError('INVALID_INPUT', `Unknown start mode ${JSON.stringify(mode)}`);
+      const now = clock.now();
+      const { run, created } = await rt.store.runs.create(
+        { id: uuidv7(now), workflow: def.name, version: def.version, input: json, ...(key === undefined ? {} : { idempotencyKey: key }), wakeAt: now + timings.startGraceMs },
+        now,
+      );
+      if (created) {
+        if (mode === 'inline') {
+          void executeRun(rt, run.id).catch((error) => rt.logger.error(`Run ${run.id}: inline execution failed`, { error }));
+        } else {
+          await rt.dispatchRun(run.id, run.workflow);
+        }
+      }
+      return { id: run.id, created, result: (resultOptions) => engine.result(run.id, resultOptions) };
+    },
+
+    async result<O>(runId: string, resultOptions: { timeout?: Duration } = {}): Promise<O> {
+      const timeoutMs = resultOptions.timeout === undefined ? undefined : toMilliseconds(resultOptions.timeout, 'result timeout');
+      const run = await waiter.wait(rt.store, clock, runId, { timeoutMs, pollIntervalMs });
+      return run.output as O;
+    },
+
+    async sendEvent(runId, name, payload = null) {
+      if (typeof name !== 'string' || name.length === 0 || name.length > 500) throw new CairnError('INVALID_INPUT', 'An event name must be a non-empty string of at most 500 characters');
+      const json = checkPayload(payload, `payload of event ${JSON.stringify(name)}`);
+      const result = await rt.store.events.deliver(runId, name, json, clock.now());
+      if (result.delivered) {
+        const run = await rt.store.runs.get(runId);
+        if (run) await rt.dispatchRun(run.id, run.workflow);
+      }
+      return result;
+    },
+
+    async cancel(runId) {
+      const run = await rt.store.runs.requestCancel(runId, clock.now());
+      if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+      if (isTerminalRunStatus(run.status)) return;
+      rt.executing.get(runId)?.observeCancel();
+      await rt.dispatchRun(run.id, run.workflow);
+    },
+
+    getRun: (runId) => rt.store.runs.get(runId),
+    listRuns: (query = {}) => rt.store.runs.list(query),
+    steps: (runId) => rt.store.steps.load(runId),
+    state: (runId) => rt.store.state.get(runId),
+
+    async history(runId) {
+      const [steps, attempts] = await Promise.all([rt.store.steps.load(runId), rt.store.history.list(runId)]);
+      const byKey = new Map(steps.map((s) => [s.key, s]));
+      return attempts.map((a) => ({ ...a, stepName: byKey.get(a.stepKey)?.name ?? a.stepKey, kind: byKey.get(a.stepKey)?.kind ?? 'task' }));
+    },
+
+    async deleteRun(runId, deleteOptions = {}) {
+      const run = await rt.store.runs.get(runId);
+      if (!run) return false;
+      if (!isTerminalRunStatus(run.status) && !deleteOptions.force) {
+        throw new CairnError('RUN_ACTIVE', `Run ${runId} is ${run.status}; cancel it first or pass { force: true }`, { data: { runId, status: run.status } });
+      }
+      return rt.store.runs.delete(runId);
+    },
+
+    recover,
+  };
+  return engine;
+}

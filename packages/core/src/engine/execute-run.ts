@@ -1,0 +1,138 @@
+import { CairnError } from '../errors/cairn-error.js';
+import type { RunRecord, RunTransition } from '../model/run.js';
+import type { EngineRuntime } from './engine-runtime.js';
+import { Execution, type Outcome } from './execution.js';
+
+// A run woken while it executed is replayed again in place, but never endlessly in one call.
+const MAX_IMMEDIATE_REPLAYS = 50;
+
+/**
+ * Executes a run in this process: claim, replay, record the outcome. Never throws for
+ * expected races (another worker holds the lease, the run already ended); a simulated crash from a
+ * fault point propagates so the job is not acknowledged.
+ */
+export async function executeRun(rt: EngineRuntime, runId: string): Promise<void> {
+  const local = rt.executing.get(runId);
+  if (local) {
+    // Already executing here: ask for another pass instead of racing ourselves.
+    rt.rerun.add(runId);
+    return;
+  }
+  let current: Execution | undefined;
+  rt.executing.set(runId, { observeCancel: () => current?.observeCancel() });
+  try {
+    for (let pass = 0; pass < MAX_IMMEDIATE_REPLAYS; pass++) {
+      rt.rerun.delete(runId);
+      const again = await executeOnce(rt, runId, (execution) => (current = execution));
+      if (!again && !rt.rerun.has(runId)) return;
+    }
+    await rt.dispatchRun(runId, (await rt.store.runs.get(runId))?.workflow ?? '');
+  } finally {
+    rt.executing.delete(runId);
+    rt.rerun.delete(runId);
+  }
+}
+
+/** One claim + replay. Resolves true when the run should be replayed again right away. */
+async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Execution) => void): Promise<boolean> {
+  const { store, clock } = rt;
+  const run = await store.runs.claim(runId, rt.workerId, rt.timings.leaseMs, clock.now());
+  if (!run) return false;
+  rt.faults.hit({ point: 'after-claim', runId });
+  const def = rt.registry.find(run.workflow, run.version);
+  if (!def) {
+    // A worker from another deploy may know this version: step aside and let recovery retry.
+    rt.logger.warn(`Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`, { runId });
+    await store.runs.transition(runId, run.fence, { from: ['running'], to: 'waiting', wakeAt: clock.now() + rt.timings.leaseMs }, clock.now());
+    return false;
+  }
+  const steps = await store.steps.load(runId);
+  const execution = new Execution(rt, run, steps, def);
+  track(execution);
+  const renewal = keepLease(rt, run, execution);
+  let outcome: Outcome;
+  try {
+    outcome = await execution.start();
+  } finally {
+    renewal.abort();
+  }
+  return record(rt, run, outcome);
+}
+
+/** Writes the outcome of an execution. */
+async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Promise<boolean> {
+  const { store, clock } = rt;
+  if (outcome.kind === 'crashed') {
+    if (!isExpectedCrash(outcome.error)) rt.logger.error(`Run ${run.id}: execution abandoned`, { runId: run.id, error: outcome.error });
+    if (isSimulatedCrash(outcome.error)) throw outcome.error;
+    return false;
+  }
+  let transition: RunTransition;
+  if (outcome.kind === 'suspended') {
+    transition = { from: ['running'], to: 'waiting' };
+    if (outcome.wakeAt !== undefined) transition.wakeAt = outcome.wakeAt;
+  } else if (outcome.kind === 'completed') {
+    transition = { from: ['running'], to: 'completed' };
+    if (outcome.output !== undefined) transition.output = outcome.output;
+  } else if (outcome.kind === 'failed' || outcome.kind === 'cancelled') {
+    transition = { from: ['running'], to: outcome.kind, error: outcome.error };
+  } else {
+    return false;
+  }
+  rt.faults.hit({ point: 'before-checkpoint', runId: run.id });
+  let after: RunRecord;
+  try {
+    after = await store.runs.transition(run.id, run.fence, transition, clock.now());
+  } catch (error) {
+    if (CairnError.is(error, 'LEASE_LOST') || CairnError.is(error, 'RUN_CONFLICT') || CairnError.is(error, 'RUN_NOT_FOUND')) return false;
+    throw error;
+  }
+  rt.faults.hit({ point: 'after-checkpoint', runId: run.id });
+  if (after.status === 'waiting') {
+    if (after.wakeAt === undefined) return false;
+    const delay = after.wakeAt - clock.now();
+    if (delay <= 0) return true;
+    await rt.dispatchRun(run.id, run.workflow, delay);
+    return false;
+  }
+  rt.notifyFinished(after);
+  if (after.parent) {
+    // The parent may be waiting for this result: wake it, then dispatch it.
+    await store.runs.wake(after.parent.runId, clock.now());
+    const parent = await store.runs.get(after.parent.runId);
+    if (parent) await rt.dispatchRun(parent.id, parent.workflow);
+  }
+  return false;
+}
+
+/** Renews the lease every third of its length while the execution runs; observes cancellation. */
+function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution): AbortController {
+  const controller = new AbortController();
+  const every = Math.max(1, Math.floor(rt.timings.leaseMs / 3));
+  void (async () => {
+    while (!controller.signal.aborted) {
+      try {
+        await rt.clock.sleep(every, controller.signal);
+      } catch {
+        return;
+      }
+      try {
+        const renewed = await rt.store.runs.renew(run.id, run.fence, rt.timings.leaseMs, rt.clock.now());
+        if (renewed.cancelRequested) execution.observeCancel();
+      } catch (error) {
+        if (!controller.signal.aborted) execution.crash(error);
+        return;
+      }
+    }
+  })();
+  return controller;
+}
+
+/** A crash thrown by a fault injector (see `@cairn/core/testing`). */
+export function isSimulatedCrash(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'SimulatedCrash';
+}
+
+function isExpectedCrash(error: unknown): boolean {
+  return isSimulatedCrash(error) || CairnError.is(error, 'LEASE_LOST') || CairnError.is(error, 'RUN_NOT_FOUND');
+}

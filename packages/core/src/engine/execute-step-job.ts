@@ -1,0 +1,87 @@
+import { CairnError } from '../errors/cairn-error.js';
+import { toErrorRecord } from '../errors/error-record-codec.js';
+import { isTerminalRunStatus } from '../model/run.js';
+import type { StepTransition } from '../model/step.js';
+import { toJsonRoundTrip } from '../serialization/json-value.js';
+import type { EngineRuntime } from './engine-runtime.js';
+import { Execution } from './execution.js';
+import { runStepBody } from './run-step-body.js';
+
+/** The payload of a step job. */
+export interface StepJob {
+  runId: string;
+  workflow: string;
+  key: string;
+  attempt: number;
+}
+
+/**
+ * Runs one attempt of a queued step on a step worker. The worker holds no run lease: it starts the
+ * attempt with a compare-and-set (scheduled → running, same attempt), so of two deliveries of one
+ * job only one runs the body, and a result for an attempt the orchestrator declared abandoned is
+ * refused by the same compare-and-set. It then wakes the run so the orchestrator continues.
+ */
+export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<void> {
+  const { store, clock } = rt;
+  const run = await store.runs.get(job.runId);
+  if (!run || isTerminalRunStatus(run.status)) return;
+  const def = rt.registry.find(run.workflow, run.version);
+  if (!def) return; // another deploy's worker (or the dispatch backstop) will handle it
+  const steps = await store.steps.load(job.runId);
+  const step = steps.find((s) => s.key === job.key);
+  if (!step || step.status !== 'scheduled' || step.attempt !== job.attempt) return; // duplicate or stale job
+  // The body is a closure inside the handler: replay the handler (without writing) until it asks for this step.
+  const probe = await new Execution(rt, run, steps, def, job.key).start();
+  const from = { status: ['scheduled' as const], attempt: step.attempt };
+  if (probe.kind !== 'probe-hit') {
+    const error = toErrorRecord(new CairnError('NON_DETERMINISM', `Run ${job.runId}: replay never reached queued step ${JSON.stringify(job.key)}`));
+    await finish(rt, job, { key: job.key, from, to: { status: 'failed', error, wakeAt: null } });
+    return;
+  }
+  const deadline = probe.timeoutMs ?? rt.timings.queuedStepTimeoutMs;
+  try {
+    await store.steps.transition(job.runId, null, { key: job.key, from, to: { status: 'running', wakeAt: clock.now() + deadline }, startAttempt: { worker: rt.workerId } }, clock.now());
+  } catch (error) {
+    if (CairnError.is(error, 'STEP_CONFLICT') || CairnError.is(error, 'RUN_CONFLICT')) return; // someone else started it, or the run ended
+    throw error;
+  }
+  const result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, new AbortController().signal);
+  rt.faults.hit({ point: 'after-step-body', runId: job.runId, stepKey: job.key });
+  const running = { status: ['running' as const], attempt: step.attempt };
+  let failure = result.ok ? undefined : toErrorRecord(result.error);
+  let retryable = !result.ok;
+  let output;
+  if (result.ok && result.value !== undefined) {
+    try {
+      output = toJsonRoundTrip(result.value, { what: `output of step ${JSON.stringify(job.key)}`, maxBytes: rt.maxPayloadBytes }).value;
+    } catch (error) {
+      failure = toErrorRecord(error);
+      retryable = false;
+    }
+  }
+  let transition: StepTransition;
+  if (failure === undefined) {
+    transition = { key: job.key, from: running, to: output === undefined ? { status: 'succeeded', wakeAt: null } : { status: 'succeeded', output, wakeAt: null }, endAttempt: { status: 'succeeded' } };
+  } else if (retryable && step.attempt < step.maxAttempts) {
+    transition = { key: job.key, from: running, to: { status: 'retry_wait', wakeAt: clock.now() + probe.policy.delayAfter(step.attempt) }, endAttempt: { status: 'failed', error: failure } };
+  } else {
+    transition = { key: job.key, from: running, to: { status: 'failed', error: failure, wakeAt: null }, endAttempt: { status: 'failed', error: failure } };
+  }
+  await finish(rt, job, transition);
+}
+
+/** Records the attempt's result, then wakes and dispatches the run's orchestrator. */
+async function finish(rt: EngineRuntime, job: StepJob, transition: StepTransition): Promise<void> {
+  const { store, clock } = rt;
+  rt.faults.hit({ point: 'before-checkpoint', runId: job.runId, stepKey: job.key });
+  try {
+    await store.steps.transition(job.runId, null, transition, clock.now());
+  } catch (error) {
+    // The orchestrator declared this attempt abandoned (or the run ended): the late result is dropped.
+    if (CairnError.is(error, 'STEP_CONFLICT') || CairnError.is(error, 'RUN_CONFLICT')) return;
+    throw error;
+  }
+  rt.faults.hit({ point: 'after-checkpoint', runId: job.runId, stepKey: job.key });
+  await store.runs.wake(job.runId, clock.now());
+  await rt.dispatchRun(job.runId, job.workflow);
+}

@@ -1,0 +1,605 @@
+import { CairnError } from '../errors/cairn-error.js';
+import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
+import type { ErrorRecord } from '../model/error-record.js';
+import type { Json } from '../model/json.js';
+import type { RunRecord } from '../model/run.js';
+import type { NewStep, StepKind, StepRecord, StepTransition } from '../model/step.js';
+import { toJsonRoundTrip } from '../serialization/json-value.js';
+import type { WorkflowDefinition } from './define-workflow.js';
+import { toMilliseconds } from './duration.js';
+import type { EngineRuntime } from './engine-runtime.js';
+import type { FaultPoint } from './fault-point.js';
+import { type RetryPolicy, resolveRetryPolicy } from './retry-policy.js';
+import { runStepBody } from './run-step-body.js';
+import { uuidv4, uuidv7 } from './uuid.js';
+import type { ChildOptions, StepContext, StepOptions, WaitForEventOptions, WorkflowContext } from './workflow-context.js';
+
+/** How one execution of a run ended. */
+export type Outcome =
+  | { kind: 'completed'; output: Json | undefined }
+  | { kind: 'failed'; error: ErrorRecord }
+  | { kind: 'cancelled'; error: ErrorRecord }
+  | { kind: 'suspended'; wakeAt: number | undefined }
+  | { kind: 'crashed'; error: unknown }
+  | { kind: 'probe-hit'; fn: (s: StepContext) => unknown; policy: RetryPolicy; timeoutMs: number | undefined }
+  | { kind: 'probe-miss' };
+
+/** A primitive call's identity: its key, its position, and what was recorded there. */
+interface Site {
+  kind: StepKind;
+  name: string;
+  key: string;
+  seq: number;
+  recorded: StepRecord | undefined;
+}
+
+// Returned by primitives that cannot continue in this execution; never settles, so the handler
+// simply stops there (the next execution replays past it).
+const NEVER: Promise<never> = new Promise(() => {});
+// Thrown inside a primitive to unwind it when it must wait; turned into NEVER by `guard`.
+const SUSPEND = Symbol('suspend');
+// A crashed attempt costs one of the step's attempts; past this many extra ones it fails for good.
+const ABANDON_GRACE = 3;
+// Store and queue failures abandon the execution (the lease expires and recovery resumes the run)
+// instead of failing the run: an outage must never turn into a failed workflow.
+const INFRA_CODES = new Set(['STORE_ERROR', 'QUEUE_ERROR', 'LEASE_LOST', 'RUN_CONFLICT', 'RUN_NOT_FOUND', 'STEP_CONFLICT']);
+
+/**
+ * One replay of a run: runs the handler from the top, serving recorded steps from the snapshot read
+ * at the start, executing the first unrecorded ones, and ending as completed, failed, cancelled or
+ * suspended (every branch waiting). In probe mode it only replays until it finds the body of the
+ * step `probeKey` (for queued step workers) and never writes.
+ */
+export class Execution {
+  private readonly recorded = new Map<string, StepRecord>();
+  private readonly recordedBySeq = new Map<number, StepRecord>();
+  private readonly occurrences = new Map<string, number>();
+  private readonly abort = new AbortController();
+  private readonly stateOverlay = new Map<string, Json>();
+  private readonly children = new Set<string>();
+  private stateSnapshot: Record<string, Json> | undefined;
+  private callIndex = 0;
+  private inflight = 0;
+  private readonly wakeTimes: number[] = [];
+  private waiting = false;
+  private finishing = false;
+  private closed = false;
+  private cancelled: boolean;
+  private fatal: CairnError | undefined;
+  private settleOutcome: ((outcome: Outcome) => void) | undefined;
+
+  constructor(
+    private readonly rt: EngineRuntime,
+    private readonly run: RunRecord,
+    steps: readonly StepRecord[],
+    private readonly def: WorkflowDefinition<any, any>,
+    private readonly probeKey?: string,
+  ) {
+    for (const step of steps) {
+      this.recorded.set(step.key, step);
+      // Compensation steps share their step's seq; the position check only covers primary calls.
+      if (!step.key.endsWith(':compensate')) this.recordedBySeq.set(step.seq, step);
+    }
+    this.cancelled = run.cancelRequested && probeKey === undefined;
+  }
+
+  /** Runs the handler and resolves with how this execution ended. */
+  start(): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      this.settleOutcome = resolve;
+      if (this.cancelled) {
+        this.finishing = true;
+        void this.finishCancelled();
+        return;
+      }
+      const ctx = this.context();
+      Promise.resolve()
+        .then(() => this.def.handler(ctx, this.run.input))
+        .then(
+          (output) => this.finish({ ok: true, output }),
+          (error) => this.finish({ ok: false, error }),
+        );
+    });
+  }
+
+  /** Cancellation was requested while this execution runs: every later primitive throws CANCELLED. */
+  observeCancel(): void {
+    if (this.cancelled || this.probeKey !== undefined) return;
+    this.cancelled = true;
+    this.abort.abort(cancelledError(this.run.id));
+  }
+
+  /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
+  crash(error: unknown): void {
+    this.settle({ kind: 'crashed', error });
+  }
+
+  private settle(outcome: Outcome): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.abort.signal.aborted) this.abort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
+    this.settleOutcome?.(outcome);
+  }
+
+  private async finish(result: { ok: true; output: unknown } | { ok: false; error: unknown }): Promise<void> {
+    if (this.closed) return;
+    this.finishing = true;
+    if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
+    if (this.fatal) return this.settle({ kind: 'failed', error: toErrorRecord(this.fatal) });
+    if (this.cancelled) return this.finishCancelled();
+    if (!result.ok) return this.settle({ kind: 'failed', error: toErrorRecord(result.error) });
+    if (result.output === undefined) return this.settle({ kind: 'completed', output: undefined });
+    try {
+      const { value } = toJsonRoundTrip(result.output, { what: `output of workflow ${this.def.name}`, maxBytes: this.rt.maxPayloadBytes });
+      this.settle({ kind: 'completed', output: value });
+    } catch (error) {
+      this.settle({ kind: 'failed', error: toErrorRecord(error) });
+    }
+  }
+
+  private async finishCancelled(): Promise<void> {
+    // Propagate to every child this run started that may still be running.
+    for (const step of this.recorded.values()) {
+      if (step.kind === 'child' && step.status === 'waiting' && step.childRunId) this.children.add(step.childRunId);
+    }
+    try {
+      for (const childId of this.children) {
+        const child = await this.rt.store.runs.requestCancel(childId, this.rt.clock.now());
+        if (child) await this.rt.dispatchRun(child.id, child.workflow);
+      }
+    } catch (error) {
+      return this.settle({ kind: 'crashed', error });
+    }
+    this.settle({ kind: 'cancelled', error: toErrorRecord(cancelledError(this.run.id)) });
+  }
+
+  // ---------------------------------------------------------------- the machinery of primitives
+
+  private context(): WorkflowContext {
+    return {
+      runId: this.run.id,
+      workflow: this.run.workflow,
+      version: this.run.version,
+      signal: this.abort.signal,
+      step: (name, fn, options) => this.guard(() => this.taskStep(name, fn, options ?? {})) as Promise<any>,
+      sleep: (name, duration) =>
+        this.guard(() => {
+          const ms = toMilliseconds(duration, `sleep ${JSON.stringify(name)}`);
+          return this.sleepStep(name, this.rt.clock.now() + ms);
+        }),
+      sleepUntil: (name, until) =>
+        this.guard(() => {
+          const at = until instanceof Date ? until.getTime() : until;
+          if (typeof at !== 'number' || !Number.isFinite(at)) {
+            throw new CairnError('INVALID_DURATION', `sleepUntil ${JSON.stringify(name)}: not a valid time`);
+          }
+          return this.sleepStep(name, at);
+        }),
+      waitForEvent: (eventName, options) => this.guard(() => this.eventStep(eventName, options ?? {})) as Promise<any>,
+      child: (workflow, input, options) => this.guard(() => this.childStep(workflow, input, options ?? {})) as Promise<any>,
+      setState: (key, value) => this.guard(() => this.setState(key, value)),
+      state: (key) => this.guard(() => this.readState(key)) as Promise<any>,
+      now: () => this.guard(() => this.recordedValue('now', () => this.rt.clock.now())) as Promise<number>,
+      random: () => this.guard(() => this.recordedValue('random', () => Math.random())) as Promise<number>,
+      uuid: () => this.guard(() => this.recordedValue('uuid', () => uuidv4())) as Promise<string>,
+    };
+  }
+
+  /**
+   * Wraps every primitive: refuses work once the execution ended, counts in-flight primitives so
+   * the execution can tell when every branch waits, and turns internal unwinding into NEVER.
+   */
+  private guard<T>(body: () => Promise<T>): Promise<T> {
+    if (this.closed) return NEVER;
+    if (this.fatal) return Promise.reject(this.fatal);
+    if (this.cancelled) return Promise.reject(cancelledError(this.run.id));
+    this.inflight++;
+    let promise: Promise<T>;
+    try {
+      promise = body();
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
+    return promise.then(
+      (value) => {
+        this.leave();
+        return this.closed ? NEVER : value;
+      },
+      (error: unknown) => {
+        this.leave();
+        if (error === SUSPEND || this.closed) return NEVER;
+        if (CairnError.is(error) && INFRA_CODES.has(error.code)) {
+          this.crash(error);
+          return NEVER;
+        }
+        throw error;
+      },
+    );
+  }
+
+  private leave(): void {
+    this.inflight--;
+    if (this.inflight > 0 || this.closed) return;
+    // Let the handler run its continuations first: only if nothing new started after two turns of
+    // the event loop is every branch really waiting.
+    setImmediate(() =>
+      setImmediate(() => {
+        if (this.closed || this.finishing || this.inflight > 0) return;
+        if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
+        if (this.waiting) {
+          const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
+          this.settle({ kind: 'suspended', wakeAt });
+        }
+      }),
+    );
+  }
+
+  /** Unwinds the current primitive: this branch waits until `wakeAt` (or for news, if undefined). */
+  private suspend(wakeAt: number | undefined): never {
+    this.waiting = true;
+    if (wakeAt !== undefined) this.wakeTimes.push(wakeAt);
+    throw SUSPEND;
+  }
+
+  /** Assigns the call its key and position and checks them against what was recorded. */
+  private begin(kind: StepKind, name: string): Site {
+    if (typeof name !== 'string' || name.length === 0 || name.length > 500) {
+      throw new CairnError('INVALID_INPUT', `A step name must be a non-empty string of at most 500 characters`);
+    }
+    if (/#\d+$/.test(name) || name.endsWith(':compensate')) {
+      throw new CairnError('INVALID_INPUT', `Step name ${JSON.stringify(name)} is reserved (it ends like a generated key)`);
+    }
+    const occurrence = (this.occurrences.get(name) ?? 0) + 1;
+    this.occurrences.set(name, occurrence);
+    const key = occurrence === 1 ? name : `${name}#${occurrence}`;
+    const seq = this.callIndex++;
+    const recorded = this.recorded.get(key);
+    const atSeq = this.recordedBySeq.get(seq);
+    if ((recorded && (recorded.kind !== kind || recorded.seq !== seq)) || (!recorded && atSeq)) {
+      const found = recorded ?? atSeq;
+      this.fatal = new CairnError(
+        'NON_DETERMINISM',
+        `Run ${this.run.id}: call #${seq} is ${kind} ${JSON.stringify(key)}, but the history has ${found?.kind} ${JSON.stringify(found?.key)} at #${found?.seq}. The workflow code changed under a running run; register the new code as a new version.`,
+        { data: { runId: this.run.id, seq, expected: found?.key ?? null, actual: key } },
+      );
+      throw this.fatal;
+    }
+    return { kind, name, key, seq, recorded };
+  }
+
+  private fault(point: FaultPoint, stepKey?: string): void {
+    try {
+      this.rt.faults.hit(stepKey === undefined ? { point, runId: this.run.id } : { point, runId: this.run.id, stepKey });
+    } catch (error) {
+      this.crash(error);
+      throw SUSPEND;
+    }
+  }
+
+  /** Every store write of this execution goes through here: fenced, and refused once ended. */
+  private async write<T>(op: (fence: number, now: number) => Promise<T>): Promise<T> {
+    if (this.closed) throw SUSPEND;
+    const result = await op(this.run.fence, this.rt.clock.now());
+    if (this.closed) throw SUSPEND;
+    return result;
+  }
+
+  private insert(site: Site, step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'>): Promise<StepRecord> {
+    return this.write(async (fence, now) => {
+      const full: NewStep = { key: site.key, name: site.name, kind: site.kind, seq: site.seq, ...step };
+      return (await this.rt.store.steps.insert(this.run.id, fence, full, now)).step;
+    });
+  }
+
+  private transition(transition: StepTransition): Promise<StepRecord> {
+    return this.write((fence, now) => this.rt.store.steps.transition(this.run.id, fence, transition, now));
+  }
+
+  private payload(value: unknown, what: string): Json {
+    return toJsonRoundTrip(value, { what, maxBytes: this.rt.maxPayloadBytes }).value;
+  }
+
+  // ---------------------------------------------------------------- primitives
+
+  private async taskStep(name: string, fn: (s: StepContext) => unknown, options: StepOptions): Promise<unknown> {
+    if (typeof fn !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): the body must be a function`);
+    const policy = resolveRetryPolicy(options.retries, options.backoff);
+    const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of step ${JSON.stringify(name)}`);
+    const site = this.begin('task', name);
+    if (this.probeKey !== undefined) {
+      if (site.key !== this.probeKey) return this.replayOnly(site);
+      this.settle({ kind: 'probe-hit', fn, policy, timeoutMs });
+      throw SUSPEND;
+    }
+    const recorded = site.recorded;
+    if (recorded?.status === 'failed') return this.failStep(site, recorded.error, options, policy, timeoutMs);
+    if (recorded?.status === 'succeeded') return recorded.output;
+    const queued = recorded ? recorded.queued : options.queued === true;
+    try {
+      return queued ? await this.queuedTask(site, policy) : await this.inlineTask(site, fn, policy, timeoutMs);
+    } catch (error) {
+      if (error instanceof StepFailure) return this.failStep(site, error.record, options, policy, timeoutMs);
+      throw error;
+    }
+  }
+
+  /** A step failed for good: run its compensation once (durably), then throw STEP_FAILED. */
+  private async failStep(site: Site, record: ErrorRecord | undefined, options: StepOptions, policy: RetryPolicy, timeoutMs: number | undefined): Promise<never> {
+    const error = fromErrorRecord(record ?? { name: 'Error', message: 'step failed' });
+    if (options.compensate) {
+      const compensate = options.compensate;
+      const key = `${site.key}:compensate`;
+      const compSite: Site = { kind: 'task', name: `${site.name}:compensate`, key, seq: site.seq, recorded: this.recorded.get(key) };
+      if (compSite.recorded?.status !== 'succeeded' && compSite.recorded?.status !== 'failed') {
+        try {
+          await this.inlineTask(compSite, () => compensate(error), policy, timeoutMs);
+        } catch (compError) {
+          // A compensation that fails for good is recorded as a failed step; the step's own error wins.
+          if (!(compError instanceof StepFailure)) throw compError;
+        }
+      }
+    }
+    throw new CairnError('STEP_FAILED', `Step ${JSON.stringify(site.key)} failed: ${error.message}`, {
+      cause: error,
+      data: { runId: this.run.id, key: site.key },
+    });
+  }
+
+  private async inlineTask(site: Site, fn: (s: StepContext) => unknown, policy: RetryPolicy, timeoutMs: number | undefined): Promise<Json | undefined> {
+    const worker = this.rt.workerId;
+    let step = site.recorded;
+    if (!step) {
+      step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
+      if (step.status !== 'running' || step.attempt !== 1) return this.inlineTask({ ...site, recorded: step }, fn, policy, timeoutMs);
+    } else if (step.status === 'running') {
+      // We hold the lease, so whoever ran this attempt is gone: it was abandoned.
+      if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
+        const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
+        await this.transition({ key: site.key, from: { status: ['running'], attempt: step.attempt }, to: { status: 'failed', error }, endAttempt: { status: 'abandoned', error } });
+        throw new StepFailure(error);
+      }
+      step = await this.transition({
+        key: site.key,
+        from: { status: ['running'], attempt: step.attempt },
+        to: { status: 'running', attempt: step.attempt + 1 },
+        endAttempt: { status: 'abandoned' },
+        startAttempt: { worker },
+      });
+    } else if (step.status === 'retry_wait') {
+      step = await this.awaitRetry(site, step);
+    }
+    for (;;) {
+      const attempt = step.attempt;
+      const result = await runStepBody(this.rt.clock, fn, { runId: this.run.id, key: site.key, attempt }, timeoutMs, this.abort.signal);
+      this.fault('after-step-body', site.key);
+      let output: Json | undefined;
+      let failure = result.ok ? undefined : toErrorRecord(result.error);
+      let retryable = !result.ok;
+      if (result.ok && result.value !== undefined) {
+        try {
+          output = this.payload(result.value, `output of step ${JSON.stringify(site.key)}`);
+        } catch (error) {
+          // Retrying cannot make a value serialisable: fail without further attempts.
+          failure = toErrorRecord(error);
+          retryable = false;
+        }
+      }
+      const from = { status: ['running' as const], attempt };
+      if (failure === undefined) {
+        this.fault('before-checkpoint', site.key);
+        const to = output === undefined ? { status: 'succeeded' as const } : { status: 'succeeded' as const, output };
+        await this.transition({ key: site.key, from, to, endAttempt: { status: 'succeeded' } });
+        this.fault('after-checkpoint', site.key);
+        return output;
+      }
+      if (this.cancelled) throw cancelledError(this.run.id);
+      if (retryable && attempt < step.maxAttempts) {
+        const wakeAt = this.rt.clock.now() + policy.delayAfter(attempt);
+        this.fault('before-checkpoint', site.key);
+        step = await this.transition({ key: site.key, from, to: { status: 'retry_wait', wakeAt }, endAttempt: { status: 'failed', error: failure } });
+        this.fault('after-checkpoint', site.key);
+        step = await this.awaitRetry(site, step);
+        continue;
+      }
+      this.fault('before-checkpoint', site.key);
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: failure }, endAttempt: { status: 'failed', error: failure } });
+      this.fault('after-checkpoint', site.key);
+      throw new StepFailure(failure);
+    }
+  }
+
+  /** Waits out a retry delay in place when short, else suspends; then opens the next attempt. */
+  private async awaitRetry(site: Site, step: StepRecord): Promise<StepRecord> {
+    const wait = (step.wakeAt ?? 0) - this.rt.clock.now();
+    if (wait > this.rt.timings.inlineRetryMaxMs) this.suspend(step.wakeAt);
+    if (wait > 0) await this.rt.clock.sleep(wait, this.abort.signal);
+    return this.transition({
+      key: site.key,
+      from: { status: ['retry_wait'], attempt: step.attempt },
+      to: { status: 'running', attempt: step.attempt + 1, wakeAt: null },
+      startAttempt: { worker: this.rt.workerId },
+    });
+  }
+
+  /** A step whose body runs on the step queue: record the dispatch, send it, watch it. */
+  private async queuedTask(site: Site, policy: RetryPolicy): Promise<Json | undefined> {
+    const { dispatchTimeoutMs } = this.rt.timings;
+    const now = this.rt.clock.now();
+    let step = site.recorded;
+    if (!step) {
+      step = await this.insert(site, { status: 'scheduled', queued: true, maxAttempts: policy.maxAttempts, wakeAt: now + dispatchTimeoutMs });
+      await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, step.attempt);
+      this.suspend(step.wakeAt);
+    }
+    const due = step.wakeAt === undefined || step.wakeAt <= now;
+    if (!due) this.suspend(step.wakeAt);
+    const from = { status: [step.status], attempt: step.attempt };
+    let next: StepTransition;
+    if (step.status === 'scheduled') {
+      next = { key: site.key, from, to: { status: 'scheduled', wakeAt: now + dispatchTimeoutMs } };
+    } else if (step.status === 'running') {
+      if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
+        const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
+        await this.queuedWrite({ key: site.key, from, to: { status: 'failed', error }, endAttempt: { status: 'abandoned', error } });
+        throw new StepFailure(error);
+      }
+      next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs }, endAttempt: { status: 'abandoned' } };
+    } else {
+      next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs } };
+    }
+    const written = await this.queuedWrite(next);
+    await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, written.attempt);
+    this.suspend(written.wakeAt);
+  }
+
+  /** A write racing the step worker: losing the race only means the step moved on; look again soon. */
+  private async queuedWrite(transition: StepTransition): Promise<StepRecord> {
+    try {
+      return await this.transition(transition);
+    } catch (error) {
+      if (CairnError.is(error, 'STEP_CONFLICT')) this.suspend(this.rt.clock.now());
+      throw error;
+    }
+  }
+
+  /** Probe mode: serve what is recorded, wait on everything else. */
+  private replayOnly(site: Site): Json | undefined {
+    const step = site.recorded;
+    if (step?.status === 'succeeded') return step.output;
+    if (step?.status === 'failed') throw fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });
+    this.suspend(undefined);
+  }
+
+  private async sleepStep(name: string, wakeAt: number): Promise<void> {
+    const site = this.begin('sleep', name);
+    if (this.probeKey !== undefined) return void this.replayOnly(site);
+    let step = site.recorded;
+    if (step?.status === 'succeeded') return;
+    const now = this.rt.clock.now();
+    if (!step) {
+      if (wakeAt <= now) {
+        await this.insert(site, { status: 'succeeded', maxAttempts: 1, wakeAt });
+        return;
+      }
+      step = await this.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
+    }
+    if ((step.wakeAt ?? 0) > now) this.suspend(step.wakeAt);
+    await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded' } });
+  }
+
+  private async eventStep(eventName: string, options: WaitForEventOptions): Promise<Json> {
+    if (typeof eventName !== 'string' || eventName.length === 0) throw new CairnError('INVALID_INPUT', 'waitForEvent: the event name must be a non-empty string');
+    const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of event ${JSON.stringify(eventName)}`);
+    const site = this.begin('event', `event:${eventName}`);
+    if (this.probeKey !== undefined) return this.replayOnly(site) as Json;
+    let step = site.recorded;
+    if (step?.status === 'succeeded') return step.output ?? null;
+    if (step?.status === 'failed') throw fromErrorRecord(step.error ?? { name: 'Error', message: 'event wait failed' });
+    const event = await this.rt.store.events.get(this.run.id, eventName);
+    const now = this.rt.clock.now();
+    if (!step) {
+      if (event) {
+        await this.insert(site, { status: 'succeeded', maxAttempts: 1, output: event.payload });
+        return event.payload;
+      }
+      const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
+      if (timeoutMs !== undefined) wait.wakeAt = now + timeoutMs;
+      step = await this.insert(site, wait);
+    }
+    const from = { status: ['waiting' as const], attempt: step.attempt };
+    if (event) {
+      await this.transition({ key: site.key, from, to: { status: 'succeeded', output: event.payload, wakeAt: null } });
+      return event.payload;
+    }
+    if (step.wakeAt !== undefined && step.wakeAt <= now) {
+      const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, { data: { runId: this.run.id, event: eventName } });
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error) } });
+      throw error;
+    }
+    this.suspend(step.wakeAt);
+  }
+
+  private async childStep(workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions): Promise<Json | undefined> {
+    const childName = typeof workflow === 'string' ? workflow : workflow?.name;
+    const childDef = this.rt.registry.forStart(childName);
+    const site = this.begin('child', options.name ?? `child:${childName}`);
+    if (this.probeKey !== undefined) return this.replayOnly(site);
+    let step = site.recorded;
+    if (step?.status === 'succeeded') return step.output;
+    if (step?.status === 'failed') throw fromErrorRecord(step.error ?? { name: 'Error', message: 'child failed' });
+    const { childCheckMs } = this.rt.timings;
+    if (!step) {
+      const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
+      const { run: child } = await this.write((_fence, now) =>
+        this.rt.store.runs.create(
+          {
+            id: uuidv7(now),
+            workflow: childName,
+            version: childDef.version,
+            input: childInput,
+            parent: { runId: this.run.id, stepKey: site.key },
+            // Makes the create idempotent across a crash before the step is recorded.
+            idempotencyKey: `$child:${this.run.id}:${site.key}`,
+            wakeAt: now + this.rt.timings.startGraceMs,
+          },
+          now,
+        ),
+      );
+      step = await this.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
+      this.children.add(child.id);
+      await this.rt.dispatchRun(child.id, child.workflow);
+      this.suspend(this.rt.clock.now() + childCheckMs);
+    }
+    const childId = step.childRunId as string;
+    const child = await this.rt.store.runs.get(childId);
+    const from = { status: ['waiting' as const], attempt: step.attempt };
+    if (child?.status === 'completed') {
+      await this.transition({ key: site.key, from, to: child.output === undefined ? { status: 'succeeded' } : { status: 'succeeded', output: child.output } });
+      return child.output;
+    }
+    if (!child || child.status === 'failed' || child.status === 'cancelled') {
+      const status = child?.status ?? 'deleted';
+      const options: { cause?: unknown; data: Json } = { data: { runId: this.run.id, childRunId: childId, status } };
+      if (child?.error) options.cause = fromErrorRecord(child.error);
+      const error = new CairnError('CHILD_FAILED', `Child run ${childId} (${childName}) ${status}${child?.error ? `: ${child.error.message}` : ''}`, options);
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error) } });
+      throw error;
+    }
+    this.children.add(childId);
+    this.suspend(this.rt.clock.now() + childCheckMs);
+  }
+
+  private async setState(key: string, value: Json): Promise<void> {
+    if (typeof key !== 'string' || key.length > 1024) throw new CairnError('INVALID_INPUT', 'setState: the key must be a string of at most 1024 characters');
+    const json = this.payload(value, `state ${JSON.stringify(key)}`);
+    if (this.probeKey !== undefined) return;
+    await this.write((fence, now) => this.rt.store.state.set(this.run.id, fence, key, json, now));
+    this.stateOverlay.set(key, json);
+  }
+
+  private async readState(key: string): Promise<Json | undefined> {
+    if (this.stateOverlay.has(key)) return this.stateOverlay.get(key);
+    this.stateSnapshot ??= await this.rt.store.state.get(this.run.id);
+    return this.stateSnapshot[key];
+  }
+
+  private async recordedValue(kind: 'now' | 'random' | 'uuid', make: () => Json): Promise<Json | undefined> {
+    const site = this.begin(kind, `$${kind}`);
+    if (site.recorded) return site.recorded.output;
+    if (this.probeKey !== undefined) this.suspend(undefined);
+    const output = make();
+    await this.insert(site, { status: 'succeeded', maxAttempts: 1, output });
+    return output;
+  }
+}
+
+/** A step's last attempt failed (already recorded); carries the error record. */
+class StepFailure extends Error {
+  constructor(readonly record: ErrorRecord) {
+    super(record.message);
+  }
+}
+
+function cancelledError(runId: string): CairnError {
+  return new CairnError('CANCELLED', `Run ${runId} was cancelled`, { data: { runId } });
+}

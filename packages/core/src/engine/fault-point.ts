@@ -1,0 +1,28 @@
+/**
+ * The engine boundaries where a test can simulate a crash (see `@cairn/core/testing`):
+ * - `after-claim`: the lease is held, nothing replayed yet;
+ * - `after-step-body`: a step body returned (or threw), its result not yet written;
+ * - `before-checkpoint` / `after-checkpoint`: around every durable write of a step result or run
+ *   outcome;
+ * - `before-ack`: the work is done, the queue job not yet acknowledged.
+ */
+export type FaultPoint = 'after-claim' | 'after-step-body' | 'before-checkpoint' | 'after-checkpoint' | 'before-ack';
+
+/** Every fault point, in the order an execution meets them. */
+export const FAULT_POINTS: readonly FaultPoint[] = ['after-claim', 'after-step-body', 'before-checkpoint', 'after-checkpoint', 'before-ack'];
+
+/** Where a fault point was hit. */
+export interface FaultSite {
+  point: FaultPoint;
+  runId: string;
+  /** The step key, for step-level points. */
+  stepKey?: string;
+}
+
+/**
+ * Called by the engine at every fault point. Throwing simulates a process crash at that point: the
+ * engine abandons the execution without any further write, exactly as if the process had died.
+ */
+export interface FaultInjector {
+  hit(site: FaultSite): void;
+}

@@ -1,0 +1,69 @@
+import type { Clock } from '../clock/clock.js';
+import { CairnError } from '../errors/cairn-error.js';
+import { fromErrorRecord } from '../errors/error-record-codec.js';
+import { isTerminalRunStatus, type RunRecord } from '../model/run.js';
+import type { WorkflowStore } from '../store/workflow-store.js';
+
+// Polling starts here and doubles up to the configured ceiling: quick results come back in
+// milliseconds, long runs cost one read per ceiling interval.
+const FIRST_POLL_MS = 10;
+
+/** Waits for runs to end: in-process notifications first, store polling with backoff otherwise. */
+export class ResultWaiter {
+  private readonly listeners = new Map<string, Set<(run: RunRecord) => void>>();
+
+  /** Called when a run ended in this process. */
+  notify(run: RunRecord): void {
+    const set = this.listeners.get(run.id);
+    if (!set) return;
+    this.listeners.delete(run.id);
+    for (const listener of set) listener(run);
+  }
+
+  /**
+   * Resolves with the completed run; throws `RUN_FAILED` / `RUN_CANCELLED` (cause: the recorded
+   * error), `RUN_NOT_FOUND`, or `RESULT_TIMEOUT`.
+   */
+  async wait(store: WorkflowStore, clock: Clock, runId: string, options: { timeoutMs: number | undefined; pollIntervalMs: number }): Promise<RunRecord> {
+    const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : clock.now() + options.timeoutMs;
+    let delay = FIRST_POLL_MS;
+    for (;;) {
+      const run = await store.runs.get(runId);
+      if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+      if (isTerminalRunStatus(run.status)) return settle(run);
+      const remaining = deadline - clock.now();
+      if (remaining <= 0) throw new CairnError('RESULT_TIMEOUT', `Run ${runId} is still ${run.status}`, { data: { runId, status: run.status } });
+      const ended = await this.nextChange(runId, clock, Math.min(delay, remaining));
+      if (ended) return settle(ended);
+      delay = Math.min(delay * 2, options.pollIntervalMs);
+    }
+  }
+
+  private nextChange(runId: string, clock: Clock, ms: number): Promise<RunRecord | undefined> {
+    return new Promise((resolve) => {
+      const controller = new AbortController();
+      const set = this.listeners.get(runId) ?? new Set();
+      const listener = (run: RunRecord) => {
+        controller.abort();
+        resolve(run);
+      };
+      set.add(listener);
+      this.listeners.set(runId, set);
+      clock.sleep(ms, controller.signal).then(
+        () => {
+          set.delete(listener);
+          if (set.size === 0 && this.listeners.get(runId) === set) this.listeners.delete(runId);
+          resolve(undefined);
+        },
+        () => {},
+      );
+    });
+  }
+}
+
+function settle(run: RunRecord): RunRecord {
+  if (run.status === 'completed') return run;
+  const cause = run.error ? fromErrorRecord(run.error) : undefined;
+  const code = run.status === 'cancelled' ? 'RUN_CANCELLED' : 'RUN_FAILED';
+  throw new CairnError(code, `Run ${run.id} ${run.status}${run.error ? `: ${run.error.message}` : ''}`, { cause, data: { runId: run.id, status: run.status } });
+}

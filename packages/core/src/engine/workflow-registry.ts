@@ -1,0 +1,60 @@
+import { CairnError } from '../errors/cairn-error.js';
+import type { WorkflowDefinition } from './define-workflow.js';
+
+/**
+ * The workflows an engine knows, by name and version. New runs start on the version listed last
+ * for a name; a run replays on the version it started with.
+ */
+export class WorkflowRegistry {
+  private readonly byName = new Map<string, Map<string, WorkflowDefinition<any, any>>>();
+  private readonly current_ = new Map<string, WorkflowDefinition<any, any>>();
+
+  constructor(definitions: readonly WorkflowDefinition<any, any>[]) {
+    for (const def of definitions) {
+      const versions = this.byName.get(def.name) ?? new Map<string, WorkflowDefinition<any, any>>();
+      if (versions.has(def.version)) {
+        throw new CairnError('INVALID_INPUT', `Workflow ${JSON.stringify(def.name)} version ${JSON.stringify(def.version)} is registered twice`);
+      }
+      versions.set(def.version, def);
+      this.byName.set(def.name, versions);
+      this.current_.set(def.name, def);
+    }
+  }
+
+  /** Every definition, every version. */
+  all(): WorkflowDefinition<any, any>[] {
+    return [...this.byName.values()].flatMap((versions) => [...versions.values()]);
+  }
+
+  /** Workflow names. */
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** The exact (name, version), or `undefined` (e.g. a run started by a newer deploy). */
+  find(name: string, version: string): WorkflowDefinition<any, any> | undefined {
+    return this.byName.get(name)?.get(version);
+  }
+
+  /** The version new runs of `name` start on, if the workflow is registered. */
+  current(name: string): WorkflowDefinition<any, any> | undefined {
+    return this.current_.get(name);
+  }
+
+  /**
+   * The definition new runs use: `version` if given, else the current one. Throws
+   * `WORKFLOW_NOT_FOUND` / `VERSION_NOT_FOUND`.
+   */
+  forStart(name: string, version?: string): WorkflowDefinition<any, any> {
+    const versions = this.byName.get(name);
+    if (!versions) {
+      throw new CairnError('WORKFLOW_NOT_FOUND', `Unknown workflow ${JSON.stringify(name)}; register it in createEngine({ workflows })`, { data: { workflow: name } });
+    }
+    if (version === undefined) return this.current_.get(name) as WorkflowDefinition<any, any>;
+    const def = versions.get(version);
+    if (!def) {
+      throw new CairnError('VERSION_NOT_FOUND', `Workflow ${JSON.stringify(name)} has no registered version ${JSON.stringify(version)}`, { data: { workflow: name, version } });
+    }
+    return def;
+  }
+}
