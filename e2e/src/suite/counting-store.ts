@@ -1,0 +1,92 @@
+import type { WorkflowStore } from '@cairn/core';
+
+/** The store nouns whose methods a `CountingStore` counts. */
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history'] as const;
+
+/** Methods that change data; everything else is a read. */
+const WRITES: ReadonlySet<string> = new Set([
+  'runs.create',
+  'runs.claim',
+  'runs.renew',
+  'runs.transition',
+  'runs.wake',
+  'runs.requestCancel',
+  'runs.delete',
+  'steps.insert',
+  'steps.transition',
+  'state.set',
+  'events.deliver',
+  'versions.upsert',
+  'versions.setStatus',
+]);
+
+/** One recorded store call. */
+export interface StoreCall {
+  /** `noun.method`, e.g. `steps.insert`. */
+  method: string;
+  /** The run the call concerned, when its first argument is a run id. */
+  runId?: string;
+  write: boolean;
+}
+
+/** A store that records every call it forwards, for round-trip budgets. */
+export interface CountingStore extends WorkflowStore {
+  /** Every call so far, in order. */
+  readonly calls: readonly StoreCall[];
+  /** How many times `noun.method` was called (optionally only for `runId`). */
+  count(method: string, runId?: string): number;
+  /** Calls that wrote, optionally only for `runId`. */
+  writes(runId?: string): StoreCall[];
+  /** Calls per `noun.method`. */
+  counts(): Record<string, number>;
+  /** Forgets the calls so far. */
+  reset(): void;
+}
+
+/**
+ * Wraps `store` so every call is counted per `noun.method` and forwarded unchanged. The engine
+ * cases run on this wrapper; the budget cases read its counts.
+ */
+export function countingStore(store: WorkflowStore): CountingStore {
+  const calls: StoreCall[] = [];
+  const wrapNoun = (noun: (typeof NOUNS)[number]) => {
+    const target = store[noun] as unknown as Record<string, unknown>;
+    return new Proxy(target, {
+      get(obj, prop, receiver) {
+        const value = Reflect.get(obj, prop, receiver);
+        if (typeof value !== 'function' || typeof prop !== 'string') return value;
+        const method = `${noun}.${prop}`;
+        return (...args: unknown[]) => {
+          const call: StoreCall = { method, write: WRITES.has(method) };
+          // versions.* take a workflow name first, not a run id.
+          if (noun !== 'versions' && typeof args[0] === 'string') call.runId = args[0];
+          calls.push(call);
+          return (value as (...a: unknown[]) => unknown).apply(obj, args);
+        };
+      },
+    });
+  };
+  const wrapped = Object.create(store) as CountingStore;
+  const nouns = Object.fromEntries(NOUNS.map((noun) => [noun, wrapNoun(noun)]));
+  Object.defineProperties(wrapped, {
+    name: { value: store.name, enumerable: true },
+    capabilities: { value: store.capabilities, enumerable: true },
+    ...Object.fromEntries(Object.entries(nouns).map(([k, v]) => [k, { value: v, enumerable: true }])),
+    close: { value: () => store.close(), enumerable: true },
+    calls: { get: () => calls },
+    count: {
+      value: (method: string, runId?: string) =>
+        calls.filter((c) => c.method === method && (runId === undefined || c.runId === runId)).length,
+    },
+    writes: { value: (runId?: string) => calls.filter((c) => c.write && (runId === undefined || c.runId === runId)) },
+    counts: {
+      value: () => {
+        const out: Record<string, number> = {};
+        for (const c of calls) out[c.method] = (out[c.method] ?? 0) + 1;
+        return out;
+      },
+    },
+    reset: { value: () => void calls.splice(0, calls.length) },
+  });
+  return wrapped;
+}

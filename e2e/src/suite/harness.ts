@@ -1,0 +1,66 @@
+import type { WorkflowStore } from '@cairn/core';
+
+/**
+ * Capabilities a backend may lack. Every flag defaults to "present"; set one to `false` and the
+ * cases that need it are registered as skipped, by name, with the reason in the output.
+ */
+export interface HarnessCapabilities {
+  /**
+   * Several store instances opened on one namespace share their data and stay correct when they
+   * race (separate connections, as separate processes would have). `false` for in-process stores
+   * such as the memory store, where a second `createStore(namespace)` is a different store.
+   */
+  multiProcess?: boolean;
+  /**
+   * The largest JSON payload (bytes of its UTF-8 serialisation) the suite may write. The suite uses
+   * the smallest of 1 MiB, this value and the store's own `capabilities.maxPayloadBytes`.
+   */
+  maxPayloadBytes?: number;
+}
+
+/**
+ * Describes a backend to the conformance suite: how to get a server, and how to open a fresh,
+ * isolated store on it for every test.
+ */
+export interface ConformanceHarness {
+  /** The backend's name in test titles and the summary line, e.g. `memory`, `postgres`. */
+  name: string;
+  /**
+   * Where the server came from, printed in the summary line (e.g. `local PostgreSQL 15 on :5433`).
+   * A function is called after `setup()`, when the server's address is known.
+   */
+  source?: string | (() => string);
+  /** Starts or connects to the server, once, before the first test. */
+  setup?(): Promise<void>;
+  /**
+   * Opens a store in `namespace` (a database, schema, key prefix...), empty on first use. Called once
+   * per test with a fresh namespace (lowercase letters, digits and `_`, at most 24 characters).
+   * Cases that need `capabilities.multiProcess` call it a second time with the same namespace and
+   * expect a second instance that sees the first one's data.
+   */
+  createStore(namespace: string): Promise<WorkflowStore>;
+  /**
+   * Closes the store of a finished test and drops its namespace. Called once per test for the first
+   * instance only (extra instances are closed with `store.close()`). Absent: `store.close()`.
+   */
+  destroyStore?(store: WorkflowStore, namespace: string): Promise<void>;
+  /** Stops or disconnects the server, once, after the last test. */
+  teardown?(): Promise<void>;
+  /**
+   * Raw inspection for the deleteRun case: every row, key or document the backend still holds that
+   * belongs to `runId`, as strings for the failure message. Absent: that case is skipped by name.
+   */
+  artefactsOf?(store: WorkflowStore, namespace: string, runId: string): Promise<string[]>;
+  /** Capabilities the backend lacks. */
+  capabilities?: HarnessCapabilities;
+}
+
+/** Options of `runConformance`. */
+export interface ConformanceOptions {
+  /**
+   * Registers only the groups whose id starts with one of these (e.g. `store`, `store.runs`,
+   * `engine.retries`, `adversarial`). Default: every group. `CAIRN_CONFORMANCE_ONLY` (comma
+   * separated) is read when this is absent, which is how the CLI's `--only` reaches the suite.
+   */
+  only?: string[];
+}

@@ -1,0 +1,7 @@
+export { runConformance, selectGroups, skipReason, newNamespace } from './run-conformance.js';
+export type { ConformanceHarness, ConformanceOptions, HarnessCapabilities } from './harness.js';
+export type { CaseEnv, CaseGroup, ConformanceCase, Requirement } from './case.js';
+export { countingStore } from './counting-store.js';
+export type { CountingStore, StoreCall } from './counting-store.js';
+export { allGroups } from './groups.js';
+export { memoryHarness } from './memory-harness.js';

@@ -1,0 +1,29 @@
+import { createMemoryStore, type MemoryStoreOptions } from '@cairn/core';
+import type { ConformanceHarness } from './harness.js';
+
+/**
+ * The harness of `@cairn/core`'s in-memory reference store: a fresh store per namespace, nothing to
+ * start. It is in-process, so the cases that need several processes on one namespace are skipped.
+ * Also a minimal example of a harness.
+ */
+export function memoryHarness(options: MemoryStoreOptions = {}): ConformanceHarness {
+  return {
+    name: 'memory',
+    source: 'in-process memory store from @cairn/core',
+    capabilities: { multiProcess: false },
+    async createStore() {
+      return createMemoryStore(options);
+    },
+    // The memory store keeps everything in one object per run: once the store stops answering for a
+    // run through every read of the contract, nothing of it is left.
+    async artefactsOf(store, _namespace, runId) {
+      const left: string[] = [];
+      const run = await store.runs.get(runId);
+      if (run) left.push(`run ${run.id} (${run.status})`);
+      for (const step of await store.steps.load(runId)) left.push(`step ${step.key}`);
+      for (const attempt of await store.history.list(runId)) left.push(`attempt ${attempt.stepKey}#${attempt.attempt}`);
+      for (const key of Object.keys(await store.state.get(runId))) left.push(`state ${key}`);
+      return left;
+    },
+  };
+}
