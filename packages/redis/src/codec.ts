@@ -1,0 +1,167 @@
+import type {
+  AttemptRecord,
+  ErrorRecord,
+  EventRecord,
+  Json,
+  NewRun,
+  NewStep,
+  ParentRef,
+  RunRecord,
+  RunStatus,
+  StepKind,
+  StepRecord,
+  StepStatus,
+  VersionRecord,
+  VersionStatus,
+  AttemptStatus,
+} from '@cairn/core';
+import { idempotencyField } from './keys.js';
+
+/** A Redis hash as a plain object, from a flat `[field, value, ...]` array or an object reply. */
+export type Hash = Record<string, string>;
+
+export function toHash(reply: unknown): Hash {
+  if (Array.isArray(reply)) {
+    // No prototype: a field called `__proto__` (a hostile state key) stays an ordinary field.
+    const hash: Hash = Object.create(null) as Hash;
+    for (let i = 0; i + 1 < reply.length; i += 2) hash[String(reply[i])] = String(reply[i + 1]);
+    return hash;
+  }
+  if (reply instanceof Map) return Object.fromEntries([...reply].map(([k, v]) => [String(k), String(v)]));
+  if (reply && typeof reply === 'object') return reply as Hash;
+  return {};
+}
+
+export const isEmpty = (hash: Hash): boolean => Object.keys(hash).length === 0;
+
+const json = (text: string): Json => JSON.parse(text) as Json;
+
+/** An optional script argument: `''` when absent, `'=' + value` when present. */
+export const opt = (value: string | number | undefined): string => (value === undefined ? '' : `=${value}`);
+
+/** JSON text of a value, or `undefined` for `undefined` (which the store keeps as "absent"). */
+export const jsonText = (value: Json | ErrorRecord | undefined): string | undefined =>
+  value === undefined ? undefined : JSON.stringify(value);
+
+/** The field/value pairs of a new run's hash. */
+export function newRunFields(run: NewRun, now: number): string[] {
+  const fields = [
+    'id', run.id,
+    'workflow', run.workflow,
+    'version', run.version,
+    'input', JSON.stringify(run.input),
+    'status', 'pending',
+    'fence', '0',
+    'cancel', '0',
+    'createdAt', String(now),
+    'updatedAt', String(now),
+  ];
+  if (run.parent) fields.push('parent', JSON.stringify({ runId: run.parent.runId, stepKey: run.parent.stepKey }));
+  if (run.idempotencyKey !== undefined) {
+    fields.push('idem', run.idempotencyKey, 'idemField', idempotencyField(run.workflow, run.idempotencyKey));
+  }
+  if (run.wakeAt !== undefined) fields.push('wakeAt', String(run.wakeAt));
+  return fields;
+}
+
+/** A run from its hash (`undefined` for an empty hash: the run does not exist). */
+export function parseRun(hash: Hash): RunRecord | undefined {
+  if (isEmpty(hash) || hash.id === undefined) return undefined;
+  const run: RunRecord = {
+    id: hash.id,
+    workflow: hash.workflow ?? '',
+    version: hash.version ?? '',
+    input: json(hash.input ?? 'null'),
+    status: hash.status as RunStatus,
+    fence: Number(hash.fence ?? 0),
+    cancelRequested: hash.cancel === '1',
+    createdAt: Number(hash.createdAt),
+    updatedAt: Number(hash.updatedAt),
+  };
+  if (hash.output !== undefined) run.output = json(hash.output);
+  if (hash.error !== undefined) run.error = JSON.parse(hash.error) as ErrorRecord;
+  if (hash.parent !== undefined) run.parent = JSON.parse(hash.parent) as ParentRef;
+  if (hash.idem !== undefined) run.idempotencyKey = hash.idem;
+  if (hash.leaseOwner !== undefined && hash.leaseExp !== undefined) {
+    run.lease = { owner: hash.leaseOwner, expiresAt: Number(hash.leaseExp) };
+  }
+  if (hash.wakeAt !== undefined) run.wakeAt = Number(hash.wakeAt);
+  return run;
+}
+
+/** The field/value pairs of a new step's hash. */
+export function newStepFields(step: NewStep, now: number): string[] {
+  const fields = [
+    'key', step.key,
+    'name', step.name,
+    'kind', step.kind,
+    'seq', String(step.seq),
+    'status', step.status,
+    'attempt', '1',
+    'maxAttempts', String(step.maxAttempts),
+    'queued', step.queued ? '1' : '0',
+    'createdAt', String(now),
+    'updatedAt', String(now),
+  ];
+  if (step.output !== undefined) fields.push('output', JSON.stringify(step.output));
+  if (step.error !== undefined) fields.push('error', JSON.stringify(step.error));
+  if (step.wakeAt !== undefined) fields.push('wakeAt', String(step.wakeAt));
+  if (step.childRunId !== undefined) fields.push('childRunId', step.childRunId);
+  return fields;
+}
+
+export function parseStep(runId: string, hash: Hash): StepRecord {
+  const step: StepRecord = {
+    runId,
+    key: hash.key ?? '',
+    name: hash.name ?? '',
+    kind: hash.kind as StepKind,
+    seq: Number(hash.seq),
+    status: hash.status as StepStatus,
+    attempt: Number(hash.attempt),
+    maxAttempts: Number(hash.maxAttempts),
+    queued: hash.queued === '1',
+    createdAt: Number(hash.createdAt),
+    updatedAt: Number(hash.updatedAt),
+  };
+  if (hash.output !== undefined) step.output = json(hash.output);
+  if (hash.error !== undefined) step.error = JSON.parse(hash.error) as ErrorRecord;
+  if (hash.wakeAt !== undefined) step.wakeAt = Number(hash.wakeAt);
+  if (hash.childRunId !== undefined) step.childRunId = hash.childRunId;
+  return step;
+}
+
+export function parseAttempt(runId: string, hash: Hash): AttemptRecord {
+  const attempt: AttemptRecord = {
+    runId,
+    stepKey: hash.stepKey ?? '',
+    attempt: Number(hash.attempt),
+    status: hash.status as AttemptStatus,
+    startedAt: Number(hash.startedAt),
+  };
+  if (hash.worker !== undefined) attempt.worker = hash.worker;
+  if (hash.endedAt !== undefined) attempt.endedAt = Number(hash.endedAt);
+  if (hash.output !== undefined) attempt.output = json(hash.output);
+  if (hash.error !== undefined) attempt.error = JSON.parse(hash.error) as ErrorRecord;
+  return attempt;
+}
+
+/** How an event is kept in the run's events hash: its delivery time and payload. */
+export const encodeEvent = (payload: Json, now: number): string => JSON.stringify([now, payload]);
+
+export function parseEvent(runId: string, name: string, text: string): EventRecord {
+  const [deliveredAt, payload] = JSON.parse(text) as [number, Json];
+  return { runId, name, payload, deliveredAt };
+}
+
+export function parseVersion(hash: Hash): VersionRecord & { seq: number } {
+  return {
+    workflow: hash.workflow ?? '',
+    version: hash.version ?? '',
+    status: hash.status as VersionStatus,
+    descriptor: json(hash.descriptor ?? 'null'),
+    createdAt: Number(hash.createdAt),
+    updatedAt: Number(hash.updatedAt),
+    seq: Number(hash.seq ?? 0),
+  };
+}

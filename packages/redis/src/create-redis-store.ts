@@ -1,0 +1,88 @@
+import { CairnError } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core';
+import { clientKeyPrefix, createCaller, type RedisClient } from './client.js';
+import type { StoreContext } from './context.js';
+import { createKeySpace } from './keys.js';
+import { createRunStore } from './run-store.js';
+import { scriptsFor } from './scripts/index.js';
+import { createEventStore, createStateStore } from './state-event-store.js';
+import { createHistoryStore, createStepStore } from './step-store.js';
+import { createVersionStore } from './version-store.js';
+
+/** Options of `createRedisStore`. */
+export interface RedisStoreOptions {
+  /**
+   * The ioredis client (`new Redis(...)` or `new Cluster(...)`). The store never quits it: it is
+   * yours to close. It must not have ioredis' own `keyPrefix` option; use `prefix` instead.
+   */
+  redis: RedisClient;
+  /** Start of every key the store writes (default `cairn`). Must not contain `{` or `}`. */
+  prefix?: string;
+  /**
+   * How index maintenance is done (default: `true` for an ioredis `Cluster`, `false` otherwise).
+   *
+   * - `false`: every write is ONE script that updates the run and the global indexes (listing,
+   *   due set, idempotency keys) together: exact indexes, one round trip. Needs every key on one
+   *   server, so it does not work on Redis Cluster.
+   * - `true`: a write is one script over the run's keys (one slot), then one script over the
+   *   global keys (another slot). The run write is the truth; a crash between the two leaves an
+   *   index entry stale, which `list` and `findDue` detect, skip and repair. See docs/backends/redis.md.
+   */
+  cluster?: boolean;
+  /** Largest payload the store declares it accepts, in bytes of UTF-8 JSON (default 16 MiB). */
+  maxPayloadBytes?: number;
+  /** Called when an index write fails after its run write succeeded (cluster mode). Default: ignore. */
+  onIndexError?: (err: unknown) => void;
+}
+
+/** The Redis store: `WorkflowStore` plus what it was built with. */
+export interface RedisWorkflowStore extends WorkflowStore {
+  /** The key prefix in use. */
+  readonly prefix: string;
+  /** Whether it runs in cluster (split index) mode. */
+  readonly cluster: boolean;
+}
+
+/**
+ * Creates the Redis store over the user's ioredis client. Every transition is one Lua script
+ * (`EVALSHA`, re-sent by `EVAL` on `NOSCRIPT`) that checks status, attempt and fence and writes the
+ * step with its attempt records; every key of a run shares one hash tag.
+ */
+export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore {
+  const { redis } = options;
+  if (!redis || typeof (redis as { call?: unknown }).call !== 'function') {
+    throw new CairnError('INVALID_INPUT', 'createRedisStore needs an ioredis client as `redis`');
+  }
+  const keyPrefix = clientKeyPrefix(redis);
+  if (keyPrefix !== undefined) {
+    throw new CairnError(
+      'INVALID_INPUT',
+      `createRedisStore: the ioredis client has keyPrefix ${JSON.stringify(keyPrefix)}; pass it as the store's \`prefix\` option instead`,
+    );
+  }
+  const prefix = options.prefix ?? 'cairn';
+  const cluster = options.cluster ?? redis.isCluster === true;
+  const mode = cluster ? 'split' : 'combined';
+  const ctx: StoreContext = {
+    caller: createCaller(redis),
+    keys: createKeySpace(prefix),
+    mode,
+    scripts: scriptsFor(mode),
+    onIndexError: options.onIndexError ?? (() => {}),
+  };
+  return {
+    name: 'redis',
+    prefix,
+    cluster,
+    capabilities: { multiProcess: true, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024 },
+    runs: createRunStore(ctx),
+    steps: createStepStore(ctx),
+    state: createStateStore(ctx),
+    events: createEventStore(ctx),
+    versions: createVersionStore(ctx),
+    history: createHistoryStore(ctx),
+    async close() {
+      // The client belongs to the caller; the store holds nothing else.
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export { createRedisStore } from './create-redis-store.js';
+export type { RedisStoreOptions, RedisWorkflowStore } from './create-redis-store.js';
+export type { RedisClient } from './client.js';
+export { createKeySpace, hashTagOf, runTag } from './keys.js';
+export type { KeySpace } from './keys.js';

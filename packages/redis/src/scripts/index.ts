@@ -1,0 +1,62 @@
+import { CLAIM_CREATED, DUE_HINT, FORGET_RUN, LIST_VERSIONS, SET_VERSION_STATUS, SYNC_INDEX, UPSERT_VERSION } from './global-scripts.lua.js';
+import { CLAIM_RUN, CREATE_RUN, DELETE_RUN, RENEW_LEASE, REQUEST_CANCEL, TRANSITION_RUN, WAKE_RUN } from './run-scripts.lua.js';
+import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
+import { DELIVER_EVENT, INSERT_STEP, LOAD_HISTORY, LOAD_STEPS, SET_STATE, TRANSITION_STEP } from './step-scripts.lua.js';
+
+/** Every script the store runs, built for one index mode. */
+export interface Scripts {
+  createRun: LuaScript;
+  claimRun: LuaScript;
+  renewLease: LuaScript;
+  transitionRun: LuaScript;
+  wakeRun: LuaScript;
+  requestCancel: LuaScript;
+  deleteRun: LuaScript;
+  insertStep: LuaScript;
+  transitionStep: LuaScript;
+  setState: LuaScript;
+  deliverEvent: LuaScript;
+  loadSteps: LuaScript;
+  loadHistory: LuaScript;
+  syncIndex: LuaScript;
+  dueHint: LuaScript;
+  forgetRun: LuaScript;
+  claimCreated: LuaScript;
+  upsertVersion: LuaScript;
+  setVersionStatus: LuaScript;
+  listVersions: LuaScript;
+}
+
+const cache = new Map<IndexMode, Scripts>();
+
+/** The scripts for `mode` (built once per process). */
+export function scriptsFor(mode: IndexMode): Scripts {
+  let scripts = cache.get(mode);
+  if (!scripts) {
+    scripts = {
+      createRun: runScript('createRun', CREATE_RUN, mode),
+      claimRun: runScript('claimRun', CLAIM_RUN, mode),
+      renewLease: runScript('renewLease', RENEW_LEASE, mode),
+      transitionRun: runScript('transitionRun', TRANSITION_RUN, mode),
+      wakeRun: runScript('wakeRun', WAKE_RUN, mode),
+      requestCancel: runScript('requestCancel', REQUEST_CANCEL, mode),
+      deleteRun: runScript('deleteRun', DELETE_RUN, mode),
+      insertStep: runScript('insertStep', INSERT_STEP, mode),
+      transitionStep: runScript('transitionStep', TRANSITION_STEP, mode),
+      setState: runScript('setState', SET_STATE, mode),
+      deliverEvent: runScript('deliverEvent', DELIVER_EVENT, mode),
+      // Reads touch the run's slot only, whatever the mode.
+      loadSteps: runScript('loadSteps', LOAD_STEPS, 'split'),
+      loadHistory: runScript('loadHistory', LOAD_HISTORY, 'split'),
+      syncIndex: luaScript('syncIndex', SYNC_INDEX),
+      dueHint: luaScript('dueHint', DUE_HINT),
+      forgetRun: luaScript('forgetRun', FORGET_RUN),
+      claimCreated: luaScript('claimCreated', CLAIM_CREATED),
+      upsertVersion: luaScript('upsertVersion', UPSERT_VERSION),
+      setVersionStatus: luaScript('setVersionStatus', SET_VERSION_STATUS),
+      listVersions: luaScript('listVersions', LIST_VERSIONS),
+    };
+    cache.set(mode, scripts);
+  }
+  return scripts;
+}

@@ -1,0 +1,105 @@
+/**
+ * Run scripts: each is ONE atomic script over the run's keys (see `lua-lib.lua.ts` for the helpers
+ * and the `finish` that records index facts).
+ */
+
+/** ARGV: idemField|'' , staleId|'' , then field/value pairs of the new run hash. */
+export const CREATE_RUN = /* lua */ `
+local idemField, stale = ARGV[1], ARGV[2]
+if idemField ~= '' then
+  local taken = idemTaken(idemField, stale)
+  if taken then return finish('EXISTS', { taken }) end
+end
+if redis.call('EXISTS', R) == 1 then return finish('DUPLICATE_ID', {}) end
+local fields = {}
+for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', R, unpack(fields))
+redis.call('SADD', R .. ':keys', R, R .. ':steps', R .. ':atts', R .. ':state', R .. ':events')
+if idemField ~= '' then idemClaim(idemField, redis.call('HGET', R, 'id')) end
+return finish('OK', redis.call('HGETALL', R), facts(''))
+`;
+
+/** ARGV: owner, now, expiresAt. Answers 'OK' with the run, or 'NO' having written nothing. */
+export const CLAIM_RUN = /* lua */ `
+local owner, now, expiresAt = ARGV[1], ARGV[2], ARGV[3]
+local v = redis.call('HMGET', R, 'status', 'leaseOwner', 'leaseExp')
+if not v[1] or TERMINAL[v[1]] then return finish('NO') end
+if v[2] and v[2] ~= owner and tonumber(v[3]) > tonumber(now) then return finish('NO') end
+local before = snapshot()
+redis.call('HSET', R, 'status', 'running', 'leaseOwner', owner, 'leaseExp', expiresAt, 'updatedAt', now)
+redis.call('HINCRBY', R, 'fence', 1)
+redis.call('HDEL', R, 'wakeAt')
+return finish('OK', redis.call('HGETALL', R), facts(before))
+`;
+
+/** ARGV: fence, now, expiresAt. */
+export const RENEW_LEASE = /* lua */ `
+local fence, now, expiresAt = ARGV[1], ARGV[2], ARGV[3]
+local v = redis.call('HMGET', R, 'status', 'fence', 'leaseOwner')
+if not v[1] or v[2] ~= fence or TERMINAL[v[1]] or not v[3] then return finish('LEASE_LOST', { v[2] or '' }) end
+local before = snapshot()
+redis.call('HSET', R, 'leaseExp', expiresAt, 'updatedAt', now)
+return finish('OK', redis.call('HGETALL', R), facts(before))
+`;
+
+/** ARGV: fence, now, to, wakeAt (opt), output (opt), error (opt), from statuses... */
+export const TRANSITION_RUN = /* lua */ `
+local fence, now, to = ARGV[1], ARGV[2], ARGV[3]
+local wakeAt, output, err = opt(ARGV[4]), opt(ARGV[5]), opt(ARGV[6])
+local code, data = writable(fence)
+if code then return finish(code, data) end
+local status = redis.call('HGET', R, 'status')
+local allowed = false
+for i = 7, #ARGV do if ARGV[i] == status then allowed = true end end
+if not allowed then return finish('RUN_CONFLICT', { status }) end
+local before = snapshot()
+redis.call('HSET', R, 'status', to, 'updatedAt', now)
+if to ~= 'running' then redis.call('HDEL', R, 'leaseOwner', 'leaseExp') end
+if to == 'waiting' then
+  if wakeAt then
+    local cur = redis.call('HGET', R, 'wakeAt')
+    if not cur or tonumber(wakeAt) < tonumber(cur) then redis.call('HSET', R, 'wakeAt', wakeAt) end
+  end
+elseif TERMINAL[to] then
+  redis.call('HDEL', R, 'wakeAt')
+  if output then redis.call('HSET', R, 'output', output) end
+  if err then redis.call('HSET', R, 'error', err) end
+end
+return finish('OK', redis.call('HGETALL', R), facts(before))
+`;
+
+/** ARGV: now. A no-op on a missing or terminal run. */
+export const WAKE_RUN = /* lua */ `
+local status = redis.call('HGET', R, 'status')
+if not status or TERMINAL[status] then return finish('OK') end
+local before = snapshot()
+wakeRun(ARGV[1])
+return finish('OK', {}, facts(before))
+`;
+
+/** ARGV: now. Sets cancelRequested and wakes a non-terminal run; answers the run. */
+export const REQUEST_CANCEL = /* lua */ `
+local status = redis.call('HGET', R, 'status')
+if not status then return finish('RUN_NOT_FOUND') end
+if TERMINAL[status] then return finish('OK', redis.call('HGETALL', R)) end
+local before = snapshot()
+redis.call('HSET', R, 'cancel', '1')
+wakeRun(ARGV[1])
+return finish('OK', redis.call('HGETALL', R), facts(before))
+`;
+
+/**
+ * Deletes every key of the run, found through its key set (no SCAN). Answers
+ * { existed '0'|'1', id, workflow, idemField }.
+ */
+export const DELETE_RUN = /* lua */ `
+if redis.call('EXISTS', R) == 0 then return finish('OK', { '0' }) end
+local v = redis.call('HMGET', R, 'id', 'workflow', 'idemField')
+local members = redis.call('SMEMBERS', R .. ':keys')
+for i = 1, #members, 500 do
+  redis.call('DEL', unpack(members, i, math.min(i + 499, #members)))
+end
+redis.call('DEL', R .. ':keys', R)
+forgetRun(v[1], v[2], v[3] or '')
+return finish('OK', { '1', v[1], v[2], v[3] or '' })
+`;
