@@ -57,8 +57,11 @@ export async function runWrite(
   if (hint) await Promise.all([write.catch(() => undefined), hint]);
   const reply = await write;
   const { facts } = reply;
-  if (ctx.mode === 'split' && facts.length >= 7 && (facts[6] === '1' || hint !== undefined)) {
+  if (ctx.mode !== 'split') return reply;
+  if (facts.length >= 7 && (facts[6] === '1' || hint !== undefined)) {
     await syncIndex(ctx, facts.slice(0, 6));
+  } else if (hint !== undefined && facts.length === 0) {
+    await ctx.caller.script(ctx.scripts.dropHint, [ctx.keys.runs], [runId]).catch(ctx.onIndexError);
   }
   return reply;
 }

@@ -26,6 +26,15 @@ export const DUE_HINT = `${GLOBAL_PRELUDE}
 return redis.call('ZADD', G .. ':due', 'LT', ARGV[2], ARGV[1])
 `;
 
+/**
+ * ARGV: id. Undoes a due hint for a run that turned out not to exist: removes its due entry unless
+ * the run has been indexed meanwhile (a create that finished in between keeps its entry).
+ */
+export const DROP_HINT = `${GLOBAL_PRELUDE}
+if redis.call('HEXISTS', G .. ':ix', ARGV[1]) == 1 then return 0 end
+return redis.call('ZREM', G .. ':due', ARGV[1])
+`;
+
 /** ARGV: id, workflow (opt), idemField (opt). Removes a run that no longer exists from the indexes. */
 export const FORGET_RUN = `${GLOBAL_PRELUDE}
 removeIndex(G, ARGV[1], opt(ARGV[2]), opt(ARGV[3]))

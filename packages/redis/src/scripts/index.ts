@@ -1,4 +1,4 @@
-import { CLAIM_CREATED, DUE_HINT, FORGET_RUN, LIST_VERSIONS, SET_VERSION_STATUS, SYNC_INDEX, UPSERT_VERSION } from './global-scripts.lua.js';
+import { CLAIM_CREATED, DROP_HINT, DUE_HINT, FORGET_RUN, LIST_VERSIONS, SET_VERSION_STATUS, SYNC_INDEX, UPSERT_VERSION } from './global-scripts.lua.js';
 import { CLAIM_RUN, CREATE_RUN, DELETE_RUN, RENEW_LEASE, REQUEST_CANCEL, TRANSITION_RUN, WAKE_RUN } from './run-scripts.lua.js';
 import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
 import { DELIVER_EVENT, INSERT_STEP, LOAD_HISTORY, LOAD_STEPS, SET_STATE, TRANSITION_STEP } from './step-scripts.lua.js';
@@ -20,6 +20,7 @@ export interface Scripts {
   loadHistory: LuaScript;
   syncIndex: LuaScript;
   dueHint: LuaScript;
+  dropHint: LuaScript;
   forgetRun: LuaScript;
   claimCreated: LuaScript;
   upsertVersion: LuaScript;
@@ -50,6 +51,7 @@ export function scriptsFor(mode: IndexMode): Scripts {
       loadHistory: runScript('loadHistory', LOAD_HISTORY, 'split'),
       syncIndex: luaScript('syncIndex', SYNC_INDEX),
       dueHint: luaScript('dueHint', DUE_HINT),
+      dropHint: luaScript('dropHint', DROP_HINT),
       forgetRun: luaScript('forgetRun', FORGET_RUN),
       claimCreated: luaScript('claimCreated', CLAIM_CREATED),
       upsertVersion: luaScript('upsertVersion', UPSERT_VERSION),

@@ -30,14 +30,20 @@ local function snapshot()
   return v[1] .. '|' .. dueOf(v[1], v[2], v[3])
 end
 
--- Bumps the run's index revision and says what the global indexes must record about it:
--- { id, rev, status, workflow, createdAt, due, changed }.
+-- What the global indexes must record about the run: { id, rev, status, workflow, createdAt, due,
+-- changed }, or {} when it does not exist. \`facts(before)\` bumps the revision first (a write
+-- happened); \`currentFacts()\` does not (nothing was written, but a due hint may need undoing).
+local function currentFacts(changed)
+  local v = redis.call('HMGET', R, 'id', 'status', 'workflow', 'createdAt', 'wakeAt', 'leaseExp', 'rev')
+  if not v[1] then return {} end
+  return { v[1], v[7] or '0', v[2], v[3], v[4], dueOf(v[2], v[5], v[6]), changed or '0' }
+end
+
 local function facts(before)
-  local rev = redis.call('HINCRBY', R, 'rev', 1)
-  local v = redis.call('HMGET', R, 'id', 'status', 'workflow', 'createdAt', 'wakeAt', 'leaseExp')
+  redis.call('HINCRBY', R, 'rev', 1)
   local changed = '0'
   if snapshot() ~= before then changed = '1' end
-  return { v[1], tostring(rev), v[2], v[3], v[4], dueOf(v[2], v[5], v[6]), changed }
+  return currentFacts(changed)
 end
 
 -- The checks every write of an executing run makes: exists, fence (unless ''), not terminal.
@@ -133,7 +139,8 @@ export const COMBINED_TAIL = /* lua */ `
 local G = string.sub(KEYS[2], 1, -6)
 ${INDEX_LIB}
 local function finish(code, payload, f)
-  if f and #f > 0 then applyIndex(G, f) end
+  -- The indexes are exact in this mode: only a change of status or due time needs writing.
+  if f and f[7] == '1' then applyIndex(G, f) end
   return { code, payload or {}, {} }
 end
 local function idemTaken(field, staleId)

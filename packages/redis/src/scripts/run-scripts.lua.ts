@@ -71,7 +71,7 @@ return finish('OK', redis.call('HGETALL', R), facts(before))
 /** ARGV: now. A no-op on a missing or terminal run. */
 export const WAKE_RUN = /* lua */ `
 local status = redis.call('HGET', R, 'status')
-if not status or TERMINAL[status] then return finish('OK') end
+if not status or TERMINAL[status] then return finish('OK', {}, currentFacts()) end
 local before = snapshot()
 wakeRun(ARGV[1])
 return finish('OK', {}, facts(before))
@@ -81,7 +81,7 @@ return finish('OK', {}, facts(before))
 export const REQUEST_CANCEL = /* lua */ `
 local status = redis.call('HGET', R, 'status')
 if not status then return finish('RUN_NOT_FOUND') end
-if TERMINAL[status] then return finish('OK', redis.call('HGETALL', R)) end
+if TERMINAL[status] then return finish('OK', redis.call('HGETALL', R), currentFacts()) end
 local before = snapshot()
 redis.call('HSET', R, 'cancel', '1')
 wakeRun(ARGV[1])

@@ -95,9 +95,9 @@ return finish('OK')
 export const DELIVER_EVENT = /* lua */ `
 local status = redis.call('HGET', R, 'status')
 if not status then return finish('RUN_NOT_FOUND') end
-if TERMINAL[status] then return finish('OK', { '0' }) end
+if TERMINAL[status] then return finish('OK', { '0' }, currentFacts()) end
 local before = snapshot()
-if redis.call('HSETNX', R .. ':events', ARGV[2], ARGV[3]) == 0 then return finish('OK', { '0' }) end
+if redis.call('HSETNX', R .. ':events', ARGV[2], ARGV[3]) == 0 then return finish('OK', { '0' }, currentFacts()) end
 wakeRun(ARGV[1])
 return finish('OK', { '1' }, facts(before))
 `;
