@@ -62,6 +62,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
   }
   const prefix = options.prefix ?? 'cairn';
   const cluster = options.cluster ?? redis.isCluster === true;
+  if (redis.isCluster === true && !cluster) {
+    throw new CairnError('INVALID_INPUT', 'createRedisStore: `cluster: false` needs a single server; a Cluster client needs cluster mode');
+  }
   const mode = cluster ? 'split' : 'combined';
   const ctx: StoreContext = {
     caller: createCaller(redis),

@@ -171,7 +171,7 @@ for (const mode of MODES) {
         assert.deepEqual(await keysOf(client, prefix), before);
         for (const key of before.filter((k) => k.startsWith(`{${prefix}}`))) {
           const type = await client.type(key);
-          const members = type === 'zset' ? await client.zrange(key, 0, -1) : type === 'hash' ? [...Object.keys(await client.hgetall(key)), ...Object.values(await client.hgetall(key))] : [];
+          const members = type === 'zset' ? ((await client.call('ZRANGE', key, '0', '-1')) as string[]) : type === 'hash' ? [...Object.keys(await client.hgetall(key)), ...Object.values(await client.hgetall(key))] : [];
           assert.ok(!members.includes(id), `${key} still mentions ${id}`);
         }
         assert.equal(await store.runs.get(id), undefined);

@@ -14,7 +14,8 @@ export function redisRequired(): boolean {
   return raw.split(',').map((s) => s.trim().toLowerCase()).some((s) => s === 'redis' || s === 'all');
 }
 
-const freePort = (): Promise<number> =>
+/** A free TCP port on 127.0.0.1 (released before it is used: good enough for tests). */
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -84,6 +85,19 @@ export async function provideRedis(): Promise<TestRedis> {
   }
   return missing('no CAIRN_TEST_REDIS_URL and no redis-server on PATH');
 }
+
+/**
+ * Why no Redis can be had (printed, and then the caller registers its tests as skipped), or
+ * `undefined` when one can. Throws instead when `CAIRN_TEST_REQUIRE` names redis.
+ */
+export async function redisSkipReason(): Promise<string | undefined> {
+  const fromEnv = process.env.CAIRN_TEST_REDIS_URL;
+  if (fromEnv) return (await ping(fromEnv, 2000)) === undefined ? skipReasonOf(missing(`CAIRN_TEST_REDIS_URL=${fromEnv} is not reachable`)) : undefined;
+  if (spawnSync('redis-server', ['--version']).status === 0) return undefined;
+  return skipReasonOf(missing('no CAIRN_TEST_REDIS_URL and no redis-server on PATH'));
+}
+
+const skipReasonOf = (result: TestRedis): string | undefined => ('skip' in result ? result.skip : undefined);
 
 function missing(reason: string): TestRedis {
   if (redisRequired()) throw new Error(`Redis is required (CAIRN_TEST_REQUIRE) but ${reason}`);

@@ -1,0 +1,72 @@
+import type { WorkflowStore } from '@cairn/core';
+import { Redis } from 'ioredis';
+import { createRedisStore, runTag, type RedisWorkflowStore } from '../../src/index.js';
+import { keysOf } from './fixture.js';
+import { provideRedis, type TestRedis } from './redis-server.js';
+
+/**
+ * The conformance harness of the Redis store (structurally a `ConformanceHarness` of
+ * `@cairn/conformance`): namespace = a fresh key prefix per test, one client per store instance
+ * (so the multi-process cases race over separate connections), keys removed after each test.
+ */
+export function redisHarness(options: { cluster: boolean }) {
+  let server: TestRedis | undefined;
+  const clients = new WeakMap<WorkflowStore, Redis>();
+  const url = (): string => {
+    if (!server || 'skip' in server) throw new Error(server && 'skip' in server ? server.skip : 'Redis not set up');
+    return server.url;
+  };
+  return {
+    name: options.cluster ? 'redis (cluster mode)' : 'redis',
+    source: () => (server && !('skip' in server) ? server.source : 'no Redis'),
+    async setup() {
+      server = await provideRedis();
+      if ('skip' in server) throw new Error(`no Redis: ${server.skip}`);
+    },
+    async createStore(namespace: string): Promise<WorkflowStore> {
+      const client = new Redis(url(), { maxRetriesPerRequest: 1 });
+      const store = createRedisStore({ redis: client, prefix: namespace, cluster: options.cluster });
+      clients.set(store, client);
+      const close = store.close.bind(store);
+      // The store never quits a client it did not create; this harness created it, so it does.
+      return Object.assign(store, {
+        async close() {
+          await close();
+          await client.quit();
+        },
+      }) satisfies RedisWorkflowStore;
+    },
+    async destroyStore(store: WorkflowStore, namespace: string) {
+      const client = clients.get(store);
+      if (client) {
+        const keys = await keysOf(client, namespace);
+        for (let i = 0; i < keys.length; i += 500) await client.del(...keys.slice(i, i + 500));
+      }
+      await store.close();
+    },
+    async teardown() {
+      if (server && 'stop' in server) await server.stop();
+    },
+    /** Test-only SCAN: every key of the run, plus every global index or hash that still names it. */
+    async artefactsOf(store: WorkflowStore, namespace: string, runId: string): Promise<string[]> {
+      const client = clients.get(store);
+      if (!client) return ['(no client for this store)'];
+      const left: string[] = [];
+      const runPrefix = `${namespace}:run:{${runTag(runId)}}`;
+      for (const key of await keysOf(client, namespace)) {
+        if (key.startsWith(runPrefix)) {
+          left.push(`key ${key}`);
+          continue;
+        }
+        const type = await client.type(key);
+        if (type === 'zset' && (await client.zscore(key, runId)) !== null) left.push(`member of ${key}`);
+        if (type === 'hash') {
+          for (const [field, value] of Object.entries(await client.hgetall(key))) {
+            if (field === runId || value === runId) left.push(`${key} field ${field}`);
+          }
+        }
+      }
+      return left;
+    },
+  };
+}
