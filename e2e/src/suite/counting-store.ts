@@ -33,6 +33,8 @@ export interface StoreCall {
 export interface CountingStore extends WorkflowStore {
   /** Every call so far, in order. */
   readonly calls: readonly StoreCall[];
+  /** Calls started and not yet settled (the engine fixture waits for 0 before moving the clock). */
+  readonly inflight: number;
   /** How many times `noun.method` was called (optionally only for `runId`). */
   count(method: string, runId?: string): number;
   /** Calls that wrote, optionally only for `runId`. */
@@ -49,6 +51,7 @@ export interface CountingStore extends WorkflowStore {
  */
 export function countingStore(store: WorkflowStore): CountingStore {
   const calls: StoreCall[] = [];
+  let inflight = 0;
   const wrapNoun = (noun: (typeof NOUNS)[number]) => {
     const target = store[noun] as unknown as Record<string, unknown>;
     return new Proxy(target, {
@@ -61,7 +64,21 @@ export function countingStore(store: WorkflowStore): CountingStore {
           // versions.* take a workflow name first, not a run id.
           if (noun !== 'versions' && typeof args[0] === 'string') call.runId = args[0];
           calls.push(call);
-          return (value as (...a: unknown[]) => unknown).apply(obj, args);
+          inflight += 1;
+          let result: unknown;
+          try {
+            result = (value as (...a: unknown[]) => unknown).apply(obj, args);
+          } catch (error) {
+            inflight -= 1;
+            throw error;
+          }
+          if (!(result instanceof Promise)) {
+            inflight -= 1;
+            return result;
+          }
+          return result.finally(() => {
+            inflight -= 1;
+          });
         };
       },
     });
@@ -74,6 +91,7 @@ export function countingStore(store: WorkflowStore): CountingStore {
     ...Object.fromEntries(Object.entries(nouns).map(([k, v]) => [k, { value: v, enumerable: true }])),
     close: { value: () => store.close(), enumerable: true },
     calls: { get: () => calls },
+    inflight: { get: () => inflight },
     count: {
       value: (method: string, runId?: string) =>
         calls.filter((c) => c.method === method && (runId === undefined || c.runId === runId)).length,

@@ -1,4 +1,24 @@
+import { concurrentStateGroup } from './adversarial/concurrent-state.js';
+import { crashPointsGroup } from './adversarial/crash-points.js';
+import { deleteArtefactsGroup } from './adversarial/delete-artefacts.js';
+import { duplicateDeliveryGroup } from './adversarial/duplicate-delivery.js';
+import { falsyOutputsGroup } from './adversarial/falsy-outputs.js';
+import { hostileNamesEngineGroup } from './adversarial/hostile-names.js';
+import { largePayloadsGroup } from './adversarial/large-payloads.js';
+import { racingClaimersGroup } from './adversarial/racing-claimers.js';
+import { staleFencesGroup } from './adversarial/stale-fences.js';
+import { storeBudgetGroup } from './adversarial/store-budget.js';
+import { terminalRacesGroup } from './adversarial/terminal-races.js';
 import type { CaseGroup } from './case.js';
+import { cancellationGroup } from './engine/cancellation.js';
+import { childrenGroup } from './engine/children.js';
+import { eventsEngineGroup } from './engine/events.js';
+import { recoveryGroup } from './engine/recovery.js';
+import { replayGroup } from './engine/replay.js';
+import { retriesGroup } from './engine/retries.js';
+import { sleepsGroup } from './engine/sleeps.js';
+import { stateEngineGroup } from './engine/state.js';
+import { versionsEngineGroup } from './engine/versions.js';
 import { eventsGroup } from './store/events.js';
 import { historyGroup } from './store/history.js';
 import { hostileNamesGroup } from './store/hostile-names.js';
@@ -20,5 +40,33 @@ export const storeGroups: readonly CaseGroup[] = [
   hostileNamesGroup,
 ];
 
+/** Layer 2: engine scenarios over the store. */
+export const engineGroups: readonly CaseGroup[] = [
+  replayGroup,
+  retriesGroup,
+  sleepsGroup,
+  eventsEngineGroup,
+  childrenGroup,
+  cancellationGroup,
+  versionsEngineGroup,
+  stateEngineGroup,
+  recoveryGroup,
+];
+
+/** Layer 3: adversarial cases. */
+export const adversarialGroups: readonly CaseGroup[] = [
+  racingClaimersGroup,
+  staleFencesGroup,
+  duplicateDeliveryGroup,
+  crashPointsGroup,
+  terminalRacesGroup,
+  concurrentStateGroup,
+  falsyOutputsGroup,
+  hostileNamesEngineGroup,
+  largePayloadsGroup,
+  deleteArtefactsGroup,
+  storeBudgetGroup,
+];
+
 /** Every group of the suite, in the order they are registered. */
-export const allGroups: readonly CaseGroup[] = [...storeGroups];
+export const allGroups: readonly CaseGroup[] = [...storeGroups, ...engineGroups, ...adversarialGroups];

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { defineWorkflow, type FaultInjector, type FaultPoint, type FaultSite, type WorkflowDefinition } from '@cairn/core';
+import { FAULT_POINTS, SimulatedCrash } from '@cairn/core/testing';
+import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
+import { engineWorld } from '../engine/engine-world.js';
+import { assertEachStepOnce } from './duplicate-delivery.js';
+
+const EXPECTED_OUTPUT = { a: 1, q: 2, p1: 3, p2: 4 };
+
+/** A workflow touching every kind of fault site: inline, queued and parallel steps, state, a sleep. */
+function crashWorkflow(ran: Record<string, number>): WorkflowDefinition<null, unknown> {
+  const body = (key: string, value: number) => () => {
+    ran[key] = (ran[key] ?? 0) + 1;
+    return value;
+  };
+  return defineWorkflow('crashy', async (ctx) => {
+    const a = await ctx.step('a', body('a', 1));
+    await ctx.setState('progress', 'a');
+    const q = await ctx.step('q', body('q', 2), { queued: true });
+    await ctx.sleep('nap', '1m');
+    const [p1, p2] = await Promise.all([ctx.step('p1', body('p1', 3)), ctx.step('p2', body('p2', 4))]);
+    return { a, q, p1, p2 };
+  });
+}
+
+/** Records every fault site and crashes at the first hit of one (point, step key) pair. */
+class CrashOnce implements FaultInjector {
+  readonly hits: FaultSite[] = [];
+  crashed: FaultSite | undefined;
+  constructor(private readonly target?: { point: FaultPoint; stepKey: string | undefined }) {}
+  hit(site: FaultSite): void {
+    this.hits.push(site);
+    if (this.crashed || !this.target) return;
+    if (site.point === this.target.point && site.stepKey === this.target.stepKey) {
+      this.crashed = site;
+      throw new SimulatedCrash(site);
+    }
+  }
+}
+
+const siteName = (site: { point: FaultPoint; stepKey?: string | undefined }) => `${site.point}${site.stepKey === undefined ? ' (run)' : ` (step ${site.stepKey})`}`;
+
+async function crashAndRecover(env: CaseEnv, point: FaultPoint): Promise<void> {
+  // A clean run first, to learn every site where this point is hit.
+  const probe = new CrashOnce();
+  const dry = await engineWorld(env, [crashWorkflow({})], { faults: probe });
+  const dryRun = await dry.runToEnd((await dry.engine.startRun('crashy', null)).id);
+  assert.deepEqual(dryRun.output, EXPECTED_OUTPUT);
+  await dry.engine.stop();
+  const sites = [...new Map(probe.hits.filter((h) => h.point === point).map((h) => [siteName(h), { point, stepKey: h.stepKey }])).values()];
+  assert.ok(sites.length > 0, `the engine never hit fault point ${point}`);
+
+  for (const target of sites) {
+    const ran: Record<string, number> = {};
+    const wf = crashWorkflow(ran);
+    const faults = new CrashOnce(target);
+    const w = await engineWorld(env, [wf], { faults });
+    const handle = await w.engine.startRun(wf, null);
+    await w.runUntil(`a crash at ${siteName(target)}`, async () => faults.crashed !== undefined);
+    // The process dies; what it recorded before the crash must never run again.
+    await w.engine.stop();
+    const recorded = (await w.raw.steps.load(handle.id)).filter((s) => s.status === 'succeeded' && s.kind === 'task').map((s) => s.key);
+    const ranBefore = { ...ran };
+    const survivor = await w.startEngine([wf]);
+    const run = await w.runToEnd(handle.id);
+    const where = `after a crash at ${siteName(target)}`;
+    assert.equal(run.status, 'completed', where);
+    assert.deepEqual(run.output, EXPECTED_OUTPUT, where);
+    await assertEachStepOnce(w, handle.id);
+    assert.deepEqual(await w.raw.state.get(handle.id), { progress: 'a' }, where);
+    for (const key of recorded) assert.equal(ran[key], ranBefore[key], `${where}: step ${key} was recorded before the crash and must not run again`);
+    for (const [key, count] of Object.entries(ran)) assert.ok(count <= 2, `${where}: step ${key} ran ${count} times`);
+    if ((point === 'after-step-body' || point === 'before-checkpoint') && target.stepKey !== undefined) {
+      assert.equal(ran[target.stepKey], 2, `${where}: the crashed attempt's body runs again`);
+    }
+    await survivor.stop();
+  }
+}
+
+/** Adversarial: a crash at every engine fault point, then recovery by another process. */
+export const crashPointsGroup: CaseGroup = caseGroup(
+  'adversarial.crash-points',
+  'adversarial: crash at every fault point, then recovery',
+  FAULT_POINTS.map((point) =>
+    conformanceCase(`crash at every ${point} site: the run completes, each step succeeded exactly once`, (env) => crashAndRecover(env, point)),
+  ),
+);
