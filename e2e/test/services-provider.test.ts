@@ -19,6 +19,7 @@ import {
   type ServiceResult,
 } from '../src/services/index.js';
 import { liveProcessCount } from '../src/services/local/process.js';
+import { containerRuntimeHint, resetContainerProbe } from '../src/services/testcontainers.js';
 
 const emptyBinDir = mkdtempSync(join(tmpdir(), 'cairn-empty-bin-'));
 after(() => rmSync(emptyBinDir, { recursive: true, force: true }));
@@ -97,7 +98,7 @@ describe('no server to be had', () => {
     assert.match(result.reason, /FerretDB runner not found at .*no-such-runner \(CAIRN_FERRETDB_BIN\)/);
   });
 
-  test('without a container runtime, the Testcontainers probe fails fast and the provider falls through', async () => {
+  test('without a container runtime, the Testcontainers probe (forced on) fails fast and the provider falls through', async () => {
     const started = Date.now();
     // Real probe (Testcontainers enabled), but no binaries: here, with no Docker, it must skip.
     const result = await startService('redis', {
@@ -114,6 +115,19 @@ describe('no server to be had', () => {
     assert.match(result.reason, /Testcontainers: /);
     assert.ok(Date.now() - started < 10_000, 'the probe is bounded');
   });
+});
+
+test('in auto mode, a machine with no runtime configured is answered without loading testcontainers', async (t) => {
+  if (containerRuntimeHint() !== undefined) {
+    t.skip(`a container runtime is configured here (${containerRuntimeHint()})`);
+    return;
+  }
+  resetContainerProbe(); // another test forced a real probe; its answer is cached per process
+  const started = Date.now();
+  const result = await startService('redis', { env: { PATH: '/nonexistent', CAIRN_TEST_LOCAL_BIN_DIR: emptyBinDir }, log: () => {} });
+  assert.ok(result.skipped);
+  assert.match(result.reason, /Testcontainers: no container runtime configured/);
+  assert.ok(Date.now() - started < 500);
 });
 
 describe('CAIRN_TEST_REQUIRE', () => {

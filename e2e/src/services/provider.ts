@@ -105,7 +105,8 @@ function resolveOptions(options: ServiceOptions): Resolved {
   const log = options.log ?? defaultLog;
   return {
     env,
-    testcontainers: options.testcontainers ?? (flag(env['CAIRN_TEST_TESTCONTAINERS']) === false ? false : 'auto'),
+    // CAIRN_TEST_TESTCONTAINERS: 0 = never, 1 = always probe (even with no runtime configured), unset = auto.
+    testcontainers: options.testcontainers ?? flag(env['CAIRN_TEST_TESTCONTAINERS']) ?? 'auto',
     probeTimeoutMs: options.probeTimeoutMs ?? positiveInt(env['CAIRN_TEST_CONTAINER_PROBE_MS']) ?? 2000,
     local: options.local ?? flag(env['CAIRN_TEST_LOCAL']) ?? true,
     ctx: {
@@ -149,7 +150,7 @@ export async function startService(name: ServiceName, options: ServiceOptions = 
 
   // 2. Testcontainers.
   if (o.testcontainers !== false) {
-    const probe = await probeContainerRuntime(o.probeTimeoutMs);
+    const probe = await probeContainerRuntime(o.probeTimeoutMs, o.testcontainers === true);
     if (probe.ok) {
       try {
         const c = await startContainer(name, o.env, o.ctx.startTimeoutMs);

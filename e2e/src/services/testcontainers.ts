@@ -2,6 +2,9 @@
  * The Testcontainers path. `testcontainers` is an optional peer dependency, imported lazily so that
  * its import cost is paid only when we probe, and so that the provider works without it.
  */
+import { existsSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
 import type { ServiceName } from './types.js';
 
 export interface ContainerServer {
@@ -36,15 +39,44 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error);
 }
 
+/**
+ * Where Testcontainers (12.x) looks for a runtime, without importing it: DOCKER_HOST, the
+ * ~/.testcontainers.properties file, or a Docker socket in one of its usual places. Returns the
+ * first hint found, or undefined when a probe could not possibly succeed.
+ */
+export function containerRuntimeHint(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (process.platform === 'win32') return 'Windows (named pipe)';
+  if (env['DOCKER_HOST']) return `DOCKER_HOST=${env['DOCKER_HOST']}`;
+  let home: string | undefined;
+  let uid: number | undefined;
+  try {
+    home = homedir();
+    uid = userInfo().uid;
+  } catch {
+    // no home directory or user entry
+  }
+  const files = [
+    home && join(home, '.testcontainers.properties'),
+    '/var/run/docker.sock',
+    env['XDG_RUNTIME_DIR'] && join(env['XDG_RUNTIME_DIR'], 'docker.sock'),
+    home && join(home, '.docker', 'run', 'docker.sock'),
+    home && join(home, '.docker', 'desktop', 'docker.sock'),
+    uid !== undefined && join('/run', 'user', String(uid), 'docker.sock'),
+  ].filter((f): f is string => typeof f === 'string' && f !== '');
+  return files.find((f) => existsSync(f));
+}
+
 let probeCache: Promise<ProbeResult> | undefined;
 
 /**
- * Is there a container runtime? Answers within `timeoutMs` whatever happens: detection can hang
- * without limit when DOCKER_HOST points at something that accepts connections and never answers.
- * The answer is cached for the process (a second probe would hit the same runtime).
+ * Is there a container runtime? Answers within `timeoutMs` (plus the one-off import of
+ * testcontainers) whatever happens: detection can hang without limit when DOCKER_HOST points at
+ * something that accepts connections and never answers. Unless `force`, a machine with no
+ * DOCKER_HOST, no ~/.testcontainers.properties and no Docker socket is answered at once without
+ * importing testcontainers at all. The answer is cached for the process.
  */
-export function probeContainerRuntime(timeoutMs: number): Promise<ProbeResult> {
-  probeCache ??= doProbe(timeoutMs);
+export function probeContainerRuntime(timeoutMs: number, force = false): Promise<ProbeResult> {
+  probeCache ??= doProbe(timeoutMs, force);
   return probeCache;
 }
 
@@ -53,28 +85,27 @@ export function resetContainerProbe(): void {
   probeCache = undefined;
 }
 
-async function doProbe(timeoutMs: number): Promise<ProbeResult> {
+async function doProbe(timeoutMs: number, force: boolean): Promise<ProbeResult> {
+  if (!force && containerRuntimeHint() === undefined) {
+    return { ok: false, reason: 'no container runtime configured (no DOCKER_HOST, ~/.testcontainers.properties or Docker socket)' };
+  }
+  let tc: typeof import('testcontainers');
+  try {
+    tc = await import('testcontainers');
+  } catch (error) {
+    return { ok: false, reason: `testcontainers is not installed (${message(error)})` };
+  }
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ProbeResult>((resolve) => {
     timer = setTimeout(
-      () => resolve({ ok: false, reason: `container runtime did not answer within ${timeoutMs} ms` }),
+      () => resolve({ ok: false, reason: `container runtime (${containerRuntimeHint() ?? 'auto-detected'}) did not answer within ${timeoutMs} ms` }),
       timeoutMs,
     );
   });
-  const attempt = (async (): Promise<ProbeResult> => {
-    let tc: typeof import('testcontainers');
-    try {
-      tc = await import('testcontainers');
-    } catch (error) {
-      return { ok: false, reason: `testcontainers is not installed (${message(error)})` };
-    }
-    try {
-      await tc.getContainerRuntimeClient();
-      return { ok: true };
-    } catch (error) {
-      return { ok: false, reason: `no container runtime (${message(error)})` };
-    }
-  })();
+  const attempt = tc.getContainerRuntimeClient().then(
+    (): ProbeResult => ({ ok: true }),
+    (error: unknown): ProbeResult => ({ ok: false, reason: `no container runtime (${message(error)})` }),
+  );
   try {
     return await Promise.race([attempt, timeout]);
   } finally {
