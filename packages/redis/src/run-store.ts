@@ -96,7 +96,11 @@ export function createRunStore(ctx: StoreContext): RunStore {
         opt(jsonText(t.error)),
         ...t.from,
       ];
-      const reply = await runWrite(ctx, s.transitionRun, runId, args);
+      // Leaving `running` for pending/waiting can make the run due sooner than its lease expiry
+      // (a wake-up merged since the claim): hint `now` so a crash before the index write cannot
+      // leave the due set later than the truth (cluster mode; ignored otherwise).
+      const hint = t.to === 'waiting' || t.to === 'pending' ? now : undefined;
+      const reply = await runWrite(ctx, s.transitionRun, runId, args, hint);
       if (reply.code === 'RUN_CONFLICT') {
         const status = String(reply.payload[0]);
         throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${status}, expected ${t.from.join('|')}`, {

@@ -2,7 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, redisRequired } from './redis-server.js';
+import { freePort } from './redis-server.js';
+
+/** Cluster tests fail instead of skipping only when `CAIRN_TEST_REQUIRE` names `redis-cluster` or `all`. */
+const clusterRequired = (): boolean =>
+  (process.env.CAIRN_TEST_REQUIRE ?? '').split(',').map((s) => s.trim().toLowerCase()).some((s) => s === 'redis-cluster' || s === 'all');
 
 /** A local three-master Redis Cluster, or why there is none. */
 export type TestCluster = { nodes: Array<{ host: string; port: number }>; stop(): Promise<void> } | { skip: string };
@@ -10,14 +14,23 @@ export type TestCluster = { nodes: Array<{ host: string; port: number }>; stop()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Starts three `redis-server --cluster-enabled yes` nodes on free ports and joins them with
+ * `CAIRN_TEST_REDIS_CLUSTER_NODES` (`host:port,host:port,...` of a running cluster) when set; else
+ * starts three `redis-server --cluster-enabled yes` nodes on free ports and joins them with
  * `redis-cli --cluster create` (no replicas). Skips (or fails, when Redis is required) without the
  * binaries.
  */
 export async function startLocalCluster(): Promise<TestCluster> {
+  const fromEnv = process.env.CAIRN_TEST_REDIS_CLUSTER_NODES;
+  if (fromEnv) {
+    const nodes = fromEnv.split(',').map((entry) => {
+      const [host, port] = entry.trim().split(':');
+      return { host: host || '127.0.0.1', port: Number(port) };
+    });
+    return { nodes, stop: async () => {} };
+  }
   if (spawnSync('redis-server', ['--version']).status !== 0 || spawnSync('redis-cli', ['--version']).status !== 0) {
     const reason = 'redis-server / redis-cli not on PATH: no local Redis Cluster';
-    if (redisRequired()) throw new Error(`Redis is required (CAIRN_TEST_REQUIRE) but ${reason}`);
+    if (clusterRequired()) throw new Error(`Redis is required (CAIRN_TEST_REQUIRE) but ${reason}`);
     console.log(`# @cairn/redis cluster tests skipped: ${reason}`);
     return { skip: reason };
   }
