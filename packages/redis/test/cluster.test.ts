@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { CairnError, createMemoryStore } from '@cairn/core';
 import { Cluster } from 'ioredis';
-import { createRedisStore, type RedisWorkflowStore } from '../src/index.js';
+import { createRedisStore, type RedisWorkflowStore } from '@cairn/redis';
 import { startLocalCluster, type TestCluster } from './support/redis-cluster.js';
 import { outcome, scenario } from './support/scenario.js';
 import { newRun, T0 } from './support/runs.js';

@@ -183,7 +183,7 @@ for (const mode of MODES) {
 
     it('refuses a client keyPrefix and a prefix with braces', async () => {
       const { Redis } = await import('ioredis');
-      const { createRedisStore } = await import('../src/index.js');
+      const { createRedisStore } = await import('@cairn/redis');
       const prefixed = new Redis({ lazyConnect: true, keyPrefix: 'app:' });
       assert.throws(() => createRedisStore({ redis: prefixed }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
       prefixed.disconnect();

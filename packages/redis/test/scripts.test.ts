@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CairnError } from '@cairn/core';
 import { Redis } from 'ioredis';
-import { createRedisStore, hashTagOf, runTag } from '../src/index.js';
+import { createRedisStore, hashTagOf, runTag } from '@cairn/redis';
 import { scriptsFor } from '../src/scripts/index.js';
 import { MODES, keysOf, newPrefix, skip, withStore } from './support/fixture.js';
 import { newRun, T0 } from './support/runs.js';

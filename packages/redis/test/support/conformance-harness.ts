@@ -1,6 +1,6 @@
 import type { WorkflowStore } from '@cairn/core';
 import { Redis } from 'ioredis';
-import { createRedisStore, runTag, type RedisWorkflowStore } from '../../src/index.js';
+import { createRedisStore, runTag, type RedisWorkflowStore } from '@cairn/redis';
 import { keysOf } from './fixture.js';
 import { provideRedis, type TestRedis } from './redis-server.js';
 

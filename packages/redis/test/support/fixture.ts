@@ -1,7 +1,7 @@
 import { after } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createRedisStore, type RedisStoreOptions, type RedisWorkflowStore } from '../../src/index.js';
+import { createRedisStore, type RedisStoreOptions, type RedisWorkflowStore } from '@cairn/redis';
 import { provideRedis } from './redis-server.js';
 
 /** The Redis of this test file (one per process), stopped after its last test. */
