@@ -1,0 +1,103 @@
+import { sql, type QueryResult, type RawBuilder } from 'kysely';
+import { CairnError } from '@cairn/core';
+import type { AnyKysely, SqlDialect } from './dialect/types.js';
+import { TERMINAL, type TableName, type TableNames } from './schema/tables.js';
+
+/** Everything the store's nouns share: the Kysely instance, the dialect and the table names. */
+export interface StoreContext {
+  readonly db: AnyKysely;
+  readonly dialect: SqlDialect;
+  /** Physical table names. */
+  readonly names: TableNames;
+  /** Table identifiers for `sql` templates. */
+  readonly t: Readonly<Record<TableName, RawBuilder<unknown>>>;
+  /** PostgreSQL: commit the start write of an inline step without waiting for the WAL flush. */
+  readonly asyncStartCommit: boolean;
+}
+
+/** Builds the context of one store. */
+export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNames, asyncStartCommit: boolean): StoreContext {
+  return {
+    db,
+    dialect,
+    names,
+    asyncStartCommit,
+    t: {
+      runs: sql.table(names.runs),
+      steps: sql.table(names.steps),
+      attempts: sql.table(names.attempts),
+      state: sql.table(names.state),
+      events: sql.table(names.events),
+      versions: sql.table(names.versions),
+    },
+  };
+}
+
+/** The terminal statuses as a SQL list literal: `('completed','failed','cancelled')`. */
+export const TERMINAL_SQL = sql.raw(`(${TERMINAL.map((s) => `'${s}'`).join(',')})`);
+
+/** A list of values as a parenthesised SQL parameter list. */
+export function inList(values: readonly (string | number)[]): RawBuilder<unknown> {
+  return sql`(${sql.join(values.map((v) => sql`${v}`))})`;
+}
+
+/** Rows of a query. */
+export async function rows<R>(executor: AnyKysely, query: RawBuilder<R>): Promise<R[]> {
+  const result: QueryResult<R> = await query.execute(executor);
+  return result.rows;
+}
+
+/** The first row of a query, or undefined. */
+export async function first<R>(executor: AnyKysely, query: RawBuilder<R>): Promise<R | undefined> {
+  return (await rows(executor, query))[0];
+}
+
+/** How many rows a write matched (MySQL: mysql2 reports found rows, not changed rows). */
+export async function affected(executor: AnyKysely, query: RawBuilder<unknown>): Promise<number> {
+  const result = await query.execute(executor);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/**
+ * Runs one store operation: Cairn errors pass through, any other failure (a driver error, a lost
+ * connection) becomes `STORE_ERROR` with the original as `cause`. Raw driver errors never leak.
+ */
+export async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (CairnError.is(error)) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CairnError('STORE_ERROR', `${operation} failed: ${message}`, { cause: error });
+  }
+}
+
+/** `RUN_NOT_FOUND` for `runId`. */
+export function runNotFound(runId: string): CairnError {
+  return new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+}
+
+/** `LEASE_LOST`: `fence` is not the run's current fence. */
+export function leaseLost(runId: string, fence: number, current: number): CairnError {
+  return new CairnError('LEASE_LOST', `Run ${runId}: fence ${fence} is stale (current ${current})`, {
+    data: { runId, fence, current },
+  });
+}
+
+/** `RUN_CONFLICT`: the run's status forbids the write. */
+export function runConflict(runId: string, status: string, expected?: readonly string[]): CairnError {
+  const detail = expected === undefined ? `is ${status}` : `is ${status}, expected ${expected.join('|')}`;
+  return new CairnError('RUN_CONFLICT', `Run ${runId} ${detail}`, { data: { runId, status } });
+}
+
+/**
+ * The checks every write of an executing run makes, in the reference order: the run exists, the
+ * fence (when numeric) is current, the run is not terminal. Throws the matching error.
+ */
+export function checkWritable(runId: string, fence: number | null, run: { fence: unknown; status: unknown } | undefined): void {
+  if (run === undefined) throw runNotFound(runId);
+  const current = Number(run.fence);
+  if (fence !== null && current !== fence) throw leaseLost(runId, fence, current);
+  const status = String(run.status);
+  if ((TERMINAL as readonly string[]).includes(status)) throw runConflict(runId, status);
+}

@@ -1,0 +1,24 @@
+import { sql } from 'kysely';
+import type { SqlDialect } from './types.js';
+
+/**
+ * MySQL 8 / MariaDB 10.6+ (driver `mysql2`): no `UPDATE ... RETURNING`, so a write that must
+ * return its row updates and reads back inside one transaction. `INSERT IGNORE` only where the
+ * row's columns cannot be truncated.
+ */
+export const mysqlDialect: SqlDialect = {
+  name: 'mysql',
+  returning: false,
+  lockForUpdate: () => sql`for update`,
+  skipLocked: () => sql`for update skip locked`,
+  insertIgnoreHead: () => sql`insert ignore`,
+  insertIgnoreTail: () => sql``,
+  onConflictDoNothing: () => sql``,
+  upsertTail: (_keys, columns) =>
+    sql`on duplicate key update ${sql.join(columns.map((c) => sql`${sql.id(c)} = values(${sql.id(c)})`))}`,
+  transaction: (db, fn) => db.transaction().execute(fn),
+  isDuplicateKey: (error) => {
+    const e = error as { code?: unknown; errno?: unknown } | null;
+    return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
+  },
+};

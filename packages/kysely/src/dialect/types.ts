@@ -1,0 +1,38 @@
+import type { Kysely, RawBuilder } from 'kysely';
+
+/** The SQL dialects the store speaks. */
+export type SqlDialectName = 'postgres' | 'mysql' | 'sqlite';
+
+/** A Kysely instance over any schema: the store writes its own SQL with `sql` templates. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyKysely = Kysely<any>;
+
+/** What differs between the dialects, in one place. */
+export interface SqlDialect {
+  readonly name: SqlDialectName;
+  /** `UPDATE/INSERT ... RETURNING` is available (PostgreSQL, SQLite); MySQL/MariaDB read back instead. */
+  readonly returning: boolean;
+  /**
+   * The locking clause that makes a `SELECT` of a run row in a write transaction exclusive
+   * (`FOR UPDATE`; nothing on SQLite, whose write transactions are already exclusive).
+   * `of` names the locked table alias on PostgreSQL (needed with outer joins).
+   */
+  lockForUpdate(of?: string): RawBuilder<unknown>;
+  /** `FOR UPDATE SKIP LOCKED` where workers compete for rows; nothing on SQLite. */
+  skipLocked(): RawBuilder<unknown>;
+  /** `INSERT` that ignores a duplicate key (head of the statement). */
+  insertIgnoreHead(): RawBuilder<unknown>;
+  /** Tail that makes an `INSERT` ignore a duplicate key, for dialects that put it at the end. */
+  insertIgnoreTail(): RawBuilder<unknown>;
+  /**
+   * `ON CONFLICT DO NOTHING` where it exists; empty on MySQL, where the caller catches the
+   * duplicate-key error instead (`INSERT IGNORE` would also hide truncation errors).
+   */
+  onConflictDoNothing(): RawBuilder<unknown>;
+  /** Tail of an upsert: on a duplicate of `keys`, overwrite `columns` with the inserted values. */
+  upsertTail(keys: readonly string[], columns: readonly string[]): RawBuilder<unknown>;
+  /** Runs `fn` in one write transaction (SQLite: `BEGIN IMMEDIATE`). */
+  transaction<T>(db: AnyKysely, fn: (trx: AnyKysely) => Promise<T>): Promise<T>;
+  /** True when `error` is the driver's duplicate-key violation. */
+  isDuplicateKey(error: unknown): boolean;
+}

@@ -1,0 +1,10 @@
+export { createKyselyStore } from './store.js';
+export type { KyselyStoreOptions } from './store.js';
+export { openSqliteStore } from './sqlite-store.js';
+export type { SqliteStoreOptions } from './sqlite-store.js';
+export { cairnMigrations, migrateToLatest, CAIRN_MIGRATION_NAMES } from './schema/migrations.js';
+export type { CairnMigrationOptions } from './schema/migrations.js';
+export { detectDialect } from './dialect/detect.js';
+export type { SqlDialectName } from './dialect/types.js';
+export { tableNames, TABLES } from './schema/tables.js';
+export type { TableName, TableNames } from './schema/tables.js';

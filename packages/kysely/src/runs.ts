@@ -1,0 +1,144 @@
+import { sql, type RawBuilder } from 'kysely';
+import {
+  CairnError,
+  decodeRunCursor,
+  encodeRunCursor,
+  normaliseListLimit,
+  type NewRun,
+  type RunPage,
+  type RunQuery,
+  type RunRecord,
+} from '@cairn/core';
+import { encodeJson, encodeJsonRequired } from './codec/json.js';
+import { toRunRecord } from './codec/rows.js';
+import { encodeText, keyHash } from './codec/text.js';
+import { affected, first, guard, inList, rows, type StoreContext } from './context.js';
+import type { AnyKysely } from './dialect/types.js';
+import type { RunRow } from './schema/tables.js';
+
+/** `runs.create`: one insert that ignores a duplicate; a read only when it collided. */
+export function createRun(ctx: StoreContext) {
+  const { t, dialect } = ctx;
+  return (input: NewRun, now: number) =>
+    guard('runs.create', async () => {
+      const idempotencyKey = input.idempotencyKey === undefined ? null : encodeText(input.idempotencyKey);
+      const idempotencyHash = idempotencyKey === null ? null : keyHash(idempotencyKey);
+      const id = encodeText(input.id);
+      const workflow = encodeText(input.workflow);
+      const wakeAt = input.wakeAt ?? null;
+      const insert = sql`insert into ${t.runs}
+        (id, workflow, version, input_json, status, parent_run_id, parent_step_key, idempotency_key, idempotency_hash,
+         fence, cancel_requested, wake_at, due_at, created_at, updated_at)
+        values (${id}, ${workflow}, ${encodeText(input.version)}, ${encodeJsonRequired(input.input)}, 'pending',
+         ${input.parent ? encodeText(input.parent.runId) : null}, ${input.parent ? encodeText(input.parent.stepKey) : null},
+         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now})
+        ${dialect.onConflictDoNothing()}`;
+      // A collision can only be with a run that a concurrent delete may remove: try a few times.
+      for (let round = 0; round < 3; round += 1) {
+        let inserted: boolean;
+        try {
+          inserted = (await affected(ctx.db, insert)) === 1;
+        } catch (error) {
+          if (!dialect.isDuplicateKey(error)) throw error;
+          inserted = false;
+        }
+        if (inserted) {
+          const run: RunRecord = {
+            id: input.id,
+            workflow: input.workflow,
+            version: input.version,
+            input: structuredClone(input.input),
+            status: 'pending',
+            fence: 0,
+            cancelRequested: false,
+            createdAt: now,
+            updatedAt: now,
+          };
+          if (input.parent) run.parent = { runId: input.parent.runId, stepKey: input.parent.stepKey };
+          if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
+          if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
+          return { run, created: true };
+        }
+        if (idempotencyHash !== null) {
+          const existing = await first(
+            ctx.db,
+            sql<RunRow>`select * from ${t.runs} where workflow = ${workflow} and idempotency_hash = ${idempotencyHash}`,
+          );
+          if (existing) return { run: toRunRecord(existing), created: false };
+        }
+        const clash = await first(ctx.db, sql`select id from ${t.runs} where id = ${id}`);
+        if (clash) throw new CairnError('INVALID_INPUT', `Run id ${input.id} already exists`, { data: { runId: input.id } });
+      }
+      throw new CairnError('STORE_ERROR', `runs.create: run ${input.id} kept colliding with rows that vanished`);
+    });
+}
+
+/** Reads one run by id. */
+export async function readRun(ctx: StoreContext, executor: AnyKysely, runId: string): Promise<RunRecord | undefined> {
+  const row = await first(executor, sql<RunRow>`select * from ${ctx.t.runs} where id = ${encodeText(runId)}`);
+  return row === undefined ? undefined : toRunRecord(row);
+}
+
+/** `runs.get`. */
+export function getRun(ctx: StoreContext) {
+  return (runId: string) => guard('runs.get', () => readRun(ctx, ctx.db, runId));
+}
+
+/**
+ * `runs.list`: keyset pagination on (created_at desc, id desc). Each filter maps onto an index:
+ * status → (status, created_at, id), workflow → (workflow, created_at, id), none → (created_at, id).
+ */
+export function listRuns(ctx: StoreContext) {
+  return (query: RunQuery) =>
+    guard('runs.list', async (): Promise<RunPage> => {
+      const limit = normaliseListLimit(query.limit);
+      const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
+      const where: RawBuilder<unknown>[] = [];
+      if (query.workflow !== undefined) where.push(sql`workflow = ${encodeText(query.workflow)}`);
+      if (query.status !== undefined) {
+        const statuses = [...new Set([query.status].flat())];
+        if (statuses.length === 0) return { runs: [] };
+        where.push(statuses.length === 1 ? sql`status = ${statuses[0]}` : sql`status in ${inList(statuses)}`);
+      }
+      if (query.createdAfter !== undefined) where.push(sql`created_at >= ${query.createdAfter}`);
+      if (query.createdBefore !== undefined) where.push(sql`created_at < ${query.createdBefore}`);
+      if (after !== undefined) {
+        where.push(sql`created_at <= ${after.createdAt} and (created_at < ${after.createdAt} or id < ${after.id})`);
+      }
+      const condition = where.length === 0 ? sql`` : sql`where ${sql.join(where, sql` and `)}`;
+      const found = await rows(
+        ctx.db,
+        sql<RunRow>`select * from ${ctx.t.runs} ${condition} order by created_at desc, id desc limit ${limit + 1}`,
+      );
+      const page = found.slice(0, limit);
+      const result: RunPage = { runs: page.map(toRunRecord) };
+      const last = page[page.length - 1];
+      if (found.length > limit && last) {
+        // The cursor carries the stored id, which is what the keyset condition compares.
+        result.nextCursor = encodeRunCursor({ createdAt: Number(last.created_at), id: String(last.id) });
+      }
+      return result;
+    });
+}
+
+/**
+ * `runs.delete`: one transaction that locks the run row first (so in-flight writes of the run
+ * finish before, and later ones find no run), then removes attempts, steps, state, events and the
+ * run. Nothing of the run is left, and nothing half-deleted is ever visible.
+ */
+export function deleteRun(ctx: StoreContext) {
+  const { t, dialect } = ctx;
+  return (runId: string) =>
+    guard('runs.delete', () =>
+      dialect.transaction(ctx.db, async (trx) => {
+        const id = encodeText(runId);
+        const row = await first(trx, sql`select id from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`);
+        if (row === undefined) return false;
+        for (const table of [t.attempts, t.steps, t.state, t.events]) {
+          await sql`delete from ${table} where run_id = ${id}`.execute(trx);
+        }
+        await sql`delete from ${t.runs} where id = ${id}`.execute(trx);
+        return true;
+      }),
+    );
+}

@@ -1,0 +1,119 @@
+/** The logical tables of the store; each is created as `<tablePrefix><name>`. */
+export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions'] as const;
+
+/** A logical table name. */
+export type TableName = (typeof TABLES)[number];
+
+/** The physical name of every table (and the index name prefix) for one table prefix. */
+export type TableNames = Readonly<Record<TableName, string>> & { readonly prefix: string };
+
+const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
+
+/** Validates a table prefix (letters, digits, `_`; at most 40 characters) and names the tables. */
+export function tableNames(prefix: string): TableNames {
+  if (!PREFIX_PATTERN.test(prefix) && prefix !== '') {
+    throw new TypeError(`tablePrefix must match ${PREFIX_PATTERN} (got ${JSON.stringify(prefix)})`);
+  }
+  return {
+    prefix,
+    runs: `${prefix}runs`,
+    steps: `${prefix}steps`,
+    attempts: `${prefix}attempts`,
+    state: `${prefix}state`,
+    events: `${prefix}events`,
+    versions: `${prefix}versions`,
+  };
+}
+
+/** Terminal run statuses, as the SQL `NOT IN` lists use them. */
+export const TERMINAL = ['completed', 'failed', 'cancelled'] as const;
+
+/** A row of `runs` as drivers return it (BIGINT may be a string, booleans are 0/1). */
+export interface RunRow {
+  id: string;
+  workflow: string;
+  version: string;
+  input_json: string;
+  status: string;
+  output_json: string | null;
+  error_json: string | null;
+  parent_run_id: string | null;
+  parent_step_key: string | null;
+  idempotency_key: string | null;
+  idempotency_hash: string | null;
+  lease_owner: string | null;
+  lease_expires_at: number | string | null;
+  fence: number | string;
+  cancel_requested: number | string | boolean;
+  wake_at: number | string | null;
+  due_at: number | string | null;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+/** A row of `steps`. */
+export interface StepRow {
+  run_id: string;
+  key_hash: string;
+  step_key: string;
+  name: string;
+  kind: string;
+  seq: number | string;
+  status: string;
+  attempt: number | string;
+  max_attempts: number | string;
+  queued: number | string | boolean;
+  output_json: string | null;
+  error_json: string | null;
+  wake_at: number | string | null;
+  child_run_id: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+/** A row of `attempts`. */
+export interface AttemptRow {
+  run_id: string;
+  key_hash: string;
+  attempt: number | string;
+  step_key: string;
+  step_seq: number | string;
+  status: string;
+  worker: string | null;
+  started_at: number | string;
+  ended_at: number | string | null;
+  output_json: string | null;
+  error_json: string | null;
+}
+
+/** A row of `events`. */
+export interface EventRow {
+  run_id: string;
+  name_hash: string;
+  name: string;
+  payload_json: string;
+  delivered_at: number | string;
+}
+
+/** A row of `versions`. */
+export interface VersionRow {
+  workflow: string;
+  version: string;
+  status: string;
+  descriptor_json: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+/** The columns of `runs`, in table order (used to select from joins). */
+export const RUN_COLUMNS = [
+  'id', 'workflow', 'version', 'input_json', 'status', 'output_json', 'error_json', 'parent_run_id', 'parent_step_key',
+  'idempotency_key', 'idempotency_hash', 'lease_owner', 'lease_expires_at', 'fence', 'cancel_requested', 'wake_at',
+  'due_at', 'created_at', 'updated_at',
+] as const;
+
+/** The columns of `steps`, in table order. */
+export const STEP_COLUMNS = [
+  'run_id', 'key_hash', 'step_key', 'name', 'kind', 'seq', 'status', 'attempt', 'max_attempts', 'queued', 'output_json',
+  'error_json', 'wake_at', 'child_run_id', 'created_at', 'updated_at',
+] as const;

@@ -1,0 +1,73 @@
+import type { WorkflowStore } from '@cairn/core';
+import { createContext } from './context.js';
+import { detectDialect, dialectOf } from './dialect/detect.js';
+import type { AnyKysely, SqlDialectName } from './dialect/types.js';
+import { deliverEvent, getEvent } from './events.js';
+import { listHistory } from './history.js';
+import { claimRun, findDue, renewRun, requestCancel, transitionRun, wakeRun } from './runs-lease.js';
+import { createRun, deleteRun, getRun, listRuns } from './runs.js';
+import { tableNames } from './schema/tables.js';
+import { getState, setState } from './state.js';
+import { insertStep, loadSteps, transitionStep } from './steps.js';
+import { versionsOf } from './versions.js';
+
+/** Options of `createKyselyStore`. */
+export interface KyselyStoreOptions {
+  /** Your Kysely instance. The store never destroys it (unless `ownsDb`). */
+  db: AnyKysely;
+  /** The SQL dialect; detected from the Kysely adapter when omitted. */
+  dialect?: SqlDialectName;
+  /** Prefix of every table name (default `cairn_`); must match the one the migrations used. */
+  tablePrefix?: string;
+  /**
+   * PostgreSQL only: commit the start write of an inline step (`steps.insert` of a `running` step)
+   * with `synchronous_commit = off` (default true). A crash may then forget that an attempt began
+   * (it is retried on replay); the finish write stays durable and flushes it with itself.
+   */
+  asyncStartCommit?: boolean;
+  /** Largest JSON payload in bytes the store advertises (default: 16 MiB; MySQL 8 MiB). */
+  maxPayloadBytes?: number;
+  /** `close()` destroys `db` (for stores that created their own Kysely instance). Default false. */
+  ownsDb?: boolean;
+}
+
+/**
+ * A `WorkflowStore` over your Kysely instance: PostgreSQL (`pg`), MySQL/MariaDB (`mysql2`) or
+ * SQLite (`better-sqlite3`). Create the tables first with `migrateToLatest(db)` or with
+ * `cairnMigrations()` in your own `Migrator`; the store issues no DDL.
+ */
+export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
+  const dialect = dialectOf(options.dialect ?? detectDialect(options.db));
+  const ctx = createContext(options.db, dialect, tableNames(options.tablePrefix ?? 'cairn_'), options.asyncStartCommit ?? true);
+  const versions = versionsOf(ctx);
+  let closed = false;
+  return {
+    name: `kysely-${dialect.name}`,
+    capabilities: {
+      multiProcess: true,
+      maxPayloadBytes: options.maxPayloadBytes ?? (dialect.name === 'mysql' ? 8 : 16) * 1024 * 1024,
+    },
+    runs: {
+      create: createRun(ctx),
+      get: getRun(ctx),
+      list: listRuns(ctx),
+      claim: claimRun(ctx),
+      renew: renewRun(ctx),
+      transition: transitionRun(ctx),
+      wake: wakeRun(ctx),
+      requestCancel: requestCancel(ctx),
+      findDue: findDue(ctx),
+      delete: deleteRun(ctx),
+    },
+    steps: { load: loadSteps(ctx), insert: insertStep(ctx), transition: transitionStep(ctx) },
+    state: { set: setState(ctx), get: getState(ctx) },
+    events: { deliver: deliverEvent(ctx), get: getEvent(ctx) },
+    versions,
+    history: { list: listHistory(ctx) },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (options.ownsDb) await options.db.destroy();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import type { WorkflowStore } from '@cairn/core';
+import type { ConformanceHarness } from '@cairn/conformance';
+import { uniqueName } from '@cairn/conformance/services';
+import { TABLES, createKyselyStore, migrateToLatest, openSqliteStore, tableNames, type SqlDialectName } from '../../src/index.js';
+import { encodeText } from '../../src/codec/text.js';
+import { createDatabase, dropDatabase, mysqlDb, postgresDb, sqliteDb, type AnyDb } from './databases.js';
+
+/** Opens a Kysely instance for one dialect on a database URL or SQLite file. */
+export function openDb(dialect: SqlDialectName, target: string): Promise<AnyDb> {
+  if (dialect === 'postgres') return postgresDb(target, { poolSize: 5 });
+  if (dialect === 'mysql') return mysqlDb(target, { poolSize: 5 });
+  return sqliteDb(target);
+}
+
+/** Every row of every store table that belongs to `runId`, described, for the deleteRun case. */
+export async function artefactsIn(db: AnyDb, prefix: string, runId: string): Promise<string[]> {
+  const names = tableNames(prefix);
+  const id = encodeText(runId);
+  const left: string[] = [];
+  for (const table of TABLES) {
+    if (table === 'versions') continue;
+    const column = table === 'runs' ? 'id' : 'run_id';
+    const { rows } = await sql<{ n: unknown }>`select count(*) as n from ${sql.table(names[table])} where ${sql.ref(column)} = ${id}`.execute(db);
+    const n = Number(rows[0]?.n ?? 0);
+    if (n > 0) left.push(`${n} row(s) in ${names[table]}`);
+  }
+  return left;
+}
+
+/** Drops every table of one prefix, including the migrator's own. */
+export async function dropPrefix(db: AnyDb, prefix: string): Promise<void> {
+  const names = tableNames(prefix);
+  for (const table of [...TABLES.map((t) => names[t]), `${prefix}migrations`, `${prefix}migrations_lock`]) {
+    await db.schema.dropTable(table).ifExists().execute();
+  }
+}
+
+/**
+ * The conformance harness of one dialect. PostgreSQL and MySQL: one database per test file on the
+ * shared server, and a fresh table prefix per case (each store instance with its own connection
+ * pool, so peers behave like separate processes). SQLite: one database file per case, each store
+ * instance with its own connection.
+ */
+export function sqlHarness(dialect: SqlDialectName, server?: { url: string; source: string }): ConformanceHarness {
+  let dbUrl = '';
+  let admin: AnyDb | undefined;
+  let dir = '';
+  const files = new Map<string, string>();
+  // One migration per namespace; a peer opened on the same namespace waits for it.
+  const migrated = new Map<string, Promise<unknown>>();
+  const prefixOf = (namespace: string) => `${namespace}_`;
+
+  return {
+    name: `kysely-${dialect}`,
+    source: () => (dialect === 'sqlite' ? `better-sqlite3 files in ${dir}` : (server?.source ?? '?')),
+    async setup() {
+      if (dialect === 'sqlite') {
+        dir = await mkdtemp(join(tmpdir(), 'cairn-kysely-'));
+        return;
+      }
+      if (!server) throw new Error(`no ${dialect} server`);
+      dbUrl = await createDatabase(dialect, server.url, uniqueName('kysely_conf'));
+      admin = await openDb(dialect, dbUrl);
+    },
+    async createStore(namespace): Promise<WorkflowStore> {
+      if (dialect === 'sqlite') {
+        const file = join(dir, `${namespace}.db`);
+        files.set(namespace, file);
+        return openSqliteStore(file);
+      }
+      const db = await openDb(dialect, dbUrl);
+      let migration = migrated.get(namespace);
+      if (!migration) migrated.set(namespace, (migration = migrateToLatest(db, { tablePrefix: prefixOf(namespace) })));
+      await migration;
+      return createKyselyStore({ db, tablePrefix: prefixOf(namespace), ownsDb: true });
+    },
+    async destroyStore(store, namespace) {
+      await store.close();
+      if (dialect === 'sqlite') {
+        const file = files.get(namespace);
+        if (file) for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
+        return;
+      }
+      if (admin) await dropPrefix(admin, prefixOf(namespace));
+    },
+    async teardown() {
+      if (dialect === 'sqlite') {
+        await rm(dir, { recursive: true, force: true });
+        return;
+      }
+      await admin?.destroy();
+      if (dbUrl) await dropDatabase(dialect, dbUrl);
+    },
+    async artefactsOf(_store, namespace, runId) {
+      if (dialect === 'sqlite') {
+        const db = await sqliteDb(files.get(namespace) ?? '');
+        try {
+          return await artefactsIn(db, 'cairn_', runId);
+        } finally {
+          await db.destroy();
+        }
+      }
+      if (!admin) throw new Error('harness not set up');
+      return artefactsIn(admin, prefixOf(namespace), runId);
+    },
+  };
+}
