@@ -58,10 +58,15 @@ export async function runWrite(
   const reply = await write;
   const { facts } = reply;
   if (ctx.mode !== 'split') return reply;
-  if (facts.length >= 7 && (facts[6] === '1' || hint !== undefined)) {
+  if (facts.length >= 7 && facts[6] === '1') {
+    // The run's status or due time changed: record it before answering.
     await syncIndex(ctx, facts.slice(0, 6));
-  } else if (hint !== undefined && facts.length === 0) {
-    await ctx.caller.script(ctx.scripts.dropHint, [ctx.keys.runs], [runId]).catch(ctx.onIndexError);
+  } else if (hint !== undefined) {
+    // Nothing indexed changed (or the write was refused): undo the hint in the background, so a
+    // refused write costs one round trip. Safe to let run late: the revision check orders it.
+    void (facts.length >= 7
+      ? syncIndex(ctx, facts.slice(0, 6))
+      : ctx.caller.script(ctx.scripts.dropHint, [ctx.keys.runs], [runId]).catch(ctx.onIndexError));
   }
   return reply;
 }

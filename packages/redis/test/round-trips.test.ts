@@ -5,7 +5,10 @@ import type { WorkflowStore } from '@cairn/core';
 import { MODES, skip, withStore } from './support/fixture.js';
 import { newRun, T0 } from './support/runs.js';
 
-/** Counts the commands a client sends, and the sequential waves they form (round trips of latency). */
+/**
+ * Counts the commands a client sends, and the sequential waves they form before the operation
+ * answers (round trips of latency the caller waits for).
+ */
 function meter(client: Redis) {
   const original = client.call.bind(client) as (...args: unknown[]) => Promise<unknown>;
   let commands = 0;
@@ -18,11 +21,14 @@ function meter(client: Redis) {
     return original(...args).finally(() => (inFlight -= 1));
   };
   return {
+    /** Waves until `fn` answers (the caller's latency); commands until background work drained. */
     async measure(fn: () => Promise<unknown>): Promise<{ commands: number; waves: number }> {
       commands = 0;
       waves = 0;
       await fn();
-      return { commands, waves };
+      const seen = waves;
+      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      return { commands, waves: seen };
     },
   };
 }

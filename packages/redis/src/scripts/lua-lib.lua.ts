@@ -125,7 +125,12 @@ end
  * Node, which records them with a second script in the global slot.
  */
 export const SPLIT_TAIL = /* lua */ `
-local function finish(code, payload, f) return { code, payload or {}, f or {} } end
+-- Without facts of its own (nothing indexed changed, or the write was refused), a script still
+-- reports the run's current facts, so Node can undo a due hint sent alongside it.
+local function finish(code, payload, f)
+  if not f or #f == 0 then f = currentFacts() end
+  return { code, payload or {}, f }
+end
 local function idemTaken(field, staleId) return nil end
 local function idemClaim(field, id) end
 local function forgetRun(id, wf, idemField) end

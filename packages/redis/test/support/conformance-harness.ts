@@ -1,30 +1,20 @@
 import type { WorkflowStore } from '@cairn/core';
 import { Redis } from 'ioredis';
 import { createRedisStore, runTag, type RedisWorkflowStore } from '@cairn/redis';
-import { keysOf } from './fixture.js';
-import { provideRedis, type TestRedis } from './redis-server.js';
+import { keysOf } from './keys.js';
 
 /**
  * The conformance harness of the Redis store (structurally a `ConformanceHarness` of
  * `@cairn/conformance`): namespace = a fresh key prefix per test, one client per store instance
  * (so the multi-process cases race over separate connections), keys removed after each test.
  */
-export function redisHarness(options: { cluster: boolean }) {
-  let server: TestRedis | undefined;
+export function redisHarness(options: { url: string; source: string; cluster: boolean }) {
   const clients = new WeakMap<WorkflowStore, Redis>();
-  const url = (): string => {
-    if (!server || 'skip' in server) throw new Error(server && 'skip' in server ? server.skip : 'Redis not set up');
-    return server.url;
-  };
   return {
     name: options.cluster ? 'redis (cluster mode)' : 'redis',
-    source: () => (server && !('skip' in server) ? server.source : 'no Redis'),
-    async setup() {
-      server = await provideRedis();
-      if ('skip' in server) throw new Error(`no Redis: ${server.skip}`);
-    },
+    source: options.source,
     async createStore(namespace: string): Promise<WorkflowStore> {
-      const client = new Redis(url(), { maxRetriesPerRequest: 1 });
+      const client = new Redis(options.url, { maxRetriesPerRequest: 1 });
       const store = createRedisStore({ redis: client, prefix: namespace, cluster: options.cluster });
       clients.set(store, client);
       const close = store.close.bind(store);
@@ -43,9 +33,6 @@ export function redisHarness(options: { cluster: boolean }) {
         for (let i = 0; i < keys.length; i += 500) await client.del(...keys.slice(i, i + 500));
       }
       await store.close();
-    },
-    async teardown() {
-      if (server && 'stop' in server) await server.stop();
     },
     /** Test-only SCAN: every key of the run, plus every global index or hash that still names it. */
     async artefactsOf(store: WorkflowStore, namespace: string, runId: string): Promise<string[]> {

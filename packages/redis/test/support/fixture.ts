@@ -2,7 +2,10 @@ import { after } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createRedisStore, type RedisStoreOptions, type RedisWorkflowStore } from '@cairn/redis';
+import { keysOf } from './keys.js';
 import { provideRedis } from './redis-server.js';
+
+export { keysOf };
 
 /** The Redis of this test file (one per process), stopped after its last test. */
 export const testRedis = await provideRedis();
@@ -23,20 +26,6 @@ export const newPrefix = (): string => `t_${Date.now().toString(36)}_${randomByt
 
 /** A new client on the test Redis (the caller quits it). */
 export const newClient = (): Redis => new Redis(redisUrl(), { maxRetriesPerRequest: 1 });
-
-/** Every key under `prefix` (test-only SCAN: the store itself never scans). */
-export async function keysOf(client: Redis, prefix: string): Promise<string[]> {
-  const found = new Set<string>();
-  for (const pattern of [`${prefix}:*`, `{${prefix}}*`]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) found.add(key);
-    } while (cursor !== '0');
-  }
-  return [...found].sort();
-}
 
 export interface StoreEnv {
   client: Redis;

@@ -2,11 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './redis-server.js';
-
-/** Cluster tests fail instead of skipping only when `CAIRN_TEST_REQUIRE` names `redis-cluster` or `all`. */
-const clusterRequired = (): boolean =>
-  (process.env.CAIRN_TEST_REQUIRE ?? '').split(',').map((s) => s.trim().toLowerCase()).some((s) => s === 'redis-cluster' || s === 'all');
+import { freePort, redisRequired } from './redis-server.js';
 
 /** A local three-master Redis Cluster, or why there is none. */
 export type TestCluster = { nodes: Array<{ host: string; port: number }>; stop(): Promise<void> } | { skip: string };
@@ -30,7 +26,7 @@ export async function startLocalCluster(): Promise<TestCluster> {
   }
   if (spawnSync('redis-server', ['--version']).status !== 0 || spawnSync('redis-cli', ['--version']).status !== 0) {
     const reason = 'redis-server / redis-cli not on PATH: no local Redis Cluster';
-    if (clusterRequired()) throw new Error(`Redis is required (CAIRN_TEST_REQUIRE) but ${reason}`);
+    if (redisRequired()) throw new Error(`Redis is required (CAIRN_TEST_REQUIRE) but ${reason}`);
     console.log(`# @cairn/redis cluster tests skipped: ${reason}`);
     return { skip: reason };
   }
