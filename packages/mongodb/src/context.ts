@@ -1,0 +1,81 @@
+import type { Collection, Db, Document, FindOneAndUpdateOptions } from 'mongodb';
+import { RUN_ONLY } from './documents.js';
+import type { RunDoc, VersionDoc } from './documents.js';
+import { KeyedLock } from './keyed-lock.js';
+
+/** What the store learned about the server it talks to. */
+export interface ServerInfo {
+  /** The server is FerretDB (its `buildInfo` carries `ferretdbVersion`). */
+  ferretdb: boolean;
+  /** This process serialises its own writes per run (see `MongoStoreOptions.serializeWrites`). */
+  serializeWrites: boolean;
+  /** `findOneAndUpdate` accepts a projection (FerretDB v1 does not). */
+  projectOnModify: boolean;
+}
+
+/** Shared plumbing of the store's parts: collections, server quirks, the write lock. */
+export interface StoreContext {
+  readonly runs: Collection<RunDoc>;
+  readonly versions: Collection<VersionDoc>;
+  /** Detects the server once (one `buildInfo` round trip) and caches the answer. */
+  server(): Promise<ServerInfo>;
+  /** The answer of `server()` if it already came, else `undefined`. */
+  known(): ServerInfo | undefined;
+  /**
+   * Runs a write. When writes are serialised (FerretDB) it waits for this process's earlier writes
+   * to the same key; on MongoDB it runs at once and the server's atomic update does the work.
+   */
+  exclusive<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /** Options for a `findOneAndUpdate` that returns the document after the write. */
+  modifyOptions(projection?: Document): Promise<FindOneAndUpdateOptions>;
+}
+
+/**
+ * One lock per process, so that two store objects over the same collections in one process also
+ * wait for each other (keys carry the database and prefix).
+ */
+const PROCESS_LOCK = new KeyedLock();
+
+/** Creates the context over the user's database. Nothing is sent to the server yet. */
+export function createContext(db: Db, prefix: string, serializeWrites: boolean | undefined): StoreContext {
+  const runs = db.collection<RunDoc>(`${prefix}runs`);
+  const versions = db.collection<VersionDoc>(`${prefix}versions`);
+  const namespace = `${db.databaseName}\u0000${prefix}\u0000`;
+  let info: ServerInfo | undefined;
+  let detecting: Promise<ServerInfo> | undefined;
+
+  const detect = async (): Promise<ServerInfo> => {
+    let ferretdb = false;
+    try {
+      const build = await db.command({ buildInfo: 1 });
+      ferretdb = typeof build === 'object' && build !== null && 'ferretdbVersion' in build;
+    } catch {
+      // A server that refuses buildInfo is not FerretDB (which always answers it): assume MongoDB.
+    }
+    info = { ferretdb, serializeWrites: serializeWrites ?? ferretdb, projectOnModify: !ferretdb };
+    return info;
+  };
+
+  const server = (): Promise<ServerInfo> => {
+    if (info) return Promise.resolve(info);
+    detecting ??= detect().finally(() => {
+      detecting = undefined;
+    });
+    return detecting;
+  };
+
+  return {
+    runs,
+    versions,
+    server,
+    known: () => info,
+    async exclusive(key, fn) {
+      const s = await server();
+      return s.serializeWrites ? PROCESS_LOCK.run(namespace + key, fn) : fn();
+    },
+    async modifyOptions(projection = RUN_ONLY) {
+      const s = await server();
+      return s.projectOnModify ? { returnDocument: 'after', projection } : { returnDocument: 'after' };
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import type {
+  AttemptRecord,
+  AttemptStatus,
+  EventRecord,
+  Json,
+  RunRecord,
+  RunStatus,
+  StepKind,
+  StepRecord,
+  StepStatus,
+  VersionRecord,
+  VersionStatus,
+} from '@cairn/core';
+import { decodeError, decodeJson } from './json-codec.js';
+import { decodeKey } from './key-codec.js';
+
+/** One attempt of a step, stored at `steps.<key>.attempts.a<n>`. */
+export interface AttemptDoc {
+  attempt: number;
+  status: AttemptStatus;
+  worker?: string;
+  startedAt: number;
+  endedAt?: number;
+  /** JSON text. */
+  output?: string;
+  /** JSON text of an `ErrorRecord`. */
+  error?: string;
+}
+
+/** A step, stored at `steps.<encoded key>` inside its run document; its attempts live inside it. */
+export interface StepDoc {
+  name: string;
+  kind: StepKind;
+  seq: number;
+  status: StepStatus;
+  attempt: number;
+  maxAttempts: number;
+  queued: boolean;
+  output?: string;
+  error?: string;
+  wakeAt?: number;
+  childRunId?: string;
+  createdAt: number;
+  updatedAt: number;
+  attempts: Record<string, AttemptDoc>;
+}
+
+/** A delivered event, stored at `events.<encoded name>`. */
+export interface EventDoc {
+  payload: string;
+  deliveredAt: number;
+}
+
+/**
+ * The run document: the run, its steps (with their attempts), its state and its events, so that
+ * every write of an executing run is one atomic single-document update that checks the fence.
+ */
+export interface RunDoc {
+  _id: string;
+  workflow: string;
+  version: string;
+  input: string;
+  status: RunStatus;
+  output?: string;
+  error?: string;
+  parent?: { runId: string; stepKey: string };
+  idempotencyKey?: string;
+  /** Always present, unique with `workflow`: `k:<idempotencyKey>`, or `r:<run id>` without one. */
+  idem: string;
+  lease?: { owner: string; expiresAt: number };
+  fence: number;
+  cancelRequested: boolean;
+  wakeAt?: number;
+  /**
+   * When recovery must look at the run: `wakeAt` while `pending`/`waiting`, the lease expiry
+   * while `running`, absent when terminal. Maintained by every write; indexed for `findDue`.
+   */
+  dueAt?: number;
+  createdAt: number;
+  updatedAt: number;
+  steps: Record<string, StepDoc>;
+  state: Record<string, string>;
+  events: Record<string, EventDoc>;
+}
+
+/** A registered version (collection `<prefix>versions`, unique on workflow + version). */
+export interface VersionDoc {
+  workflow: string;
+  version: string;
+  status: VersionStatus;
+  descriptor: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Field path of a step inside the run document. */
+export const stepPath = (field: string): string => `steps.${field}`;
+
+/** Field name of attempt `n` inside a step's `attempts`. */
+export const attemptField = (n: number): string => `a${n}`;
+
+/** The projection that leaves the per-run collections (steps, state, events) on the server. */
+export const RUN_ONLY = { steps: 0, state: 0, events: 0 } as const;
+
+/** Converts a run document (steps/state/events may be absent) to the public record. */
+export function toRunRecord(doc: RunDoc): RunRecord {
+  const run: RunRecord = {
+    id: doc._id,
+    workflow: doc.workflow,
+    version: doc.version,
+    input: decodeJson(doc.input),
+    status: doc.status,
+    fence: doc.fence,
+    cancelRequested: doc.cancelRequested,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+  if (doc.output !== undefined) run.output = decodeJson(doc.output);
+  if (doc.error !== undefined) run.error = decodeError(doc.error);
+  if (doc.parent !== undefined) run.parent = { runId: doc.parent.runId, stepKey: doc.parent.stepKey };
+  if (doc.idempotencyKey !== undefined) run.idempotencyKey = doc.idempotencyKey;
+  if (doc.lease !== undefined) run.lease = { owner: doc.lease.owner, expiresAt: doc.lease.expiresAt };
+  if (doc.wakeAt !== undefined) run.wakeAt = doc.wakeAt;
+  return run;
+}
+
+/** Converts a stored step to the public record. */
+export function toStepRecord(runId: string, field: string, doc: StepDoc): StepRecord {
+  const step: StepRecord = {
+    runId,
+    key: decodeKey(field),
+    name: doc.name,
+    kind: doc.kind,
+    seq: doc.seq,
+    status: doc.status,
+    attempt: doc.attempt,
+    maxAttempts: doc.maxAttempts,
+    queued: doc.queued,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+  if (doc.output !== undefined) step.output = decodeJson(doc.output);
+  if (doc.error !== undefined) step.error = decodeError(doc.error);
+  if (doc.wakeAt !== undefined) step.wakeAt = doc.wakeAt;
+  if (doc.childRunId !== undefined) step.childRunId = doc.childRunId;
+  return step;
+}
+
+/** Converts a stored attempt to the public record. */
+export function toAttemptRecord(runId: string, stepKey: string, doc: AttemptDoc): AttemptRecord {
+  const attempt: AttemptRecord = { runId, stepKey, attempt: doc.attempt, status: doc.status, startedAt: doc.startedAt };
+  if (doc.worker !== undefined) attempt.worker = doc.worker;
+  if (doc.endedAt !== undefined) attempt.endedAt = doc.endedAt;
+  if (doc.output !== undefined) attempt.output = decodeJson(doc.output);
+  if (doc.error !== undefined) attempt.error = decodeError(doc.error);
+  return attempt;
+}
+
+/** Converts a stored event to the public record. */
+export function toEventRecord(runId: string, name: string, doc: EventDoc): EventRecord {
+  return { runId, name, payload: decodeJson(doc.payload), deliveredAt: doc.deliveredAt };
+}
+
+/** Converts a stored version to the public record. */
+export function toVersionRecord(doc: VersionDoc): VersionRecord {
+  return {
+    workflow: doc.workflow,
+    version: doc.version,
+    status: doc.status,
+    descriptor: decodeJson(doc.descriptor) as Json,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}

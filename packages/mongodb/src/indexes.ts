@@ -1,0 +1,24 @@
+import type { IndexDescription } from 'mongodb';
+
+/**
+ * Every index the store's queries use, on `<prefix>runs`. Steps, attempts, state and events live
+ * inside the run document, so replay, history, state and event reads are `_id` lookups and need
+ * no index of their own.
+ */
+export const RUN_INDEXES: IndexDescription[] = [
+  // Idempotent create: `idem` is always present (`k:<key>`, or `r:<run id>` without a key), so a
+  // plain unique index works; FerretDB v1 has no partial indexes and ignores `sparse`.
+  { key: { workflow: 1, idem: 1 }, name: 'cairn_workflow_idem', unique: true },
+  // runs.list, newest first, by status, by workflow, and unfiltered (ties ordered by id).
+  { key: { status: 1, createdAt: -1, _id: -1 }, name: 'cairn_status_created' },
+  { key: { workflow: 1, createdAt: -1, _id: -1 }, name: 'cairn_workflow_created' },
+  { key: { createdAt: -1, _id: -1 }, name: 'cairn_created' },
+  // runs.findDue: dueAt is set only while something is due later, absent on terminal runs.
+  { key: { dueAt: 1, _id: 1 }, name: 'cairn_due', sparse: true },
+];
+
+/** Indexes of `<prefix>versions`. */
+export const VERSION_INDEXES: IndexDescription[] = [
+  { key: { workflow: 1, version: 1 }, name: 'cairn_workflow_version', unique: true },
+  { key: { workflow: 1, createdAt: 1 }, name: 'cairn_workflow_created' },
+];

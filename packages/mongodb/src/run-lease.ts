@@ -1,0 +1,133 @@
+import { CairnError, TERMINAL_RUN_STATUSES, isTerminalRunStatus } from '@cairn/core';
+import type { RunRecord, RunTransition } from '@cairn/core';
+import type { Filter, UpdateFilter } from 'mongodb';
+import type { StoreContext } from './context.js';
+import { RUN_ONLY, toRunRecord } from './documents.js';
+import type { RunDoc } from './documents.js';
+import { assertWritable, contention, guard } from './errors.js';
+import { encodeError, encodeJson } from './json-codec.js';
+import { MAX_RETRIES } from './run-wake.js';
+
+const TERMINAL = [...TERMINAL_RUN_STATUSES];
+
+/**
+ * Takes the lease in one `findOneAndUpdate` whose filter is the whole claim condition, so of N
+ * concurrent claimers exactly one matches. Increments `fence`, clears `wakeAt`, sets `dueAt` to
+ * the lease expiry (recovery finds it again if this owner dies).
+ */
+export async function claim(ctx: StoreContext, runId: string, owner: string, leaseMs: number, now: number) {
+  return guard('runs.claim', () =>
+    ctx.exclusive(runId, async (): Promise<RunRecord | undefined> => {
+      const expiresAt = now + leaseMs;
+      const doc = await ctx.runs.findOneAndUpdate(
+        {
+          _id: runId,
+          status: { $nin: TERMINAL },
+          $or: [{ lease: { $exists: false } }, { 'lease.expiresAt': { $lte: now } }, { 'lease.owner': owner }],
+        },
+        {
+          $set: { status: 'running', lease: { owner, expiresAt }, dueAt: expiresAt, updatedAt: now },
+          $inc: { fence: 1 },
+          $unset: { wakeAt: '' },
+        },
+        await ctx.modifyOptions(),
+      );
+      return doc ? toRunRecord(doc) : undefined;
+    }),
+  );
+}
+
+/** Extends the lease; `LEASE_LOST` (nothing written) unless the fence is current and a lease is held. */
+export async function renew(ctx: StoreContext, runId: string, fence: number, leaseMs: number, now: number) {
+  return guard('runs.renew', () =>
+    ctx.exclusive(runId, async (): Promise<RunRecord> => {
+      const expiresAt = now + leaseMs;
+      // A lease exists only while the run is `running`, so `dueAt` is the lease expiry.
+      const doc = await ctx.runs.findOneAndUpdate(
+        { _id: runId, fence, status: { $nin: TERMINAL }, lease: { $exists: true } },
+        { $set: { 'lease.expiresAt': expiresAt, dueAt: expiresAt, updatedAt: now } },
+        await ctx.modifyOptions(),
+      );
+      if (!doc) {
+        throw new CairnError('LEASE_LOST', `Run ${runId}: lease with fence ${fence} is gone`, { data: { runId, fence } });
+      }
+      return toRunRecord(doc);
+    }),
+  );
+}
+
+/** What a status transition's update depends on besides status and fence. */
+interface Observed {
+  wakeAt: number | undefined;
+  leaseExpiresAt: number | undefined;
+}
+
+/**
+ * Builds the compare-and-set of a run transition for the run as `observed`. The filter holds
+ * the fence, the allowed statuses, and every stored value the update was computed from, so it
+ * only applies to the state it was computed for; `dueAt` stays exact (`wakeAt` while `pending`/
+ * `waiting`, the lease expiry while `running`, absent when terminal).
+ */
+function buildTransition(runId: string, fence: number, t: RunTransition, now: number, observed: Observed) {
+  const from = t.from.filter((s) => !isTerminalRunStatus(s));
+  const filter: Record<string, unknown> = { _id: runId, fence, status: { $in: from } };
+  const set: Record<string, unknown> = { status: t.to, updatedAt: now };
+  const unset: Record<string, ''> = {};
+  if (t.to !== 'running') unset.lease = '';
+  if (isTerminalRunStatus(t.to)) {
+    unset.wakeAt = '';
+    unset.dueAt = '';
+    if (t.output !== undefined) set.output = encodeJson(t.output);
+    if (t.error !== undefined) set.error = encodeError(t.error);
+  } else if (t.to === 'running') {
+    filter.lease = observed.leaseExpiresAt === undefined ? { $exists: false } : { $exists: true };
+    if (observed.leaseExpiresAt === undefined) unset.dueAt = '';
+    else {
+      filter['lease.expiresAt'] = observed.leaseExpiresAt;
+      set.dueAt = observed.leaseExpiresAt;
+    }
+  } else {
+    // pending / waiting: a wake requested since the claim (kept in wakeAt) must not be lost.
+    filter.wakeAt = observed.wakeAt === undefined ? { $exists: false } : observed.wakeAt;
+    const next =
+      t.wakeAt === undefined ? observed.wakeAt : observed.wakeAt === undefined ? t.wakeAt : Math.min(observed.wakeAt, t.wakeAt);
+    if (next === undefined) unset.dueAt = '';
+    else {
+      set.wakeAt = next;
+      set.dueAt = next;
+    }
+  }
+  const update: Record<string, unknown> = { $set: set };
+  if (Object.keys(unset).length > 0) update.$unset = unset;
+  return { filter: filter as Filter<RunDoc>, update: update as UpdateFilter<RunDoc> };
+}
+
+/**
+ * Compare-and-set of the status. Usually ONE `findOneAndUpdate`: the first try assumes what a run
+ * just claimed looks like (no `wakeAt`); when that misses, one read tells a stale fence
+ * (`LEASE_LOST`), a terminal or unexpected status (`RUN_CONFLICT`), or a value that moved (a wake
+ * arrived), and the update is retried for what was read.
+ */
+export async function transition(ctx: StoreContext, runId: string, fence: number, t: RunTransition, now: number) {
+  return guard('runs.transition', () =>
+    ctx.exclusive(runId, async (): Promise<RunRecord> => {
+      let observed: Observed | undefined =
+        t.to === 'running' ? undefined : { wakeAt: undefined, leaseExpiresAt: undefined };
+      for (let i = 0; i < MAX_RETRIES; i++) {
+        if (observed) {
+          const { filter, update } = buildTransition(runId, fence, t, now, observed);
+          const doc = await ctx.runs.findOneAndUpdate(filter, update, await ctx.modifyOptions());
+          if (doc) return toRunRecord(doc);
+        }
+        const current = assertWritable(await ctx.runs.findOne({ _id: runId }, { projection: RUN_ONLY }), runId, fence);
+        if (!t.from.includes(current.status)) {
+          throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${current.status}, expected ${t.from.join('|')}`, {
+            data: { runId, status: current.status },
+          });
+        }
+        observed = { wakeAt: current.wakeAt, leaseExpiresAt: current.lease?.expiresAt };
+      }
+      throw contention('runs.transition', runId);
+    }),
+  );
+}

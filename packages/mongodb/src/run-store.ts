@@ -1,0 +1,149 @@
+import { CairnError, decodeRunCursor, encodeRunCursor, isTerminalRunStatus, normaliseListLimit } from '@cairn/core';
+import type { DueRun, NewRun, RunPage, RunQuery, RunRecord, RunStore } from '@cairn/core';
+import type { Filter } from 'mongodb';
+import type { StoreContext } from './context.js';
+import { RUN_ONLY, toRunRecord } from './documents.js';
+import type { RunDoc } from './documents.js';
+import { contention, guard, isDuplicateKey } from './errors.js';
+import { encodeJson } from './json-codec.js';
+import { claim, renew, transition } from './run-lease.js';
+import { MAX_RETRIES, tryWake } from './run-wake.js';
+
+/** The `idem` value unique per workflow: the idempotency key, or the run id when there is none. */
+export const idemOf = (runId: string, idempotencyKey: string | undefined): string =>
+  idempotencyKey === undefined ? `r:${runId}` : `k:${idempotencyKey}`;
+
+async function create(ctx: StoreContext, input: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }> {
+  const doc: RunDoc = {
+    _id: input.id,
+    workflow: input.workflow,
+    version: input.version,
+    input: encodeJson(input.input),
+    status: 'pending',
+    idem: idemOf(input.id, input.idempotencyKey),
+    fence: 0,
+    cancelRequested: false,
+    createdAt: now,
+    updatedAt: now,
+    steps: {},
+    state: {},
+    events: {},
+  };
+  if (input.parent) doc.parent = { runId: input.parent.runId, stepKey: input.parent.stepKey };
+  if (input.idempotencyKey !== undefined) doc.idempotencyKey = input.idempotencyKey;
+  if (input.wakeAt !== undefined) {
+    doc.wakeAt = input.wakeAt;
+    doc.dueAt = input.wakeAt;
+  }
+  for (let i = 0; i < MAX_RETRIES; i++) {
+    try {
+      // The unique index on (workflow, idem) makes this insert the whole idempotency check.
+      await ctx.runs.insertOne(doc);
+      return { run: toRunRecord(doc), created: true };
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+    if (input.idempotencyKey !== undefined) {
+      const existing = await ctx.runs.findOne({ workflow: input.workflow, idem: doc.idem }, { projection: RUN_ONLY });
+      if (existing) return { run: toRunRecord(existing), created: false };
+    }
+    if (await ctx.runs.findOne({ _id: input.id }, { projection: { _id: 1 } })) {
+      throw new CairnError('INVALID_INPUT', `Run id ${input.id} already exists`, { data: { runId: input.id } });
+    }
+    // The run that held the key was deleted in between: try again.
+  }
+  throw contention('runs.create', input.id);
+}
+
+async function list(ctx: StoreContext, query: RunQuery): Promise<RunPage> {
+  const limit = normaliseListLimit(query.limit);
+  const filter: Filter<RunDoc> = {};
+  if (query.workflow !== undefined) filter.workflow = query.workflow;
+  if (query.status !== undefined) filter.status = { $in: [query.status].flat() };
+  const createdAt: Record<string, number> = {};
+  if (query.createdAfter !== undefined) createdAt.$gte = query.createdAfter;
+  if (query.createdBefore !== undefined) createdAt.$lt = query.createdBefore;
+  if (query.cursor !== undefined) {
+    const after = decodeRunCursor(query.cursor);
+    // The $lte bound keeps the index range tight; the $or orders ties by id.
+    createdAt.$lte = after.createdAt;
+    filter.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after.id } }];
+  }
+  if (Object.keys(createdAt).length > 0) filter.createdAt = createdAt;
+  const docs = await ctx.runs
+    .find(filter, { projection: RUN_ONLY })
+    .sort({ createdAt: -1, _id: -1 })
+    .limit(limit + 1)
+    .toArray();
+  const page = docs.slice(0, limit).map(toRunRecord);
+  const result: RunPage = { runs: page };
+  const last = page[page.length - 1];
+  if (docs.length > limit && last) result.nextCursor = encodeRunCursor(last);
+  return result;
+}
+
+async function wake(ctx: StoreContext, runId: string, now: number): Promise<void> {
+  for (let i = 0; i < MAX_RETRIES; i++) {
+    if ((await tryWake(ctx, runId, now, {}, false)).hit) return;
+    const doc = await ctx.runs.findOne({ _id: runId }, { projection: { status: 1 } });
+    if (!doc || isTerminalRunStatus(doc.status)) return;
+  }
+  throw contention('runs.wake', runId);
+}
+
+async function requestCancel(ctx: StoreContext, runId: string, now: number): Promise<RunRecord | undefined> {
+  for (let i = 0; i < MAX_RETRIES; i++) {
+    const { doc } = await tryWake(ctx, runId, now, { set: { cancelRequested: true } }, true);
+    if (doc) return toRunRecord(doc);
+    const current = await ctx.runs.findOne({ _id: runId }, { projection: RUN_ONLY });
+    if (!current) return undefined;
+    if (isTerminalRunStatus(current.status)) return toRunRecord(current);
+  }
+  throw contention('runs.requestCancel', runId);
+}
+
+async function findDue(ctx: StoreContext, now: number, limit: number): Promise<DueRun[]> {
+  if (!(limit > 0)) return [];
+  const docs = await ctx.runs
+    .find(
+      { dueAt: { $lte: now } },
+      { projection: { _id: 1, workflow: 1, status: 1, wakeAt: 1, lease: 1, dueAt: 1 } },
+    )
+    .sort({ dueAt: 1, _id: 1 })
+    .limit(limit)
+    .toArray();
+  const due: DueRun[] = [];
+  for (const doc of docs) {
+    // dueAt is exact by construction; re-checking costs nothing and guards against old documents.
+    if ((doc.status === 'pending' || doc.status === 'waiting') && doc.wakeAt !== undefined && doc.wakeAt <= now) {
+      due.push({ id: doc._id, workflow: doc.workflow, reason: 'wake' });
+    } else if (doc.status === 'running' && doc.lease && doc.lease.expiresAt <= now) {
+      due.push({ id: doc._id, workflow: doc.workflow, reason: 'lease-expired' });
+    }
+  }
+  return due;
+}
+
+/** The `runs` part of the store. */
+export function createRunStore(ctx: StoreContext): RunStore {
+  return {
+    create: (run, now) => guard('runs.create', () => ctx.exclusive(run.id, () => create(ctx, run, now))),
+    get: (runId) =>
+      guard('runs.get', async () => {
+        const doc = await ctx.runs.findOne({ _id: runId }, { projection: RUN_ONLY });
+        return doc ? toRunRecord(doc) : undefined;
+      }),
+    list: (query) => guard('runs.list', () => list(ctx, query)),
+    claim: (runId, owner, leaseMs, now) => claim(ctx, runId, owner, leaseMs, now),
+    renew: (runId, fence, leaseMs, now) => renew(ctx, runId, fence, leaseMs, now),
+    transition: (runId, fence, t, now) => transition(ctx, runId, fence, t, now),
+    wake: (runId, now) => guard('runs.wake', () => ctx.exclusive(runId, () => wake(ctx, runId, now))),
+    requestCancel: (runId, now) =>
+      guard('runs.requestCancel', () => ctx.exclusive(runId, () => requestCancel(ctx, runId, now))),
+    findDue: (now, limit) => guard('runs.findDue', () => findDue(ctx, now, limit)),
+    delete: (runId) =>
+      guard('runs.delete', () =>
+        ctx.exclusive(runId, async () => (await ctx.runs.deleteOne({ _id: runId })).deletedCount > 0),
+      ),
+  };
+}
