@@ -127,6 +127,18 @@ export class Execution {
     if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
     if (this.fatal) return this.settle({ kind: 'failed', error: toErrorRecord(this.fatal) });
     if (this.cancelled) return this.finishCancelled();
+    // A deterministic replay makes at least every call the history recorded (positions 0..n-1). A
+    // handler that ends before reaching a recorded step runs changed code: its result is not one
+    // this history can produce.
+    const unreached = [...this.recordedBySeq.values()].find((step) => step.seq >= this.callIndex);
+    if (unreached) {
+      const error = new CairnError(
+        'NON_DETERMINISM',
+        `Run ${this.run.id}: the workflow ${result.ok ? 'returned' : 'threw'} after ${this.callIndex} calls, but the history has ${unreached.kind} ${JSON.stringify(unreached.key)} at #${unreached.seq}. The workflow code changed under a running run; register the new code as a new version.`,
+        { data: { runId: this.run.id, seq: unreached.seq, expected: unreached.key, actual: null } },
+      );
+      return this.settle({ kind: 'failed', error: toErrorRecord(error) });
+    }
     if (!result.ok) return this.settle({ kind: 'failed', error: toErrorRecord(result.error) });
     if (result.output === undefined) return this.settle({ kind: 'completed', output: undefined });
     try {

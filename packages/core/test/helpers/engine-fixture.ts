@@ -1,0 +1,248 @@
+// Shared scaffolding of the engine tests: an engine over a memory store seen through a counting
+// proxy, a ManualClock, a scripted fault injector, a quiet logger, and polling helpers bounded by
+// event-loop turns (never by elapsed time).
+import assert from 'node:assert/strict';
+import {
+  type Engine,
+  type EngineOptions,
+  type RunRecord,
+  type RunStatus,
+  type StepRecord,
+  type WorkflowStore,
+  createEngine,
+  createMemoryStore,
+} from '@cairn/core';
+import { ManualClock, type ScriptedFaults, createFaults } from '@cairn/core/testing';
+
+/** One store call seen by the counting proxy. */
+export interface StoreCall {
+  /** `noun.method`, e.g. `steps.insert`. */
+  name: string;
+  args: unknown[];
+  /** Set once the call settled. */
+  outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
+}
+
+/** A store proxy that counts and logs every call per `noun.method`. */
+export interface CountingStore {
+  readonly store: WorkflowStore;
+  readonly inner: WorkflowStore;
+  readonly calls: StoreCall[];
+  /** Calls of `name` (`noun.method`) since the last reset. */
+  count(name: string): number;
+  /** Every call since the last reset, by name. */
+  counts(): Record<string, number>;
+  /** Every call since the last reset. */
+  total(): number;
+  /** Calls that write (everything but get/list/load/findDue/history). */
+  writes(): number;
+  reset(): void;
+  /** Replace a method (`noun.method`) with `fn(original, ...args)`; `undefined` restores it. */
+  intercept(name: string, fn: ((original: (...args: any[]) => Promise<unknown>, ...args: any[]) => Promise<unknown>) | undefined): void;
+}
+
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history'] as const;
+const READS = new Set(['runs.get', 'runs.list', 'runs.findDue', 'steps.load', 'state.get', 'events.get', 'versions.get', 'versions.list', 'history.list']);
+
+export function countingStore(inner: WorkflowStore = createMemoryStore()): CountingStore {
+  const calls: StoreCall[] = [];
+  const intercepts = new Map<string, (original: (...args: any[]) => Promise<unknown>, ...args: any[]) => Promise<unknown>>();
+  const wrapped: Record<string, unknown> = { name: inner.name, capabilities: inner.capabilities, close: () => inner.close() };
+  for (const noun of NOUNS) {
+    const target = inner[noun] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const proxy: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+    for (const method of Object.keys(target)) {
+      const name = `${noun}.${method}`;
+      const original = (...args: unknown[]) => target[method]!(...args);
+      proxy[method] = async (...args: unknown[]) => {
+        const call: StoreCall = { name, args: structuredClone(args) };
+        calls.push(call);
+        try {
+          const intercept = intercepts.get(name);
+          const value = intercept ? await intercept(original, ...args) : await original(...args);
+          call.outcome = { ok: true, value };
+          return value;
+        } catch (error) {
+          call.outcome = { ok: false, error };
+          throw error;
+        }
+      };
+    }
+    wrapped[noun] = proxy;
+  }
+  const counts = () => {
+    const out: Record<string, number> = {};
+    for (const c of calls) out[c.name] = (out[c.name] ?? 0) + 1;
+    return out;
+  };
+  return {
+    store: wrapped as unknown as WorkflowStore,
+    inner,
+    calls,
+    count: (name) => calls.filter((c) => c.name === name).length,
+    counts,
+    total: () => calls.length,
+    writes: () => calls.filter((c) => !READS.has(c.name)).length,
+    reset: () => void calls.splice(0),
+    intercept: (name, fn) => (fn ? intercepts.set(name, fn) : intercepts.delete(name)),
+  };
+}
+
+/** A log line the engine emitted. */
+export interface LogLine {
+  level: 'warn' | 'error';
+  message: string;
+  data: Record<string, unknown> | undefined;
+}
+
+export interface Fixture {
+  engine: Engine;
+  clock: ManualClock;
+  /** The store the engine uses (counting proxy). */
+  store: WorkflowStore;
+  counter: CountingStore;
+  /** The memory store underneath (reads through it are not counted). */
+  inner: WorkflowStore;
+  faults: ScriptedFaults;
+  logs: LogLine[];
+}
+
+export interface FixtureOptions extends Partial<Omit<EngineOptions, 'store' | 'workflows' | 'clock' | 'faults' | 'logger'>> {
+  workflows: EngineOptions['workflows'];
+  clock?: ManualClock;
+  /** Reuse a counting store (several engines over one store). */
+  counter?: CountingStore;
+  faults?: ScriptedFaults;
+  /** Start workers (default true); `false` registers versions only; `'no'` does not call start(). */
+  start?: boolean | 'no';
+}
+
+/**
+ * An engine over a counting memory store with a ManualClock. The recovery loop is effectively off
+ * (tests call `engine.recover()` themselves) unless `recoveryIntervalMs` is given.
+ */
+export async function createFixture(options: FixtureOptions): Promise<Fixture> {
+  const { workflows, clock = new ManualClock(), counter = countingStore(), faults = createFaults(), start = true, ...rest } = options;
+  const logs: LogLine[] = [];
+  const engine = createEngine({
+    recoveryIntervalMs: 1e12,
+    ...rest,
+    store: counter.store,
+    workflows,
+    clock,
+    faults,
+    logger: {
+      warn: (message, data) => void logs.push({ level: 'warn', message, data }),
+      error: (message, data) => void logs.push({ level: 'error', message, data }),
+    },
+  });
+  if (start !== 'no') await engine.start({ workers: start });
+  return { engine, clock, store: counter.store, counter, inner: counter.inner, faults, logs };
+}
+
+/** One macrotask turn: every pending microtask (and the ones they queue) runs first. */
+export const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await turn();
+}
+
+/**
+ * Waits turn by turn until `done()` holds. Bounded by event-loop turns, not by time, so a bug fails
+ * the test instead of hanging it.
+ */
+export async function until(done: () => boolean | Promise<boolean>, what = 'condition', maxTurns = 20_000): Promise<void> {
+  for (let i = 0; i < maxTurns; i++) {
+    if (await done()) return;
+    await turn();
+  }
+  assert.fail(`${what}: not reached after ${maxTurns} event-loop turns`);
+}
+
+/** Waits until the run has one of `statuses` and returns it. */
+export async function waitForStatus(store: WorkflowStore, runId: string, statuses: RunStatus | RunStatus[], maxTurns?: number): Promise<RunRecord> {
+  const wanted = [statuses].flat();
+  let run: RunRecord | undefined;
+  await until(
+    async () => {
+      run = await store.runs.get(runId);
+      return run !== undefined && wanted.includes(run.status);
+    },
+    `run ${runId} to be ${wanted.join('|')} (last seen ${run?.status})`,
+    maxTurns,
+  );
+  return run as RunRecord;
+}
+
+/**
+ * Waits until the run is `waiting` and nothing happens for a few turns (no executing local pass).
+ * Returns the run.
+ */
+export async function waitForIdle(store: WorkflowStore, runId: string): Promise<RunRecord> {
+  let last = '';
+  let stable = 0;
+  let run: RunRecord | undefined;
+  await until(
+    async () => {
+      run = await store.runs.get(runId);
+      const steps = await store.steps.load(runId);
+      const sig = JSON.stringify([run?.status, run?.updatedAt, run?.fence, steps.map((s) => [s.key, s.status, s.attempt])]);
+      stable = sig === last ? stable + 1 : 0;
+      last = sig;
+      return stable >= 5 && run !== undefined && run.status !== 'running' && run.status !== 'pending';
+    },
+    `run ${runId} to settle`,
+  );
+  return run as RunRecord;
+}
+
+/** Waits until the step exists with one of `statuses`. */
+export async function waitForStep(store: WorkflowStore, runId: string, key: string, statuses: StepRecord['status'] | StepRecord['status'][]): Promise<StepRecord> {
+  const wanted = [statuses].flat();
+  let step: StepRecord | undefined;
+  await until(
+    async () => {
+      step = (await store.steps.load(runId)).find((s) => s.key === key);
+      return step !== undefined && wanted.includes(step.status);
+    },
+    `step ${key} of ${runId} to be ${wanted.join('|')} (last seen ${step?.status})`,
+  );
+  return step as StepRecord;
+}
+
+/** Expects `promise` to reject with a CairnError of `code`; returns the error. */
+export async function rejectsWithCode(promise: Promise<unknown> | (() => unknown), code: string): Promise<Error & { code: string; data?: unknown }> {
+  let error: unknown;
+  try {
+    await (typeof promise === 'function' ? promise() : promise);
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error !== undefined, `expected a rejection with ${code}, got a value`);
+  assert.equal((error as { name?: string }).name, 'CairnError', `expected a CairnError, got ${String(error)}`);
+  assert.equal((error as { code?: string }).code, code, `expected ${code}, got ${(error as Error).message}`);
+  return error as Error & { code: string };
+}
+
+/** The chain of error codes from an error down its causes. */
+export function codeChain(error: unknown): string[] {
+  const out: string[] = [];
+  let e = error as { code?: unknown; cause?: unknown } | undefined;
+  for (let i = 0; e && i < 10; i++) {
+    out.push(typeof e.code === 'string' ? e.code : `(${(e as { name?: string }).name ?? typeof e})`);
+    e = e.cause as typeof e;
+  }
+  return out;
+}
+
+/** A promise with its resolve function. */
+export interface Gate<T = void> {
+  promise: Promise<T>;
+  open(value: T): void;
+}
+
+export function gate<T = void>(): Gate<T> {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => (open = resolve));
+  return { promise, open };
+}
