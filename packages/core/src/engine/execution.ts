@@ -157,6 +157,9 @@ export class Execution {
     try {
       for (const childId of this.children) {
         const child = await this.rt.store.runs.requestCancel(childId, this.rt.clock.now());
+        // A child executing in this process learns of it now, as with `engine.cancel`, instead of
+        // at its next lease renewal (by which time a short child has run to completion).
+        if (child) this.rt.executing.get(child.id)?.observeCancel();
         if (child) await this.rt.dispatchRun(child.id, child.workflow);
       }
     } catch (error) {
