@@ -246,3 +246,26 @@ export function gate<T = void>(): Gate<T> {
   const promise = new Promise<T>((resolve) => (open = resolve));
   return { promise, open };
 }
+
+/**
+ * Waits until nothing changes for `stableTurns` event-loop turns: the run, its steps and the number
+ * of store calls made through `counter`. Unlike `waitForIdle` it accepts any status (a crashed
+ * execution leaves its run `running` under a lease nobody renews).
+ */
+export async function waitForQuiet(counter: CountingStore, runId: string, stableTurns = 10): Promise<RunRecord | undefined> {
+  let last = '';
+  let stable = 0;
+  let run: RunRecord | undefined;
+  await until(
+    async () => {
+      run = await counter.inner.runs.get(runId);
+      const steps = await counter.inner.steps.load(runId);
+      const sig = JSON.stringify([run, steps, counter.total()]);
+      stable = sig === last ? stable + 1 : 0;
+      last = sig;
+      return stable >= stableTurns;
+    },
+    `run ${runId} to go quiet`,
+  );
+  return run;
+}
