@@ -99,7 +99,6 @@ describe('no server to be had', () => {
   });
 
   test('without a container runtime, the Testcontainers probe (forced on) fails fast and the provider falls through', async () => {
-    const started = Date.now();
     // Real probe (Testcontainers enabled), but no binaries: here, with no Docker, it must skip.
     const result = await startService('redis', {
       env: { ...emptyWorld(), CAIRN_TEST_TESTCONTAINERS: '1', DOCKER_HOST: process.env['DOCKER_HOST'] },
@@ -112,8 +111,7 @@ describe('no server to be had', () => {
       await result.stop();
       return;
     }
-    assert.match(result.reason, /Testcontainers: /);
-    assert.ok(Date.now() - started < 10_000, 'the probe is bounded');
+    assert.match(result.reason, /Testcontainers: (no container runtime|container runtime .* did not answer)/);
   });
 });
 
@@ -123,11 +121,10 @@ test('in auto mode, a machine with no runtime configured is answered without loa
     return;
   }
   resetContainerProbe(); // another test forced a real probe; its answer is cached per process
-  const started = Date.now();
   const result = await startService('redis', { env: { PATH: '/nonexistent', CAIRN_TEST_LOCAL_BIN_DIR: emptyBinDir }, log: () => {} });
   assert.ok(result.skipped);
+  // This reason is only given before any import of testcontainers.
   assert.match(result.reason, /Testcontainers: no container runtime configured/);
-  assert.ok(Date.now() - started < 500);
 });
 
 describe('CAIRN_TEST_REQUIRE', () => {

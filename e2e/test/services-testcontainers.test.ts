@@ -38,20 +38,16 @@ after(() => {
   rmSync(emptyBinDir, { recursive: true, force: true });
 });
 
-test('a silent DOCKER_HOST makes the probe give up after its timeout', async () => {
-  const started = Date.now();
+test('a silent DOCKER_HOST makes the probe give up after its timeout', { timeout: 60_000 }, async () => {
+  // Without our own timeout this would never settle (the test runner's timeout would end it).
   const probe = await probeContainerRuntime(700, true);
-  const ms = Date.now() - started;
   assert.equal(probe.ok, false);
   assert.ok(!probe.ok);
-  // Either our timeout fired, or Testcontainers gave up by itself first: both are bounded.
-  assert.match(probe.reason, /did not answer within 700 ms|no container runtime/);
-  assert.ok(ms < 2500, `probe took ${ms} ms`);
+  assert.match(probe.reason, /container runtime \(DOCKER_HOST=tcp:\/\/127\.0\.0\.1:\d+\) did not answer within 700 ms/);
 });
 
-test('the provider falls through to the next step after a silent runtime', async () => {
+test('the provider falls through to the next step after a silent runtime', { timeout: 60_000 }, async () => {
   resetContainerProbe();
-  const started = Date.now();
   const result = await startService('redis', {
     env: { PATH: '/nonexistent', CAIRN_TEST_LOCAL_BIN_DIR: emptyBinDir },
     probeTimeoutMs: 700,
@@ -59,6 +55,6 @@ test('the provider falls through to the next step after a silent runtime', async
   });
   assert.ok(result.skipped);
   assert.match(result.reason, /Testcontainers: /);
+  assert.match(result.reason, /Testcontainers: container runtime .* did not answer within 700 ms/);
   assert.match(result.reason, /redis-server not found/);
-  assert.ok(Date.now() - started < 3000);
 });
