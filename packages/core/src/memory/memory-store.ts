@@ -281,9 +281,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
       },
       async get(runId) {
         const e = entry(runId);
-        const out: Record<string, Json> = {};
-        if (e) for (const [k, v] of e.state) out[k] = copy(v);
-        return out;
+        // fromEntries defines own properties, so a key named `__proto__` survives like any other.
+        return e ? Object.fromEntries([...e.state].map(([k, v]) => [k, copy(v)])) : {};
       },
     },
 
