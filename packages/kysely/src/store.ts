@@ -40,6 +40,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   const dialect = dialectOf(options.dialect ?? detectDialect(options.db));
   const ctx = createContext(options.db, dialect, tableNames(options.tablePrefix ?? 'cairn_'), options.asyncStartCommit ?? true);
   const versions = versionsOf(ctx);
+  // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time).
+  const write = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => dialect.exclusive(() => fn(...args));
   let closed = false;
   return {
     name: `kysely-${dialect.name}`,
@@ -48,21 +50,21 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
       maxPayloadBytes: options.maxPayloadBytes ?? (dialect.name === 'mysql' ? 8 : 16) * 1024 * 1024,
     },
     runs: {
-      create: createRun(ctx),
+      create: write(createRun(ctx)),
       get: getRun(ctx),
       list: listRuns(ctx),
-      claim: claimRun(ctx),
-      renew: renewRun(ctx),
-      transition: transitionRun(ctx),
-      wake: wakeRun(ctx),
-      requestCancel: requestCancel(ctx),
+      claim: write(claimRun(ctx)),
+      renew: write(renewRun(ctx)),
+      transition: write(transitionRun(ctx)),
+      wake: write(wakeRun(ctx)),
+      requestCancel: write(requestCancel(ctx)),
       findDue: findDue(ctx),
-      delete: deleteRun(ctx),
+      delete: write(deleteRun(ctx)),
     },
-    steps: { load: loadSteps(ctx), insert: insertStep(ctx), transition: transitionStep(ctx) },
-    state: { set: setState(ctx), get: getState(ctx) },
-    events: { deliver: deliverEvent(ctx), get: getEvent(ctx) },
-    versions,
+    steps: { load: loadSteps(ctx), insert: write(insertStep(ctx)), transition: write(transitionStep(ctx)) },
+    state: { set: write(setState(ctx)), get: getState(ctx) },
+    events: { deliver: write(deliverEvent(ctx)), get: getEvent(ctx) },
+    versions: { ...versions, upsert: write(versions.upsert), setStatus: write(versions.setStatus) },
     history: { list: listHistory(ctx) },
     async close() {
       if (closed) return;

@@ -16,6 +16,7 @@ export const mysqlDialect: SqlDialect = {
   onConflictDoNothing: () => sql``,
   upsertTail: (_keys, columns) =>
     sql`on duplicate key update ${sql.join(columns.map((c) => sql`${sql.id(c)} = values(${sql.id(c)})`))}`,
+  exclusive: (fn) => fn(),
   transaction: (db, fn) => db.transaction().execute(fn),
   isDuplicateKey: (error) => {
     const e = error as { code?: unknown; errno?: unknown } | null;

@@ -1,6 +1,24 @@
 import { sql } from 'kysely';
 import type { AnyKysely, SqlDialect } from './types.js';
 
+// better-sqlite3 is synchronous: while one connection of this process holds the write lock and
+// awaits, another connection of the same process that tries to write blocks the whole thread in
+// busy_timeout, so the holder can never finish (a self-deadlock until the timeout). Writes of every
+// store instance in the process therefore take turns on one process-wide queue (shared through
+// globalThis, so two copies of the package share it too). Other processes wait in busy_timeout.
+const LOCK_KEY = Symbol.for('@cairn/kysely:sqlite-write-queue');
+type WriteQueue = { tail: Promise<void> };
+const queue: WriteQueue = ((globalThis as Record<symbol, WriteQueue | undefined>)[LOCK_KEY] ??= { tail: Promise.resolve() });
+
+function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+  const run = queue.tail.then(fn);
+  queue.tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  return run;
+}
+
 /**
  * SQLite (driver `better-sqlite3`). Kysely runs it on one connection guarded by a mutex, and a
  * transaction holds that connection from `BEGIN IMMEDIATE` to `COMMIT`, so concurrent async
@@ -18,6 +36,7 @@ export const sqliteDialect: SqlDialect = {
   onConflictDoNothing: () => sql`on conflict do nothing`,
   upsertTail: (keys, columns) =>
     sql`on conflict (${sql.join(keys.map((k) => sql.id(k)))}) do update set ${sql.join(columns.map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`))}`,
+  exclusive,
   transaction: <T>(db: AnyKysely, fn: (trx: AnyKysely) => Promise<T>) =>
     db.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);

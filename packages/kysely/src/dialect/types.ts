@@ -31,6 +31,11 @@ export interface SqlDialect {
   onConflictDoNothing(): RawBuilder<unknown>;
   /** Tail of an upsert: on a duplicate of `keys`, overwrite `columns` with the inserted values. */
   upsertTail(keys: readonly string[], columns: readonly string[]): RawBuilder<unknown>;
+  /**
+   * Runs one write operation of the store. SQLite: one at a time per process, across every store
+   * instance (see `sqliteDialect`); the servers: at once.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Runs `fn` in one write transaction (SQLite: `BEGIN IMMEDIATE`). */
   transaction<T>(db: AnyKysely, fn: (trx: AnyKysely) => Promise<T>): Promise<T>;
   /** True when `error` is the driver's duplicate-key violation. */

@@ -15,6 +15,8 @@ export interface DbOptions {
 export async function postgresDb(url: string, options: DbOptions = {}): Promise<AnyDb> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // An idle connection closed by the server (a dropped test database) must not crash the process.
+  pool.on('error', () => {});
   return new Kysely({ dialect: new PostgresDialect({ pool }), ...(options.log ? { log: options.log } : {}) });
 }
 
