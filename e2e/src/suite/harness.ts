@@ -30,8 +30,11 @@ export interface ConformanceHarness {
    * A function is called after `setup()`, when the server's address is known.
    */
   source?: string | (() => string);
-  /** Starts or connects to the server, once, before the first test. */
-  setup?(): Promise<void>;
+  /**
+   * Starts or connects to the server, once, before the first test. Resolving `{ skip: reason }`
+   * (no server could be had) skips every case at run time with that reason, by name.
+   */
+  setup?(): Promise<void | HarnessSetupResult>;
   /**
    * Opens a store in `namespace` (a database, schema, key prefix...), empty on first use. Called once
    * per test with a fresh namespace (lowercase letters, digits and `_`, at most 24 characters).
@@ -53,6 +56,12 @@ export interface ConformanceHarness {
   artefactsOf?(store: WorkflowStore, namespace: string, runId: string): Promise<string[]>;
   /** Capabilities the backend lacks. */
   capabilities?: HarnessCapabilities;
+}
+
+/** What `ConformanceHarness.setup` may resolve with. */
+export interface HarnessSetupResult {
+  /** Why this backend cannot be tested here (e.g. no PostgreSQL available); every case is skipped. */
+  skip?: string;
 }
 
 /** Options of `runConformance`. */

@@ -1,5 +1,5 @@
 export { runConformance, selectGroups, skipReason, newNamespace } from './run-conformance.js';
-export type { ConformanceHarness, ConformanceOptions, HarnessCapabilities } from './harness.js';
+export type { ConformanceHarness, ConformanceOptions, HarnessCapabilities, HarnessSetupResult } from './harness.js';
 export type { CaseEnv, CaseGroup, ConformanceCase, Requirement } from './case.js';
 export { countingStore } from './counting-store.js';
 export type { CountingStore, StoreCall } from './counting-store.js';

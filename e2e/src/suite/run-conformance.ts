@@ -97,10 +97,12 @@ async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): 
 export function runConformance(harness: ConformanceHarness, options: ConformanceOptions = {}): void {
   const groups = selectGroups(allGroups, options.only ?? onlyFromEnvironment());
   const counts = { total: 0, passed: 0, skipped: 0 };
+  let unavailable: string | undefined;
 
   describe(`conformance: ${harness.name}`, () => {
     before(async () => {
-      await harness.setup?.();
+      const result = await harness.setup?.();
+      if (result && typeof result.skip === 'string') unavailable = result.skip;
     });
 
     after(async (context) => {
@@ -109,7 +111,8 @@ export function runConformance(harness: ConformanceHarness, options: Conformance
       } finally {
         // Cases whose body never ran (a failed setup) count as failed, not as missing.
         const failed = counts.total - counts.passed - counts.skipped;
-        const line = `conformance ${harness.name} (${sourceOf(harness)}): ${counts.passed} passed, ${failed} failed, ${counts.skipped} skipped`;
+        const source = unavailable === undefined ? sourceOf(harness) : `unavailable: ${unavailable}`;
+        const line = `conformance ${harness.name} (${source}): ${counts.passed} passed, ${failed} failed, ${counts.skipped} skipped`;
         // A suite-level hook gets a SuiteContext without `diagnostic` on some Node versions.
         if ('diagnostic' in context && typeof context.diagnostic === 'function') context.diagnostic(line);
         else console.log(`# ${line}`);
@@ -126,7 +129,12 @@ export function runConformance(harness: ConformanceHarness, options: Conformance
             it(testCase.name, { skip: reason }, () => {});
             continue;
           }
-          it(testCase.name, async () => {
+          it(testCase.name, async (t) => {
+            if (unavailable !== undefined) {
+              counts.skipped += 1;
+              t.skip(`${harness.name} unavailable: ${unavailable}`);
+              return;
+            }
             await runCase(harness, testCase);
             counts.passed += 1;
           });

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { OutcomeCounts } from './suite/reporters/outcome-count-reporter.js';
+
+const USAGE = `Usage: cairn-conformance <harness-file> [--only <group>[,<group>...]] [--reporter <spec|tap|dot>]
+
+Runs the Cairn conformance suite against the harness that <harness-file> exports as its default
+export (a ConformanceHarness object, or a function returning one). TypeScript files are loaded
+through tsx. The exit code is the number of failed cases (0: the backend conforms).
+
+  --only      run only these groups, by id prefix: store, store.runs, engine, adversarial.crash-points, ...
+  --reporter  the node:test reporter for the output (default: spec)`;
+
+/** Parsed command line. */
+interface CliArgs {
+  harness: string;
+  only: string[];
+  reporter: string;
+}
+
+function parseArgs(argv: string[]): CliArgs | string {
+  const args: Partial<CliArgs> & { only: string[] } = { only: [], reporter: 'spec' };
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${arg} needs a value`);
+      return next;
+    };
+    try {
+      if (arg === '--help' || arg === '-h') return USAGE;
+      else if (arg === '--only') args.only.push(...value().split(',').map((s) => s.trim()).filter(Boolean));
+      else if (arg.startsWith('--only=')) args.only.push(...arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean));
+      else if (arg === '--reporter') args.reporter = value();
+      else if (arg.startsWith('--reporter=')) args.reporter = arg.slice(11);
+      else if (arg.startsWith('-')) return `Unknown option ${arg}\n\n${USAGE}`;
+      else if (args.harness === undefined) args.harness = arg;
+      else return `Only one harness file, got ${args.harness} and ${arg}\n\n${USAGE}`;
+    } catch (error) {
+      return `${(error as Error).message}\n\n${USAGE}`;
+    }
+  }
+  if (args.harness === undefined) return USAGE;
+  return args as CliArgs;
+}
+
+// The suite and the reporter next to this file: `.js` in the published build, `.ts` when the CLI
+// runs from the sources through tsx (reporters are resolved without tsx's .js → .ts mapping).
+const here = (path: string): string => {
+  const js = new URL(path, import.meta.url);
+  return existsSync(fileURLToPath(js)) ? js.href : new URL(path.replace(/\.js$/, '.ts'), import.meta.url).href;
+};
+
+/** The generated test entry: imports the harness, then registers the suite for it. */
+function entrySource(harnessUrl: string): string {
+  return `import { runConformance } from ${JSON.stringify(here('./suite/index.js'))};
+const mod = await import(${JSON.stringify(harnessUrl)});
+let harness = mod.default ?? mod.harness;
+if (typeof harness === 'function') harness = await harness();
+if (!harness || typeof harness.createStore !== 'function' || typeof harness.name !== 'string') {
+  throw new TypeError(${JSON.stringify(`the harness file must default-export a ConformanceHarness ({ name, createStore, ... })`)});
+}
+runConformance(harness);
+`;
+}
+
+/** The child's environment: ours, with `--only` passed on, and never a parent test runner's context. */
+function childEnv(only: string[]): NodeJS.ProcessEnv {
+  // Started from inside a `node --test` file, the variable would make the child skip its own files.
+  const { NODE_TEST_CONTEXT: _parentRunner, ...env } = process.env;
+  if (only.length > 0) env.CAIRN_CONFORMANCE_ONLY = only.join(',');
+  return env;
+}
+
+/** Runs the suite for one harness file in a child `node --test`; resolves with the counts. */
+export async function runCli(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (typeof args === 'string') {
+    const help = args === USAGE && (argv.includes('--help') || argv.includes('-h'));
+    (help ? console.log : console.error)(args);
+    return help ? 0 : 2;
+  }
+  const harnessPath = resolve(process.cwd(), args.harness);
+  if (!existsSync(harnessPath)) {
+    console.error(`cairn-conformance: no such file ${harnessPath}`);
+    return 2;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'cairn-conformance-'));
+  try {
+    const entry = join(dir, 'conformance.entry.mjs');
+    const countsFile = join(dir, 'counts.json');
+    await writeFile(entry, entrySource(pathToFileURL(harnessPath).href));
+    // Keep export conditions the CLI itself was started with (e.g. --conditions=@cairn/source).
+    const conditions = process.execArgv.filter((a) => a.startsWith('--conditions') || a.startsWith('-C'));
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        import.meta.resolve('tsx'),
+        ...conditions,
+        '--test',
+        '--test-concurrency=1',
+        `--test-reporter=${args.reporter}`,
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${here('./suite/reporters/outcome-count-reporter.js')}`,
+        `--test-reporter-destination=${countsFile}`,
+        entry,
+      ],
+      {
+        stdio: 'inherit',
+        env: childEnv(args.only),
+      },
+    );
+    const exitCode = await new Promise<number>((done) => child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0))));
+    let counts: OutcomeCounts | undefined;
+    try {
+      counts = JSON.parse(await readFile(countsFile, 'utf8')) as OutcomeCounts;
+    } catch {
+      // The child died before its reporter finished: report that as a failure below.
+    }
+    if (!counts) {
+      console.error(`cairn-conformance: the test process ended (exit code ${exitCode}) without reporting results`);
+      return Math.max(1, exitCode);
+    }
+    console.log(`cairn-conformance: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+    // A non-zero exit with no failed case (a crash outside any case) must not read as success.
+    return counts.failed > 0 ? Math.min(counts.failed, 255) : exitCode === 0 ? 0 : 1;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// Run only as a program, not when imported (e.g. by tests).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}

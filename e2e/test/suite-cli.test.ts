@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+
+const e2e = fileURLToPath(new URL('..', import.meta.url));
+
+function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', '--conditions=@cairn/source', 'src/cli.ts', ...args], { cwd: e2e, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('cairn-conformance CLI', () => {
+  it('--help prints the usage and exits 0', async () => {
+    const { code, stdout } = await cli('--help');
+    assert.equal(code, 0);
+    assert.match(stdout, /Usage: cairn-conformance <harness-file>/);
+  });
+
+  it('a missing file or a bad option exits 2 with a message', async () => {
+    const missing = await cli('test/fixtures/does-not-exist.ts');
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no such file/);
+    const bad = await cli('test/fixtures/memory.harness.ts', '--frobnicate');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /Unknown option --frobnicate/);
+  });
+
+  it('a file whose default export is not a harness fails, saying why', async () => {
+    const { code, stdout, stderr } = await cli('test/fixtures/not-a-harness.ts');
+    assert.notEqual(code, 0);
+    assert.match(`${stdout}${stderr}`, /must default-export a ConformanceHarness/);
+  });
+
+  it('a passing harness exits 0 and prints the backend, its source and the counts', async () => {
+    const { code, stdout } = await cli('test/fixtures/memory.harness.ts', '--only', 'store.versions');
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /conformance memory \(in-process memory store from @cairn\/core\): 8 passed, 0 failed, 0 skipped/);
+    assert.match(stdout, /cairn-conformance: 8 passed, 0 failed, 0 skipped/);
+  });
+
+  it('a backend whose setup reports it unavailable is skipped case by case, with the reason', async () => {
+    const { code, stdout } = await cli('test/fixtures/unavailable.harness.ts', '--only', 'store.versions', '--reporter', 'tap');
+    assert.equal(code, 0, stdout);
+    assert.equal([...stdout.matchAll(/# SKIP unavailable unavailable: no server in this test/g)].length, 8);
+    assert.match(stdout, /conformance unavailable \(unavailable: no server in this test\): 0 passed, 0 failed, 8 skipped/);
+  });
+});
