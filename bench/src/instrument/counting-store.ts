@@ -1,0 +1,151 @@
+import type { RunRecord, WorkflowStore } from '@cairn/core';
+import { nowMs } from '../stats.js';
+import { diff, type RoundTripCounter, type RoundTripSnapshot } from './round-trips.js';
+
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history'] as const;
+
+/** One execution of a run as seen by the store: from `runs.claim` to the `runs.transition` that ends it. */
+export interface ExecutionWindow {
+  runId: string;
+  /** `performance.now()` when `runs.claim` was called / when the closing transition resolved. */
+  startedAt: number;
+  endedAt: number;
+  /** Status the closing transition wrote (`waiting`, `completed`, ...). */
+  status: string;
+  /** Driver round trips made inside the window, by store method. */
+  roundTrips: RoundTripSnapshot;
+  /** Store calls made inside the window, by method. */
+  storeCalls: Record<string, number>;
+}
+
+interface OpenWindow {
+  startedAt: number;
+  rt: RoundTripSnapshot;
+  calls: Record<string, number>;
+}
+
+/**
+ * Wraps a store: counts every call per `noun.method`, tells the driver counter which store method
+ * is in flight (so driver round trips can be attributed), and reports execution windows per run.
+ * Scenarios run one execution at a time when they read windows, so attribution is exact there.
+ */
+export class StoreProbe {
+  readonly store: WorkflowStore;
+  readonly calls = new Map<string, number>();
+  readonly #open = new Map<string, OpenWindow>();
+  readonly #waiters = new Map<string, { since: number; resolve: (w: ExecutionWindow) => void }[]>();
+  readonly #closed = new Map<string, ExecutionWindow[]>();
+  /** First `runs.claim` call per run (for queue waits), and when each run reached a terminal status. */
+  readonly firstClaimAt = new Map<string, number>();
+  readonly finishedAt = new Map<string, number>();
+  /** Record first-claim / finish times only while true (the fairness and latency scenarios). */
+  trackRuns = false;
+
+  constructor(
+    inner: WorkflowStore,
+    readonly counter: RoundTripCounter,
+  ) {
+    const wrapped: Record<string, unknown> = { name: inner.name, capabilities: inner.capabilities, close: () => inner.close() };
+    for (const noun of NOUNS) wrapped[noun] = this.#wrapNoun(noun, inner[noun] as unknown as Record<string, unknown>);
+    this.store = wrapped as unknown as WorkflowStore;
+  }
+
+  callSnapshot(): Record<string, number> {
+    return Object.fromEntries(this.calls);
+  }
+
+  /**
+   * Resolves with the first execution window of `runId` that started at or after `since`
+   * (a `performance.now()` time taken before the run was started or woken), already closed or not.
+   */
+  execution(runId: string, since: number): Promise<ExecutionWindow> {
+    const done = this.#closed.get(runId)?.find((w) => w.startedAt >= since);
+    if (done) return Promise.resolve(done);
+    return new Promise((resolve) => {
+      const list = this.#waiters.get(runId) ?? [];
+      list.push({ since, resolve });
+      this.#waiters.set(runId, list);
+    });
+  }
+
+  /** Forgets closed windows and run timings (between scenarios). */
+  forget(): void {
+    this.#closed.clear();
+    this.firstClaimAt.clear();
+    this.finishedAt.clear();
+  }
+
+  #wrapNoun(noun: string, target: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(target).concat(Object.getOwnPropertyNames(Object.getPrototypeOf(target) ?? {}))) {
+      const value = target[key];
+      if (typeof value !== 'function' || key === 'constructor') continue;
+      const method = `${noun}.${key}`;
+      out[key] = (...args: unknown[]) => this.#call(method, () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args), args);
+    }
+    return out;
+  }
+
+  async #call(method: string, fn: () => Promise<unknown>, args: unknown[]): Promise<unknown> {
+    const runId = typeof args[0] === 'string' ? args[0] : undefined;
+    if (method === 'runs.claim' && runId !== undefined) {
+      // The claim itself belongs to the window: snapshot before it is counted and sent.
+      const t = nowMs();
+      if (this.trackRuns && !this.firstClaimAt.has(runId)) this.firstClaimAt.set(runId, t);
+      this.#open.set(runId, { startedAt: t, rt: this.counter.snapshot(), calls: this.callSnapshot() });
+    }
+    this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
+    this.counter.enter(method);
+    let result: unknown;
+    try {
+      result = await fn();
+    } finally {
+      this.counter.leave(method);
+    }
+    if (runId !== undefined) {
+      if (method === 'runs.claim' && result === undefined) this.#open.delete(runId);
+      if (method === 'runs.transition') this.#close(runId, result as RunRecord);
+    }
+    return result;
+  }
+
+  #close(runId: string, run: RunRecord): void {
+    const endedAt = nowMs();
+    if (this.trackRuns && (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled')) this.finishedAt.set(runId, endedAt);
+    const open = this.#open.get(runId);
+    if (!open) return;
+    this.#open.delete(runId);
+    const now = this.callSnapshot();
+    const storeCalls: Record<string, number> = {};
+    for (const [m, n] of Object.entries(now)) {
+      const d = n - (open.calls[m] ?? 0);
+      if (d !== 0) storeCalls[m] = d;
+    }
+    const window: ExecutionWindow = {
+      runId,
+      startedAt: open.startedAt,
+      endedAt,
+      status: run.status,
+      roundTrips: diff(this.counter.snapshot(), open.rt),
+      storeCalls,
+    };
+    const closed = this.#closed.get(runId) ?? [];
+    closed.push(window);
+    this.#closed.set(runId, closed);
+    const waiters = this.#waiters.get(runId);
+    if (waiters) {
+      const keep = waiters.filter((w) => {
+        if (window.startedAt < w.since) return true;
+        w.resolve(window);
+        return false;
+      });
+      if (keep.length > 0) this.#waiters.set(runId, keep);
+      else this.#waiters.delete(runId);
+    }
+  }
+}
+
+/** Total store calls in a per-method record. */
+export function totalCalls(calls: Record<string, number>): number {
+  return Object.values(calls).reduce((a, b) => a + b, 0);
+}

@@ -1,0 +1,172 @@
+/**
+ * `pnpm bench [--smoke] [--only=memory,redis,...] [--out=path]`
+ *
+ * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
+ * `bench/results/latest.json` (smoke: `smoke.tmp.json`, not committed). Round-trip targets are checked in every
+ * mode; `--smoke` uses tiny sizes, asserts that each scenario completes and that the round-trip
+ * targets hold, never a timing, and exits non-zero otherwise.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BACKENDS, NOT_LANDED } from './backends/index.js';
+import type { BackendInstance } from './backends/types.js';
+import { FULL, SMOKE } from './config.js';
+import { machineInfo } from './machine.js';
+import { QUEUES } from './queues/index.js';
+import { renderMarkdown } from './report/markdown.js';
+import { checkTargets } from './report/targets.js';
+import type { BackendReport, BenchResults, ScenarioError } from './results.js';
+import { fairness } from './scenarios/fairness.js';
+import { inlineSteps } from './scenarios/inline-steps.js';
+import { localThroughput } from './scenarios/local-throughput.js';
+import { pgFloor } from './scenarios/pg-floor.js';
+import { processThroughput } from './scenarios/process-throughput.js';
+import { resultLatency } from './scenarios/result-latency.js';
+import { replayGrowth } from './scenarios/replay.js';
+import { Servers } from './servers/servers.js';
+import { nowMs } from './stats.js';
+
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',').filter(Boolean);
+const config = smoke ? SMOKE : FULL;
+const here = dirname(fileURLToPath(import.meta.url));
+const outPath = resolve(args.find((a) => a.startsWith('--out='))?.slice('--out='.length) ?? join(here, '..', 'results', smoke ? 'smoke.tmp.json' : 'latest.json'));
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function scenario<T>(errors: ScenarioError[], name: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const t0 = nowMs();
+  try {
+    const result = await fn();
+    log(`  ${name}: done in ${((nowMs() - t0) / 1000).toFixed(1)} s`);
+    return result;
+  } catch (error) {
+    log(`  ${name}: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    errors.push({ scenario: name, message: message(error) });
+    return undefined;
+  }
+}
+
+async function main(): Promise<number> {
+  const started = nowMs();
+  const machine = machineInfo();
+  const servers = new Servers(log);
+  const tmpDir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
+  const results: BenchResults = {
+    mode: config.mode,
+    command: `pnpm bench${args.length ? ` ${args.join(' ')}` : ''}`,
+    machine,
+    backends: [],
+    skipped: [],
+    processThroughput: [],
+    fairness: [],
+    errors: [],
+    notes: [],
+    targets: [],
+    durationMs: 0,
+  };
+  const instances = new Map<string, BackendInstance>();
+  try {
+    for (const adapter of BACKENDS) {
+      if (only && !only.includes(adapter.name)) continue;
+      log(`${adapter.title}: setting up`);
+      let backend: BackendInstance;
+      try {
+        backend = await adapter.setup({ servers, tmpDir, log });
+      } catch (error) {
+        log(`${adapter.title}: left out: ${message(error)}`);
+        results.skipped.push({ name: adapter.name, title: adapter.title, reason: message(error) });
+        if (smoke && process.env['CAIRN_BENCH_REQUIRE'] !== '0') results.errors.push({ scenario: `${adapter.title} setup`, message: message(error) });
+        continue;
+      }
+      instances.set(backend.name, backend);
+      machine.servers[backend.title] = backend.server;
+      const report: BackendReport = { name: backend.name, title: backend.title, server: backend.server, driverCounted: backend.driverCounted, errors: [] };
+      results.backends.push(report);
+      const e = report.errors;
+      const inline = await scenario(e, 'inline steps', () => inlineSteps(backend, { ...config.inline, ...(backend.writeTransactions ? { writeTransactions: backend.writeTransactions } : {}) }));
+      if (inline) report.inline = inline;
+      const replay = await scenario(e, 'replay growth', () => replayGrowth(backend, config.replay));
+      if (replay) report.replay = replay;
+      const latency = await scenario(e, 'result latency', () => resultLatency(backend, config.latency));
+      if (latency) report.latency = latency;
+      const local = await scenario(e, 'local queue throughput', () => localThroughput(backend, config.localThroughput));
+      if (local) report.localThroughput = local;
+    }
+    for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
+
+    // The physical floor on the same (durable) PostgreSQL.
+    const pgBackend = instances.get('postgres');
+    const pgReport = results.backends.find((b) => b.name === 'postgres');
+    if (pgBackend && pgReport?.inline) {
+      const server = await servers.postgres();
+      const floor = await scenario(results.errors, 'PostgreSQL floor', () => pgFloor(server.url, server.product, config.floor));
+      const cairn = pgReport.inline.sizes.find((s) => s.steps === config.floor.steps) ?? pgReport.inline.sizes[pgReport.inline.sizes.length - 1]!;
+      if (floor) {
+        const cairnUsPerStep = (cairn.startToResultMs * 1000) / cairn.steps;
+        results.floor = {
+          ...floor,
+          cairnUsPerStep,
+          ratio: cairnUsPerStep / floor.usPerInsert,
+          cairnAsyncCommitsPerStep: pgReport.inline.asyncCommitsPerStep,
+          ...(pgReport.inline.writeTransactionsPerStep !== undefined ? { cairnWriteTransactionsPerStep: pgReport.inline.writeTransactionsPerStep } : {}),
+        };
+      }
+    }
+
+    // Worker processes on the distributed queues, each with the store it pairs with.
+    for (const queue of QUEUES) {
+      const backend = instances.get(queue.store);
+      if (!backend) {
+        results.notes.push(`${queue.name}: not measured (its store, ${queue.store}, did not run)`);
+        continue;
+      }
+      const url = queue.store === 'postgres' ? (await servers.postgres()).url : (await servers.service('redis')).url;
+      const r = await scenario(results.errors, `${queue.name} worker processes`, () => processThroughput(backend, queue, url, config.processThroughput));
+      if (r) results.processThroughput.push(r);
+    }
+
+    // Fairness of shared-groups on the local queue (the engine's default queue).
+    const memory = instances.get('memory');
+    if (memory) {
+      const f = await scenario(results.errors, 'fairness (local queue)', () => fairness(memory, config.fairness));
+      if (f) results.fairness.push(f);
+    }
+  } finally {
+    for (const backend of instances.values()) await backend.close().catch(() => {});
+    await servers.stopAll();
+    rmSync(tmpDir, { recursive: true, force: true });
+  }
+
+  results.durationMs = nowMs() - started;
+  results.targets = checkTargets(results);
+  results.notes.push(
+    `${machine.cores} cores: worker processes beyond ${machine.cores} compete for the same CPUs as the database servers and the submitting process.`,
+  );
+  const markdown = renderMarkdown(results);
+  process.stdout.write(`${markdown}\n`);
+  mkdirSync(dirname(outPath), { recursive: true });
+  writeFileSync(outPath, `${JSON.stringify(results, null, 2)}\n`);
+  log(`wrote ${outPath}`);
+
+  const errors = results.errors.length + results.backends.reduce((n, b) => n + b.errors.length, 0);
+  const failed = results.targets.filter((t) => t.enforced && !t.holds);
+  if (errors > 0) log(`${errors} scenario(s) failed`);
+  if (failed.length > 0) log(`round-trip targets missed: ${failed.map((t) => `${t.subject}: ${t.target} (${t.measured})`).join('; ')}`);
+  return errors > 0 || failed.length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,11 @@
+import type { Queue } from '@cairn/core';
+import type { BackendName } from '../backends/types.js';
+
+/** A distributed queue the bench runs worker processes on. */
+export interface QueueAdapter {
+  readonly name: 'pg-boss' | 'bullmq';
+  /** The store it is paired with (pg-boss with PostgreSQL, BullMQ with Redis). */
+  readonly store: BackendName;
+  /** Opens the queue on the server at `url` (the same server as its store). */
+  create(url: string): Promise<Queue>;
+}

@@ -1,0 +1,183 @@
+import type { BenchResults } from '../results.js';
+import { fmt, ms, table, us } from './format.js';
+
+/** The whole report as Markdown: machine, one table per question, targets, notes. */
+export function renderMarkdown(r: BenchResults): string {
+  const out: string[] = [];
+  const m = r.machine;
+  out.push(`## Cairn benchmark (${r.mode}) — ${m.date.slice(0, 10)}`);
+  out.push('');
+  out.push(`Command: \`${r.command}\``);
+  out.push('');
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}.`);
+  for (const [name, server] of Object.entries(m.servers)) out.push(`- ${name}: ${server}`);
+  out.push('');
+
+  const withInline = r.backends.filter((b) => b.inline);
+  if (withInline.length > 0) {
+    const sizes = withInline[0]!.inline!.sizes.map((s) => s.steps);
+    out.push(`### Sequential inline steps (median of ${r.mode === 'full' ? 'repetitions after a warm-up' : 'a few runs'})`);
+    out.push('');
+    const head = ['backend'];
+    for (const n of sizes) head.push(`N=${n}: steps/s`, `N=${n}: per step`, `N=${n}: × plain call`, `N=${n}: start→result`);
+    out.push(
+      table(
+        head,
+        withInline.map((b) => {
+          const row = [b.title];
+          for (const s of b.inline!.sizes) row.push(fmt(s.stepsPerSecond, 0), us(s.usPerStep), `${fmt(s.overheadRatio, 0)}×`, ms(s.startToResultMs));
+          return row;
+        }),
+      ),
+    );
+    out.push('');
+    out.push('Steps/s and per step: the execution alone (claim → final run transition), i.e. one execution driven through `startRun(..., { mode: \'inline\' })`. Start→result: `startRun` + the execution + one `result()` called after it ended (so that no result poll lands inside the counted window; the latency table below has `result()` waiting from the start).');
+    const plain = withInline[0]!.inline!.sizes.map((s) => `${us(s.plainUsPerStep)} (N=${s.steps})`).join(', ');
+    out.push('');
+    out.push(`Plain awaited async call of the same no-op body: ${plain}.`);
+    out.push('');
+  }
+
+  const withCounts = r.backends.filter((b) => b.inline || b.replay);
+  if (withCounts.length > 0) {
+    out.push('### Round trips, counted at the driver');
+    out.push('');
+    out.push(
+      table(
+        ['backend', 'per inline step', 'store calls per step', 'per step, by store method', 'per replay', 'step reads per replay', 'per replay, by store method'],
+        withCounts.map((b) => {
+          const i = b.inline;
+          const rp = b.replay?.sizes[b.replay.sizes.length - 1];
+          const by = (o: Record<string, number> | undefined) =>
+            o ? Object.entries(o).map(([k, v]) => `${k} ${fmt(v, Number.isInteger(v) ? 0 : 2)}`).join(', ') : '–';
+          return [
+            b.driverCounted ? b.title : `${b.title} (store calls)`,
+            i ? fmt(i.roundTripsPerStep, 2) : '–',
+            i ? fmt(i.storeCallsPerStep, 2) : '–',
+            by(i?.byMethodPerStep),
+            rp ? String(rp.roundTrips) : '–',
+            rp ? String(rp.stepReadRoundTrips) : '–',
+            by(rp?.byMethod),
+          ];
+        }),
+      ),
+    );
+    out.push('');
+    out.push('"Per step" is the marginal cost: (round trips of the larger run − the smaller) / (difference in steps), counted from the claim to the final transition.');
+    out.push('');
+  }
+
+  const withReplay = r.backends.filter((b) => b.replay);
+  if (withReplay.length > 0) {
+    const sizes = withReplay[0]!.replay!.sizes.map((s) => s.steps);
+    out.push('### Replay cost as the run grows (resume of a run with N finished steps; median)');
+    out.push('');
+    out.push(
+      table(
+        ['backend', ...sizes.map((n) => `N=${n}`), `t(${sizes[sizes.length - 1]})/t(${sizes[sizes.length - 2]})`, 'per finished step (slope)', 'round trips per replay'],
+        withReplay.map((b) => [
+          b.title,
+          ...b.replay!.sizes.map((s) => ms(s.resumeMs)),
+          `${fmt(b.replay!.growthRatio, 2)}×`,
+          us(b.replay!.usPerFinishedStepSlope),
+          b.replay!.sizes.map((s) => s.roundTrips).join(' / '),
+        ]),
+      ),
+    );
+    out.push('');
+  }
+
+  const withLatency = r.backends.filter((b) => b.latency);
+  if (withLatency.length > 0) {
+    const n = withLatency[0]!.latency!.sameProcess.samples;
+    out.push(`### Result latency: run completion → result() resolves (${n} runs each)`);
+    out.push('');
+    out.push(
+      table(
+        ['backend', 'same process p50', 'same process p99', 'polling client p50', 'polling client p99', 'start→result 10 steps inline', 'start→result 10 steps queued (local queue)', 'worst completion→result of those'],
+        withLatency.map((b) => {
+          const l = b.latency!;
+          return [b.title, ms(l.sameProcess.p50Ms), ms(l.sameProcess.p99Ms), ms(l.polling.p50Ms), ms(l.polling.p99Ms), ms(l.inlineStartToResultMs), ms(l.queuedStartToResultMs), ms(l.tenStepWorstLagMs)];
+        }),
+      ),
+    );
+    out.push('');
+  }
+
+  if (r.floor) {
+    const f = r.floor;
+    out.push('### PostgreSQL against its physical floor (same server, fsync on)');
+    out.push('');
+    out.push(
+      table(
+        ['', 'per step', 'write transactions per step', 'of which synchronous_commit=off'],
+        [
+          [`floor: one autocommit INSERT per step (pg, ${f.steps} steps)`, us(f.usPerInsert), fmt(f.writeTransactionsPerInsert, 2), '0'],
+          [`Cairn: ${f.steps}-step inline run, start→result`, us(f.cairnUsPerStep), fmt(f.cairnWriteTransactionsPerStep, 2), fmt(f.cairnAsyncCommitsPerStep, 2)],
+          ['ratio', `${fmt(f.ratio, 2)}×`, '', ''],
+        ],
+      ),
+    );
+    out.push('');
+  }
+
+  const local = r.backends.filter((b) => b.localThroughput);
+  if (local.length > 0 || r.processThroughput.length > 0) {
+    out.push('### Queued throughput (runs/s, submit of the first → completion of the last; 3 no-op steps per run)');
+    out.push('');
+    const rows: string[][] = local.map((b) => {
+      const t = b.localThroughput!;
+      return [`local queue + ${b.title}`, '1 (in-process)', String(t.concurrency), String(t.runs), fmt(t.runsPerSecond, 0)];
+    });
+    for (const p of r.processThroughput) {
+      for (const w of p.byWorkers) rows.push([`${p.queue} + ${p.store}`, String(w.workers), String(p.concurrency), String(p.runs), fmt(w.runsPerSecond, 0)]);
+    }
+    out.push(table(['queue + store', 'worker processes', 'concurrency per worker', 'runs', 'runs/s'], rows));
+    out.push('');
+  }
+
+  if (r.fairness.length > 0) {
+    out.push('### Fairness with `shared-groups` (one group submits 100× the runs of the other, first)');
+    out.push('');
+    out.push(
+      table(
+        ['queue + store', 'big / small runs', 'concurrency / per group', 'small group worst wait', 'big group worst wait', 'run time (median)', 'all done'],
+        r.fairness.map((f) => [
+          `${f.queue} + ${f.store}`,
+          `${f.bigRuns} / ${f.smallRuns}`,
+          `${f.concurrency} / ${f.groupConcurrency}`,
+          ms(f.smallWorstWaitMs),
+          ms(f.bigWorstWaitMs),
+          ms(f.medianRunMs),
+          ms(f.totalMs),
+        ]),
+      ),
+    );
+    out.push('');
+  }
+
+  out.push('### Targets');
+  out.push('');
+  out.push(
+    table(
+      ['target', 'backend', 'measured', 'holds'],
+      r.targets.map((t) => [t.target, t.subject, t.measured, `${t.holds ? 'yes' : '**no**'}${t.enforced ? '' : ' (reported)'}`]),
+    ),
+  );
+  out.push('');
+  if (r.skipped.length > 0) {
+    out.push('Not measured:');
+    for (const s of r.skipped) out.push(`- ${s.title}: ${s.reason}`);
+    out.push('');
+  }
+  const errors = [...r.errors, ...r.backends.flatMap((b) => b.errors.map((e) => ({ ...e, scenario: `${b.title}: ${e.scenario}` })))];
+  if (errors.length > 0) {
+    out.push('Errors:');
+    for (const e of errors) out.push(`- ${e.scenario}: ${e.message}`);
+    out.push('');
+  }
+  for (const note of r.notes) out.push(`- ${note}`);
+  out.push('');
+  out.push(`Total bench time: ${ms(r.durationMs)}.`);
+  return out.join('\n');
+}

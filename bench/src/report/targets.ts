@@ -1,0 +1,73 @@
+import type { BenchResults, TargetCheck } from '../results.js';
+import { fmt } from './format.js';
+
+/**
+ * The targets. Round-trip counts are exact and deterministic, so they are checked in every mode
+ * (smoke fails on them); timing targets are reported only, never enforced.
+ */
+export function checkTargets(results: BenchResults): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  for (const b of results.backends) {
+    const unit = b.driverCounted ? 'driver round trips' : 'store calls';
+    if (b.inline) {
+      out.push({
+        target: '≤ 2 round trips per inline step',
+        subject: b.title,
+        measured: `${fmt(b.inline.roundTripsPerStep, 2)} ${unit}/step`,
+        holds: b.inline.roundTripsPerStep <= 2,
+        enforced: true,
+      });
+    }
+    if (b.replay) {
+      const reads = b.replay.sizes.map((s) => s.stepReadRoundTrips);
+      const loads = b.replay.sizes.map((s) => s.stepLoads);
+      out.push({
+        target: 'exactly 1 step read per replay',
+        subject: b.title,
+        measured: `${reads.join(' / ')} ${unit} in steps.load (${loads.join(' / ')} load calls) at ${b.replay.sizes.map((s) => s.steps).join(' / ')} steps`,
+        holds: reads.every((r) => r === 1) && loads.every((l) => l === 1),
+        enforced: true,
+      });
+      const totals = b.replay.sizes.map((s) => s.roundTrips);
+      out.push({
+        target: 'replay round trips independent of run length',
+        subject: b.title,
+        measured: `${totals.join(' / ')} ${unit} per replay`,
+        holds: totals.every((t) => t === totals[0]) && b.replay.sizes.every((s) => s.deterministic),
+        enforced: true,
+      });
+      if (results.mode === 'full') {
+        out.push({
+          target: 'replay linear: t(2000)/t(1000) ≤ 2.2',
+          subject: b.title,
+          measured: `${fmt(b.replay.growthRatio, 2)}×`,
+          holds: b.replay.growthRatio <= 2.2,
+          enforced: false,
+        });
+      }
+    }
+  }
+  if (results.floor) {
+    const f = results.floor;
+    if (results.mode === 'full') {
+      out.push({
+        target: `PostgreSQL ${f.steps}-step inline run ≤ 1.5× the one-INSERT-per-step floor`,
+        subject: 'PostgreSQL',
+        measured: `${fmt(f.ratio, 2)}× (${fmt(f.cairnUsPerStep, 0)} µs vs ${fmt(f.usPerInsert, 0)} µs per step)`,
+        holds: f.ratio <= 1.5,
+        enforced: false,
+      });
+    }
+    if (f.cairnWriteTransactionsPerStep !== undefined) {
+      const durable = f.cairnWriteTransactionsPerStep - f.cairnAsyncCommitsPerStep;
+      out.push({
+        target: '≤ 1 durably committed write transaction per inline step (PostgreSQL)',
+        subject: 'PostgreSQL',
+        measured: `${fmt(f.cairnWriteTransactionsPerStep, 2)} write transactions/step, ${fmt(f.cairnAsyncCommitsPerStep, 2)} of them with synchronous_commit=off → ${fmt(durable, 2)} durable`,
+        holds: durable <= 1,
+        enforced: false,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+import type { BackendName } from './backends/types.js';
+import type { MachineInfo } from './machine.js';
+import type { FairnessResult } from './scenarios/fairness.js';
+import type { InlineResult } from './scenarios/inline-steps.js';
+import type { LatencyResult } from './scenarios/result-latency.js';
+import type { LocalThroughputResult } from './scenarios/local-throughput.js';
+import type { FloorResult } from './scenarios/pg-floor.js';
+import type { ProcessThroughputResult } from './scenarios/process-throughput.js';
+import type { ReplayResult } from './scenarios/replay.js';
+
+export interface ScenarioError {
+  scenario: string;
+  message: string;
+}
+
+/** Everything measured on one backend. */
+export interface BackendReport {
+  name: BackendName;
+  title: string;
+  server: string;
+  /** False: "round trips" are store calls (memory has no driver). */
+  driverCounted: boolean;
+  inline?: InlineResult;
+  replay?: ReplayResult;
+  latency?: LatencyResult;
+  localThroughput?: LocalThroughputResult;
+  errors: ScenarioError[];
+}
+
+export interface SkippedBackend {
+  name: string;
+  title: string;
+  reason: string;
+}
+
+/** One target: what it asks, what was measured, and whether it holds. */
+export interface TargetCheck {
+  target: string;
+  subject: string;
+  measured: string;
+  holds: boolean;
+  /** Checked (and failing the run) in smoke mode; timing targets are only reported. */
+  enforced: boolean;
+}
+
+export interface BenchResults {
+  mode: 'full' | 'smoke';
+  command: string;
+  machine: MachineInfo;
+  backends: BackendReport[];
+  skipped: SkippedBackend[];
+  floor?: FloorResult & { cairnUsPerStep: number; ratio: number; cairnWriteTransactionsPerStep?: number; cairnAsyncCommitsPerStep: number };
+  processThroughput: ProcessThroughputResult[];
+  fairness: FairnessResult[];
+  errors: ScenarioError[];
+  notes: string[];
+  targets: TargetCheck[];
+  durationMs: number;
+}

@@ -1,0 +1,89 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { BackendInstance } from '../backends/types.js';
+import type { QueueAdapter } from '../queues/types.js';
+import { benchEngine, queuedWorkflow } from './workflows.js';
+import type { WorkerConfig } from '../workers/worker-config.js';
+
+export interface ProcessThroughputResult {
+  queue: string;
+  store: string;
+  runs: number;
+  stepsPerRun: number;
+  concurrency: number;
+  byWorkers: { workers: number; runsPerSecond: number; seconds: number }[];
+}
+
+export interface ProcessThroughputOptions {
+  runs: number;
+  steps: number;
+  concurrency: number;
+  workers: readonly number[];
+}
+
+const WORKER = fileURLToPath(new URL('../workers/worker-process.ts', import.meta.url));
+
+function startWorker(config: WorkerConfig): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = fork(WORKER, [JSON.stringify(config)], {
+      execArgv: ['--import', 'tsx', '--conditions=@cairn/source'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const onExit = (code: number | null) => reject(new Error(`worker exited with ${code} before it was ready`));
+    child.once('exit', onExit);
+    child.once('message', (message) => {
+      child.off('exit', onExit);
+      if ((message as { ready?: boolean }).ready) resolve(child);
+      else reject(new Error(`worker failed: ${JSON.stringify(message)}`));
+    });
+  });
+}
+
+function stopWorker(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.send({ stop: true });
+  });
+}
+
+/**
+ * Runs per second with 1, 2, 4 real worker processes (`child_process.fork`), each an engine with
+ * orchestrator and step workers on the distributed queue. This process only submits (a client
+ * engine, no workers) and reads the completion times the workers recorded (`updatedAt`).
+ */
+export async function processThroughput(backend: BackendInstance, queue: QueueAdapter, url: string, options: ProcessThroughputOptions): Promise<ProcessThroughputResult> {
+  const byWorkers: ProcessThroughputResult['byWorkers'] = [];
+  let round = 0;
+  for (const workers of options.workers) {
+    const opened = await backend.openStore();
+    if (!opened.spec) throw new Error(`${backend.title}: no store spec for worker processes`);
+    const queuePrefix = `b${process.pid}x${++round}-`;
+    const config: WorkerConfig = { store: opened.spec, queue: queue.name, queueUrl: url, concurrency: options.concurrency, queuePrefix };
+    const children: ChildProcess[] = [];
+    const q = await queue.create(url);
+    const client = benchEngine(await opened.peer(), { queue: q, queuePrefix, pollIntervalMs: 200 });
+    try {
+      children.push(...(await Promise.all(Array.from({ length: workers }, () => startWorker(config)))));
+      await client.start({ workers: false });
+      const t0 = Date.now();
+      const ids: string[] = [];
+      for (let i = 0; i < options.runs; i++) ids.push((await client.startRun(queuedWorkflow, { steps: options.steps })).id);
+      for (const id of ids) await client.result(id, { timeout: '10m' });
+      let last = 0;
+      for (const id of ids) last = Math.max(last, (await client.getRun(id))?.updatedAt ?? 0);
+      const seconds = (last - t0) / 1000;
+      byWorkers.push({ workers, runsPerSecond: options.runs / seconds, seconds });
+    } finally {
+      await Promise.all(children.map(stopWorker));
+      await client.stop();
+      await q.close();
+      await opened.close();
+    }
+  }
+  return { queue: queue.name, store: backend.title, runs: options.runs, stepsPerRun: options.steps, concurrency: options.concurrency, byWorkers };
+}
