@@ -214,6 +214,29 @@ export function storeCases(target: Target): void {
       assert.equal(await ctx.store.runs.delete(run.id), false);
     });
 
+    it('an inline step (insert running + finish) costs the expected statements', async () => {
+      const statements: string[] = [];
+      const db = await target.open((event) => {
+        if (event.level === 'query') statements.push(event.query.sql);
+      });
+      try {
+        const store = createKyselyStore({ db, tablePrefix: ctx.prefix });
+        const run = await runningRun(store);
+        statements.length = 0;
+        await store.steps.insert(run.id, run.fence, { key: 'i', name: 'i', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w1' }, T0);
+        await store.steps.transition(run.id, run.fence, { key: 'i', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } }, T0 + 1);
+        // Kysely logs every statement it sends, BEGIN and COMMIT included: PostgreSQL one statement
+        // per write; MySQL and SQLite one transaction of five statements per write.
+        const expected = { postgres: 2, mysql: 10, sqlite: 10 }[target.dialect];
+        assert.equal(statements.length, expected, statements.join('\n'));
+        const roundTrips = statements.length;
+        console.log(`# ${target.dialect}: inline step = ${roundTrips} ${target.dialect === 'sqlite' ? 'in-process statements' : 'round trips'}`);
+        assert.deepEqual((await store.history.list(run.id)).map((a) => [a.attempt, a.status]), [[1, 'succeeded']]);
+      } finally {
+        await db.destroy();
+      }
+    });
+
     it('driver failures surface as STORE_ERROR with the driver error as cause', async () => {
       const broken = createKyselyStore({ db: ctx.db, tablePrefix: 'no_such_tables_' });
       await assert.rejects(broken.runs.get(id()), (error: unknown) => CairnError.is(error, 'STORE_ERROR') && (error as Error).cause !== undefined);

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { CairnError, type WorkflowStore } from '@cairn/core';
+
+const T0 = 1_750_000_000_000;
+
+async function expectError(promise: Promise<unknown>): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    if (CairnError.is(error)) return;
+    throw error;
+  }
+}
+
+/** Calls every method of the store (and its conflict paths) once, so every query it issues runs. */
+export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
+  const id = randomUUID();
+  await store.runs.create({ id, workflow: 'wf3', version: 'v1', input: { x: 1 }, wakeAt: T0 }, T0);
+  await store.runs.create({ id: randomUUID(), workflow: 'wf3', version: 'v1', input: 1, idempotencyKey: 'idem' }, T0);
+  await store.runs.create({ id: randomUUID(), workflow: 'wf3', version: 'v1', input: 1, idempotencyKey: 'idem' }, T0);
+  await expectError(store.runs.create({ id, workflow: 'wf3', version: 'v1', input: 1 }, T0));
+  await store.runs.get(id);
+  const page = await store.runs.list({ limit: 5 });
+  if (page.nextCursor) await store.runs.list({ limit: 5, cursor: page.nextCursor });
+  await store.runs.list({ workflow: 'wf7', limit: 5 });
+  await store.runs.list({ status: 'waiting', limit: 5 });
+  await store.runs.list({ status: ['waiting', 'running'], limit: 5 });
+  await store.runs.list({ workflow: 'wf7', status: 'running', limit: 5 });
+  await store.runs.list({ createdAfter: T0 + 100, createdBefore: T0 + 200 });
+  await store.runs.findDue(T0 + 5_000, 10);
+  const run = await store.runs.claim(id, 'w', 30_000, T0);
+  if (!run) throw new Error('claim failed');
+  await store.runs.claim(id, 'other', 30_000, T0);
+  await store.runs.renew(id, run.fence, 30_000, T0 + 1);
+  await expectError(store.runs.renew(id, run.fence + 5, 30_000, T0 + 1));
+  await store.steps.insert(id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, T0);
+  await store.steps.insert(id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, T0);
+  await store.steps.insert(id, run.fence, { key: 'q', name: 'q', kind: 'task', seq: 1, status: 'scheduled', maxAttempts: 3, queued: true }, T0);
+  await store.steps.transition(id, run.fence, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'retry_wait', attempt: 2, wakeAt: T0 + 5 }, endAttempt: { status: 'failed', error: { name: 'E', message: 'm' } } }, T0 + 1);
+  await store.steps.transition(id, run.fence, { key: 'a', from: { status: ['retry_wait'], attempt: 2 }, to: { status: 'running', wakeAt: null }, startAttempt: { worker: 'w' } }, T0 + 2);
+  await store.steps.transition(id, run.fence, { key: 'a', from: { status: ['running'], attempt: 2 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } }, T0 + 3);
+  await store.steps.transition(id, null, { key: 'q', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'q' } }, T0 + 3);
+  await store.steps.transition(id, null, { key: 'q', from: { status: ['running'], attempt: 1 }, to: { status: 'running', attempt: 1 }, endAttempt: { status: 'abandoned' }, startAttempt: { worker: 'q2' } }, T0 + 4);
+  await expectError(store.steps.transition(id, run.fence, { key: 'a', from: { status: ['running'], attempt: 9 }, to: { status: 'failed' } }, T0 + 4));
+  await expectError(store.steps.insert(id, run.fence + 9, { key: 'z', name: 'z', kind: 'task', seq: 2, status: 'running', maxAttempts: 1, worker: 'w' }, T0));
+  await store.steps.load(id);
+  await store.state.set(id, run.fence, 'k', { v: 1 }, T0);
+  await store.state.set(id, null, 'k', { v: 2 }, T0);
+  await store.state.get(id);
+  await store.events.deliver(id, 'e', { p: 1 }, T0);
+  await store.events.deliver(id, 'e', { p: 2 }, T0);
+  await store.events.get(id, 'e');
+  await store.runs.wake(id, T0 + 1);
+  await store.runs.requestCancel(id, T0 + 1);
+  await store.runs.transition(id, run.fence, { from: ['running'], to: 'waiting', wakeAt: T0 + 9 }, T0 + 2);
+  await expectError(store.runs.transition(id, run.fence, { from: ['running'], to: 'completed' }, T0 + 2));
+  await store.history.list(id);
+  await store.versions.upsert('wf3', 'v1', { d: 1 }, T0);
+  await store.versions.get('wf3', 'v1');
+  await store.versions.list('wf3');
+  await store.versions.setStatus('wf3', 'v1', 'retired', T0);
+  await store.runs.delete(id);
+}
