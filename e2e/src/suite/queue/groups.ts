@@ -26,7 +26,7 @@ const capsHold = queueCase('queue.groups.caps', 'no worker ever runs more jobs o
   for (let i = 0; i < perGroup; i++) {
     for (const group of GROUPS) {
       const id = n++;
-      await queues[id % queues.length]!.send(QUEUE, { id, group: group ?? null }, group === undefined ? {} : { group });
+      await queues[id % queues.length]!.send(QUEUE, { id, group: group === undefined ? null : { ...group } }, group === undefined ? {} : { group });
     }
   }
   const deliveries = new Deliveries();

@@ -1,0 +1,16 @@
+import { test } from 'node:test';
+import { runQueueConformance } from '@cairn/conformance';
+import { stopSharedServices } from '@cairn/conformance/services';
+import { pgBossHarness } from './support/pg-boss-harness.js';
+import { providePostgres } from './support/postgres.js';
+
+// The queue contract on pg-boss, over one PostgreSQL (CAIRN_TEST_POSTGRES_URL, Testcontainers or
+// a local server): a fresh database per case. Without a PostgreSQL it skips with the reason,
+// unless CAIRN_TEST_REQUIRE names postgres (or is `all`), which fails instead.
+const server = await providePostgres();
+if ('skip' in server) {
+  test('queue conformance: pg-boss', { skip: `no PostgreSQL: ${server.skip}` }, () => {});
+} else {
+  runQueueConformance(pgBossHarness(server));
+  test.after(() => stopSharedServices());
+}
