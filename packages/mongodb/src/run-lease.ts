@@ -87,10 +87,12 @@ function buildTransition(runId: string, fence: number, t: RunTransition, now: nu
       set.dueAt = observed.leaseExpiresAt;
     }
   } else {
-    // pending / waiting: a wake requested since the claim (kept in wakeAt) must not be lost.
+    // pending / waiting: a wake requested since the claim (kept in wakeAt) must not be lost;
+    // `transition.wakeAt` counts for `waiting` only (the contract ignores it otherwise).
     filter.wakeAt = observed.wakeAt === undefined ? { $exists: false } : observed.wakeAt;
+    const asked = t.to === 'waiting' ? t.wakeAt : undefined;
     const next =
-      t.wakeAt === undefined ? observed.wakeAt : observed.wakeAt === undefined ? t.wakeAt : Math.min(observed.wakeAt, t.wakeAt);
+      asked === undefined ? observed.wakeAt : observed.wakeAt === undefined ? asked : Math.min(observed.wakeAt, asked);
     if (next === undefined) unset.dueAt = '';
     else {
       set.wakeAt = next;

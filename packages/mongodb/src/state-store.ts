@@ -31,7 +31,10 @@ export function createStateStore(ctx: StoreContext): StateStore {
       guard('state.get', async () => {
         const doc = await ctx.runs.findOne({ _id: runId }, { projection: { state: 1 } });
         const out: Record<string, Json> = {};
-        for (const [field, text] of Object.entries(doc?.state ?? {})) out[decodeKey(field)] = decodeJson(text);
+        for (const [field, text] of Object.entries(doc?.state ?? {})) {
+          // defineProperty, so that a key named `__proto__` is a key and not the prototype.
+          Object.defineProperty(out, decodeKey(field), { value: decodeJson(text), enumerable: true, writable: true, configurable: true });
+        }
         return out;
       }),
   };

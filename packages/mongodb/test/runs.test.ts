@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { CairnError } from '@cairn/core';
+import type { Json } from '@cairn/core';
 import { claimedRun, createRun, newId } from './support/fixtures.js';
 import { storeTest } from './support/server.js';
 
@@ -102,7 +103,7 @@ storeTest('transition to waiting keeps the earlier of its wakeAt and a wake-up s
 });
 
 storeTest('terminal outputs: undefined, null, 0, false and empty string stay distinct', async (store) => {
-  const outputs = [undefined, null, 0, false, '', [], {}] as const;
+  const outputs: Array<Json | undefined> = [undefined, null, 0, false, '', [], {}];
   for (const output of outputs) {
     const run = await claimedRun(store, 100);
     const done = await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'completed', ...(output === undefined ? {} : { output }) }, 200);

@@ -47,3 +47,8 @@ export const HOSTILE_KEYS: string[] = [
   '{"json":true}',
   'steps.k1.status',
 ];
+
+/** True when `s` has no lone UTF-16 surrogate (String.prototype.isWellFormed, ES2024). */
+export function isWellFormed(s: string): boolean {
+  return !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+}
