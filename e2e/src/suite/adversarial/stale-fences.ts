@@ -19,17 +19,18 @@ async function zombieWritesNothing(zombie: WorkflowStore, owner: WorkflowStore, 
   await owner.events.deliver(run.id, 'go', 1, now);
   const before = await snapshotRun(owner, run.id, ['go']);
 
-  const attempts: Array<[string, Promise<unknown>]> = [
-    ['runs.transition → completed', zombie.runs.transition(run.id, stale, { from: ['running'], to: 'completed', output: 'zombie' }, now + 1)],
-    ['runs.transition → waiting', zombie.runs.transition(run.id, stale, { from: ['running'], to: 'waiting', wakeAt: now + 999 }, now + 1)],
-    ['runs.renew', zombie.runs.renew(run.id, stale, LEASE_MS, now + 1)],
-    ['steps.insert', zombie.steps.insert(run.id, stale, newStep({ key: 'late', name: 'late', seq: 2 }), now + 1)],
-    ['steps.transition of its own step', zombie.steps.transition(run.id, stale, { key: 'open', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'zombie' }, endAttempt: { status: 'succeeded' } }, now + 1)],
-    ['steps.transition of the successor’s step', zombie.steps.transition(run.id, stale, { key: 'mine', from: { status: ['running'], attempt: 1 }, to: { status: 'failed', error: { name: 'Error', message: 'zombie' } } }, now + 1)],
-    ['state.set of an existing key', zombie.state.set(run.id, stale, 'progress', 'zombie again', now + 1)],
-    ['state.set of a new key', zombie.state.set(run.id, stale, 'zombie-key', true, now + 1)],
+  // One at a time: each attempt starts only when the previous one was refused.
+  const attempts: Array<[string, () => Promise<unknown>]> = [
+    ['runs.transition → completed', () => zombie.runs.transition(run.id, stale, { from: ['running'], to: 'completed', output: 'zombie' }, now + 1)],
+    ['runs.transition → waiting', () => zombie.runs.transition(run.id, stale, { from: ['running'], to: 'waiting', wakeAt: now + 999 }, now + 1)],
+    ['runs.renew', () => zombie.runs.renew(run.id, stale, LEASE_MS, now + 1)],
+    ['steps.insert', () => zombie.steps.insert(run.id, stale, newStep({ key: 'late', name: 'late', seq: 2 }), now + 1)],
+    ['steps.transition of its own step', () => zombie.steps.transition(run.id, stale, { key: 'open', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'zombie' }, endAttempt: { status: 'succeeded' } }, now + 1)],
+    ['steps.transition of the successor’s step', () => zombie.steps.transition(run.id, stale, { key: 'mine', from: { status: ['running'], attempt: 1 }, to: { status: 'failed', error: { name: 'Error', message: 'zombie' } } }, now + 1)],
+    ['state.set of an existing key', () => zombie.state.set(run.id, stale, 'progress', 'zombie again', now + 1)],
+    ['state.set of a new key', () => zombie.state.set(run.id, stale, 'zombie-key', true, now + 1)],
   ];
-  for (const [what, attempt] of attempts) await rejectsWithCode(attempt, 'LEASE_LOST', `zombie ${what}`);
+  for (const [what, attempt] of attempts) await rejectsWithCode(attempt(), 'LEASE_LOST', `zombie ${what}`);
   assert.deepEqual(await snapshotRun(owner, run.id, ['go']), before, 'the refused writes changed nothing');
   assert.deepEqual(await snapshotRun(zombie, run.id, ['go']), before, 'as seen by the zombie, too');
 }
