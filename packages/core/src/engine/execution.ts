@@ -240,11 +240,13 @@ export class Execution {
     setImmediate(() =>
       setImmediate(() => {
         if (this.closed || this.finishing || this.inflight > 0) return;
+        // Nothing in flight and no branch waiting: the handler is awaiting its own async work
+        // between primitives and will call the next one (or return) later. A probe must wait for
+        // it like an execution does, not declare the queued step unreachable.
+        if (!this.waiting) return;
         if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
-        if (this.waiting) {
-          const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
-          this.settle({ kind: 'suspended', wakeAt });
-        }
+        const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
+        this.settle({ kind: 'suspended', wakeAt });
       }),
     );
   }
