@@ -35,7 +35,7 @@ export const hostileNamesEngineGroup: CaseGroup = caseGroup('adversarial.hostile
     const run = await w.runToEnd(handle.id);
     assert.deepEqual(run.output, { steps: HOSTILE_NAMES, received: events.map((n) => `payload of ${n}`) });
     const state = await w.engine.state(handle.id);
-    for (const key of HOSTILE_STATE_KEYS) assert.equal(state[key], key, `state key ${label(key)}`);
+    for (const key of HOSTILE_STATE_KEYS) assert.equal(Object.getOwnPropertyDescriptor(state, key)?.value, key, `state key ${label(key)}`);
     const keys = (await w.raw.steps.load(handle.id)).map((s) => s.key);
     assert.deepEqual(keys.slice(0, HOSTILE_NAMES.length), HOSTILE_NAMES);
   }),

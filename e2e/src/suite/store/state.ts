@@ -29,15 +29,16 @@ export const stateGroup: CaseGroup = caseGroup('store.state', 'store: state', [
 
   conformanceCase('set: hostile keys come back byte for byte', async ({ store, t0 }) => {
     const { run, fence } = await runningRun(store, t0);
-    const expected: Record<string, Json> = {};
+    // A Map, not an object literal: `expected['__proto__'] = ...` would not create a key.
+    const expected = new Map<string, Json>();
     for (const [i, key] of HOSTILE_STATE_KEYS.entries()) {
       await store.state.set(run.id, fence, key, { i, key }, t0);
-      expected[key] = { i, key };
+      expected.set(key, { i, key });
     }
     const state = await store.state.get(run.id);
     for (const key of HOSTILE_STATE_KEYS) {
       assert.ok(Object.hasOwn(state, key), `state key ${label(key)} is missing`);
-      assert.deepStrictEqual(state[key], expected[key], `state key ${label(key)}`);
+      assert.deepStrictEqual(Object.getOwnPropertyDescriptor(state, key)?.value, expected.get(key), `state key ${label(key)}`);
     }
     assert.equal(Object.keys(state).length, HOSTILE_STATE_KEYS.length, 'no extra or merged keys');
   }),
