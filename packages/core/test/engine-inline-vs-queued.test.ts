@@ -123,6 +123,39 @@ describe('inline and queued steps make the same attempts', () => {
   });
 });
 
+describe('inline and queued steps see the same workflow state', () => {
+  it('a queued step reached after setState/state in the handler runs even if the state changed since', async () => {
+    for (const mode of ['inline', 'queued'] as const) {
+      let bodies = 0;
+      const wf = defineWorkflow('stateful', async (ctx) => {
+        const [first] = await Promise.all([
+          (async () => {
+            await ctx.setState('phase', 'charging');
+            const phase = await ctx.state('phase');
+            if (phase !== 'charging') return `diverged: saw ${phase}`;
+            return ctx.step('charge', () => (bodies++, 'charged'), { queued: mode === 'queued' });
+          })(),
+          (async () => {
+            await ctx.step('other', () => 'x');
+            await ctx.setState('phase', 'later'); // moves on while the charge is in flight
+          })(),
+        ]);
+        return first;
+      });
+      const fx = await createFixture({ workflows: [wf] });
+      try {
+        const h = await fx.engine.startRun(wf, null);
+        const run = await drive(fx, h.id);
+        assert.equal(run.status, 'completed', `${mode}: ${JSON.stringify(run.error)}`);
+        assert.equal(run.output, 'charged', mode);
+        assert.equal(bodies, 1, mode);
+      } finally {
+        await fx.engine.stop();
+      }
+    }
+  });
+});
+
 async function runTimeout(mode: 'inline' | 'queued', options: StepOptions): Promise<Outcome> {
   let calls = 0;
   const wf = defineWorkflow('policy-timeout', async (ctx) =>

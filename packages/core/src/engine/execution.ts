@@ -589,7 +589,9 @@ export class Execution {
   private async setState(key: string, value: Json): Promise<void> {
     if (typeof key !== 'string' || key.length > 1024) throw new CairnError('INVALID_INPUT', 'setState: the key must be a string of at most 1024 characters');
     const json = this.payload(value, `state ${JSON.stringify(key)}`);
-    if (this.probeKey !== undefined) return;
+    // A probe writes nothing, but later reads in its replay must see this value, as the
+    // execution that scheduled the queued step did.
+    if (this.probeKey !== undefined) return void this.stateOverlay.set(key, json);
     await this.write((fence, now) => this.rt.store.state.set(this.run.id, fence, key, json, now));
     this.stateOverlay.set(key, json);
   }
