@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, defineWorkflow } from '@cairn/core';
+import { CairnError, type Queue, createLocalQueue, defineWorkflow } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 import {
   codeChain,
@@ -276,6 +276,46 @@ describe('cancellation', () => {
     } finally {
       await a.engine.stop();
       await b.engine.stop();
+    }
+  });
+
+  it('a queued step whose job is picked up after the cancel was requested does not run', async () => {
+    const clock = new ManualClock();
+    const inner = createLocalQueue({ clock });
+    // Holds every job until released, so the test decides who goes first.
+    const held: Array<() => Promise<void>> = [];
+    const holding: Queue = {
+      name: inner.name,
+      capabilities: inner.capabilities,
+      work: (name, handler, options) => inner.work(name, handler, options),
+      close: () => inner.close(),
+      send: async (name, payload, options) => void held.push(() => inner.send(name, payload, options)),
+    };
+    const bodies: string[] = [];
+    const wf = defineWorkflow('cancel-queued', async (ctx) => {
+      await ctx.step('q', () => void bodies.push('q'), { queued: true });
+      await ctx.step('after', () => void bodies.push('after'));
+    });
+    const fx = await createFixture({ workflows: [wf], clock, queue: holding });
+    try {
+      const h = await fx.engine.startRun(wf, null);
+      await held.shift()!(); // the run's first job
+      await waitForStep(fx.inner, h.id, 'q', 'scheduled');
+      await waitForIdle(fx.inner, h.id);
+      const stepJob = held.shift()!;
+      await fx.engine.cancel(h.id);
+      await stepJob(); // the step worker gets its job before the orchestrator handles the cancel
+      await turns(20);
+      assert.deepEqual(bodies, [], 'a step that starts after the cancel was requested never runs');
+      while (held.length > 0) await held.shift()!();
+      await waitForStatus(fx.inner, h.id, 'cancelled');
+      await turns(20);
+      while (held.length > 0) await held.shift()!();
+      await turns(20);
+      assert.deepEqual(bodies, []);
+    } finally {
+      await fx.engine.stop();
+      await inner.close();
     }
   });
 

@@ -24,7 +24,9 @@ export interface StepJob {
 export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<void> {
   const { store, clock } = rt;
   const run = await store.runs.get(job.runId);
-  if (!run || isTerminalRunStatus(run.status)) return;
+  // A cancel requested before the attempt starts is observed here, at the step boundary: the
+  // orchestrator (dispatched by the cancel) ends the run; the step stays scheduled.
+  if (!run || isTerminalRunStatus(run.status) || run.cancelRequested) return;
   const def = rt.registry.find(run.workflow, run.version);
   if (!def) return; // another deploy's worker (or the dispatch backstop) will handle it
   const steps = await store.steps.load(job.runId);
