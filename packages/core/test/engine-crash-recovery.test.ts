@@ -3,7 +3,7 @@
 // body and the checkpoint that records its result.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type StepTransition, type NewStep, defineWorkflow } from '@cairn/core';
+import { CairnError, type NewStep, type StepTransition, defineWorkflow } from '@cairn/core';
 import { FAULT_POINTS, type FaultInjector, type FaultPoint, ManualClock, createFaults } from '@cairn/core/testing';
 import { type CountingStore, countingStore, createFixture, waitForQuiet } from './helpers/engine-fixture.js';
 
@@ -168,5 +168,106 @@ describe('crash recovery at every fault point', () => {
         }
       }
     }
+  }
+});
+
+describe('crash recovery: more places', () => {
+  async function recoverUntilDone(fx: Awaited<ReturnType<typeof createFixture>>, runId: string): Promise<number> {
+    let rounds = 0;
+    for (; rounds < 10; rounds++) {
+      const run = await fx.counter.inner.runs.get(runId);
+      if (run?.status === 'completed' || run?.status === 'failed') break;
+      await fx.clock.advance(TIMINGS.leaseMs + 1);
+      await fx.engine.recover();
+      await waitForQuiet(fx.counter, runId);
+    }
+    return rounds;
+  }
+
+  it('a store outage between creating a child run and recording it leaves exactly one child', async () => {
+    const kidBodies: string[] = [];
+    const kid = defineWorkflow('kid', async (ctx, n: number) => ctx.step('k', () => (kidBodies.push('k'), n * 2)));
+    const parent = defineWorkflow('parent', async (ctx) => ctx.child(kid, 21));
+    const fx = await createFixture({ workflows: [parent, kid], timings: TIMINGS });
+    try {
+      let failed = false;
+      fx.counter.intercept('steps.insert', async (original, runId: string, fence, step: NewStep, now) => {
+        if (step.kind === 'child' && !failed) {
+          failed = true;
+          throw new CairnError('STORE_ERROR', 'connection reset');
+        }
+        return original(runId, fence, step, now);
+      });
+      const h = await fx.engine.startRun(parent, null);
+      await waitForQuiet(fx.counter, h.id);
+      assert.equal(failed, true);
+      assert.equal((await fx.inner.runs.get(h.id))!.status, 'running', 'abandoned, not failed');
+      await recoverUntilDone(fx, h.id);
+      assert.equal(await fx.engine.result(h.id), 42);
+      assert.equal((await fx.engine.listRuns({ workflow: 'kid' })).runs.length, 1, 'one child run');
+      assert.deepEqual(kidBodies, ['k']);
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
+  it('a store outage on a step’s result write abandons the execution; recovery completes the run', async () => {
+    const bodies = new Map<string, number>();
+    const wf = makeWorkflow('inline', bodies);
+    const fx = await createFixture({ workflows: [wf], timings: TIMINGS });
+    try {
+      let failed = false;
+      fx.counter.intercept('steps.transition', async (original, runId: string, fence, t: StepTransition, now) => {
+        if (t.key === MIDDLE && t.to.status === 'succeeded' && !failed) {
+          failed = true;
+          throw new CairnError('STORE_ERROR', 'timeout');
+        }
+        return original(runId, fence, t, now);
+      });
+      const h = await fx.engine.startRun(wf, null);
+      await waitForQuiet(fx.counter, h.id);
+      await recoverUntilDone(fx, h.id);
+      const run = await fx.inner.runs.get(h.id);
+      assert.equal(run?.status, 'completed');
+      assert.deepEqual(bodies, new Map(STEPS.map((k) => [k, k === MIDDLE ? 2 : 1])));
+      assert.ok(fx.logs.some((l) => l.level === 'error' && /abandoned/.test(l.message)), 'the unexpected failure is logged');
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
+  for (const queued of [false, true]) {
+    it(`a crash right after a failed attempt was recorded resumes the retries (${queued ? 'queued' : 'inline'})`, async () => {
+      let calls = 0;
+      const wf = defineWorkflow('retry-crash', async (ctx) =>
+        ctx.step(
+          'flaky',
+          () => {
+            if (++calls === 1) throw new Error('first fails');
+            return 'ok';
+          },
+          { retries: 2, backoff: { type: 'fixed', delay: 100 }, queued },
+        ),
+      );
+      const faults = createFaults([{ point: 'after-checkpoint', stepKey: 'flaky', times: 1 }]);
+      const fx = await createFixture({ workflows: [wf], timings: TIMINGS, faults });
+      try {
+        const h = await fx.engine.startRun(wf, null);
+        await waitForQuiet(fx.counter, h.id);
+        assert.equal(faults.crashes.length, 1);
+        await recoverUntilDone(fx, h.id);
+        assert.equal(await fx.engine.result(h.id), 'ok');
+        assert.equal(calls, 2);
+        assert.deepEqual(
+          (await fx.engine.history(h.id)).map((a) => [a.attempt, a.status]),
+          [
+            [1, 'failed'],
+            [2, 'succeeded'],
+          ],
+        );
+      } finally {
+        await fx.engine.stop();
+      }
+    });
   }
 });
