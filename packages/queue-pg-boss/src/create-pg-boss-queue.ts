@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CairnError, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import { CairnError, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
 import { checkCap, checkGroupConcurrency, checkQueueName, checkSendOptions, groupConcurrencyKey } from './send-options.js';
@@ -199,7 +199,7 @@ class PgBossQueue implements Queue {
             pollingIntervalSeconds: this.#pollingIntervalSeconds,
             // Delayed jobs never NOTIFY; a relaxed notify-mode poll would find them late.
             notifyPollingIntervalSeconds: this.#pollingIntervalSeconds,
-            ...(groupConcurrency === undefined ? {} : { localGroupConcurrency: groupConcurrency }),
+            ...(groupConcurrency === undefined ? {} : { localGroupConcurrency: clampCaps(groupConcurrency, concurrency) }),
             // Lets a throwing handler fail its job terminally while redelivery stays on.
             perJobResults: true,
           },
@@ -349,6 +349,14 @@ class PgBossQueue implements Queue {
       throw new CairnError('ENGINE_STOPPED', `pg-boss queue "${this.name}" is closed; ${operation}() is no longer accepted`);
     }
   }
+}
+
+// pg-boss refuses a group cap above localConcurrency. Such a cap can never bind anyway (a worker
+// never runs more jobs than it has slots), so it is lowered to the slot count.
+function clampCaps(caps: GroupConcurrency, concurrency: number): GroupConcurrency {
+  const clamp = (cap: number) => Math.min(cap, concurrency);
+  if (typeof caps === 'number') return clamp(caps);
+  return { default: clamp(caps.default), tiers: Object.fromEntries(Object.entries(caps.tiers ?? {}).map(([tier, cap]) => [tier, clamp(cap)])) };
 }
 
 /** One `work()` registration: stopping it drains its slots (pg-boss `offWork` with `wait`). */

@@ -12,5 +12,7 @@ if ('skip' in server) {
   test('queue conformance: pg-boss', { skip: `no PostgreSQL: ${server.skip}` }, () => {});
 } else {
   runQueueConformance(pgBossHarness(server));
+  // With heartbeats off, expiry alone must still bring a killed worker's job back.
+  runQueueConformance(pgBossHarness({ ...server, mode: 'expiry' }), { only: ['queue.redelivery'] });
   test.after(() => stopSharedServices());
 }

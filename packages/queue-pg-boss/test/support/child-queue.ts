@@ -1,9 +1,9 @@
 import type { Queue } from '@cairn/core';
-import { CHILD_URL_ENV, openQueue } from './pg-boss-harness.js';
+import { CHILD_MODE_ENV, CHILD_URL_ENV, openQueue, type RedeliveryMode } from './pg-boss-harness.js';
 
 /** Opens the parent's queue of `namespace` in the worker-death case's child process. */
 export async function createQueue(namespace: string): Promise<Queue> {
   const url = process.env[CHILD_URL_ENV];
   if (!url) throw new Error(`${CHILD_URL_ENV} is not set`);
-  return openQueue(url, namespace);
+  return openQueue(url, namespace, (process.env[CHILD_MODE_ENV] as RedeliveryMode | undefined) ?? 'heartbeat');
 }

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CairnError, type Job, type Queue } from '@cairn/core';
+import { stopSharedServices } from '@cairn/conformance/services';
+import { createPgBossQueue } from '@cairn/queue-pg-boss';
+import { PgBoss } from 'pg-boss';
+import { createDatabase, dropDatabase, providePostgres } from './support/postgres.js';
+
+const server = await providePostgres();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** Counts the calls of every method of a real PgBoss (methods run on the instance itself, so its private fields work). */
+function countingBoss(boss: PgBoss): { boss: PgBoss; calls: Map<string, string[]> } {
+  const calls = new Map<string, string[]>();
+  const proxy = new Proxy(boss, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      return (...args: unknown[]) => {
+        calls.set(property, [...(calls.get(property) ?? []), String(args[0])]);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { boss: proxy, calls };
+}
+
+describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${server.skip}` : false }, () => {
+  let dbUrl = '';
+  // An admin PgBoss in its own schema, used to look at the database from outside the adapter.
+  let admin: PgBoss;
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const sql = async <T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> => (await admin.getDb().executeSql(text, values)).rows as T[];
+
+  before(async () => {
+    if (!('url' in server)) return;
+    dbUrl = await createDatabase(server.url);
+    admin = new PgBoss({ connectionString: dbUrl, schema: 'admin_boss', supervise: false, schedule: false });
+    admin.on('error', () => {});
+    await admin.start();
+  });
+  after(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await admin?.stop({ graceful: false, close: true });
+    if (dbUrl) await dropDatabase(dbUrl);
+    await stopSharedServices();
+  });
+
+  const open = (options: Parameters<typeof createPgBossQueue>[0] = {}): Queue => {
+    const queue = createPgBossQueue({ connectionString: dbUrl, pollingIntervalSeconds: 0.5, ...options });
+    cleanups.push(() => queue.close());
+    return queue;
+  };
+
+  it('puts everything in the given schema, and its pg settings reach every connection', async () => {
+    const queue = open({ schema: 'custom_jobs', bossOptions: { application_name: 'cairn-schema-test' } });
+    const seen: Job[] = [];
+    await queue.work('schema-q', async (job) => void seen.push(job));
+    await queue.send('schema-q', { hello: 'schema' });
+    await waitFor(() => seen.length === 1, 10_000, 'the job');
+    const [row] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM custom_jobs.job WHERE name = 'schema-q'`);
+    assert.equal(row!.n, 1, 'the job row lives in custom_jobs');
+    const schemas = await sql<{ nspname: string }>(`SELECT nspname FROM pg_namespace WHERE nspname = 'pgboss'`);
+    assert.deepEqual(schemas, [], "pg-boss's default schema was never created");
+    const connections = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'cairn-schema-test'`);
+    assert.ok(connections[0]!.n >= 1, 'connections carry the application_name from bossOptions');
+    await queue.close();
+    await waitFor(() => true, 0, '');
+    const left = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'cairn-schema-test'`);
+    assert.equal(left[0]!.n, 0, 'close() stopped the PgBoss the adapter created and closed its pool');
+  });
+
+  it('creates each pg-boss queue once, not per send or per worker', async () => {
+    const boss = new PgBoss({ connectionString: dbUrl, schema: 'counted' });
+    boss.on('error', () => {});
+    cleanups.push(() => boss.stop({ graceful: false, close: true }));
+    const { boss: counted, calls } = countingBoss(boss);
+    const queue = createPgBossQueue({ boss: counted, pollingIntervalSeconds: 0.5 });
+    cleanups.push(() => queue.close());
+    const seen: Job[] = [];
+    await queue.work('once-a', async (job) => void seen.push(job), { concurrency: 2 });
+    await queue.work('once-b', async (job) => void seen.push(job));
+    for (let i = 0; i < 20; i++) await queue.send(i % 2 === 0 ? 'once-a' : 'once-b', { i });
+    await waitFor(() => seen.length === 20, 15_000, '20 jobs');
+    assert.deepEqual(calls.get('createQueue')?.sort(), ['once-a', 'once-b']);
+    assert.deepEqual(calls.get('getQueue')?.sort(), ['once-a', 'once-b'], 'the policy check also runs once per name');
+    assert.equal(calls.get('send')?.length, 20, 'one pg-boss send per job');
+    assert.equal(calls.get('start')?.length ?? 0, 1, 'start() once');
+  });
+
+  it('never stops a PgBoss it was given', async () => {
+    const boss = new PgBoss({ connectionString: dbUrl, schema: 'given' });
+    boss.on('error', () => {});
+    cleanups.push(() => boss.stop({ graceful: false, close: true }));
+    await boss.start();
+    const queue = createPgBossQueue({ boss, pollingIntervalSeconds: 0.5 });
+    await queue.work('given-q', async () => {});
+    await queue.send('given-q', { a: 1 });
+    await queue.close();
+    assert.equal(boss.getWipData().length, 0, "close() stopped the adapter's workers");
+    await boss.createQueue('after-close');
+    assert.ok(typeof (await boss.send('after-close', { still: 'works' })) === 'string', 'the given PgBoss still runs after close()');
+  });
+
+  it('refuses an existing queue whose policy would break dedupe semantics', async () => {
+    const boss = new PgBoss({ connectionString: dbUrl, schema: 'legacy' });
+    boss.on('error', () => {});
+    cleanups.push(() => boss.stop({ graceful: false, close: true }));
+    await boss.start();
+    await boss.createQueue('legacy-q', { policy: 'standard' });
+    const queue = createPgBossQueue({ boss });
+    await assert.rejects(queue.send('legacy-q', {}), (e: unknown) => CairnError.is(e, 'QUEUE_UNSUPPORTED') && /policy "standard"/.test((e as Error).message));
+  });
+
+  it('validates options before any round trip', async () => {
+    const queue = open();
+    const invalid = (e: unknown) => CairnError.is(e, 'INVALID_INPUT');
+    await assert.rejects(queue.send('q', {}, { priority: 1.5 }), invalid);
+    await assert.rejects(queue.send('q', {}, { priority: 2 ** 31 }), invalid);
+    await assert.rejects(queue.send('bad name', {}), invalid);
+    await assert.rejects(queue.send('q', {}, { dedupeKey: '' }), invalid);
+    await assert.rejects(queue.send('q', {}, { group: { id: '' } }), invalid);
+    await assert.rejects(queue.send('q', {}, { delayMs: -1 }), (e: unknown) => CairnError.is(e, 'INVALID_DURATION'));
+    await assert.rejects(queue.work('q', async () => {}, { concurrency: 0 }), invalid);
+    await assert.rejects(queue.work('q', async () => {}, { groupConcurrency: { default: 0 } }), invalid);
+    assert.throws(() => createPgBossQueue({ boss: {} as PgBoss, connectionString: dbUrl }), invalid);
+    assert.throws(() => createPgBossQueue({}), invalid);
+    assert.throws(() => createPgBossQueue({ connectionString: dbUrl, redeliveryLimit: -1 }), invalid);
+  });
+
+  it('refuses a second worker on one queue name with a different group cap (pg-boss shares one per process)', async () => {
+    const queue = open({ schema: 'caps' });
+    // A cap above the worker's concurrency is accepted (pg-boss alone would refuse it): it cannot bind.
+    const first = await queue.work('capped', async () => {}, { groupConcurrency: 2 });
+    await queue.work('capped', async () => {}, { groupConcurrency: 2 });
+    await assert.rejects(queue.work('capped', async () => {}, { groupConcurrency: { default: 2, tiers: { gold: 3 } } }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+    await first.stop();
+  });
+
+  it('drains a backlog at handler speed, not one job per polling interval per slot', async () => {
+    const queue = open({ schema: 'backlog', pollingIntervalSeconds: 2 });
+    for (let i = 0; i < 40; i++) await queue.send('backlog', { i });
+    let done = 0;
+    const started = Date.now();
+    await queue.work('backlog', async () => {
+      await sleep(5);
+      done++;
+    }, { concurrency: 2 });
+    await waitFor(() => done === 40, 30_000, '40 jobs');
+    const elapsed = Date.now() - started;
+    // Sleeping a full 2 s interval after each job would take 40 s on two slots.
+    assert.ok(elapsed < 10_000, `40 jobs on 2 slots took ${elapsed} ms`);
+  });
+
+  it('reports a throwing handler to onError with its job, and fails the job for good', async () => {
+    const errors: Array<{ error: unknown; job?: Job }> = [];
+    const queue = open({ schema: 'errors', onError: (error, job) => void errors.push(job === undefined ? { error } : { error, job }) });
+    await queue.work('errors', async () => {
+      throw new Error('boom');
+    });
+    await queue.send('errors', { id: 'x' });
+    await waitFor(() => errors.length === 1, 10_000, 'the error');
+    assert.equal((errors[0]!.error as Error).message, 'boom');
+    assert.deepEqual(errors[0]!.job?.payload, { id: 'x' });
+    await waitFor(() => true, 0, '');
+    await sleep(300);
+    const rows = await sql<{ state: string; retry_count: number }>(`SELECT state::text, retry_count FROM errors.job WHERE name = 'errors'`);
+    assert.deepEqual(rows, [{ state: 'failed', retry_count: 0 }], 'failed at once, no retry spent');
+  });
+});
