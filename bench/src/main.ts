@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,redis,...] [--out=path]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,floor,processes,fairness] [--out=path]`
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
  * `bench/results/latest.json` (smoke: `smoke.tmp.json`, not committed). Round-trip targets are checked in every
@@ -25,6 +25,7 @@ import { pgFloor } from './scenarios/pg-floor.js';
 import { processThroughput } from './scenarios/process-throughput.js';
 import { resultLatency } from './scenarios/result-latency.js';
 import { replayGrowth } from './scenarios/replay.js';
+import { engineLog } from './scenarios/workflows.js';
 import { Servers } from './servers/servers.js';
 import { nowMs } from './stats.js';
 
@@ -32,6 +33,9 @@ const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',').filter(Boolean);
 const config = smoke ? SMOKE : FULL;
+// --scenarios=inline,replay,latency,local,floor,processes,fairness (default: all)
+const scenarios = args.find((a) => a.startsWith('--scenarios='))?.slice('--scenarios='.length).split(',').filter(Boolean);
+const wants = (name: string) => !scenarios || scenarios.includes(name);
 const here = dirname(fileURLToPath(import.meta.url));
 const outPath = resolve(args.find((a) => a.startsWith('--out='))?.slice('--out='.length) ?? join(here, '..', 'results', smoke ? 'smoke.tmp.json' : 'latest.json'));
 
@@ -41,16 +45,32 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function scenario<T>(errors: ScenarioError[], name: string, fn: () => Promise<T>): Promise<T | undefined> {
+/** How long one scenario may take before it is failed (a hang must not hang CI). */
+const SCENARIO_TIMEOUT_MS = Number(process.env['CAIRN_BENCH_SCENARIO_TIMEOUT_MS']) || (smoke ? 60_000 : 600_000);
+
+async function scenario<T>(errors: ScenarioError[], name: string, fn: () => Promise<T>, incidents?: string[]): Promise<T | undefined> {
   const t0 = nowMs();
+  const abandoned0 = engineLog.abandoned;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const result = await fn();
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`did not finish within ${SCENARIO_TIMEOUT_MS / 1000} s`)), SCENARIO_TIMEOUT_MS);
+    });
+    const result = await Promise.race([fn(), timeout]);
     log(`  ${name}: done in ${((nowMs() - t0) / 1000).toFixed(1)} s`);
     return result;
   } catch (error) {
     log(`  ${name}: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     errors.push({ scenario: name, message: message(error) });
     return undefined;
+  } finally {
+    clearTimeout(timer);
+    const abandoned = engineLog.abandoned - abandoned0;
+    if (abandoned > 0) {
+      const line = `${name}: ${abandoned} execution(s) abandoned and resumed by recovery (last: ${engineLog.last})`;
+      log(`  ${line}`);
+      incidents?.push(line);
+    }
   }
 }
 
@@ -88,16 +108,17 @@ async function main(): Promise<number> {
       }
       instances.set(backend.name, backend);
       machine.servers[backend.title] = backend.server;
-      const report: BackendReport = { name: backend.name, title: backend.title, server: backend.server, driverCounted: backend.driverCounted, errors: [] };
+      const report: BackendReport = { name: backend.name, title: backend.title, server: backend.server, driverCounted: backend.driverCounted, errors: [], incidents: [] };
       results.backends.push(report);
       const e = report.errors;
-      const inline = await scenario(e, 'inline steps', () => inlineSteps(backend, { ...config.inline, ...(backend.writeTransactions ? { writeTransactions: backend.writeTransactions } : {}) }));
+      const inc = report.incidents;
+      const inline = !wants('inline') ? undefined : await scenario(e, 'inline steps', () => inlineSteps(backend, { ...config.inline, ...(backend.writeTransactions ? { writeTransactions: backend.writeTransactions } : {}) }), inc);
       if (inline) report.inline = inline;
-      const replay = await scenario(e, 'replay growth', () => replayGrowth(backend, config.replay));
+      const replay = !wants('replay') ? undefined : await scenario(e, 'replay growth', () => replayGrowth(backend, config.replay), inc);
       if (replay) report.replay = replay;
-      const latency = await scenario(e, 'result latency', () => resultLatency(backend, config.latency));
+      const latency = !wants('latency') ? undefined : await scenario(e, 'result latency', () => resultLatency(backend, config.latency), inc);
       if (latency) report.latency = latency;
-      const local = await scenario(e, 'local queue throughput', () => localThroughput(backend, config.localThroughput));
+      const local = !wants('local') ? undefined : await scenario(e, 'local queue throughput', () => localThroughput(backend, config.localThroughput), inc);
       if (local) report.localThroughput = local;
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
@@ -105,16 +126,12 @@ async function main(): Promise<number> {
     // The physical floor on the same (durable) PostgreSQL.
     const pgBackend = instances.get('postgres');
     const pgReport = results.backends.find((b) => b.name === 'postgres');
-    if (pgBackend && pgReport?.inline) {
+    if (pgBackend && pgReport?.inline && wants('floor')) {
       const server = await servers.postgres();
-      const floor = await scenario(results.errors, 'PostgreSQL floor', () => pgFloor(server.url, server.product, config.floor));
-      const cairn = pgReport.inline.sizes.find((s) => s.steps === config.floor.steps) ?? pgReport.inline.sizes[pgReport.inline.sizes.length - 1]!;
+      const floor = await scenario(results.errors, 'PostgreSQL floor', () => pgFloor(pgBackend, server.url, server.product, config.floor));
       if (floor) {
-        const cairnUsPerStep = (cairn.startToResultMs * 1000) / cairn.steps;
         results.floor = {
           ...floor,
-          cairnUsPerStep,
-          ratio: cairnUsPerStep / floor.usPerInsert,
           cairnAsyncCommitsPerStep: pgReport.inline.asyncCommitsPerStep,
           ...(pgReport.inline.writeTransactionsPerStep !== undefined ? { cairnWriteTransactionsPerStep: pgReport.inline.writeTransactionsPerStep } : {}),
         };
@@ -122,21 +139,34 @@ async function main(): Promise<number> {
     }
 
     // Worker processes on the distributed queues, each with the store it pairs with.
-    for (const queue of QUEUES) {
+    for (const queue of wants('processes') ? QUEUES : []) {
       const backend = instances.get(queue.store);
       if (!backend) {
         results.notes.push(`${queue.name}: not measured (its store, ${queue.store}, did not run)`);
         continue;
       }
       const url = queue.store === 'postgres' ? (await servers.postgres()).url : (await servers.service('redis')).url;
-      const r = await scenario(results.errors, `${queue.name} worker processes`, () => processThroughput(backend, queue, url, config.processThroughput));
+      const r = await scenario(results.errors, `${queue.name} worker processes`, () => processThroughput(backend, queue, url, config.processThroughput), results.notes);
       if (r) results.processThroughput.push(r);
     }
 
-    // Fairness of shared-groups on the local queue (the engine's default queue).
+    // Fairness of shared-groups: the local queue (the engine's default), and pg-boss, whose groups
+    // are the other implementation of the capability (BullMQ has none).
     const memory = instances.get('memory');
-    if (memory) {
-      const f = await scenario(results.errors, 'fairness (local queue)', () => fairness(memory, config.fairness));
+    if (memory && wants('fairness')) {
+      const f = await scenario(results.errors, 'fairness (local queue)', () => fairness(memory, config.fairness), results.notes);
+      if (f) results.fairness.push(f);
+    }
+    const pgForFairness = instances.get('postgres');
+    const boss = QUEUES.find((q) => q.name === 'pg-boss');
+    if (pgForFairness && boss && wants('fairness')) {
+      const url = (await servers.postgres()).url;
+      const f = await scenario(
+        results.errors,
+        'fairness (pg-boss)',
+        async () => fairness(pgForFairness, { ...config.fairness, queue: await boss.create(url), queueName: 'pg-boss' }),
+        results.notes,
+      );
       if (f) results.fairness.push(f);
     }
   } finally {

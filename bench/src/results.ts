@@ -25,6 +25,8 @@ export interface BackendReport {
   latency?: LatencyResult;
   localThroughput?: LocalThroughputResult;
   errors: ScenarioError[];
+  /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
+  incidents: string[];
 }
 
 export interface SkippedBackend {
@@ -49,7 +51,7 @@ export interface BenchResults {
   machine: MachineInfo;
   backends: BackendReport[];
   skipped: SkippedBackend[];
-  floor?: FloorResult & { cairnUsPerStep: number; ratio: number; cairnWriteTransactionsPerStep?: number; cairnAsyncCommitsPerStep: number };
+  floor?: FloorResult & { cairnWriteTransactionsPerStep?: number; cairnAsyncCommitsPerStep: number };
   processThroughput: ProcessThroughputResult[];
   fairness: FairnessResult[];
   errors: ScenarioError[];

@@ -1,4 +1,5 @@
 import type { WorkflowStore } from '@cairn/core';
+import { connectPostgresStore } from './postgres.js';
 import { connectRedisStore } from './redis.js';
 import type { StoreSpec } from './types.js';
 
@@ -7,6 +8,8 @@ export async function connectStore(spec: StoreSpec): Promise<{ store: WorkflowSt
   switch (spec.backend) {
     case 'redis':
       return connectRedisStore(spec);
+    case 'postgres':
+      return connectPostgresStore(spec);
     default:
       throw new Error(`no worker-process store for backend ${spec.backend}`);
   }

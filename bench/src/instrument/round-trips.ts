@@ -10,6 +10,8 @@
 export interface RoundTripSnapshot {
   total: number;
   byMethod: Record<string, number>;
+  /** By request kind: the SQL verb (`begin`, `select`, `insert`, ...), the Redis or MongoDB command. */
+  byKind: Record<string, number>;
   /** Statements that asked for an asynchronous commit (PostgreSQL `synchronous_commit = off`). */
   asyncCommits: number;
 }
@@ -18,6 +20,7 @@ export class RoundTripCounter {
   total = 0;
   asyncCommits = 0;
   readonly byMethod = new Map<string, number>();
+  readonly byKind = new Map<string, number>();
   /** Store methods currently awaiting their result (a multiset, by name). */
   readonly #active = new Map<string, number>();
   #activeCount = 0;
@@ -26,6 +29,8 @@ export class RoundTripCounter {
   hit(detail?: string): void {
     this.total += 1;
     if (detail !== undefined && /synchronous_commit/i.test(detail) && /\boff\b/i.test(detail)) this.asyncCommits += 1;
+    const kind = kindOf(detail);
+    this.byKind.set(kind, (this.byKind.get(kind) ?? 0) + 1);
     const owner = this.#owner();
     this.byMethod.set(owner, (this.byMethod.get(owner) ?? 0) + 1);
   }
@@ -44,7 +49,7 @@ export class RoundTripCounter {
   }
 
   snapshot(): RoundTripSnapshot {
-    return { total: this.total, asyncCommits: this.asyncCommits, byMethod: Object.fromEntries(this.byMethod) };
+    return { total: this.total, asyncCommits: this.asyncCommits, byMethod: Object.fromEntries(this.byMethod), byKind: Object.fromEntries(this.byKind) };
   }
 
   #owner(): string {
@@ -54,12 +59,29 @@ export class RoundTripCounter {
   }
 }
 
+/** The kind of a request: the first SQL keyword (a CTE counts as what it ends with), or the command name. */
+function kindOf(detail: string | undefined): string {
+  if (detail === undefined) return 'call';
+  const text = detail.trim().toLowerCase();
+  const word = /^[a-z_]+/.exec(text)?.[0] ?? text.slice(0, 12);
+  return word === 'with' ? 'with (CTE)' : word;
+}
+
+function subtract(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, n] of Object.entries(after)) {
+    const d = n - (before[key] ?? 0);
+    if (d !== 0) out[key] = d;
+  }
+  return out;
+}
+
 /** What happened between two snapshots. */
 export function diff(after: RoundTripSnapshot, before: RoundTripSnapshot): RoundTripSnapshot {
-  const byMethod: Record<string, number> = {};
-  for (const [method, n] of Object.entries(after.byMethod)) {
-    const d = n - (before.byMethod[method] ?? 0);
-    if (d !== 0) byMethod[method] = d;
-  }
-  return { total: after.total - before.total, asyncCommits: after.asyncCommits - before.asyncCommits, byMethod };
+  return {
+    total: after.total - before.total,
+    asyncCommits: after.asyncCommits - before.asyncCommits,
+    byMethod: subtract(after.byMethod, before.byMethod),
+    byKind: subtract(after.byKind, before.byKind),
+  };
 }

@@ -44,7 +44,7 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
     out.push(
       table(
-        ['backend', 'per inline step', 'store calls per step', 'per step, by store method', 'per replay', 'step reads per replay', 'per replay, by store method'],
+        ['backend', 'per inline step', 'store calls per step', 'per step, by store method', 'per step, by request', 'per replay', 'step reads per replay', 'per replay, by store method'],
         withCounts.map((b) => {
           const i = b.inline;
           const rp = b.replay?.sizes[b.replay.sizes.length - 1];
@@ -55,6 +55,7 @@ export function renderMarkdown(r: BenchResults): string {
             i ? fmt(i.roundTripsPerStep, 2) : '–',
             i ? fmt(i.storeCallsPerStep, 2) : '–',
             by(i?.byMethodPerStep),
+            b.driverCounted ? by(i?.byKindPerStep) : '–',
             rp ? String(rp.roundTrips) : '–',
             rp ? String(rp.stepReadRoundTrips) : '–',
             by(rp?.byMethod),
@@ -113,7 +114,7 @@ export function renderMarkdown(r: BenchResults): string {
         ['', 'per step', 'write transactions per step', 'of which synchronous_commit=off'],
         [
           [`floor: one autocommit INSERT per step (pg, ${f.steps} steps)`, us(f.usPerInsert), fmt(f.writeTransactionsPerInsert, 2), '0'],
-          [`Cairn: ${f.steps}-step inline run, start→result`, us(f.cairnUsPerStep), fmt(f.cairnWriteTransactionsPerStep, 2), fmt(f.cairnAsyncCommitsPerStep, 2)],
+          [`Cairn: ${f.steps}-step inline run, start→result (alternating with the floor)`, us(f.cairnUsPerStep), `${fmt(f.cairnWriteTransactionsPerStep, 2)} per extra step (${fmt(f.cairnWriteTransactionsPerRunStep, 2)} with the run's own writes)`, fmt(f.cairnAsyncCommitsPerStep, 2)],
           ['ratio', `${fmt(f.ratio, 2)}×`, '', ''],
         ],
       ),
@@ -137,7 +138,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
 
   if (r.fairness.length > 0) {
-    out.push('### Fairness with `shared-groups` (one group submits 100× the runs of the other, first)');
+    out.push(`### Fairness with \`shared-groups\` (one group submits ${fmt(r.fairness[0]!.bigRuns / r.fairness[0]!.smallRuns, 0)}× the runs of the other, first)`);
     out.push('');
     out.push(
       table(
@@ -176,6 +177,7 @@ export function renderMarkdown(r: BenchResults): string {
     for (const e of errors) out.push(`- ${e.scenario}: ${e.message}`);
     out.push('');
   }
+  for (const b of r.backends) for (const i of b.incidents) out.push(`- ${b.title}: ${i}`);
   for (const note of r.notes) out.push(`- ${note}`);
   out.push('');
   out.push(`Total bench time: ${ms(r.durationMs)}.`);

@@ -42,6 +42,7 @@ export async function fairness(backend: BackendInstance, options: FairnessOption
   const { probe } = opened;
   probe.trackRuns = true;
   const engine = benchEngine(probe.store, {
+    recovering: true,
     queueStrategy: 'shared-groups',
     concurrency: options.concurrency,
     groupConcurrency: options.groupConcurrency,
@@ -71,6 +72,7 @@ export async function fairness(backend: BackendInstance, options: FairnessOption
   } finally {
     probe.trackRuns = false;
     await engine.stop();
+    await options.queue?.close();
     await opened.close();
   }
   const wait = (id: string) => (probe.firstClaimAt.get(id) ?? Number.NaN) - (submitted.get(id) ?? Number.NaN);

@@ -27,8 +27,9 @@ export interface InlineSize {
   asyncCommitsPerRun: number;
   /** Whether every repetition made the same number of round trips (it must: the work is deterministic). */
   deterministic: boolean;
-  /** Round trips of the execution by store method. */
+  /** Round trips of the execution by store method, and by request kind. */
   executionByMethod: Record<string, number>;
+  executionByKind: Record<string, number>;
 }
 
 export interface InlineResult {
@@ -39,6 +40,8 @@ export interface InlineResult {
   writeTransactionsPerStep?: number;
   asyncCommitsPerStep: number;
   byMethodPerStep: Record<string, number>;
+  /** Per step by request kind (SQL verb, Redis/MongoDB command). */
+  byKindPerStep: Record<string, number>;
 }
 
 export interface InlineOptions {
@@ -97,6 +100,7 @@ export async function inlineSteps(backend: BackendInstance, options: InlineOptio
           async: rt.asyncCommits - rt0.asyncCommits,
           execRt: w.roundTrips.total,
           byMethod: w.roundTrips.byMethod,
+          byKind: w.roundTrips.byKind,
           calls: totalCalls(probe.callSnapshot()) - calls0,
           tx: tx1 - tx0,
         };
@@ -119,6 +123,7 @@ export async function inlineSteps(backend: BackendInstance, options: InlineOptio
         asyncCommitsPerRun: median(samples.map((s) => s.async)),
         deterministic: allEqual(samples.map((s) => s.execRt)),
         executionByMethod: samples[samples.length - 1]!.byMethod,
+        executionByKind: samples[samples.length - 1]!.byKind,
       };
       if (options.writeTransactions) size.writeTransactionsPerRun = median(samples.map((s) => s.tx));
       sizes.push(size);
@@ -135,7 +140,16 @@ export async function inlineSteps(backend: BackendInstance, options: InlineOptio
     const d = ((large.executionByMethod[method] ?? 0) - (small.executionByMethod[method] ?? 0)) / dn;
     if (d !== 0) byMethodPerStep[method] = d;
   }
+  const perStep = (a: Record<string, number>, b: Record<string, number>) => {
+    const out: Record<string, number> = {};
+    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = ((b[key] ?? 0) - (a[key] ?? 0)) / dn;
+      if (d !== 0) out[key] = d;
+    }
+    return out;
+  };
   const result: InlineResult = {
+    byKindPerStep: perStep(small.executionByKind, large.executionByKind),
     sizes,
     roundTripsPerStep: (large.executionRoundTrips - small.executionRoundTrips) / dn,
     storeCallsPerStep: (large.storeCallsPerRun - small.storeCallsPerRun) / dn,

@@ -22,7 +22,7 @@ export async function localThroughput(backend: BackendInstance, options: LocalTh
   const opened = await backend.openStore();
   const { probe } = opened;
   probe.trackRuns = true;
-  const engine = benchEngine(probe.store, { concurrency: options.concurrency });
+  const engine = benchEngine(probe.store, { concurrency: options.concurrency, recovering: true });
   await engine.start();
   const rates: number[] = [];
   try {

@@ -68,7 +68,8 @@ export async function processThroughput(backend: BackendInstance, queue: QueueAd
     const q = await queue.create(url);
     const client = benchEngine(await opened.peer(), { queue: q, queuePrefix, pollIntervalMs: 200 });
     try {
-      children.push(...(await Promise.all(Array.from({ length: workers }, () => startWorker(config)))));
+      // One after another: the first worker to start creates the queue's tables or keys.
+      for (let i = 0; i < workers; i++) children.push(await startWorker(config));
       await client.start({ workers: false });
       const t0 = Date.now();
       const ids: string[] = [];

@@ -17,6 +17,7 @@ export interface ReplaySize {
   stepLoads: number;
   storeCalls: number;
   byMethod: Record<string, number>;
+  byKind: Record<string, number>;
   deterministic: boolean;
   /** How long recording the steps took (context, not a result). */
   recordMs: number;
@@ -76,6 +77,7 @@ export async function replayGrowth(backend: BackendInstance, options: ReplayOpti
         stepLoads: median(samples.map((w) => w.storeCalls['steps.load'] ?? 0)),
         storeCalls: median(samples.map((w) => totalCalls(w.storeCalls))),
         byMethod: last.roundTrips.byMethod,
+        byKind: last.roundTrips.byKind,
         deterministic: allEqual(samples.map((w) => w.roundTrips.total)),
         recordMs,
       });

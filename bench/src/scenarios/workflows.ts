@@ -31,15 +31,38 @@ export const queuedWorkflow = defineWorkflow('bench-queued', async (ctx, input: 
 
 export const ALL_WORKFLOWS: WorkflowDefinition<any, any>[] = [stepsWorkflow, replayWorkflow, latencyWorkflow, queuedWorkflow];
 
-/** Quiet logger: the bench reports failures itself. */
+/** What engines logged: executions abandoned (store or queue errors), and other warnings. */
+export const engineLog = { abandoned: 0, warnings: 0, last: '' };
+
+function describe(data: Record<string, unknown> | undefined): string {
+  const error = data?.['error'];
+  if (error instanceof Error) return `${error.message}`;
+  return data ? JSON.stringify(data).slice(0, 300) : '';
+}
+
+/** One line per engine complaint (no stacks): the bench counts them and reports them per scenario. */
 const logger = {
-  warn: (message: string, data?: Record<string, unknown>) => console.warn(`[cairn] ${message}`, data ?? ''),
-  error: (message: string, data?: Record<string, unknown>) => console.error(`[cairn] ${message}`, data ?? ''),
+  warn: (message: string, data?: Record<string, unknown>) => {
+    engineLog.warnings += 1;
+    engineLog.last = `${message}: ${describe(data)}`;
+    process.stderr.write(`[cairn] warn: ${engineLog.last}\n`);
+  },
+  error: (message: string, data?: Record<string, unknown>) => {
+    if (/abandoned/.test(message)) engineLog.abandoned += 1;
+    engineLog.last = `${message}: ${describe(data)}`;
+    process.stderr.write(`[cairn] error: ${engineLog.last}\n`);
+  },
 };
 
-/** An engine over `store` with every bench workflow; recovery effectively off (scenarios drive runs). */
-export function benchEngine(store: WorkflowStore, options: Partial<EngineOptions> = {}): Engine {
-  return createEngine({ store, workflows: ALL_WORKFLOWS, recoveryIntervalMs: 3_600_000, logger, ...options });
+/**
+ * An engine over `store` with every bench workflow. By default recovery is effectively off (the
+ * counting scenarios drive every execution themselves); `recovering: true` turns it on with a short
+ * lease, as the queued scenarios need when an execution is abandoned (a deadlock, a lost job).
+ */
+export function benchEngine(store: WorkflowStore, options: Partial<EngineOptions> & { recovering?: boolean } = {}): Engine {
+  const { recovering, ...rest } = options;
+  const recovery: Partial<EngineOptions> = recovering ? { recoveryIntervalMs: 1000, timings: { leaseMs: 5000, startGraceMs: 5000 } } : { recoveryIntervalMs: 3_600_000 };
+  return createEngine({ store, workflows: ALL_WORKFLOWS, logger, ...recovery, ...rest });
 }
 
 /** The two job groups of the fairness scenario (with `shared-groups`, a workflow's group is its name). */

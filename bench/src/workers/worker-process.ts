@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const adapter = QUEUES.find((q) => q.name === config.queue);
   if (!adapter) throw new Error(`unknown queue ${config.queue}`);
   const queue = await adapter.create(config.queueUrl);
-  const engine = benchEngine(store, { queue, queuePrefix: config.queuePrefix, concurrency: config.concurrency });
+  const engine = benchEngine(store, { queue, queuePrefix: config.queuePrefix, concurrency: config.concurrency, recovering: true });
   await engine.start();
   process.on('message', (message) => {
     if (!(message as { stop?: boolean }).stop) return;

@@ -1,0 +1,42 @@
+import type { WorkflowStore } from '@cairn/core';
+import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
+import { StoreProbe } from '../instrument/counting-store.js';
+import type { RoundTripCounter } from '../instrument/round-trips.js';
+import type { AnyDb } from './sql-drivers.js';
+import type { OpenedStore, StoreSpec } from './types.js';
+
+let seq = 0;
+
+/** A fresh table prefix per opened store (the namespace). */
+export function freshPrefix(): string {
+  return `b${process.pid}_${++seq}_`;
+}
+
+/**
+ * Opens a counted `@cairn/kysely` store on a fresh table prefix (migrated first), with a peer
+ * store over its own uncounted Kysely instance.
+ */
+export async function openKyselyStore(options: {
+  counter: RoundTripCounter;
+  counted: () => Promise<AnyDb>;
+  uncounted: () => Promise<AnyDb>;
+  spec?: (prefix: string) => StoreSpec;
+}): Promise<OpenedStore> {
+  const db = await options.counted();
+  const tablePrefix = freshPrefix();
+  await migrateToLatest(db, { tablePrefix });
+  const probe = new StoreProbe(createKyselyStore({ db, tablePrefix }), options.counter);
+  const peers: AnyDb[] = [];
+  return {
+    probe,
+    ...(options.spec ? { spec: options.spec(tablePrefix) } : {}),
+    async peer(): Promise<WorkflowStore> {
+      const peerDb = await options.uncounted();
+      peers.push(peerDb);
+      return createKyselyStore({ db: peerDb, tablePrefix });
+    },
+    async close() {
+      await Promise.allSettled([db.destroy(), ...peers.map((p) => p.destroy())]);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { WorkflowStore } from '@cairn/core';
+import { createKyselyStore } from '@cairn/kysely';
+import pg from 'pg';
+import { RoundTripCounter } from '../instrument/round-trips.js';
+import { xidCounter } from '../scenarios/pg-floor.js';
+import { openKyselyStore } from './kysely-common.js';
+import { postgresDb } from './sql-drivers.js';
+import type { BackendAdapter, BackendInstance, StoreSpec } from './types.js';
+
+/** Opens an uncounted store, as a worker process does. */
+export async function connectPostgresStore(spec: StoreSpec): Promise<{ store: WorkflowStore; close(): Promise<void> }> {
+  const db = await postgresDb(spec.url);
+  return { store: createKyselyStore({ db, tablePrefix: spec.namespace }), close: () => db.destroy() };
+}
+
+/** PostgreSQL through `@cairn/kysely` + pg, on the bench's own durable server (fsync on). */
+export const postgresBackend: BackendAdapter = {
+  name: 'postgres',
+  title: 'PostgreSQL',
+  async setup(ctx): Promise<BackendInstance> {
+    const server = await ctx.servers.postgres();
+    const counter = new RoundTripCounter();
+    // Reads the transaction-id horizon without taking a transaction id itself.
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    return {
+      name: 'postgres',
+      title: 'PostgreSQL',
+      server: `${server.product} (${server.durability})`,
+      driverCounted: true,
+      counter,
+      writeTransactions: () => xidCounter(admin),
+      openStore: () =>
+        openKyselyStore({
+          counter,
+          counted: () => postgresDb(server.url, counter),
+          uncounted: () => postgresDb(server.url),
+          spec: (prefix) => ({ backend: 'postgres', url: server.url, namespace: prefix }),
+        }),
+      async close() {
+        await admin.end();
+      },
+    };
+  },
+};

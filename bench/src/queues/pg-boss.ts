@@ -1,0 +1,11 @@
+import { createPgBossQueue } from '@cairn/queue-pg-boss';
+import type { QueueAdapter } from './types.js';
+
+/** pg-boss on the bench's durable PostgreSQL (schema `cairn_bench`), paired with the PostgreSQL store. */
+export const pgBossQueue: QueueAdapter = {
+  name: 'pg-boss',
+  store: 'postgres',
+  async create(url) {
+    return createPgBossQueue({ connectionString: url, schema: 'cairn_bench', onError: () => {} });
+  },
+};
