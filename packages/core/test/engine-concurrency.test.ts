@@ -229,6 +229,62 @@ describe('concurrency: fencing', () => {
   });
 });
 
+describe('concurrency: fencing between steps', () => {
+  it('an engine paused between two steps past its lease cannot record the next step when it resumes', async () => {
+    const clock = new ManualClock();
+    const inner = countingStore().inner;
+    const counterA = countingStore(inner);
+    const counterB = countingStore(inner);
+    counterA.intercept('runs.renew', () => new Promise(() => {})); // A is paused: no renewals
+    // The n-th execution to reach the pause point waits on pauses[n].
+    const pauses = [gate(), gate()];
+    const arrived = [gate(), gate()];
+    let arrivals = 0;
+    const bodies: string[] = [];
+    const wf = defineWorkflow('paused-between', async (ctx) => {
+      await ctx.step('a', () => void bodies.push('a'));
+      const n = arrivals++;
+      arrived[n]?.open();
+      await pauses[n]?.promise;
+      return ctx.step('b', () => (bodies.push('b'), 'b'));
+    });
+    const timings = { leaseMs: 3000 };
+    const A = await createFixture({ workflows: [wf], clock, counter: counterA, workerId: 'A', timings });
+    const B = await createFixture({ workflows: [wf], clock, counter: counterB, workerId: 'B', timings });
+    try {
+      const h = await A.engine.startRun(wf, null);
+      await arrived[0]!.promise;
+      await clock.advance(3001);
+      assert.equal(await B.engine.recover(), 1);
+      await arrived[1]!.promise; // B replayed `a` and waits at the same point
+      counterA.reset();
+      pauses[0]!.open(); // A resumes first and asks for step b
+      await until(() => counterA.calls.some((c) => c.outcome !== undefined && c.name !== 'runs.renew'), 'A writes');
+      await turns(20);
+      const refused = counterA.calls.filter((c) => c.name === 'steps.insert');
+      assert.equal(refused.length, 1);
+      assert.equal(refused[0]!.outcome?.ok, false);
+      assert.equal((refused[0]!.outcome as { error: { code: string } }).error.code, 'LEASE_LOST');
+      assert.deepEqual(await inner.steps.load(h.id).then((steps) => steps.map((s) => s.key)), ['a'], 'A recorded nothing');
+      assert.deepEqual(bodies, ['a']);
+      pauses[1]!.open();
+      const run = await waitForStatus(inner, h.id, 'completed');
+      assert.equal(run.output, 'b');
+      assert.deepEqual(bodies, ['a', 'b']);
+      assert.deepEqual(
+        (await inner.history.list(h.id)).map((a) => [a.stepKey, a.worker, a.status]),
+        [
+          ['a', 'A', 'succeeded'],
+          ['b', 'B', 'succeeded'],
+        ],
+      );
+    } finally {
+      await A.engine.stop();
+      await B.engine.stop();
+    }
+  });
+});
+
 describe('concurrency: duplicate delivery', () => {
   it('the same orchestrator job delivered many times at once executes each step once', async () => {
     const clock = new ManualClock();

@@ -26,6 +26,12 @@ describe('timers', () => {
       await turns(20);
       assert.equal((await fx.inner.runs.get(h.id))!.status, 'waiting');
       assert.equal(fx.counter.count('runs.claim'), claims, 'not executed before wakeAt');
+      // A wake-up 1 ms early (an unrelated event) replays the run, which goes back to sleep.
+      await fx.engine.sendEvent(h.id, 'unrelated', null);
+      const again = await waitForIdle(fx.inner, h.id);
+      assert.equal(fx.counter.count('runs.claim'), claims + 1);
+      assert.equal(again.status, 'waiting');
+      assert.equal(again.wakeAt, start + 60_000);
       assert.equal(after, 0);
       await fx.clock.advance(1);
       await waitForStatus(fx.inner, h.id, 'completed');

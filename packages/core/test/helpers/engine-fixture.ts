@@ -136,6 +136,16 @@ export async function createFixture(options: FixtureOptions): Promise<Fixture> {
       error: (message, data) => void logs.push({ level: 'error', message, data }),
     },
   });
+  // engine.stop() waits for in-flight jobs; one stuck on a ManualClock timer (an in-place retry
+  // wait) or on a body that never settles would hang the test after a failed assertion. Bound it.
+  const stop = engine.stop.bind(engine);
+  (engine as { stop: () => Promise<void> }).stop = async () => {
+    let done = false;
+    const stopped = stop().then(() => void (done = true));
+    for (let i = 0; i < 5000 && !done; i++) await turn();
+    if (!done) console.error(`[engine-fixture] engine.stop() of ${engine.workerId} did not finish: a job is still in flight`);
+    else await stopped;
+  };
   if (start !== 'no') await engine.start({ workers: start });
   return { engine, clock, store: counter.store, counter, inner: counter.inner, faults, logs };
 }
