@@ -141,6 +141,30 @@ describe('children', () => {
     }
   });
 
+  it('cancellation propagates down a chain of children (grandparent → parent → child)', async () => {
+    let leafWoke = 0;
+    const leaf = defineWorkflow('leaf', async (ctx) => {
+      await ctx.sleep('nap', '1h');
+      leafWoke++;
+    });
+    const middle = defineWorkflow('middle', async (ctx) => ctx.child(leaf, null));
+    const top = defineWorkflow('top', async (ctx) => ctx.child(middle, null));
+    const fx = await createFixture({ workflows: [top, middle, leaf] });
+    try {
+      const h = await fx.engine.startRun(top, null);
+      const middleId = (await waitForStep(fx.inner, h.id, 'child:middle', 'waiting')).childRunId!;
+      const leafId = (await waitForStep(fx.inner, middleId, 'child:leaf', 'waiting')).childRunId!;
+      await waitForIdle(fx.inner, leafId);
+      await fx.engine.cancel(h.id);
+      for (const id of [h.id, middleId, leafId]) await waitForStatus(fx.inner, id, 'cancelled');
+      await fx.clock.advance(3_600_000);
+      await turns(20);
+      assert.equal(leafWoke, 0);
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
   it('cancelling a parent stops its child at the child’s next step boundary while the child is executing', async () => {
     const bodies: string[] = [];
     const inA = gate();
@@ -218,6 +242,34 @@ describe('cancellation', () => {
         (await fx.inner.steps.load(h.id)).map((s) => s.key),
         ['a'],
       );
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
+  it('a cancel during an in-place retry wait ends the run without further attempts', async () => {
+    let calls = 0;
+    const wf = defineWorkflow('cancel-retrying', async (ctx) =>
+      ctx.step(
+        'flaky',
+        () => {
+          calls++;
+          throw new Error('down');
+        },
+        { retries: 5, backoff: { type: 'fixed', delay: 1000 } },
+      ),
+    );
+    const fx = await createFixture({ workflows: [wf] });
+    try {
+      const h = await fx.engine.startRun(wf, null);
+      await waitForStep(fx.inner, h.id, 'flaky', 'retry_wait');
+      assert.equal((await fx.inner.runs.get(h.id))!.status, 'running', 'waiting in place');
+      await fx.engine.cancel(h.id);
+      await waitForStatus(fx.inner, h.id, 'cancelled');
+      await fx.clock.advance(10_000);
+      await turns(20);
+      assert.equal(calls, 1);
+      await rejectsWithCode(h.result(), 'RUN_CANCELLED');
     } finally {
       await fx.engine.stop();
     }

@@ -53,6 +53,32 @@ describe('steps: results are recorded once and replayed', () => {
     }
   });
 
+  it('now(), random() and uuid() are recorded: a replay sees the values of the first execution', async () => {
+    const seen: unknown[][] = [];
+    const wf = defineWorkflow('recorded-values', async (ctx) => {
+      const values = [await ctx.now(), await ctx.random(), await ctx.uuid()];
+      seen.push(values);
+      await ctx.sleep('nap', 1000);
+      return values;
+    });
+    const fx = await createFixture({ workflows: [wf] });
+    try {
+      const start = fx.clock.now();
+      const h = await fx.engine.startRun(wf, null);
+      await waitForIdle(fx.inner, h.id);
+      await fx.clock.advance(1000);
+      await waitForStatus(fx.inner, h.id, 'completed');
+      assert.equal(seen.length, 2);
+      assert.deepEqual(seen[1], seen[0]);
+      assert.equal(seen[0]![0], start);
+      assert.ok(typeof seen[0]![1] === 'number' && seen[0]![1] >= 0 && seen[0]![1] < 1);
+      assert.match(String(seen[0]![2]), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.deepEqual(await h.result(), seen[0]);
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
   for (const mode of MODES) {
     it(`falsy and null outputs round-trip exactly through result() and a replay (${mode} steps)`, async () => {
       const VALUES: unknown[] = [0, false, '', null, undefined, { a: 0, b: false, c: '', d: null }, [null, 0]];

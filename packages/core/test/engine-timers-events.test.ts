@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type CairnError, type Json, type WorkflowContext, defineWorkflow } from '@cairn/core';
-import { codeChain, createFixture, rejectsWithCode, turns, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
+import { ManualClock } from '@cairn/core/testing';
+import { codeChain, countingStore, createFixture, rejectsWithCode, turns, until, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
 describe('timers', () => {
   it('sleep suspends the run (waiting, wakeAt set, no lease) and resumes once the clock reaches wakeAt', async () => {
@@ -280,6 +281,61 @@ describe('events', () => {
       assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'valid'), { delivered: true });
     } finally {
       await fx.engine.stop();
+    }
+  });
+});
+
+describe('waiting for results', () => {
+  it('result() with a timeout throws RESULT_TIMEOUT and leaves the run alone', async () => {
+    const wf = defineWorkflow('slow-result', async (ctx) => ctx.waitForEvent('go'));
+    const fx = await createFixture({ workflows: [wf] });
+    try {
+      const h = await fx.engine.startRun(wf, null);
+      await waitForIdle(fx.inner, h.id);
+      const pending = h.result({ timeout: '5s' });
+      let settled = false;
+      pending.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await fx.clock.advance(4999);
+      await turns(10);
+      assert.equal(settled, false);
+      await fx.clock.advance(1);
+      await rejectsWithCode(pending, 'RESULT_TIMEOUT');
+      assert.equal((await fx.inner.runs.get(h.id))!.status, 'waiting');
+      await rejectsWithCode(fx.engine.result('0190f3d2-0000-7000-8000-000000000000'), 'RUN_NOT_FOUND');
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
+  it('a result from another process is polled with backoff (from ~10 ms, capped by pollIntervalMs)', async () => {
+    const clock = new ManualClock();
+    const counter = countingStore();
+    const wf = defineWorkflow('remote-result', async (ctx) => ctx.waitForEvent('go'));
+    const worker = await createFixture({ workflows: [wf], clock, counter, workerId: 'worker' });
+    const observerCounter = countingStore(counter.inner);
+    const observer = await createFixture({ workflows: [wf], clock, counter: observerCounter, workerId: 'observer', start: false, pollIntervalMs: 1000 });
+    try {
+      const h = await worker.engine.startRun(wf, null);
+      await waitForIdle(counter.inner, h.id);
+      observerCounter.reset();
+      let value: unknown;
+      const pending = observer.engine.result(h.id).then((v) => (value = v));
+      // 60 s of waiting: 10, 20, 40, ... 640 ms, then every second.
+      for (let i = 0; i < 600; i++) await clock.advance(100);
+      const polls = observerCounter.count('runs.get');
+      assert.ok(polls >= 55 && polls <= 75, `polls in 60 s: ${polls}`);
+      await worker.engine.sendEvent(h.id, 'go', 'done');
+      await waitForStatus(counter.inner, h.id, 'completed');
+      await clock.advance(1000);
+      await until(() => value !== undefined, 'the observer sees the result');
+      await pending;
+      assert.equal(value, 'done');
+    } finally {
+      await worker.engine.stop();
+      await observer.engine.stop();
     }
   });
 });
