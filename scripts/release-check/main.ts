@@ -1,0 +1,155 @@
+// `pnpm release:check`: what the next release would publish, checked the way a user meets it.
+//
+//   1. build                 pnpm build (turbo; cached when nothing changed)
+//   2. release config        the fixed group is exactly the public packages
+//   3. changeset status      pending changesets and the bumps they make
+//   4. version dry run       `changeset version` in a temporary copy: versions, ranges, CHANGELOG entries
+//   5. pack + package checks `pnpm pack` of every public package; metadata, files, exports, deps
+//   6. consumer tests        fresh npm projects install the tarballs and run a workflow, per Node
+//   7. self-test             broken tarballs must fail the consumer test (test/*.test.ts)
+//
+// Options: --skip-build, --nodes 22,24, --no-selftest, --keep (keep the temp dir). Exit code 1 if
+// any phase failed; every phase that can still run does, and the timings are printed at the end.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { cacheRoot } from './cache.js';
+import { ConsumerCheckError, describeResult, redisScenario, runConsumer, sqliteScenario } from './consumer.js';
+import { exec, execOk, tail } from './exec.js';
+import { ensureNode } from './node-versions.js';
+import { checkPackage } from './package-checks.js';
+import { packAll, type Packed } from './pack.js';
+import { startRedis, type RedisForCheck } from './redis-server.js';
+import { Timings } from './timings.js';
+import { versionDryRun } from './version-dry-run.js';
+import { ROOT, publicPackages, readJson, workspacePackages } from './workspace.js';
+
+const { values: args } = parseArgs({
+  options: {
+    'skip-build': { type: 'boolean', default: false },
+    nodes: { type: 'string', default: '22,24' },
+    'no-selftest': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+const timings = new Timings();
+const failures: string[] = [];
+const work = mkdtempSync(join(tmpdir(), 'cairn-release-check-'));
+console.log(`release:check in ${work} (caches in ${cacheRoot()}), Node ${process.version}`);
+
+/** Runs a phase; a failure is recorded and printed, and the run goes on. */
+async function phase<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await timings.phase(name, fn);
+  } catch (error) {
+    failures.push(name);
+    console.error(`\n✘ ${name}:\n${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+let redis: RedisForCheck | undefined;
+try {
+  if (!args['skip-build']) {
+    await phase('build (pnpm build)', async () => {
+      await execOk('pnpm build', 'pnpm', ['build', '--output-logs=errors-only'], { cwd: ROOT, stream: true });
+    });
+  }
+
+  await phase('release config (.changeset/config.json)', async () => {
+    const config = readJson<{ fixed: string[][]; privatePackages?: { version?: boolean; tag?: boolean } }>(join(ROOT, '.changeset', 'config.json'));
+    const publicNames = publicPackages().map((p) => p.name).sort();
+    const fixed = [...(config.fixed[0] ?? [])].sort();
+    const problems: string[] = [];
+    if (config.fixed.length !== 1 || fixed.join() !== publicNames.join()) {
+      problems.push(`the fixed group must list exactly the public packages (${publicNames.join(', ')}), it lists ${JSON.stringify(config.fixed)}`);
+    }
+    for (const p of workspacePackages()) {
+      if (p.json.private === true && fixed.includes(p.name)) problems.push(`private ${p.name} is in the fixed group`);
+    }
+    if (config.privatePackages?.version !== false || config.privatePackages?.tag !== false) problems.push('privatePackages must be { version: false, tag: false }');
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+    console.log(`fixed group: ${fixed.join(', ')}`);
+    console.log(`private (never versioned): ${workspacePackages().filter((p) => p.json.private === true).map((p) => p.name).join(', ')}`);
+  });
+
+  await phase('changeset status', async () => {
+    await execOk('changeset status', process.execPath, [join(ROOT, 'scripts', 'release-check', 'changeset.mjs'), 'status', '--verbose'], { cwd: ROOT, stream: true });
+  });
+
+  await phase('changeset version (dry run in a temporary copy)', async () => {
+    const dir = join(work, 'version-dry-run');
+    mkdirSync(dir);
+    const report = await versionDryRun(dir);
+    console.log(report.lines.join('\n'));
+    if (report.problems.length > 0) throw new Error(report.problems.map((p) => `  ✘ ${p}`).join('\n'));
+  });
+
+  const packed = await phase('pnpm pack + package checks', async () => {
+    const all = await packAll(publicPackages(), join(work, 'packs'));
+    const released = new Map(all.map((p) => [p.pkg.name, p.pkg.json.version]));
+    const problems = all.flatMap((p) => checkPackage(p, released));
+    for (const p of all) {
+      const size = readFileSync(p.tarball).length;
+      console.log(`${p.pkg.name}@${p.pkg.json.version}: ${p.files.length} files, ${(size / 1024).toFixed(0)} KiB packed`);
+    }
+    if (problems.length > 0) throw new Error(problems.map((p) => `  ✘ ${p}`).join('\n'));
+    console.log('every exports target is in its tarball; metadata, README, LICENSE, dependencies: ok');
+    return all;
+  });
+
+  if (packed) {
+    const tarballs = new Map(packed.map((p: Packed) => [p.pkg.name, p.tarball]));
+    const majors = args.nodes.split(',').map((n) => Number(n.trim()));
+    redis = await phase('Redis for the redis consumer test', async () => {
+      const r = await startRedis();
+      console.log(`Redis: ${r.detail}`);
+      return r;
+    });
+    for (const [i, major] of majors.entries()) {
+      await phase(`consumer tests on Node ${major}`, async () => {
+        const node = await ensureNode(major);
+        console.log(`Node ${node.version} (${node.dir}), npm_config_nodedir set to it`);
+        const scenarios = [sqliteScenario(), ...(redis ? [redisScenario(redis.url)] : [])];
+        const errors: string[] = [];
+        for (const scenario of scenarios) {
+          try {
+            const result = await runConsumer(scenario, node, tarballs, join(work, `consumer-${scenario.name}-node${major}`), { libCheck: i === 0 });
+            console.log(`✔ ${describeResult(result)}\n  ${result.output.split('\n').join('\n  ')}`);
+            for (const w of result.warnings) console.log(`  ${w}`);
+          } catch (error) {
+            if (!(error instanceof ConsumerCheckError)) throw error;
+            console.error(`✘ ${error.message}`);
+            errors.push(`${scenario.name}: failed at ${error.step}`);
+          }
+        }
+        if (!redis) errors.push('redis: no Redis server (see above)');
+        if (errors.length > 0) throw new Error(errors.join('\n'));
+      });
+    }
+    if (!args['no-selftest']) {
+      await phase('self-test: broken packages fail the consumer test', async () => {
+        const tests = ['scripts/release-check/test/consumer-check.test.ts', 'scripts/release-check/test/zero-major.test.ts', 'scripts/release-check/test/package-checks.test.ts'];
+        const result = await exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...tests], {
+          cwd: ROOT,
+          env: { ...process.env, CAIRN_RELEASE_CHECK_PACKS: join(work, 'packs') },
+          stream: true,
+        });
+        if (result.code !== 0) throw new Error(`the self-test failed (exit ${result.code})\n${tail(result.output, 20)}`);
+      });
+    }
+  }
+} finally {
+  if (redis) await redis.stop().catch((error: unknown) => console.error(`stopping Redis: ${String(error)}`));
+  if (!args.keep) rmSync(work, { recursive: true, force: true });
+  else console.log(`kept ${work}`);
+  console.log(`\n=== [release:check] timings\n${timings.summary()}`);
+  if (failures.length > 0) {
+    console.log(`=== [release:check] FAILED: ${failures.join('; ')}`);
+    process.exitCode = 1;
+  } else {
+    console.log('=== [release:check] OK');
+  }
+}
