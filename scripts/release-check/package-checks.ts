@@ -79,7 +79,7 @@ export function checkPackage(packed: Packed, released: ReadonlyMap<string, strin
   else {
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     if (!readme.includes(name)) problem('README.md does not mention the package name');
-    if (!/\bnpm (i|install)\b/.test(readme)) problem('README.md has no install command (npm i ...)');
+    if (!/\b(npm (i|install)|pnpm add|yarn add)\b/.test(readme)) problem('README.md has no install command (npm i ...)');
     if (!readme.includes('```ts')) problem('README.md has no TypeScript example');
     if (/\]\((?!https?:|#)[^)]*\.md\)/.test(readme)) problem('README.md links a relative .md path: it breaks on the npm site; link https://github.com/... instead');
   }
