@@ -103,6 +103,7 @@ class PgBossQueue implements Queue {
   readonly #deleteAfterSeconds: number;
   readonly #onError: (error: unknown, job?: Job) => void;
   #starting: Promise<void> | undefined;
+  #startAttempted = false;
   // One createQueue (and policy check) per queue name for the life of the adapter.
   readonly #queues = new Map<string, Promise<void>>();
   readonly #workers = new Set<PgBossWorker>();
@@ -226,8 +227,9 @@ class PgBossQueue implements Queue {
   async #shutdown(): Promise<void> {
     const stops = await Promise.allSettled(Array.from(this.#workers, (worker) => worker.stop()));
     // Only a PgBoss the adapter created is stopped; one the caller passed in stays theirs.
-    if (this.#ownsBoss && this.#starting !== undefined) {
-      await this.#starting.catch(() => undefined);
+    // Even after a failed start: pg-boss leaves what it had started for stop() to clean up.
+    if (this.#ownsBoss && this.#startAttempted) {
+      await this.#starting?.catch(() => undefined);
       await this.#call('stop', () => this.#boss.stop({ graceful: true, close: true }));
     }
     const failed = stops.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -314,9 +316,17 @@ class PgBossQueue implements Queue {
   }
 
   #start(): Promise<void> {
-    this.#starting ??= this.#call('start', async () => {
-      await this.#boss.start();
-    });
+    if (this.#starting === undefined) {
+      this.#startAttempted = true;
+      const starting = this.#call('start', async () => {
+        await this.#boss.start();
+      });
+      this.#starting = starting;
+      // A failed start (database down) is not cached: the next send or work tries again.
+      starting.catch(() => {
+        if (this.#starting === starting) this.#starting = undefined;
+      });
+    }
     return this.#starting;
   }
 

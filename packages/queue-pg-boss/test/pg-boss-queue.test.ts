@@ -120,6 +120,14 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     await assert.rejects(queue.send('legacy-q', {}), (e: unknown) => CairnError.is(e, 'QUEUE_UNSUPPORTED') && /policy "standard"/.test((e as Error).message));
   });
 
+  it('wraps an unreachable database in QUEUE_ERROR, retries the start on the next call, and still closes', async () => {
+    const queue = createPgBossQueue({ connectionString: 'postgres://postgres@127.0.0.1:1/none', bossOptions: { connectionTimeoutMillis: 500 }, onError: () => {} });
+    const queueError = (e: unknown) => CairnError.is(e, 'QUEUE_ERROR') && (e as Error).cause !== undefined;
+    await assert.rejects(queue.send('q', {}), queueError);
+    await assert.rejects(queue.work('q', async () => {}), queueError);
+    await queue.close();
+  });
+
   it('validates options before any round trip', async () => {
     const queue = open();
     const invalid = (e: unknown) => CairnError.is(e, 'INVALID_INPUT');
