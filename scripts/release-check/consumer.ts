@@ -71,7 +71,11 @@ export class ConsumerCheckError extends Error {
 export function reasonsIn(output: string): string[] {
   const interesting =
     /error TS\d+|ERR_[A-Z_]+|Cannot find (module|package)|does not provide an export|SyntaxError|AssertionError|TypeError|ReferenceError|ERESOLVE|npm error|Error:/;
-  const lines = output.split('\n').map((l) => l.trim()).filter((l) => interesting.test(l));
+  // The statement that threw and the error's own fields repeat what the message says.
+  const lines = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => interesting.test(l) && !/^(throw |code:|at )/.test(l));
   return [...new Set(lines)].slice(0, 8);
 }
 
