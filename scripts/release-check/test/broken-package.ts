@@ -1,14 +1,13 @@
 // Makes a deliberately broken copy of a good tarball: unpack, change, `npm pack` again.
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execOk } from '../exec.js';
 import { unpack } from '../pack.js';
 import type { PackageJson } from '../workspace.js';
 
-/** Returns the path of a new tarball: `tarball` with `change` applied to its package.json (and files). */
-export async function breakTarball(tarball: string, change: (json: PackageJson, dir: string) => void): Promise<string> {
-  const work = mkdtempSync(join(tmpdir(), 'cairn-broken-'));
+/** Returns the path of a new tarball (under `parent`): `tarball` with `change` applied to its package.json (and files). */
+export async function breakTarball(parent: string, tarball: string, change: (json: PackageJson, dir: string) => void): Promise<string> {
+  const work = mkdtempSync(join(parent, 'broken-'));
   await unpack(tarball, work);
   const dir = join(work, 'package');
   const manifest = join(dir, 'package.json');

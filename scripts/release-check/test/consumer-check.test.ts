@@ -58,7 +58,7 @@ test('the good tarballs pass (the control)', { skip: process.env['CAIRN_RELEASE_
 });
 
 test('a file left out of "files" (dist/schema of @cairn/kysely) fails the consumer test', async () => {
-  const broken = await breakTarball(good.get('@cairn/kysely') as string, (json) => {
+  const broken = await breakTarball(work, good.get('@cairn/kysely') as string, (json) => {
     json.files = ['dist/*.js', 'dist/*.d.ts', 'README.md', 'LICENSE'];
   });
   const error = await consumerFailure('missing-file', { '@cairn/kysely': broken });
@@ -67,7 +67,7 @@ test('a file left out of "files" (dist/schema of @cairn/kysely) fails the consum
 });
 
 test('an export removed (@cairn/core/testing) fails the consumer test at tsc', async () => {
-  const broken = await breakTarball(good.get('@cairn/core') as string, (json) => {
+  const broken = await breakTarball(work, good.get('@cairn/core') as string, (json) => {
     delete (json.exports as Record<string, unknown>)['./testing'];
   });
   const error = await consumerFailure('missing-export', { '@cairn/core': broken });
@@ -76,7 +76,7 @@ test('an export removed (@cairn/core/testing) fails the consumer test at tsc', a
 });
 
 test('a dependency dropped (the kysely peer of @cairn/kysely) fails the consumer test and the package check', async () => {
-  const broken = await breakTarball(good.get('@cairn/kysely') as string, (json) => {
+  const broken = await breakTarball(work, good.get('@cairn/kysely') as string, (json) => {
     delete json.peerDependencies?.['kysely'];
   });
   const error = await consumerFailure('missing-dependency', { '@cairn/kysely': broken });
