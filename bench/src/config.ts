@@ -16,7 +16,7 @@ export const FULL: BenchConfig = {
   replay: { sizes: [100, 1000, 2000], warmup: 2, reps: 9 },
   latency: { samples: 100, maxWorkMs: 40, warmup: 3, reps: 11 },
   floor: { steps: 100, warmup: 2, reps: 9 },
-  localThroughput: { runs: 300, steps: 3, concurrency: 10, reps: 3 },
+  localThroughput: { runs: 200, steps: 3, concurrency: 10, reps: 3 },
   processThroughput: { runs: 600, steps: 3, concurrency: 10, workers: [1, 2, 4] },
   fairness: { smallRuns: 5, ratio: 100, workMs: 2, concurrency: 10, groupConcurrency: 5 },
 };

@@ -78,6 +78,13 @@ async function main(): Promise<number> {
   const started = nowMs();
   const machine = machineInfo();
   const servers = new Servers(log);
+  // Interrupted: stop the servers this run started (by their PIDs) before leaving.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping servers`);
+      void servers.stopAll().finally(() => process.exit(130));
+    });
+  }
   const tmpDir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
   const results: BenchResults = {
     mode: config.mode,
@@ -110,15 +117,18 @@ async function main(): Promise<number> {
       machine.servers[backend.title] = backend.server;
       const report: BackendReport = { name: backend.name, title: backend.title, server: backend.server, driverCounted: backend.driverCounted, errors: [], incidents: [] };
       results.backends.push(report);
+      const scaled = backend.scale?.(config);
+      const cfg = scaled?.config ?? config;
+      if (scaled) report.incidents.push(`sizes reduced: ${scaled.note}`);
       const e = report.errors;
       const inc = report.incidents;
-      const inline = !wants('inline') ? undefined : await scenario(e, 'inline steps', () => inlineSteps(backend, { ...config.inline, ...(backend.writeTransactions ? { writeTransactions: backend.writeTransactions } : {}) }), inc);
+      const inline = !wants('inline') ? undefined : await scenario(e, 'inline steps', () => inlineSteps(backend, { ...cfg.inline, ...(backend.writeTransactions ? { writeTransactions: backend.writeTransactions } : {}) }), inc);
       if (inline) report.inline = inline;
-      const replay = !wants('replay') ? undefined : await scenario(e, 'replay growth', () => replayGrowth(backend, config.replay), inc);
+      const replay = !wants('replay') ? undefined : await scenario(e, 'replay growth', () => replayGrowth(backend, cfg.replay), inc);
       if (replay) report.replay = replay;
-      const latency = !wants('latency') ? undefined : await scenario(e, 'result latency', () => resultLatency(backend, config.latency), inc);
+      const latency = !wants('latency') ? undefined : await scenario(e, 'result latency', () => resultLatency(backend, cfg.latency), inc);
       if (latency) report.latency = latency;
-      const local = !wants('local') ? undefined : await scenario(e, 'local queue throughput', () => localThroughput(backend, config.localThroughput), inc);
+      const local = !wants('local') ? undefined : await scenario(e, 'local queue throughput', () => localThroughput(backend, cfg.localThroughput), inc);
       if (local) report.localThroughput = local;
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });

@@ -1,6 +1,7 @@
 import type { WorkflowStore } from '@cairn/core';
 import type { StoreProbe } from '../instrument/counting-store.js';
 import type { RoundTripCounter } from '../instrument/round-trips.js';
+import type { BenchConfig } from '../config.js';
 import type { Servers } from '../servers/servers.js';
 
 /** The backends the harness knows, in table order. */
@@ -44,6 +45,11 @@ export interface BackendInstance {
   /** Counts every request the driver sends (shared by every store this instance opens). */
   readonly counter: RoundTripCounter;
   openStore(): Promise<OpenedStore>;
+  /**
+   * Smaller sizes for a backend whose cost per step grows with the run's length, so that the full
+   * bench stays within minutes; the note says why and is printed under the tables.
+   */
+  scale?: (config: BenchConfig) => { config: BenchConfig; note: string } | undefined;
   /** A monotonic count of write transactions on the server (PostgreSQL: transaction ids assigned), if it can tell. */
   writeTransactions?: () => Promise<number>;
   close(): Promise<void>;

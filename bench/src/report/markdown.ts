@@ -70,19 +70,24 @@ export function renderMarkdown(r: BenchResults): string {
 
   const withReplay = r.backends.filter((b) => b.replay);
   if (withReplay.length > 0) {
-    const sizes = withReplay[0]!.replay!.sizes.map((s) => s.steps);
     out.push('### Replay cost as the run grows (resume of a run with N finished steps; median)');
     out.push('');
     out.push(
       table(
-        ['backend', ...sizes.map((n) => `N=${n}`), `t(${sizes[sizes.length - 1]})/t(${sizes[sizes.length - 2]})`, 'per finished step (slope)', 'round trips per replay'],
-        withReplay.map((b) => [
-          b.title,
-          ...b.replay!.sizes.map((s) => ms(s.resumeMs)),
-          `${fmt(b.replay!.growthRatio, 2)}×`,
-          us(b.replay!.usPerFinishedStepSlope),
-          b.replay!.sizes.map((s) => s.roundTrips).join(' / '),
-        ]),
+        ['backend', 'short run', 'medium run', 'long run', 'long / medium', 'per finished step (slope)', 'round trips per replay'],
+        withReplay.map((b) => {
+          const sizes = b.replay!.sizes;
+          const cells = sizes.map((s) => `N=${s.steps}: ${ms(s.resumeMs)}`);
+          const last = sizes[sizes.length - 1]!;
+          const prev = sizes[sizes.length - 2]!;
+          return [
+            b.title,
+            ...cells,
+            `${fmt(b.replay!.growthRatio, 2)}× (for ${fmt(last.steps / prev.steps, 0)}× the steps)`,
+            us(b.replay!.usPerFinishedStepSlope),
+            sizes.map((s) => s.roundTrips).join(' / '),
+          ];
+        }),
       ),
     );
     out.push('');
