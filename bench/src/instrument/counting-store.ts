@@ -32,6 +32,8 @@ interface OpenWindow {
 export class StoreProbe {
   readonly store: WorkflowStore;
   readonly calls = new Map<string, number>();
+  /** Total milliseconds spent awaiting each store method (client side, including the driver). */
+  readonly callMs = new Map<string, number>();
   readonly #open = new Map<string, OpenWindow>();
   readonly #waiters = new Map<string, { since: number; resolve: (w: ExecutionWindow) => void }[]>();
   readonly #closed = new Map<string, ExecutionWindow[]>();
@@ -52,6 +54,10 @@ export class StoreProbe {
 
   callSnapshot(): Record<string, number> {
     return Object.fromEntries(this.calls);
+  }
+
+  timeSnapshot(): Record<string, number> {
+    return Object.fromEntries(this.callMs);
   }
 
   /**
@@ -97,10 +103,12 @@ export class StoreProbe {
     this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
     this.counter.enter(method);
     let result: unknown;
+    const t0 = nowMs();
     try {
       result = await fn();
     } finally {
       this.counter.leave(method);
+      this.callMs.set(method, (this.callMs.get(method) ?? 0) + (nowMs() - t0));
     }
     if (runId !== undefined) {
       if (method === 'runs.claim' && result === undefined) this.#open.delete(runId);

@@ -32,6 +32,18 @@ export function renderMarkdown(r: BenchResults): string {
     );
     out.push('');
     out.push('Steps/s and per step: the execution alone (claim → final run transition), i.e. one execution driven through `startRun(..., { mode: \'inline\' })`. Start→result: `startRun` + the execution + one `result()` called after it ended (so that no result poll lands inside the counted window; the latency table below has `result()` waiting from the start).');
+    out.push('');
+    out.push(`Where one step's time goes (N=${sizes[sizes.length - 1]}, client side: awaiting each store method, driver included; the rest is the engine):`);
+    out.push('');
+    out.push(
+      table(
+        ['backend', 'steps.insert (start)', 'steps.transition (finish)', 'engine (rest)'],
+        withInline.map((b) => {
+          const t = b.inline!.usPerStepByMethod;
+          return [b.title, us(t['steps.insert']), us(t['steps.transition']), us(t['engine (rest)'])];
+        }),
+      ),
+    );
     const plain = withInline[0]!.inline!.sizes.map((s) => `${us(s.plainUsPerStep)} (N=${s.steps})`).join(', ');
     out.push('');
     out.push(`Plain awaited async call of the same no-op body: ${plain}.`);

@@ -30,6 +30,8 @@ export interface InlineSize {
   /** Round trips of the execution by store method, and by request kind. */
   executionByMethod: Record<string, number>;
   executionByKind: Record<string, number>;
+  /** Median milliseconds spent awaiting each `steps.*` store method over the whole run. */
+  stepStoreMs: Record<string, number>;
 }
 
 export interface InlineResult {
@@ -42,6 +44,11 @@ export interface InlineResult {
   byMethodPerStep: Record<string, number>;
   /** Per step by request kind (SQL verb, Redis/MongoDB command). */
   byKindPerStep: Record<string, number>;
+  /**
+   * Where the time of one step goes, in microseconds, at the largest size: awaiting each store
+   * method (client side, driver included), and the rest (the engine itself).
+   */
+  usPerStepByMethod: Record<string, number>;
 }
 
 export interface InlineOptions {
@@ -82,6 +89,7 @@ export async function inlineSteps(backend: BackendInstance, options: InlineOptio
       const samples = await repeat(options.warmup, options.reps, async () => {
         const rt0 = backend.counter.snapshot();
         const calls0 = totalCalls(probe.callSnapshot());
+        const time0 = probe.timeSnapshot();
         const tx0 = options.writeTransactions ? await options.writeTransactions() : 0;
         const t0 = nowMs();
         const handle = await engine.startRun(stepsWorkflow, steps, { mode: 'inline' });
@@ -93,7 +101,11 @@ export async function inlineSteps(backend: BackendInstance, options: InlineOptio
         if (output !== steps) throw new Error(`bench-steps returned ${String(output)}`);
         const tx1 = options.writeTransactions ? await options.writeTransactions() : 0;
         const rt = backend.counter.snapshot();
+        const time1 = probe.timeSnapshot();
+        const spent: Record<string, number> = {};
+        for (const [m, v] of Object.entries(time1)) if (m.startsWith('steps.')) spent[m] = v - (time0[m] ?? 0);
         return {
+          spent,
           ms: t1 - t0,
           execMs: w.endedAt - w.startedAt,
           rt: rt.total - rt0.total,
@@ -124,6 +136,7 @@ export async function inlineSteps(backend: BackendInstance, options: InlineOptio
         deterministic: allEqual(samples.map((s) => s.execRt)),
         executionByMethod: samples[samples.length - 1]!.byMethod,
         executionByKind: samples[samples.length - 1]!.byKind,
+        stepStoreMs: Object.fromEntries(Object.keys(samples[0]!.spent).map((m) => [m, median(samples.map((x) => x.spent[m] ?? 0))])),
       };
       if (options.writeTransactions) size.writeTransactionsPerRun = median(samples.map((s) => s.tx));
       sizes.push(size);
@@ -148,7 +161,15 @@ export async function inlineSteps(backend: BackendInstance, options: InlineOptio
     }
     return out;
   };
+  const usPerStepByMethod: Record<string, number> = {};
+  let storeUs = 0;
+  for (const [m, v] of Object.entries(large.stepStoreMs)) {
+    usPerStepByMethod[m] = (v * 1000) / large.steps;
+    storeUs += usPerStepByMethod[m];
+  }
+  usPerStepByMethod['engine (rest)'] = large.usPerStep - storeUs;
   const result: InlineResult = {
+    usPerStepByMethod,
     byKindPerStep: perStep(small.executionByKind, large.executionByKind),
     sizes,
     roundTripsPerStep: (large.executionRoundTrips - small.executionRoundTrips) / dn,
