@@ -13,7 +13,7 @@ export interface BenchConfig {
 export const FULL: BenchConfig = {
   mode: 'full',
   inline: { sizes: [10, 100], warmup: 3, reps: 11 },
-  replay: { sizes: [100, 1000, 2000], warmup: 2, reps: 9 },
+  replay: { sizes: [100, 1000, 2000], warmup: 3, reps: 15 },
   latency: { samples: 100, maxWorkMs: 40, warmup: 3, reps: 11 },
   floor: { steps: 100, warmup: 2, reps: 9 },
   localThroughput: { runs: 200, steps: 3, concurrency: 10, reps: 3 },
