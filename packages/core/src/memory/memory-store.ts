@@ -259,7 +259,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
           }
         }
         if (t.startAttempt) {
-          e.attempts.push({ runId, stepKey: t.key, attempt: nextAttempt, status: 'running', worker: t.startAttempt.worker, startedAt: now });
+          // One record per (step, attempt number): opening a number that exists reopens it.
+          const fresh: AttemptRecord = { runId, stepKey: t.key, attempt: nextAttempt, status: 'running', worker: t.startAttempt.worker, startedAt: now };
+          const index = e.attempts.findIndex((a) => a.stepKey === t.key && a.attempt === nextAttempt);
+          if (index >= 0) e.attempts[index] = fresh;
+          else e.attempts.push(fresh);
         }
         step.status = t.to.status;
         step.attempt = nextAttempt;
