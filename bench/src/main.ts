@@ -1,12 +1,12 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,floor,processes,fairness] [--out=path]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,floor,processes,fairness] [--out=path] [--render[=path]]`
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
  * `bench/results/latest.json` (smoke: `smoke.tmp.json`, not committed). Round-trip targets are checked in every
  * mode; `--smoke` uses tiny sizes, asserts that each scenario completes and that the round-trip
  * targets hold, never a timing, and exits non-zero otherwise.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -203,7 +203,17 @@ async function main(): Promise<number> {
   return errors > 0 || failed.length > 0 ? 1 : 0;
 }
 
-main().then(
+/** `--render[=path]`: print the Markdown report of a saved JSON result again (no measuring). */
+function render(): number {
+  const flag = args.find((a) => a === '--render' || a.startsWith('--render='));
+  const path = flag && flag.includes('=') ? resolve(flag.slice('--render='.length)) : outPath;
+  const results = JSON.parse(readFileSync(path, 'utf8')) as BenchResults;
+  results.targets = checkTargets(results);
+  process.stdout.write(`${renderMarkdown(results)}\n`);
+  return 0;
+}
+
+(args.some((a) => a.startsWith('--render')) ? Promise.resolve(render()) : main()).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(error);

@@ -1,7 +1,7 @@
 import type { BackendInstance } from '../backends/types.js';
 import { median, nowMs } from '../stats.js';
 import { benchEngine, bigGroupWorkflow, smallGroupWorkflow } from './workflows.js';
-import type { Queue } from '@cairn/core';
+import { createLocalQueue, type Queue } from '@cairn/core';
 
 export interface FairnessResult {
   queue: string;
@@ -11,13 +11,13 @@ export interface FairnessResult {
   concurrency: number;
   groupConcurrency: number;
   workMs: number;
-  /** Worst submit → first claim of the small group's runs. */
+  /** Worst wait of the small group's runs: workers started (the whole backlog queued) → first claim. */
   smallWorstWaitMs: number;
-  /** Worst submit → first claim of the big group's runs (≈ how long it takes to drain it). */
+  /** The same for the big group's runs (≈ how long it takes to drain it). */
   bigWorstWaitMs: number;
   /** Median execution time of one run (claim → completion). */
   medianRunMs: number;
-  /** Everything submitted → everything finished. */
+  /** Workers started → everything finished. */
   totalMs: number;
 }
 
@@ -34,48 +34,40 @@ export interface FairnessOptions {
 
 /**
  * `shared-groups` fairness: the big group submits `ratio`× the small group's runs first, then the
- * small group submits; both drain through one shared orchestrator queue. With fair groups the
- * small group's runs start after a few runs, not after the whole backlog.
+ * small group submits; then the workers start and both drain through one shared orchestrator
+ * queue. With fair groups the small group's runs start after a few runs, not after the backlog.
  */
 export async function fairness(backend: BackendInstance, options: FairnessOptions): Promise<FairnessResult> {
   const opened = await backend.openStore();
   const { probe } = opened;
   probe.trackRuns = true;
-  const engine = benchEngine(probe.store, {
-    recovering: true,
-    queueStrategy: 'shared-groups',
-    concurrency: options.concurrency,
-    groupConcurrency: options.groupConcurrency,
-    ...(options.queue ? { queue: options.queue } : {}),
-  });
-  const submitted = new Map<string, number>();
+  // One queue for both engines: a client engine (no workers) submits the whole backlog first, then
+  // the worker engine starts and drains it. Otherwise a slow submitter (pg-boss: one durable insert
+  // per job) would feed the workers one run at a time and no backlog would ever build up.
+  const queue = options.queue ?? createLocalQueue();
+  const shared = { queueStrategy: 'shared-groups' as const, queue, concurrency: options.concurrency, groupConcurrency: options.groupConcurrency };
+  const client = benchEngine(probe.store, shared);
+  const engine = benchEngine(probe.store, { recovering: true, ...shared });
   const big: string[] = [];
   const small: string[] = [];
-  await engine.start();
+  let drainStart: number;
   let totalMs: number;
   try {
-    const t0 = nowMs();
-    for (let i = 0; i < options.smallRuns * options.ratio; i++) {
-      const at = nowMs();
-      const h = await engine.startRun(bigGroupWorkflow, options.workMs);
-      submitted.set(h.id, at);
-      big.push(h.id);
-    }
-    for (let i = 0; i < options.smallRuns; i++) {
-      const at = nowMs();
-      const h = await engine.startRun(smallGroupWorkflow, options.workMs);
-      submitted.set(h.id, at);
-      small.push(h.id);
-    }
-    await Promise.all([...big, ...small].map((id) => engine.result(id)));
-    totalMs = Math.max(...[...big, ...small].map((id) => probe.finishedAt.get(id) ?? Number.NaN)) - t0;
+    await client.start({ workers: false });
+    for (let i = 0; i < options.smallRuns * options.ratio; i++) big.push((await client.startRun(bigGroupWorkflow, options.workMs)).id);
+    for (let i = 0; i < options.smallRuns; i++) small.push((await client.startRun(smallGroupWorkflow, options.workMs)).id);
+    drainStart = nowMs();
+    await engine.start();
+    for (const id of [...big, ...small]) await client.result(id);
+    totalMs = Math.max(...[...big, ...small].map((id) => probe.finishedAt.get(id) ?? Number.NaN)) - drainStart;
   } finally {
     probe.trackRuns = false;
     await engine.stop();
-    await options.queue?.close();
+    await client.stop();
+    await queue.close();
     await opened.close();
   }
-  const wait = (id: string) => (probe.firstClaimAt.get(id) ?? Number.NaN) - (submitted.get(id) ?? Number.NaN);
+  const wait = (id: string) => (probe.firstClaimAt.get(id) ?? Number.NaN) - drainStart;
   return {
     queue: options.queueName ?? 'local',
     store: backend.title,
