@@ -1,0 +1,120 @@
+/**
+ * What the proof's driver and workers share: the pairing config, the 10-step workflow, and how a
+ * process opens its store, queue and engine.
+ */
+import { appendFileSync } from 'node:fs';
+import { createEngine, defineWorkflow, type Engine, type Queue, type QueueStrategy, type WorkflowStore } from '@cairn/core';
+import { bullmqQueue, ioredis, kysely, kyselyStore, pg, pgBossQueue, redisStore } from './deps.js';
+
+export type PairingName = 'postgres+pg-boss' | 'redis+bullmq';
+
+/** Everything a worker needs, passed as JSON in `CAIRN_PROOF_CONFIG`. */
+export interface ProofConfig {
+  pairing: PairingName;
+  strategy: QueueStrategy;
+  /** PostgreSQL database URL (postgres+pg-boss) or Redis URL (redis+bullmq). */
+  url: string;
+  /** Redis key prefix of the store and of BullMQ. */
+  prefix: string;
+  /** The file every step body appends `runId\tkey\n` to. */
+  countsFile: string;
+}
+
+export const STEPS = 10;
+export const PG_BOSS_SCHEMA = 'cairn_proof_jobs';
+export const WORKFLOW_NAME = 'proof-ten-steps';
+
+/** Ten steps; the odd ones run on the step queue, the even ones inline in the orchestrator. */
+export function proofWorkflow(countsFile: string) {
+  return defineWorkflow(WORKFLOW_NAME, async (ctx, input: { n: number }) => {
+    let total = 0;
+    for (let i = 0; i < STEPS; i++) {
+      total += await ctx.step(
+        `s${i}`,
+        (step) => {
+          appendFileSync(countsFile, `${step.runId}\t${step.key}\n`);
+          return input.n + i;
+        },
+        { queued: i % 2 === 1 },
+      );
+    }
+    return total;
+  });
+}
+
+export interface Opened {
+  store: WorkflowStore;
+  queue: Queue;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+/** Short leases and timeouts, so a SIGKILLed worker's runs and steps are taken over quickly. */
+export const TIMINGS = { leaseMs: 2000, queuedStepTimeoutMs: 5000, dispatchTimeoutMs: 5000, startGraceMs: 3000 };
+
+const quietLogger = { warn: () => {}, error: () => {} };
+
+export async function openStore(config: ProofConfig): Promise<{ store: WorkflowStore; close(): Promise<void>; raw: unknown }> {
+  if (config.pairing === 'postgres+pg-boss') {
+    const { Kysely, PostgresDialect } = await kysely();
+    const { default: pgm } = await pg();
+    const pool = new pgm.Pool({ connectionString: config.url, max: 5 });
+    pool.on('error', () => {});
+    const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    const { createKyselyStore } = await kyselyStore();
+    return { store: createKyselyStore({ db, dialect: 'postgres' }), close: () => db.destroy(), raw: db };
+  }
+  const { Redis } = await ioredis();
+  const client = new Redis(config.url, { maxRetriesPerRequest: 3 });
+  const { createRedisStore } = await redisStore();
+  return { store: createRedisStore({ redis: client, prefix: config.prefix }), close: async () => void (await client.quit()), raw: client };
+}
+
+export async function openQueue(config: ProofConfig): Promise<Queue> {
+  if (config.pairing === 'postgres+pg-boss') {
+    const { createPgBossQueue } = await pgBossQueue();
+    return createPgBossQueue({
+      connectionString: config.url,
+      schema: PG_BOSS_SCHEMA,
+      pollingIntervalSeconds: 0.5,
+      heartbeatSeconds: 10, // pg-boss's minimum: a dead worker's job is back in about 11 s
+      expireInSeconds: 120,
+      bossOptions: { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1, max: 5 },
+      onError: () => {},
+    });
+  }
+  const url = new URL(config.url);
+  const { createBullMQQueue } = await bullmqQueue();
+  return createBullMQQueue({
+    connection: { host: url.hostname, port: Number(url.port) || 6379 },
+    prefix: `${config.prefix}bull`,
+    lockDurationMs: 3000,
+    stalledIntervalMs: 1000,
+    onError: () => {},
+  });
+}
+
+export async function openEngine(config: ProofConfig, workerId: string): Promise<Opened> {
+  const s = await openStore(config);
+  const queue = await openQueue(config);
+  const engine = createEngine({
+    store: s.store,
+    queue,
+    workflows: [proofWorkflow(config.countsFile)],
+    workerId,
+    queueStrategy: config.strategy,
+    timings: TIMINGS,
+    recoveryIntervalMs: 500,
+    logger: quietLogger,
+  });
+  return {
+    store: s.store,
+    queue,
+    engine,
+    async close() {
+      await engine.stop().catch(() => {});
+      await queue.close().catch(() => {});
+      await s.close().catch(() => {});
+    },
+  };
+}
