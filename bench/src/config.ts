@@ -28,6 +28,6 @@ export const SMOKE: BenchConfig = {
   latency: { samples: 3, maxWorkMs: 5, warmup: 1, reps: 1 },
   floor: { steps: 10, warmup: 1, reps: 2 },
   localThroughput: { runs: 10, steps: 2, concurrency: 4, reps: 1 },
-  processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [1, 2] },
+  processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [2] },
   fairness: { smallRuns: 1, ratio: 20, workMs: 1, concurrency: 4, groupConcurrency: 2 },
 };
