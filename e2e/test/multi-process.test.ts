@@ -1,0 +1,53 @@
+/**
+ * The multi-process proof (e2e/proof/run-proof.ts) at CI size: per pairing, four worker processes,
+ * 60 runs of a 10-step workflow, three SIGKILLs; the driver checks the store and the queue and
+ * exits non-zero on any failed check. The 500-run figures are in docs/reliability.md.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+
+const driver = fileURLToPath(new URL('../proof/run-proof.ts', import.meta.url));
+
+function runProof(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@cairn/source', driver, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const required = (process.env.CAIRN_TEST_REQUIRE ?? '').split(',').map((s) => s.trim());
+
+describe('multi-process proof: 4 workers, 60 runs x 10 steps, 3 SIGKILLs', () => {
+  for (const [pairing, service] of [
+    ['postgres+pg-boss', 'postgres'],
+    ['redis+bullmq', 'redis'],
+  ] as const) {
+    it(`${pairing} (per-workflow)`, { timeout: 180_000 }, async (t) => {
+      const result = await runProof(['--pairing', pairing, '--runs', '60', '--kills', '3', '--timeout-s', '120']);
+      const noServer = /error: Error: no (PostgreSQL|Redis):/.exec(result.stdout);
+      if (noServer && !required.includes(service) && !required.includes('all')) {
+        t.skip(`no ${service} server`);
+        return;
+      }
+      const row = result.stdout.split('\n').find((l) => l.startsWith(`| ${pairing} |`));
+      t.diagnostic(row ?? '(no summary row)');
+      assert.equal(result.code, 0, `driver failed:\n${result.stdout}\n${result.stderr.slice(-4000)}`);
+      const cells = row!.split('|').map((c) => c.trim());
+      // | pairing | strategy | runs | steps | workers | SIGKILLs | bodies | re-executed | attempt>1 | wall | jobs left | result |
+      assert.equal(cells[3], '60');
+      assert.equal(cells[4], '600');
+      assert.equal(cells[6], '3');
+      assert.ok(Number(cells[7]) >= 600);
+      assert.equal(cells[11], '0');
+      assert.equal(cells[12], 'pass');
+    });
+  }
+});
