@@ -54,8 +54,14 @@ export const storeBudgetGroup: CaseGroup = caseGroup('adversarial.store-budget',
       const handle = await w.engine.startRun(wf, null);
       await w.runToEnd(handle.id);
       const calls = w.store.calls.filter((c) => c.runId === handle.id);
-      const lastClaim = calls.map((c) => c.method).lastIndexOf('runs.claim');
-      return calls.slice(lastClaim);
+      const methods = calls.map((c) => c.method);
+      // The last replay is the last claim that went on to read the steps; a redundant dispatch
+      // after the run ended (its claim finds the run terminal) is not a replay. It ends with the
+      // run's transition.
+      const lastLoad = methods.lastIndexOf('steps.load');
+      const claim = methods.lastIndexOf('runs.claim', lastLoad);
+      const end = methods.indexOf('runs.transition', lastLoad);
+      return calls.slice(claim, end + 1);
     };
     const short = await callsOfLastReplay(2);
     const long = await callsOfLastReplay(40);
