@@ -1,4 +1,4 @@
-import { cpus, freemem, platform, release, totalmem } from 'node:os';
+import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 
 /** What the numbers were measured on. */
 export interface MachineInfo {
@@ -10,6 +10,13 @@ export interface MachineInfo {
   /** Server product, version and durability per backend, filled in as servers start. */
   servers: Record<string, string>;
   date: string;
+  /** 1-minute load average when the run started and when it ended (others' work shares the CPUs). */
+  loadAtStart: number;
+  loadAtEnd?: number;
+}
+
+export function loadAverage(): number {
+  return Math.round((loadavg()[0] ?? 0) * 100) / 100;
 }
 
 export function machineInfo(): MachineInfo {
@@ -22,6 +29,7 @@ export function machineInfo(): MachineInfo {
     node: process.version,
     servers: {},
     date: new Date().toISOString(),
+    loadAtStart: loadAverage(),
   };
 }
 

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { BACKENDS, NOT_LANDED } from './backends/index.js';
 import type { BackendInstance } from './backends/types.js';
 import { FULL, SMOKE } from './config.js';
-import { machineInfo } from './machine.js';
+import { loadAverage, machineInfo } from './machine.js';
 import { QUEUES } from './queues/index.js';
 import { renderMarkdown } from './report/markdown.js';
 import { checkTargets } from './report/targets.js';
@@ -186,6 +186,7 @@ async function main(): Promise<number> {
   }
 
   results.durationMs = nowMs() - started;
+  machine.loadAtEnd = loadAverage();
   results.targets = checkTargets(results);
   results.notes.push(
     `${machine.cores} cores: worker processes beyond ${machine.cores} compete for the same CPUs as the database servers and the submitting process.`,

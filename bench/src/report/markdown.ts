@@ -9,7 +9,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   out.push(`Command: \`${r.command}\``);
   out.push('');
-  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}.`);
+  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}.${m.loadAtStart === undefined ? '' : ` Load average (1 min) ${m.loadAtStart} at the start, ${m.loadAtEnd ?? '?'} at the end.`}`);
   for (const [name, server] of Object.entries(m.servers)) out.push(`- ${name}: ${server}`);
   out.push('');
 
