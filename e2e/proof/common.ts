@@ -31,8 +31,12 @@ export function proofWorkflow(countsFile: string) {
     for (let i = 0; i < STEPS; i++) {
       total += await ctx.step(
         `s${i}`,
-        (step) => {
+        async (step) => {
           appendFileSync(countsFile, `${step.runId}\t${step.key}\n`);
+          // Optional work per step, so a small proof still runs long enough for its kills to land
+          // mid-run on a fast queue (CAIRN_PROOF_STEP_MS, default 0).
+          const pauseMs = Number(process.env.CAIRN_PROOF_STEP_MS ?? 0);
+          if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
           return input.n + i;
         },
         { queued: i % 2 === 1 },

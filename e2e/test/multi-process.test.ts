@@ -10,10 +10,13 @@ import { describe, it } from 'node:test';
 
 const driver = fileURLToPath(new URL('../proof/run-proof.ts', import.meta.url));
 
-function runProof(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runProof(args: string[], stepMs: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@cairn/source', driver, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Without work in its steps, 60 runs finish in under 2 s on BullMQ, before the kills (spaced
+      // 1.5 s apart) can land: give each step some work so all three kills hit runs in flight.
+      env: { ...process.env, CAIRN_PROOF_STEP_MS: process.env.CAIRN_PROOF_STEP_MS ?? stepMs },
     });
     let stdout = '';
     let stderr = '';
@@ -26,12 +29,12 @@ function runProof(args: string[]): Promise<{ code: number | null; stdout: string
 const required = (process.env.CAIRN_TEST_REQUIRE ?? '').split(',').map((s) => s.trim());
 
 describe('multi-process proof: 4 workers, 60 runs x 10 steps, 3 SIGKILLs', () => {
-  for (const [pairing, service] of [
-    ['postgres+pg-boss', 'postgres'],
-    ['redis+bullmq', 'redis'],
+  for (const [pairing, service, stepMs] of [
+    ['postgres+pg-boss', 'postgres', '0'],
+    ['redis+bullmq', 'redis', '400'],
   ] as const) {
     it(`${pairing} (per-workflow)`, { timeout: 180_000 }, async (t) => {
-      const result = await runProof(['--pairing', pairing, '--runs', '60', '--kills', '3', '--timeout-s', '120']);
+      const result = await runProof(['--pairing', pairing, '--runs', '60', '--kills', '3', '--timeout-s', '120'], stepMs);
       const noServer = /error: Error: no (PostgreSQL|Redis):/.exec(result.stdout);
       if (noServer && !required.includes(service) && !required.includes('all')) {
         t.skip(`no ${service} server`);
