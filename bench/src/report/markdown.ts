@@ -159,11 +159,12 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
     out.push(
       table(
-        ['queue + store', 'big / small runs', 'concurrency / per group', 'small group worst wait', 'big group worst wait', 'run time (median)', 'all done'],
+        ['queue + store', 'big / small runs', 'concurrency / per group', 'first claim', 'small group worst wait', 'big group worst wait', 'run time (median)', 'all done'],
         r.fairness.map((f) => [
           `${f.queue} + ${f.store}`,
           `${f.bigRuns} / ${f.smallRuns}`,
           `${f.concurrency} / ${f.groupConcurrency}`,
+          ms(f.firstClaimMs),
           ms(f.smallWorstWaitMs),
           ms(f.bigWorstWaitMs),
           ms(f.medianRunMs),

@@ -15,6 +15,8 @@ export interface FairnessResult {
   smallWorstWaitMs: number;
   /** The same for the big group's runs (≈ how long it takes to drain it). */
   bigWorstWaitMs: number;
+  /** Workers started → the first claim of any run (queue and worker start-up, first fetch). */
+  firstClaimMs: number;
   /** Median execution time of one run (claim → completion). */
   medianRunMs: number;
   /** Workers started → everything finished. */
@@ -76,6 +78,7 @@ export async function fairness(backend: BackendInstance, options: FairnessOption
     concurrency: options.concurrency,
     groupConcurrency: options.groupConcurrency,
     workMs: options.workMs,
+    firstClaimMs: Math.min(...[...big, ...small].map(wait)),
     smallWorstWaitMs: Math.max(...small.map(wait)),
     bigWorstWaitMs: Math.max(...big.map(wait)),
     medianRunMs: median([...big, ...small].map((id) => (probe.finishedAt.get(id) ?? Number.NaN) - (probe.firstClaimAt.get(id) ?? Number.NaN))),
