@@ -26,38 +26,36 @@ export class ResultWaiter {
    */
   async wait(store: WorkflowStore, clock: Clock, runId: string, options: { timeoutMs: number | undefined; pollIntervalMs: number }): Promise<RunRecord> {
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : clock.now() + options.timeoutMs;
-    let delay = FIRST_POLL_MS;
-    for (;;) {
-      const run = await store.runs.get(runId);
-      if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-      if (isTerminalRunStatus(run.status)) return settle(run);
-      const remaining = deadline - clock.now();
-      if (remaining <= 0) throw new CairnError('RESULT_TIMEOUT', `Run ${runId} is still ${run.status}`, { data: { runId, status: run.status } });
-      const ended = await this.nextChange(runId, clock, Math.min(delay, remaining));
-      if (ended) return settle(ended);
-      delay = Math.min(delay * 2, options.pollIntervalMs);
+    // Subscribe before the first read: a run that ends while we read must not be missed until the
+    // next poll (which can be a whole pollIntervalMs away).
+    let ended: RunRecord | undefined;
+    let wakeUp: (() => void) | undefined;
+    const listener = (run: RunRecord) => {
+      ended = run;
+      wakeUp?.();
+    };
+    const set = this.listeners.get(runId) ?? new Set();
+    set.add(listener);
+    this.listeners.set(runId, set);
+    try {
+      let delay = FIRST_POLL_MS;
+      for (;;) {
+        const run = ended ?? (await store.runs.get(runId));
+        if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+        if (isTerminalRunStatus(run.status)) return settle(run);
+        if (ended) return settle(ended);
+        const remaining = deadline - clock.now();
+        if (remaining <= 0) throw new CairnError('RESULT_TIMEOUT', `Run ${runId} is still ${run.status}`, { data: { runId, status: run.status } });
+        const controller = new AbortController();
+        wakeUp = () => controller.abort();
+        await clock.sleep(Math.min(delay, remaining), controller.signal).catch(() => {});
+        wakeUp = undefined;
+        delay = Math.min(delay * 2, options.pollIntervalMs);
+      }
+    } finally {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(runId) === set) this.listeners.delete(runId);
     }
-  }
-
-  private nextChange(runId: string, clock: Clock, ms: number): Promise<RunRecord | undefined> {
-    return new Promise((resolve) => {
-      const controller = new AbortController();
-      const set = this.listeners.get(runId) ?? new Set();
-      const listener = (run: RunRecord) => {
-        controller.abort();
-        resolve(run);
-      };
-      set.add(listener);
-      this.listeners.set(runId, set);
-      clock.sleep(ms, controller.signal).then(
-        () => {
-          set.delete(listener);
-          if (set.size === 0 && this.listeners.get(runId) === set) this.listeners.delete(runId);
-          resolve(undefined);
-        },
-        () => {},
-      );
-    });
   }
 }
 
