@@ -12,38 +12,16 @@ import type { FaultPoint } from './fault-point.js';
 import { type RetryPolicy, resolveRetryPolicy } from './retry-policy.js';
 import { runStepBody } from './run-step-body.js';
 import { uuidv4, uuidv7 } from './uuid.js';
+import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, StepFailure } from './execution-outcome.js';
+
+export type { Outcome } from './execution-outcome.js';
 import type { ChildOptions, StepContext, StepOptions, WaitForEventOptions, WorkflowContext } from './workflow-context.js';
-
-/** How one execution of a run ended. */
-export type Outcome =
-  | { kind: 'completed'; output: Json | undefined }
-  | { kind: 'failed'; error: ErrorRecord }
-  | { kind: 'cancelled'; error: ErrorRecord }
-  | { kind: 'suspended'; wakeAt: number | undefined }
-  | { kind: 'crashed'; error: unknown }
-  | { kind: 'probe-hit'; fn: (s: StepContext) => unknown; policy: RetryPolicy; timeoutMs: number | undefined }
-  | { kind: 'probe-miss' };
-
-/** A primitive call's identity: its key, its position, and what was recorded there. */
-interface Site {
-  kind: StepKind;
-  name: string;
-  key: string;
-  seq: number;
-  recorded: StepRecord | undefined;
-}
 
 // Returned by primitives that cannot continue in this execution; never settles, so the handler
 // simply stops there (the next execution replays past it).
 const NEVER: Promise<never> = new Promise(() => {});
 // Thrown inside a primitive to unwind it when it must wait; turned into NEVER by `guard`.
 const SUSPEND = Symbol('suspend');
-// A crashed attempt costs one of the step's attempts; past this many extra ones it fails for good.
-const ABANDON_GRACE = 3;
-// Store and queue failures abandon the execution (the lease expires and recovery resumes the run)
-// instead of failing the run: an outage must never turn into a failed workflow.
-const INFRA_CODES = new Set(['STORE_ERROR', 'QUEUE_ERROR', 'LEASE_LOST', 'RUN_CONFLICT', 'RUN_NOT_FOUND', 'STEP_CONFLICT']);
-
 /**
  * One replay of a run: runs the handler from the top, serving recorded steps from the snapshot read
  * at the start, executing the first unrecorded ones, and ending as completed, failed, cancelled or
@@ -612,13 +590,3 @@ export class Execution {
   }
 }
 
-/** A step's last attempt failed (already recorded); carries the error record. */
-class StepFailure extends Error {
-  constructor(readonly record: ErrorRecord) {
-    super(record.message);
-  }
-}
-
-function cancelledError(runId: string): CairnError {
-  return new CairnError('CANCELLED', `Run ${runId} was cancelled`, { data: { runId } });
-}

@@ -1,0 +1,45 @@
+/** The shapes an execution shares with its callers: outcomes, call sites, step failures and the crash policy. */
+import { CairnError } from '../errors/cairn-error.js';
+import type { ErrorRecord } from '../model/error-record.js';
+import type { Json } from '../model/json.js';
+import type { RetryPolicy } from './retry-policy.js';
+import type { StepKind, StepRecord } from '../model/step.js';
+import type { StepContext } from './workflow-context.js';
+
+/** How one execution of a run ended. */
+export type Outcome =
+  | { kind: 'completed'; output: Json | undefined }
+  | { kind: 'failed'; error: ErrorRecord }
+  | { kind: 'cancelled'; error: ErrorRecord }
+  | { kind: 'suspended'; wakeAt: number | undefined }
+  | { kind: 'crashed'; error: unknown }
+  | { kind: 'probe-hit'; fn: (s: StepContext) => unknown; policy: RetryPolicy; timeoutMs: number | undefined }
+  | { kind: 'probe-miss' };
+
+/** A step's last attempt failed (already recorded); carries the error record. */
+export class StepFailure extends Error {
+  constructor(readonly record: ErrorRecord) {
+    super(record.message);
+  }
+}
+
+/** The error every primitive throws once cancellation of the run is observed. */
+export function cancelledError(runId: string): CairnError {
+  return new CairnError('CANCELLED', `Run ${runId} was cancelled`, { data: { runId } });
+}
+
+/** A primitive call's identity: its key, its position, and what was recorded there. */
+export interface Site {
+  kind: StepKind;
+  name: string;
+  key: string;
+  seq: number;
+  recorded: StepRecord | undefined;
+}
+
+// A crashed attempt costs one of the step's attempts; past this many extra ones it fails for good.
+export const ABANDON_GRACE = 3;
+// Store and queue failures abandon the execution (the lease expires and recovery resumes the run)
+// instead of failing the run: an outage must never turn into a failed workflow.
+export const INFRA_CODES = new Set(['STORE_ERROR', 'QUEUE_ERROR', 'LEASE_LOST', 'RUN_CONFLICT', 'RUN_NOT_FOUND', 'STEP_CONFLICT']);
+
