@@ -20,6 +20,17 @@ function text(arg: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a pg request asks for an asynchronous commit: a statement that sets
+ * `synchronous_commit` off itself, or a call of the store's `step_insert` function whose last
+ * argument (`p_async`) is 1 — the function then sets it for its own transaction.
+ */
+function asksForAsyncCommit(statement: string | undefined, values: unknown): boolean {
+  if (statement === undefined) return false;
+  if (/synchronous_commit/i.test(statement) && /\boff\b/i.test(statement)) return true;
+  return /step_insert"?\(/.test(statement) && Array.isArray(values) && Number(values[values.length - 1]) === 1;
+}
+
 /** PostgreSQL through `pg`; `counter` undefined = uncounted. */
 export async function postgresDb(url: string, counter?: RoundTripCounter, max = 10): Promise<AnyDb> {
   const { default: pg } = await import('pg');
@@ -29,7 +40,7 @@ export async function postgresDb(url: string, counter?: RoundTripCounter, max = 
     pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-        counter.hit(text(args[0]));
+        counter.hit(text(args[0]), asksForAsyncCommit(text(args[0]), args[1]));
         return query(...args);
       };
     });

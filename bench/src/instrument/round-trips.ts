@@ -25,10 +25,13 @@ export class RoundTripCounter {
   readonly #active = new Map<string, number>();
   #activeCount = 0;
 
-  /** One request sent to the server. `detail` is the statement text where there is one. */
-  hit(detail?: string): void {
+  /**
+   * One request sent to the server. `detail` is the statement text where there is one;
+   * `asyncCommit` says that the request asked for `synchronous_commit = off`.
+   */
+  hit(detail?: string, asyncCommit = false): void {
     this.total += 1;
-    if (detail !== undefined && /synchronous_commit/i.test(detail) && /\boff\b/i.test(detail)) this.asyncCommits += 1;
+    if (asyncCommit) this.asyncCommits += 1;
     const kind = kindOf(detail);
     this.byKind.set(kind, (this.byKind.get(kind) ?? 0) + 1);
     const owner = this.#owner();

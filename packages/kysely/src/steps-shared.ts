@@ -99,13 +99,5 @@ export function stepConflict(runId: string, key: string, current: { status: stri
   });
 }
 
-/**
- * True when a transition closes and reopens the same attempt number: its two attempt writes touch
- * one row and must run one after the other (PostgreSQL's one-statement path cannot order them).
- */
-export function reopensSameAttempt(t: StepTransition): boolean {
-  return t.startAttempt !== undefined && t.endAttempt !== undefined && (t.to.attempt ?? t.from.attempt) === t.from.attempt;
-}
-
 /** Columns an attempt start overwrites when a row of that number already exists (it is reopened). */
 export const ATTEMPT_REOPEN_COLUMNS = ['status', 'worker', 'started_at', 'ended_at', 'output_json', 'error_json'] as const;

@@ -10,39 +10,28 @@ import {
   endAttemptSet,
   newStepRecord,
   ATTEMPT_REOPEN_COLUMNS,
-  reopensSameAttempt,
   stepConflict,
   stepIdentity,
   stepTransitionSet,
   stepValues,
   type StepIdentity,
 } from './steps-shared.js';
-import { insertStepPostgres, transitionStepPostgres } from './steps-postgres.js';
+import { insertStepRoutine, transitionStepRoutine } from './steps-routines.js';
 
 type LockedRow = Partial<StepRow> & { r_fence: unknown; r_status: unknown };
 
 /**
- * Locks the run row (exclusive, inside the caller's transaction) and reads it with the step in one
- * statement. Every step and state write of a run takes this lock (or, on PostgreSQL's one-statement
- * path, a share lock on it) before touching its rows, so writers of one run never deadlock and a
- * claim can never slip between a fence check and the write it guards.
+ * Reads the run and the step in one statement inside the caller's transaction. Only SQLite takes
+ * this path: its write transactions (`BEGIN IMMEDIATE`) are serial, so nothing changes the rows
+ * between this read and the writes that follow it. The servers use the routines instead.
  */
-async function lockRunAndStep(ctx: StoreContext, trx: AnyKysely, id: StepIdentity): Promise<LockedRow | undefined> {
-  const { t, dialect } = ctx;
-  if (dialect.name === 'postgres') {
-    // PostgreSQL re-reads only the locked row after waiting for a lock (READ COMMITTED): a step row
-    // joined in the same statement could be a stale version. Read it in a statement of its own.
-    const run = await first(trx, sql<{ fence: unknown; status: unknown }>`select fence, status from ${t.runs} where id = ${id.runId} for update`);
-    if (run === undefined) return undefined;
-    const step = await first(trx, sql<StepRow>`select * from ${t.steps} where run_id = ${id.runId} and key_hash = ${id.keyHash}`);
-    return { ...step, r_fence: run.fence, r_status: run.status };
-  }
-  // MySQL's locking read returns (and locks) the latest version of both rows; SQLite is serial.
+async function readRunAndStep(ctx: StoreContext, trx: AnyKysely, id: StepIdentity): Promise<LockedRow | undefined> {
+  const { t } = ctx;
   return first(
     trx,
     sql<LockedRow>`select r.fence as r_fence, r.status as r_status, s.*
       from ${t.runs} r left join ${t.steps} s on s.run_id = r.id and s.key_hash = ${id.keyHash}
-      where r.id = ${id.runId} ${dialect.lockForUpdate()}`,
+      where r.id = ${id.runId}`,
   );
 }
 
@@ -62,7 +51,7 @@ async function writeNewStep(ctx: StoreContext, trx: AnyKysely, id: StepIdentity,
 async function insertStepTransactional(ctx: StoreContext, runId: string, fence: Fence, step: NewStep, now: number) {
   const id = stepIdentity(runId, step.key);
   return ctx.dialect.transaction(ctx.db, async (trx) => {
-    const row = await lockRunAndStep(ctx, trx, id);
+    const row = await readRunAndStep(ctx, trx, id);
     checkWritable(runId, fence, row === undefined ? undefined : { fence: row.r_fence, status: row.r_status });
     if (row?.run_id != null) return { step: toStepRecord(row as StepRow), created: false };
     await writeNewStep(ctx, trx, id, step, now);
@@ -71,11 +60,11 @@ async function insertStepTransactional(ctx: StoreContext, runId: string, fence: 
 }
 
 /** `steps.transition` as one transaction: lock + read, check, then write step and attempts. */
-export async function transitionStepTransactional(ctx: StoreContext, runId: string, fence: Fence, tr: StepTransition, now: number) {
+async function transitionStepTransactional(ctx: StoreContext, runId: string, fence: Fence, tr: StepTransition, now: number) {
   const { t } = ctx;
   const id = stepIdentity(runId, tr.key);
   return ctx.dialect.transaction(ctx.db, async (trx) => {
-    const row = await lockRunAndStep(ctx, trx, id);
+    const row = await readRunAndStep(ctx, trx, id);
     checkWritable(runId, fence, row === undefined ? undefined : { fence: row.r_fence, status: row.r_status });
     const current = row?.run_id == null ? undefined : toStepRecord(row as StepRow);
     if (current === undefined || !tr.from.status.includes(current.status) || current.attempt !== tr.from.attempt) {
@@ -108,25 +97,23 @@ export function loadSteps(ctx: StoreContext) {
 }
 
 /**
- * `steps.insert`. PostgreSQL: one statement (share-lock and fence check of the run, insert of the
- * step and of attempt 1). MySQL and SQLite: one transaction.
+ * `steps.insert`. PostgreSQL and MySQL/MariaDB: one call of the `step_insert` routine (one round
+ * trip). SQLite: one transaction in process.
  */
 export function insertStep(ctx: StoreContext) {
   return (runId: string, fence: Fence, step: NewStep, now: number) =>
     guard('steps.insert', () =>
-      ctx.dialect.name === 'postgres' ? insertStepPostgres(ctx, runId, fence, step, now) : insertStepTransactional(ctx, runId, fence, step, now),
+      ctx.dialect.name === 'sqlite' ? insertStepTransactional(ctx, runId, fence, step, now) : insertStepRoutine(ctx, runId, fence, step, now),
     );
 }
 
 /**
- * `steps.transition`. PostgreSQL: one statement (fence check, compare-and-set of the step, attempt
- * records). MySQL and SQLite: one transaction.
+ * `steps.transition`. PostgreSQL and MySQL/MariaDB: one call of the `step_transition` routine (one
+ * round trip). SQLite: one transaction in process.
  */
 export function transitionStep(ctx: StoreContext) {
   return (runId: string, fence: Fence, t: StepTransition, now: number) =>
     guard('steps.transition', () =>
-      ctx.dialect.name === 'postgres' && !reopensSameAttempt(t)
-        ? transitionStepPostgres(ctx, runId, fence, t, now)
-        : transitionStepTransactional(ctx, runId, fence, t, now),
+      ctx.dialect.name === 'sqlite' ? transitionStepTransactional(ctx, runId, fence, t, now) : transitionStepRoutine(ctx, runId, fence, t, now),
     );
 }

@@ -1,5 +1,9 @@
 import { sql } from 'kysely';
+import { retryRolledBack } from './retry-rolled-back.js';
 import type { SqlDialect } from './types.js';
+
+// ER_LOCK_DEADLOCK: InnoDB chose this transaction as a deadlock victim and rolled all of it back.
+const isRolledBack = (error: unknown): boolean => (error as { errno?: unknown } | null)?.errno === 1213;
 
 /**
  * MySQL 8 / MariaDB 10.6+ (driver `mysql2`): no `UPDATE ... RETURNING`, so a write that must
@@ -17,7 +21,8 @@ export const mysqlDialect: SqlDialect = {
   upsertTail: (_keys, columns) =>
     sql`on duplicate key update ${sql.join(columns.map((c) => sql`${sql.id(c)} = values(${sql.id(c)})`))}`,
   exclusive: (fn) => fn(),
-  transaction: (db, fn) => db.transaction().execute(fn),
+  transaction: (db, fn) => retryRolledBack(isRolledBack, () => db.transaction().execute(fn)),
+  isRolledBack,
   isDuplicateKey: (error) => {
     const e = error as { code?: unknown; errno?: unknown } | null;
     return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;

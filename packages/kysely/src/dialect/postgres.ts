@@ -1,5 +1,9 @@
 import { sql } from 'kysely';
+import { retryRolledBack } from './retry-rolled-back.js';
 import type { SqlDialect } from './types.js';
+
+// deadlock_detected, serialization_failure: the server rolled the whole transaction back.
+const isRolledBack = (error: unknown): boolean => ['40P01', '40001'].includes(String((error as { code?: unknown } | null)?.code));
 
 /** PostgreSQL (driver `pg`): `RETURNING`, data-modifying CTEs, row locks, `SKIP LOCKED`. */
 export const postgresDialect: SqlDialect = {
@@ -13,6 +17,7 @@ export const postgresDialect: SqlDialect = {
   upsertTail: (keys, columns) =>
     sql`on conflict (${sql.join(keys.map((k) => sql.id(k)))}) do update set ${sql.join(columns.map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`))}`,
   exclusive: (fn) => fn(),
-  transaction: (db, fn) => db.transaction().execute(fn),
+  transaction: (db, fn) => retryRolledBack(isRolledBack, () => db.transaction().execute(fn)),
+  isRolledBack,
   isDuplicateKey: (error) => (error as { code?: unknown } | null)?.code === '23505',
 };

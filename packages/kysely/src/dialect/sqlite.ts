@@ -54,6 +54,8 @@ export const sqliteDialect: SqlDialect = {
       await sql`commit`.execute(conn);
       return result;
     }),
+  // SQLite's writers queue on the database lock (busy_timeout) instead of deadlocking.
+  isRolledBack: () => false,
   isDuplicateKey: (error) => {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';

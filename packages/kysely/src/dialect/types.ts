@@ -36,8 +36,16 @@ export interface SqlDialect {
    * instance (see `sqliteDialect`); the servers: at once.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
-  /** Runs `fn` in one write transaction (SQLite: `BEGIN IMMEDIATE`). */
+  /**
+   * Runs `fn` in one write transaction (SQLite: `BEGIN IMMEDIATE`); a transaction the server rolled
+   * back as a deadlock victim or serialization failure is run again (see `retryRolledBack`).
+   */
   transaction<T>(db: AnyKysely, fn: (trx: AnyKysely) => Promise<T>): Promise<T>;
+  /**
+   * True when `error` means the server rolled the whole transaction back on its own (deadlock,
+   * serialization failure), so running it again is safe.
+   */
+  isRolledBack(error: unknown): boolean;
   /** True when `error` is the driver's duplicate-key violation. */
   isDuplicateKey(error: unknown): boolean;
 }

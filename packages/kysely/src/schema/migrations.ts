@@ -3,6 +3,7 @@ import { Migrator, type Migration, type MigrationProvider, type MigrationResultS
 import { CairnError } from '@cairn/core';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
+import { dropRoutines, installRoutines, mysqlCollation } from '../routines/install-routines.js';
 import { columnType, type ColumnKind } from './column-types.js';
 import { tableNames, type TableNames } from './tables.js';
 
@@ -72,10 +73,7 @@ const INDEXES: ReadonlyArray<{ table: keyof typeof SCHEMA; name: string; columns
 ];
 
 async function mysqlTableOptions(db: AnyKysely): Promise<string> {
-  const { rows } = await sql<{ v: string }>`select version() as v`.execute(db);
-  // Binary, NO PAD collations: 'a' and 'a ' stay different keys, and comparisons are byte order.
-  const collation = String(rows[0]?.v ?? '').toLowerCase().includes('mariadb') ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-  return `engine=InnoDB default charset=utf8mb4 collate=${collation}`;
+  return `engine=InnoDB default charset=utf8mb4 collate=${await mysqlCollation(db)}`;
 }
 
 async function createSchema(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
@@ -110,7 +108,7 @@ export interface CairnMigrationOptions {
 }
 
 /** The migration names this package ships, oldest first. */
-export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial'] as const;
+export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines'] as const;
 
 /**
  * The store's schema as Kysely migrations, for your own `Migrator` (or merge its
@@ -124,7 +122,12 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): M
     up: (db) => createSchema(db, names, detectDialect(db)),
     down: (db) => dropSchema(db, names),
   };
-  return { getMigrations: async () => ({ [CAIRN_MIGRATION_NAMES[0]]: initial }) };
+  // PostgreSQL functions / MySQL procedures for the two step writes (SQLite: nothing to create).
+  const stepRoutines: Migration = {
+    up: (db) => installRoutines(db, names, detectDialect(db)),
+    down: (db) => dropRoutines(db, names, detectDialect(db)),
+  };
+  return { getMigrations: async () => ({ [CAIRN_MIGRATION_NAMES[0]]: initial, [CAIRN_MIGRATION_NAMES[1]]: stepRoutines }) };
 }
 
 /**

@@ -5,7 +5,8 @@ import { sql } from 'kysely';
 import type { WorkflowStore } from '@cairn/core';
 import type { ConformanceHarness } from '@cairn/conformance';
 import { uniqueName } from '@cairn/conformance/services';
-import { TABLES, createKyselyStore, migrateToLatest, openSqliteStore, tableNames, type SqlDialectName } from '../../src/index.js';
+import { TABLES, createKyselyStore, detectDialect, migrateToLatest, openSqliteStore, tableNames, type SqlDialectName } from '../../src/index.js';
+import { dropRoutines } from '../../src/routines/install-routines.js';
 import { encodeText } from '../../src/codec/text.js';
 import { createDatabase, dropDatabase, mysqlDb, postgresDb, sqliteDb, type AnyDb } from './databases.js';
 
@@ -37,6 +38,7 @@ export async function dropPrefix(db: AnyDb, prefix: string): Promise<void> {
   for (const table of [...TABLES.map((t) => names[t]), `${prefix}migrations`, `${prefix}migrations_lock`]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
+  await dropRoutines(db, names, detectDialect(db));
 }
 
 /**

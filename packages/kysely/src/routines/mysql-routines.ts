@@ -1,0 +1,137 @@
+import type { ColumnKind } from '../schema/column-types.js';
+import { STEP_COLUMNS, type TableNames } from '../schema/tables.js';
+import { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
+
+/**
+ * Parameter types. Text parameters carry the tables' own character set and collation: a routine
+ * parameter is as "implicit" as a column, so comparing a column with a parameter of another
+ * collation would fail with "Illegal mix of collations".
+ */
+function mysqlParamType(kind: ColumnKind, collation: string): string {
+  const text = `character set utf8mb4 collate ${collation}`;
+  switch (kind) {
+    case 'id':
+      return `varchar(128) ${text}`;
+    case 'name':
+      return `varchar(255) ${text}`;
+    case 'short':
+      return `varchar(16) ${text}`;
+    case 'hash':
+      return 'char(64) character set ascii collate ascii_bin';
+    case 'text':
+      return `text ${text}`;
+    case 'json':
+      return `longtext ${text}`;
+    case 'bigint':
+      return 'bigint';
+    case 'int':
+      return 'integer';
+    case 'flag':
+      return 'smallint';
+  }
+}
+
+function signature(params: readonly RoutineParam[], collation: string): string {
+  return params.map(([name, kind]) => `in ${name} ${mysqlParamType(kind, collation)}`).join(', ');
+}
+
+const TERMINAL = `('completed', 'failed', 'cancelled')`;
+
+/**
+ * The stored procedures behind `steps.insert` and `steps.transition` on MySQL/MariaDB: the whole
+ * transaction (lock the run row, check fence and status, write the step and its attempt records,
+ * read the result back, commit) in ONE call, i.e. one round trip instead of five statements.
+ * Only the run row is locked (`FOR UPDATE`): no locking read ever touches a step that does not
+ * exist yet, so concurrent inserts of different runs take no gap locks and cannot deadlock on
+ * them. Each returns one result set: `r_fence`, `r_status` (NULL when the run does not exist),
+ * `done` (1 when the write happened) and the step's columns.
+ */
+export function mysqlRoutines(names: TableNames, collation: string): string[] {
+  const r = routineNames(names.prefix);
+  const q = (id: string) => `\`${id}\``;
+  const steps = q(names.steps);
+  const runs = q(names.runs);
+  const attempts = q(names.attempts);
+  const head = `declare v_fence bigint default null;
+  declare v_status varchar(16) default null;
+  declare v_done integer default 0;
+  declare exit handler for sqlexception
+  begin
+    rollback;
+    resignal;
+  end;
+  start transaction;
+  select fence, status into v_fence, v_status from ${runs} where id = p_run_id for update;`;
+  const writable = `v_fence is not null and (p_fence is null or v_fence = p_fence) and v_status not in ${TERMINAL}`;
+  const result = `select v_fence as r_fence, v_status as r_status, v_done as done, s.*
+    from (select 1 as one) x left join ${steps} s on s.run_id = p_run_id and s.key_hash = p_key_hash;
+  commit;`;
+  const stepValues = [
+    'p_run_id', 'p_key_hash', 'p_step_key', 'p_name', 'p_kind', 'p_seq', 'p_status', '1', 'p_max_attempts', 'p_queued',
+    'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now',
+  ];
+  const insert = `create procedure ${q(r.stepInsert)}(${signature(STEP_INSERT_PARAMS, collation)})
+modifies sql data
+begin
+  ${head}
+  if ${writable} then
+    begin
+      declare v_duplicate integer default 0;
+      -- The key exists: nothing is written and the existing step is returned.
+      declare continue handler for 1062 set v_duplicate = 1;
+      insert into ${steps} (${STEP_COLUMNS.join(', ')}) values (${stepValues.join(', ')});
+      if v_duplicate = 0 then
+        set v_done = 1;
+        if p_status = 'running' then
+          insert into ${attempts} (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at)
+            values (p_run_id, p_key_hash, 1, p_step_key, p_seq, 'running', p_worker, p_now);
+        end if;
+      end if;
+    end;
+  end if;
+  ${result}
+end`;
+  const transition = `create procedure ${q(r.stepTransition)}(${signature(STEP_TRANSITION_PARAMS, collation)})
+modifies sql data
+begin
+  ${head}
+  if ${writable} then
+    -- A plain read: the run lock is held, so no other writer of this run can change the step now.
+    select count(*) into v_done from ${steps}
+      where run_id = p_run_id and key_hash = p_key_hash and find_in_set(status, p_from_statuses) > 0 and attempt = p_from_attempt;
+    if v_done = 1 then
+      update ${steps} set
+          status = p_to_status,
+          attempt = coalesce(p_to_attempt, attempt),
+          output_json = if(p_set_output = 1, p_output, output_json),
+          error_json = if(p_set_error = 1, p_error, error_json),
+          wake_at = case p_wake when 1 then p_wake_at when 2 then null else wake_at end,
+          child_run_id = coalesce(p_child_run_id, child_run_id),
+          updated_at = p_now
+        where run_id = p_run_id and key_hash = p_key_hash;
+      if p_end_status is not null then
+        update ${attempts} set status = p_end_status, ended_at = p_now,
+            output_json = if(p_end_set_output = 1, p_end_output, output_json),
+            error_json = if(p_end_set_error = 1, p_end_error, error_json)
+          where run_id = p_run_id and key_hash = p_key_hash and attempt = p_from_attempt;
+      end if;
+      if p_start = 1 then
+        -- After the end above, so closing and reopening one attempt number is ordered.
+        insert into ${attempts} (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at)
+          select run_id, key_hash, attempt, step_key, seq, 'running', p_start_worker, p_now from ${steps}
+          where run_id = p_run_id and key_hash = p_key_hash
+          on duplicate key update status = 'running', worker = p_start_worker, started_at = p_now,
+            ended_at = null, output_json = null, error_json = null;
+      end if;
+    end if;
+  end if;
+  ${result}
+end`;
+  return [...dropMysqlRoutines(names), insert, transition];
+}
+
+/** Drops the procedures (the down migration, and before a re-create). */
+export function dropMysqlRoutines(names: TableNames): string[] {
+  const r = routineNames(names.prefix);
+  return [`drop procedure if exists \`${r.stepInsert}\``, `drop procedure if exists \`${r.stepTransition}\``];
+}

@@ -1,0 +1,75 @@
+import type { ColumnKind } from '../schema/column-types.js';
+
+/** One parameter of a stored routine: its name and the column kind its SQL type follows. */
+export type RoutineParam = readonly [name: string, kind: ColumnKind];
+
+/**
+ * Parameters of `<prefix>step_insert`, in call order. One list drives both the DDL of every
+ * dialect and the argument list of the call, so the two cannot drift apart.
+ */
+export const STEP_INSERT_PARAMS = [
+  ['p_run_id', 'id'],
+  ['p_fence', 'bigint'], // NULL: an unfenced write (a queued step worker)
+  ['p_key_hash', 'hash'],
+  ['p_step_key', 'text'],
+  ['p_name', 'text'],
+  ['p_kind', 'short'],
+  ['p_seq', 'int'],
+  ['p_status', 'short'],
+  ['p_max_attempts', 'int'],
+  ['p_queued', 'flag'],
+  ['p_output', 'json'],
+  ['p_error', 'json'],
+  ['p_wake_at', 'bigint'],
+  ['p_child_run_id', 'id'],
+  ['p_worker', 'text'],
+  ['p_now', 'bigint'],
+  ['p_async', 'flag'], // PostgreSQL: commit with synchronous_commit = off (last: the bench's driver counter reads it there)
+] as const satisfies readonly RoutineParam[];
+
+/** Parameters of `<prefix>step_transition`, in call order (flags are 0/1). */
+export const STEP_TRANSITION_PARAMS = [
+  ['p_run_id', 'id'],
+  ['p_fence', 'bigint'],
+  ['p_key_hash', 'hash'],
+  ['p_from_statuses', 'name'], // comma-separated
+  ['p_from_attempt', 'int'],
+  ['p_to_status', 'short'],
+  ['p_to_attempt', 'int'], // NULL: unchanged
+  ['p_set_output', 'flag'],
+  ['p_output', 'json'],
+  ['p_set_error', 'flag'],
+  ['p_error', 'json'],
+  ['p_wake', 'flag'], // 0 keep, 1 set to p_wake_at, 2 clear
+  ['p_wake_at', 'bigint'],
+  ['p_child_run_id', 'id'], // NULL: unchanged
+  ['p_now', 'bigint'],
+  ['p_end_status', 'short'], // NULL: no attempt ends
+  ['p_end_set_output', 'flag'],
+  ['p_end_output', 'json'],
+  ['p_end_set_error', 'flag'],
+  ['p_end_error', 'json'],
+  ['p_start', 'flag'], // 1: open attempt `attempt` (the step's attempt after the update)
+  ['p_start_worker', 'text'],
+] as const satisfies readonly RoutineParam[];
+
+type ParamName<P extends readonly RoutineParam[]> = P[number][0];
+
+/** The arguments of a routine call, by parameter name. */
+export type RoutineArgs<P extends readonly RoutineParam[]> = Record<ParamName<P>, string | number | null>;
+
+/** The arguments in call order. */
+export function orderedArgs<P extends readonly RoutineParam[]>(params: P, args: RoutineArgs<P>): (string | number | null)[] {
+  return params.map(([name]) => args[name as ParamName<P>]);
+}
+
+/** The stored routines of one table prefix. */
+export interface RoutineNames {
+  stepInsert: string;
+  stepTransition: string;
+}
+
+/** Routine names for a (validated) table prefix. */
+export function routineNames(prefix: string): RoutineNames {
+  return { stepInsert: `${prefix}step_insert`, stepTransition: `${prefix}step_transition` };
+}
