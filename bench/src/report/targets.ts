@@ -2,19 +2,6 @@ import type { BenchResults, TargetCheck } from '../results.js';
 import { fmt } from './format.js';
 
 /**
- * Backends known to miss the ≤ 2 round trips per inline step target, with the ceiling measured when
- * the gap was recorded (see docs/benchmarks.md). SQLite has no stored routines, so the Kysely store
- * writes the step and its attempt in a 5-statement in-process transaction (BEGIN, read, two writes,
- * COMMIT); PostgreSQL and MariaDB make one routine call per write. The smoke run fails if SQLite gets
- * worse or any other backend misses the target; the gap stays visible in every table until closed.
- */
-const KNOWN_INLINE_GAPS: Record<string, number> = { SQLite: 10 };
-
-function knownGapNote(title: string): string {
-  return title in KNOWN_INLINE_GAPS ? ` (known gap, ceiling ${KNOWN_INLINE_GAPS[title]})` : '';
-}
-
-/**
  * The targets. Round-trip counts are exact and deterministic, so they are checked in every mode
  * (smoke fails on them); timing targets are reported only, never enforced.
  */
@@ -26,10 +13,9 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       out.push({
         target: '≤ 2 round trips per inline step',
         subject: b.title,
-        measured: `${fmt(b.inline.roundTripsPerStep, 2)} ${unit}/step${knownGapNote(b.title)}`,
+        measured: `${fmt(b.inline.roundTripsPerStep, 2)} ${unit}/step`,
         holds: b.inline.roundTripsPerStep <= 2,
-        // A known, documented gap is a ratchet: reported as missed, and enforced only if it gets worse.
-        enforced: !(b.title in KNOWN_INLINE_GAPS) || b.inline.roundTripsPerStep > (KNOWN_INLINE_GAPS[b.title] as number),
+        enforced: true,
       });
     }
     if (b.replay) {

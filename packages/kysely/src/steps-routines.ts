@@ -8,7 +8,7 @@ import { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, orderedArgs, routineNames, 
 import { postgresParamTypes } from './routines/postgres-routines.js';
 import { stepInsertArgs, stepTransitionArgs } from './routines/routine-args.js';
 import type { StepRow } from './schema/tables.js';
-import { newStepRecord, stepConflict, stepIdentity } from './steps-shared.js';
+import { stepConflict, stepIdentity } from './steps-shared.js';
 
 /** What both routines return: the run's fence and status, whether the write happened, the step. */
 interface RoutineResult {
@@ -86,10 +86,9 @@ export async function insertStepRoutine(ctx: StoreContext, runId: string, fence:
   const args = orderedArgs(STEP_INSERT_PARAMS, stepInsertArgs(id, fence, step, now, asyncCommit));
   const result = await callRoutine(ctx, routineNames(ctx.names.prefix).stepInsert, STEP_INSERT_PARAMS, args);
   checkWritable(runId, fence, result.run);
-  // MySQL reads the row back inside the procedure; either way the record is what was written.
-  if (result.done) return { step: result.step ? toStepRecord(result.step) : newStepRecord(runId, step, now), created: true };
-  if (result.step === undefined) throw new CairnError('STORE_ERROR', `steps.insert: step ${step.key} of run ${runId} conflicted but cannot be read`);
-  return { step: toStepRecord(result.step), created: false };
+  // Both routines return the row as it stands after the call: the new step, or the existing one.
+  if (result.step === undefined) throw new CairnError('STORE_ERROR', `steps.insert: step ${step.key} of run ${runId} was not returned by ${routineNames(ctx.names.prefix).stepInsert}`);
+  return { step: toStepRecord(result.step), created: result.done };
 }
 
 /**

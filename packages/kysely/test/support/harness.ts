@@ -35,10 +35,12 @@ export async function artefactsIn(db: AnyDb, prefix: string, runId: string): Pro
 /** Drops every table of one prefix, including the migrator's own. */
 export async function dropPrefix(db: AnyDb, prefix: string): Promise<void> {
   const names = tableNames(prefix);
+  const dialect = detectDialect(db);
+  // SQLite's triggers go with their table; the servers' routines are objects of their own.
+  if (dialect !== 'sqlite') await dropRoutines(db, names, dialect);
   for (const table of [...TABLES.map((t) => names[t]), `${prefix}migrations`, `${prefix}migrations_lock`]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
-  await dropRoutines(db, names, detectDialect(db));
 }
 
 /**
