@@ -105,22 +105,38 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Prom
   return false;
 }
 
-/** Renews the lease every third of its length while the execution runs; observes cancellation. */
+/**
+ * Renews the lease every third of its length while the execution runs; observes cancellation.
+ * A store error during a renewal is not a lost lease: the lease still holds until the time the
+ * last successful claim or renewal gave it, so the renewal is retried (at a quarter of the time
+ * left, at least 10 ms apart) and the execution goes on; every write it makes is fenced anyway.
+ * It is abandoned when the lease is lost for sure (`LEASE_LOST`, the run gone or ended) or when
+ * the time it held runs out without a renewal.
+ */
 function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution): AbortController {
   const controller = new AbortController();
   const every = Math.max(1, Math.floor(rt.timings.leaseMs / 3));
+  let heldUntil = run.lease?.expiresAt ?? rt.clock.now() + rt.timings.leaseMs;
   void (async () => {
+    let delay = every;
     while (!controller.signal.aborted) {
       try {
-        await rt.clock.sleep(every, controller.signal);
+        await rt.clock.sleep(delay, controller.signal);
       } catch {
         return;
       }
+      const now = rt.clock.now();
       try {
-        const renewed = await rt.store.runs.renew(run.id, run.fence, rt.timings.leaseMs, rt.clock.now());
+        const renewed = await rt.store.runs.renew(run.id, run.fence, rt.timings.leaseMs, now);
+        heldUntil = now + rt.timings.leaseMs;
+        delay = every;
         if (renewed.cancelRequested) execution.observeCancel();
       } catch (error) {
-        if (!controller.signal.aborted) execution.crash(error);
+        if (controller.signal.aborted) return;
+        const left = heldUntil - rt.clock.now();
+        delay = Math.min(every, Math.max(10, Math.floor(left / 4)));
+        if (CairnError.is(error, 'STORE_ERROR') && delay < left) continue;
+        execution.crash(error);
         return;
       }
     }

@@ -46,7 +46,9 @@ export function postgresRoutines(names: TableNames): string[] {
     return query select v_fence, v_status, false, null::json;
     return;
   end if;`;
-  const insert = `create or replace function ${q(r.stepInsert)}(${postgresSignature(STEP_INSERT_PARAMS)})
+  // Both return one row: the run's fence and status (no row: no run), whether the write happened,
+  // and the step as it stands after the call (JSON, NULL when there is none).
+  const head = (name: string, params: readonly RoutineParam[]) => `create or replace function ${q(name)}(${postgresSignature(params)})
 returns table (r_fence bigint, r_status text, done boolean, step json)
 language plpgsql volatile as $fn$
 declare
@@ -54,7 +56,8 @@ declare
   v_status text;
   v_row ${steps}%rowtype;
 begin
-  if p_async = 1 then
+`;
+  const insert = `${head(r.stepInsert, STEP_INSERT_PARAMS)}  if p_async = 1 then
     perform set_config('synchronous_commit', 'off', true);
   end if;
   ${lockRun}
@@ -73,15 +76,7 @@ begin
   return query select v_fence, v_status, true, row_to_json(v_row);
 end
 $fn$`;
-  const transition = `create or replace function ${q(r.stepTransition)}(${postgresSignature(STEP_TRANSITION_PARAMS)})
-returns table (r_fence bigint, r_status text, done boolean, step json)
-language plpgsql volatile as $fn$
-declare
-  v_fence bigint;
-  v_status text;
-  v_row ${steps}%rowtype;
-begin
-  ${lockRun}
+  const transition = `${head(r.stepTransition, STEP_TRANSITION_PARAMS)}  ${lockRun}
   update ${steps} as s set
       status = p_to_status,
       attempt = coalesce(p_to_attempt, s.attempt),
