@@ -71,6 +71,9 @@ const CAPABILITIES: QueueCapabilities = Object.freeze({
 // active. That is exactly Cairn's dedupe contract; `standard` would not dedupe at all.
 const POLICY = 'short';
 
+/** Least time between two wakes of an idle slot by one grouped worker (see #wakeOneIdleWorker). */
+const IDLE_WAKE_MS = 50;
+
 /**
  * Creates a Cairn queue over pg-boss 12: jobs are rows in PostgreSQL, visible to every process
  * that uses the same database and schema.
@@ -110,6 +113,8 @@ class PgBossQueue implements Queue {
   // pg-boss keeps localGroupConcurrency per instance and queue name, so concurrent workers on one
   // name share one cap; a second worker with a different cap would silently replace the first's.
   readonly #groupCaps = new Map<string, { key: string; workers: number }>();
+  // When each grouped worker last woke one of its idle slots (see #wakeOneIdleWorker).
+  readonly #lastIdleWake = new Map<string, number>();
   #closing: Promise<void> | undefined;
 
   constructor(options: PgBossQueueOptions) {
@@ -204,7 +209,7 @@ class PgBossQueue implements Queue {
             // Lets a throwing handler fail its job terminally while redelivery stays on.
             perJobResults: true,
           },
-          (jobs) => this.#runBatch(queue, jobs, handler, workId),
+          (jobs) => this.#runBatch(queue, jobs, handler, workId, groupConcurrency !== undefined),
         ),
       );
     } catch (error) {
@@ -236,8 +241,9 @@ class PgBossQueue implements Queue {
     if (failed) throw failed.reason;
   }
 
-  async #runBatch(queue: string, jobs: BossJob<JobEnvelope>[], handler: (job: Job) => Promise<void>, workId: string | undefined): Promise<JobResult[]> {
+  async #runBatch(queue: string, jobs: BossJob<JobEnvelope>[], handler: (job: Job) => Promise<void>, workId: string | undefined, grouped: boolean): Promise<JobResult[]> {
     const results: JobResult[] = [];
+    if (grouped && workId !== undefined) this.#wakeOneIdleWorker(workId);
     try {
       for (const bossJob of jobs) results.push(await this.#runOne(queue, bossJob, handler));
     } finally {
@@ -268,6 +274,21 @@ class PgBossQueue implements Queue {
     for (const wip of this.#boss.getWipData()) {
       if (wip.workId === workId && wip.count > 0) this.#boss.notifyWorker(wip.id);
     }
+  }
+
+  // With group caps, a slot whose fetched jobs were over a group's cap gets nothing (pg-boss hands
+  // them back) and then sleeps a whole polling interval, though other groups' jobs may be ready —
+  // at start-up every slot fetches at once, before any cap is known, and most fetch the same busy
+  // group. So each job start wakes one idle slot, which fetches again skipping the full groups:
+  // other groups' ready jobs start within tens of milliseconds instead of a polling interval. At
+  // most one wake per worker every IDLE_WAKE_MS bounds the extra fetches (20 a second).
+  #wakeOneIdleWorker(workId: string): void {
+    const now = Date.now();
+    if (now - (this.#lastIdleWake.get(workId) ?? 0) < IDLE_WAKE_MS) return;
+    const idle = this.#boss.getWipData().find((wip) => wip.workId === workId && wip.count === 0);
+    if (idle === undefined) return;
+    this.#lastIdleWake.set(workId, now);
+    this.#boss.notifyWorker(idle.id);
   }
 
   #jobSettings(): BossSendOptions {
