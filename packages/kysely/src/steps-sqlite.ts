@@ -25,7 +25,7 @@ function statements(ctx: StoreContext): { insert: string; transition: string } {
       // The fence check and the insert are one statement; the trigger opens attempt 1.
       insert: `insert into ${steps} (${insertColumns.join(', ')})
         select ${insertColumns.map(() => '?').join(', ')} from ${runs} r where ${RUN_WRITABLE}
-        on conflict (run_id, key_hash) do nothing returning *`,
+        on conflict (run_id, key_hash) do nothing returning ${STEP_COLUMNS.join(', ')}`,
       // Compare-and-set of the step, guarded by the run's fence and status; the trigger writes the
       // attempt records.
       transition: `update ${steps} set status = ?, attempt = coalesce(?, attempt),
@@ -36,7 +36,7 @@ function statements(ctx: StoreContext): { insert: string; transition: string } {
           end_status = ?, end_output_json = ?, end_error_json = ?, start_worker = ?
         where run_id = ? and key_hash = ? and attempt = ? and instr(',' || ? || ',', ',' || status || ',') > 0
           and exists (select 1 from ${runs} r where ${RUN_WRITABLE})
-        returning *`,
+        returning ${STEP_COLUMNS.join(', ')}`,
     };
     texts.set(ctx.names.prefix, found);
   }
@@ -47,7 +47,7 @@ function statements(ctx: StoreContext): { insert: string; transition: string } {
 function readRunAndStep(ctx: StoreContext, id: StepIdentity) {
   return first(
     ctx.db,
-    sql<Partial<StepRow> & { r_fence: unknown; r_status: unknown }>`select r.fence as r_fence, r.status as r_status, s.*
+    sql<Partial<StepRow> & { r_fence: unknown; r_status: unknown }>`select r.fence as r_fence, r.status as r_status, ${sql.raw(STEP_COLUMNS.map((c) => `s.${c}`).join(', '))}
       from ${ctx.t.runs} r left join ${ctx.t.steps} s on s.run_id = r.id and s.key_hash = ${id.keyHash}
       where r.id = ${id.runId}`,
   );

@@ -3,7 +3,10 @@ import type { Fence, NewStep, StepRecord, StepTransition } from '@cairn/core';
 import { toStepRecord } from './codec/rows.js';
 import { encodeText } from './codec/text.js';
 import { guard, rows, type StoreContext } from './context.js';
-import type { StepRow } from './schema/tables.js';
+import { STEP_COLUMNS, type StepRow } from './schema/tables.js';
+
+// The step's own columns only (SQLite's rows also carry the columns its triggers read).
+const STEP_LIST = sql.raw(STEP_COLUMNS.join(', '));
 import { insertStepRoutine, transitionStepRoutine } from './steps-routines.js';
 import { insertStepSqlite, transitionStepSqlite } from './steps-sqlite.js';
 
@@ -11,7 +14,7 @@ import { insertStepSqlite, transitionStepSqlite } from './steps-sqlite.js';
 export function loadSteps(ctx: StoreContext) {
   return (runId: string) =>
     guard('steps.load', async (): Promise<StepRecord[]> => {
-      const found = await rows(ctx.db, sql<StepRow>`select * from ${ctx.t.steps} where run_id = ${encodeText(runId)} order by seq`);
+      const found = await rows(ctx.db, sql<StepRow>`select ${STEP_LIST} from ${ctx.t.steps} where run_id = ${encodeText(runId)} order by seq`);
       return found.map(toStepRecord);
     });
 }
