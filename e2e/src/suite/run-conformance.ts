@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import type { WorkflowStore } from '@cairn/core';
-import type { CaseEnv, CaseGroup, ConformanceCase, Requirement } from './case.js';
+import { describe, it } from 'node:test';
+import type { CaseGroup, ConformanceCase, Requirement } from './case.js';
 import { MAX_SUITE_PAYLOAD_BYTES } from './fixtures/payloads.js';
 import { allGroups } from './groups.js';
 import type { ConformanceHarness, ConformanceOptions } from './harness.js';
+import { runInFreshNamespace } from './run-in-fresh-namespace.js';
+import { registerSuiteHooks } from './suite-hooks.js';
 
 /** Why a case is skipped when the harness lacks what it requires. */
 const SKIP_REASONS: Record<Requirement, string> = {
@@ -33,59 +33,22 @@ function onlyFromEnvironment(): string[] | undefined {
   return raw.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-/** A fresh namespace: lowercase letters, digits and `_`, 20 characters, unique per case. */
-export function newNamespace(): string {
-  return `cf_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-}
-
-function sourceOf(harness: ConformanceHarness): string {
-  try {
-    const source = typeof harness.source === 'function' ? harness.source() : harness.source;
-    return source ?? 'source not stated';
-  } catch (error) {
-    return `source unknown (${error instanceof Error ? error.message : String(error)})`;
-  }
-}
-
 /** Runs one case in its own namespace and store, then cleans up whatever happened. */
 async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): Promise<void> {
-  const namespace = newNamespace();
-  const store = await harness.createStore(namespace);
-  const peers: WorkflowStore[] = [];
-  const deferred: Array<() => Promise<void> | void> = [];
-  const env: CaseEnv = {
-    store,
-    namespace,
-    harness,
-    t0: Date.now(),
-    payloadLimit: Math.min(MAX_SUITE_PAYLOAD_BYTES, harness.capabilities?.maxPayloadBytes ?? Infinity, store.capabilities.maxPayloadBytes),
-    openPeer: async () => {
-      const peer = await harness.createStore(namespace);
-      peers.push(peer);
-      return peer;
-    },
-    defer: (fn) => void deferred.push(fn),
-  };
-  let failure: { error: unknown } | undefined;
-  try {
-    await testCase.run(env);
-  } catch (error) {
-    failure = { error };
-  }
-  // Cleanup always runs, and a cleanup error never hides the case's own failure.
-  const cleanups = [
-    ...deferred.reverse(),
-    ...peers.map((p) => () => p.close()),
-    () => (harness.destroyStore ? harness.destroyStore(store, namespace) : store.close()),
-  ];
-  for (const cleanup of cleanups) {
-    try {
-      await cleanup();
-    } catch (error) {
-      failure ??= { error };
-    }
-  }
-  if (failure) throw failure.error;
+  await runInFreshNamespace(
+    (namespace) => harness.createStore(namespace),
+    (store, namespace) => (harness.destroyStore ? harness.destroyStore(store, namespace) : store.close()),
+    ({ namespace, resource: store, openPeer, defer }) =>
+      testCase.run({
+        store,
+        namespace,
+        harness,
+        t0: Date.now(),
+        payloadLimit: Math.min(MAX_SUITE_PAYLOAD_BYTES, harness.capabilities?.maxPayloadBytes ?? Infinity, store.capabilities.maxPayloadBytes),
+        openPeer,
+        defer,
+      }),
+  );
 }
 
 /**
@@ -96,48 +59,19 @@ async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): 
  */
 export function runConformance(harness: ConformanceHarness, options: ConformanceOptions = {}): void {
   const groups = selectGroups(allGroups, options.only ?? onlyFromEnvironment());
-  const counts = { total: 0, passed: 0, skipped: 0 };
-  let unavailable: string | undefined;
-
   describe(`conformance: ${harness.name}`, () => {
-    before(async () => {
-      const result = await harness.setup?.();
-      if (result && typeof result.skip === 'string') unavailable = result.skip;
-    });
-
-    after(async (context) => {
-      try {
-        await harness.teardown?.();
-      } finally {
-        // Cases whose body never ran (a failed setup) count as failed, not as missing.
-        const failed = counts.total - counts.passed - counts.skipped;
-        const source = unavailable === undefined ? sourceOf(harness) : `unavailable: ${unavailable}`;
-        const line = `conformance ${harness.name} (${source}): ${counts.passed} passed, ${failed} failed, ${counts.skipped} skipped`;
-        // A suite-level hook gets a SuiteContext without `diagnostic` on some Node versions.
-        if ('diagnostic' in context && typeof context.diagnostic === 'function') context.diagnostic(line);
-        else console.log(`# ${line}`);
-      }
-    });
-
+    const progress = registerSuiteHooks('conformance', harness);
     for (const group of groups) {
       describe(group.title, () => {
         for (const testCase of group.cases) {
-          counts.total += 1;
+          progress.counts.total += 1;
           const reason = skipReason(harness, testCase.requires);
           if (reason !== undefined) {
-            counts.skipped += 1;
+            progress.counts.skipped += 1;
             it(testCase.name, { skip: reason }, () => {});
             continue;
           }
-          it(testCase.name, async (t) => {
-            if (unavailable !== undefined) {
-              counts.skipped += 1;
-              t.skip(`${harness.name} unavailable: ${unavailable}`);
-              return;
-            }
-            await runCase(harness, testCase);
-            counts.passed += 1;
-          });
+          it(testCase.name, (t) => progress.runCase(t, () => runCase(harness, testCase)));
         }
       });
     }

@@ -36,6 +36,7 @@ export type {
 } from './store/workflow-store.js';
 export { encodeRunCursor, decodeRunCursor, normaliseListLimit } from './store/run-cursor.js';
 export type { RunCursor } from './store/run-cursor.js';
+export { newStepRecord } from './store/new-step-record.js';
 export type {
   Queue,
   QueueCapabilities,

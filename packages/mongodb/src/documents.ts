@@ -11,7 +11,7 @@ import type {
   VersionRecord,
   VersionStatus,
 } from '@cairn/core';
-import { decodeError, decodeJson } from './json-codec.js';
+import { decodeError, decodeJson, encodeError, encodeJson } from './json-codec.js';
 import { decodeKey } from './key-codec.js';
 
 /** One attempt of a step, stored at `steps.<key>.attempts.a<n>`. */
@@ -144,6 +144,16 @@ export function toStepRecord(runId: string, field: string, doc: StepDoc): StepRe
   if (doc.wakeAt !== undefined) step.wakeAt = doc.wakeAt;
   if (doc.childRunId !== undefined) step.childRunId = doc.childRunId;
   return step;
+}
+
+/** Converts a step record to its stored form, with no attempts yet (the reverse of `toStepRecord`). */
+export function toStepDoc(step: StepRecord): StepDoc {
+  // The run document and the field name already hold the run id and the key.
+  const { runId: _runId, key: _key, output, error, ...fields } = step;
+  const doc: StepDoc = { ...fields, attempts: {} };
+  if (output !== undefined) doc.output = encodeJson(output);
+  if (error !== undefined) doc.error = encodeError(error);
+  return doc;
 }
 
 /** Converts a stored attempt to the public record. */

@@ -1,9 +1,9 @@
-import { CairnError, TERMINAL_RUN_STATUSES } from '@cairn/core';
+import { CairnError, TERMINAL_RUN_STATUSES, newStepRecord } from '@cairn/core';
 import type { Fence, NewStep, StepRecord, StepStore, StepTransition } from '@cairn/core';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
-import { attemptField, stepPath, toStepRecord } from './documents.js';
-import type { AttemptDoc, RunDoc, StepDoc } from './documents.js';
+import { attemptField, stepPath, toStepDoc, toStepRecord } from './documents.js';
+import type { AttemptDoc, RunDoc } from './documents.js';
 import { assertWritable, contention, guard } from './errors.js';
 import { encodeError, encodeJson } from './json-codec.js';
 import { encodeKey } from './key-codec.js';
@@ -29,22 +29,7 @@ async function load(ctx: StoreContext, runId: string): Promise<StepRecord[]> {
 async function insert(ctx: StoreContext, runId: string, fence: Fence, step: NewStep, now: number) {
   const field = encodeKey(step.key);
   const path = stepPath(field);
-  const doc: StepDoc = {
-    name: step.name,
-    kind: step.kind,
-    seq: step.seq,
-    status: step.status,
-    attempt: 1,
-    maxAttempts: step.maxAttempts,
-    queued: step.queued ?? false,
-    createdAt: now,
-    updatedAt: now,
-    attempts: {},
-  };
-  if (step.output !== undefined) doc.output = encodeJson(step.output);
-  if (step.error !== undefined) doc.error = encodeError(step.error);
-  if (step.wakeAt !== undefined) doc.wakeAt = step.wakeAt;
-  if (step.childRunId !== undefined) doc.childRunId = step.childRunId;
+  const doc = toStepDoc(newStepRecord(runId, step, now));
   if (step.status === 'running') {
     const first: AttemptDoc = { attempt: 1, status: 'running', startedAt: now };
     if (step.worker !== undefined) first.worker = step.worker;

@@ -1,12 +1,13 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Queue } from '@cairn/core';
-import { newNamespace } from '../run-conformance.js';
+import { runInFreshNamespace } from '../run-in-fresh-namespace.js';
+import { registerSuiteHooks } from '../suite-hooks.js';
 import { deliveryCases } from './delivery.js';
 import { delayPriorityCases } from './delay-priority.js';
 import { dedupeCases } from './dedupe.js';
 import { failureCases } from './failures.js';
 import { groupCases } from './groups.js';
-import type { QueueCase, QueueCaseEnv, QueueRequirement } from './queue-case.js';
+import type { QueueCase, QueueRequirement } from './queue-case.js';
 import type { QueueConformanceOptions, QueueHarness } from './queue-harness.js';
 import { workerDeathCases } from './worker-death.js';
 
@@ -46,58 +47,30 @@ function selected(cases: readonly QueueCase[], only: readonly string[] | undefin
   return cases.filter((c) => only.some((o) => c.id === o || c.id.startsWith(`${o}.`)));
 }
 
-function sourceOf(harness: QueueHarness): string {
-  try {
-    return (typeof harness.source === 'function' ? harness.source() : harness.source) ?? 'source not stated';
-  } catch (error) {
-    return `source unknown (${error instanceof Error ? error.message : String(error)})`;
-  }
-}
-
 /** Runs one case on a fresh namespace; returns a skip reason instead when the queue cannot run it. */
 async function runCase(harness: QueueHarness, testCase: QueueCase): Promise<string | undefined> {
-  const namespace = newNamespace();
-  const queue = await harness.createQueue(namespace);
-  const peers: Queue[] = [];
-  const deferred: Array<() => Promise<void> | void> = [];
-  const env: QueueCaseEnv = {
-    queue,
-    namespace,
-    harness,
-    deliveryTimeoutMs: harness.deliveryTimeoutMs ?? 15_000,
-    redeliveryTimeoutMs: harness.redeliveryTimeoutMs ?? 90_000,
-    settleMs: harness.settleMs ?? 2_000,
-    openPeer: async () => {
-      if (!queue.capabilities.distributed) throw new Error(`openPeer() on ${queue.name}, which is not distributed`);
-      const peer = await harness.createQueue(namespace);
-      peers.push(peer);
-      return peer;
+  return runInFreshNamespace(
+    (namespace) => harness.createQueue(namespace),
+    (queue, namespace) => (harness.destroyQueue ? harness.destroyQueue(queue, namespace) : queue.close()),
+    async ({ namespace, resource: queue, openPeer, defer }) => {
+      const skip = queueSkipReason(harness, queue, testCase.requires);
+      if (skip !== undefined) return skip;
+      await testCase.run({
+        queue,
+        namespace,
+        harness,
+        deliveryTimeoutMs: harness.deliveryTimeoutMs ?? 15_000,
+        redeliveryTimeoutMs: harness.redeliveryTimeoutMs ?? 90_000,
+        settleMs: harness.settleMs ?? 2_000,
+        openPeer: async () => {
+          if (!queue.capabilities.distributed) throw new Error(`openPeer() on ${queue.name}, which is not distributed`);
+          return openPeer();
+        },
+        defer,
+      });
+      return undefined;
     },
-    defer: (fn) => void deferred.push(fn),
-  };
-  let failure: { error: unknown } | undefined;
-  let skip: string | undefined;
-  try {
-    skip = queueSkipReason(harness, queue, testCase.requires);
-    if (skip === undefined) await testCase.run(env);
-  } catch (error) {
-    failure = { error };
-  }
-  // Cleanup always runs, and a cleanup error never hides the case's own failure.
-  const cleanups = [
-    ...deferred.reverse(),
-    ...peers.map((p) => () => p.close()),
-    () => (harness.destroyQueue ? harness.destroyQueue(queue, namespace) : queue.close()),
-  ];
-  for (const cleanup of cleanups) {
-    try {
-      await cleanup();
-    } catch (error) {
-      failure ??= { error };
-    }
-  }
-  if (failure) throw failure.error;
-  return skip;
+  );
 }
 
 /**
@@ -109,42 +82,11 @@ async function runCase(harness: QueueHarness, testCase: QueueCase): Promise<stri
  */
 export function runQueueConformance(harness: QueueHarness, options: QueueConformanceOptions = {}): void {
   const cases = selected(allQueueCases, options.only ?? onlyFromEnvironment());
-  const counts = { total: cases.length, passed: 0, skipped: 0 };
-  let unavailable: string | undefined;
-
   describe(`queue conformance: ${harness.name}`, () => {
-    before(async () => {
-      const result = await harness.setup?.();
-      if (result && typeof result.skip === 'string') unavailable = result.skip;
-    });
-
-    after(async (context) => {
-      try {
-        await harness.teardown?.();
-      } finally {
-        const failed = counts.total - counts.passed - counts.skipped;
-        const source = unavailable === undefined ? sourceOf(harness) : `unavailable: ${unavailable}`;
-        const line = `queue conformance ${harness.name} (${source}): ${counts.passed} passed, ${failed} failed, ${counts.skipped} skipped`;
-        if ('diagnostic' in context && typeof context.diagnostic === 'function') context.diagnostic(line);
-        else console.log(`# ${line}`);
-      }
-    });
-
+    const progress = registerSuiteHooks('queue conformance', harness);
     for (const testCase of cases) {
-      it(testCase.name, async (t) => {
-        if (unavailable !== undefined) {
-          counts.skipped += 1;
-          t.skip(`${harness.name} unavailable: ${unavailable}`);
-          return;
-        }
-        const skip = await runCase(harness, testCase);
-        if (skip !== undefined) {
-          counts.skipped += 1;
-          t.skip(skip);
-          return;
-        }
-        counts.passed += 1;
-      });
+      progress.counts.total += 1;
+      it(testCase.name, (t) => progress.runCase(t, () => runCase(harness, testCase)));
     }
   });
 }

@@ -6,6 +6,7 @@ import type { DueRun, NewRun, RunPage, RunQuery, RunRecord, RunTransition } from
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
 import { decodeRunCursor, encodeRunCursor, normaliseListLimit } from '../store/run-cursor.js';
+import { newStepRecord } from '../store/new-step-record.js';
 import type { Fence, WorkflowStore } from '../store/workflow-store.js';
 
 interface RunEntry {
@@ -214,23 +215,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const e = writable(runId, fence);
         const existing = e.steps.get(step.key);
         if (existing) return { step: copy(existing), created: false };
-        const record: StepRecord = {
-          runId,
-          key: step.key,
-          name: step.name,
-          kind: step.kind,
-          seq: step.seq,
-          status: step.status,
-          attempt: 1,
-          maxAttempts: step.maxAttempts,
-          queued: step.queued ?? false,
-          createdAt: now,
-          updatedAt: now,
-        };
-        if (step.output !== undefined) record.output = copy(step.output);
-        if (step.error !== undefined) record.error = copy(step.error);
-        if (step.wakeAt !== undefined) record.wakeAt = step.wakeAt;
-        if (step.childRunId !== undefined) record.childRunId = step.childRunId;
+        const record = newStepRecord(runId, step, now);
         e.steps.set(step.key, record);
         if (step.status === 'running') {
           const attempt: AttemptRecord = { runId, stepKey: step.key, attempt: 1, status: 'running', startedAt: now };

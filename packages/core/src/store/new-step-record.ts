@@ -1,0 +1,32 @@
+import type { NewStep, StepRecord } from '../model/step.js';
+
+/**
+ * The record that `steps.insert(runId, fence, step, now)` creates when the key is not recorded
+ * yet: `attempt` 1, `queued` false unless `step` sets it, `createdAt = updatedAt = now`.
+ *
+ * Guarantees: `output` and `error` are deep copies, so later changes to `step` never reach the
+ * record; an optional field `step` leaves out (`output`, `error`, `wakeAt`, `childRunId`) is absent
+ * from the record, not present as `undefined`; `worker` is not copied (it belongs to attempt 1,
+ * which a `running` step opens in the same write). Backends that store steps in another shape can
+ * build this record and encode it, so the defaults stay the reference store's.
+ */
+export function newStepRecord(runId: string, step: NewStep, now: number): StepRecord {
+  const record: StepRecord = {
+    runId,
+    key: step.key,
+    name: step.name,
+    kind: step.kind,
+    seq: step.seq,
+    status: step.status,
+    attempt: 1,
+    maxAttempts: step.maxAttempts,
+    queued: step.queued ?? false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (step.output !== undefined) record.output = structuredClone(step.output);
+  if (step.error !== undefined) record.error = structuredClone(step.error);
+  if (step.wakeAt !== undefined) record.wakeAt = step.wakeAt;
+  if (step.childRunId !== undefined) record.childRunId = step.childRunId;
+  return record;
+}
