@@ -38,8 +38,13 @@ export interface EngineRuntime {
   readonly faults: FaultInjector;
   readonly registry: WorkflowRegistry;
   readonly logger: EngineLogger;
-  /** Runs being executed by this process, so a duplicate job does not execute one twice at once. */
-  readonly executing: Map<string, { observeCancel(): void }>;
+  /**
+   * Runs being executed by this process, so a duplicate job does not execute one twice at once;
+   * `abandon` ends the execution at once (its step bodies' signals abort, it writes nothing more).
+   */
+  readonly executing: Map<string, { observeCancel(): void; abandon(error: unknown): void }>;
+  /** Aborts when `engine.stop()` gives up waiting for in-flight work (after its grace period). */
+  readonly shutdown: () => AbortSignal;
   /** Runs asked to execute again once their current local execution ends. */
   readonly rerun: Set<string>;
   /** Sends the run's orchestrator job (optionally delayed). */

@@ -42,6 +42,11 @@ export interface EngineOptions {
   pollIntervalMs?: number;
   /** How often the recovery loop looks for due work (default 2 s). */
   recoveryIntervalMs?: number;
+  /**
+   * How long `stop()` waits for in-flight executions and step bodies before abandoning them
+   * (default 30 s; `Infinity` waits for ever). See `Engine.stop`.
+   */
+  stopGraceMs?: number;
   /** Largest input, output, event payload or state value (default 1 MiB, capped by the store's limit). */
   maxPayloadBytes?: number;
   /** Timing tunables; see `EngineTimings`. */
@@ -84,8 +89,15 @@ export interface HistoryEntry extends AttemptRecord {
 export interface Engine {
   /** Registers versions, checks the queue strategy, and (unless `workers: false`) starts workers and recovery. */
   start(options?: { workers?: boolean }): Promise<void>;
-  /** Stops workers and recovery, waits for in-flight jobs, closes the queue if the engine created it. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking work (workers and recovery stop), then waits up to `graceMs` (default the
+   * engine's `stopGraceMs`, 30 s) for in-flight executions — queued jobs and inline starts — to
+   * finish, and closes the queue if the engine created it. Work still running after the grace
+   * period is abandoned: step bodies' signals abort, the executions write nothing more, and each
+   * run is handed back (status `waiting`, due now) so another worker resumes it at once; a queued
+   * step body still running is left to its deadline, as after a crash. Resolves in every case.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
   /**
    * Creates a run and starts it inline or on the queue. Bad input (unknown workflow, non-JSON or
    * oversized input) throws a typed error before anything is written.
@@ -125,6 +137,32 @@ const DEFAULT_TIMINGS: EngineTimings = {
   childCheckMs: 60_000,
   startGraceMs: 30_000,
 };
+
+const DEFAULT_STOP_GRACE_MS = 30_000;
+// After abandoning, how long stop() still waits for the executions to wind down.
+const ABANDON_WAIT_MS = 1_000;
+
+/** True when `work` settles within `ms` (measured on `clock`); false when the time runs out first. */
+async function settlesWithin(clock: Clock, work: Promise<unknown>, ms: number): Promise<boolean> {
+  if (ms === Infinity) {
+    await work.catch(() => undefined);
+    return true;
+  }
+  const timer = new AbortController();
+  const done = work.then(
+    () => true,
+    () => true,
+  );
+  const timeout = clock.sleep(ms, timer.signal).then(
+    () => false,
+    () => true,
+  );
+  try {
+    return await Promise.race([done, timeout]);
+  } finally {
+    timer.abort();
+  }
+}
 
 const consoleLogger: EngineLogger = {
   warn: (message, data) => console.warn(`[cairn] ${message}`, data ?? ''),
@@ -181,6 +219,7 @@ export function createEngine(options: EngineOptions): Engine {
     logger: options.logger ?? consoleLogger,
     executing: new Map(),
     rerun: new Set(),
+    shutdown: () => shutdown.signal,
     dispatchRun: (runId, workflow, delayMs) =>
       send(queuesFor(workflow).orchestrator, { runId }, {
         ...groupOf(workflow),
@@ -192,6 +231,9 @@ export function createEngine(options: EngineOptions): Engine {
   };
 
   const workers: QueueWorker[] = [];
+  // Inline starts run outside the queue's workers; stop() waits for them too.
+  const inlineRuns = new Set<Promise<void>>();
+  let shutdown = new AbortController();
   let recoveryLoop: AbortController | undefined;
   let started = false;
 
@@ -230,6 +272,7 @@ export function createEngine(options: EngineOptions): Engine {
         await rt.store.versions.upsert(def.name, def.version, { description: def.options.description ?? null, tier: def.options.tier ?? null }, now);
       }
       started = true;
+      if (shutdown.signal.aborted) shutdown = new AbortController();
       if (startOptions.workers === false) return;
       const concurrency = options.concurrency ?? 10;
       const workOptions: WorkOptions = strategy === 'shared-groups' ? { concurrency, groupConcurrency: options.groupConcurrency ?? 5 } : { concurrency };
@@ -254,10 +297,21 @@ export function createEngine(options: EngineOptions): Engine {
       })();
     },
 
-    async stop() {
+    async stop(stopOptions = {}) {
+      const graceMs = stopOptions.graceMs ?? options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+      if (typeof graceMs !== 'number' || Number.isNaN(graceMs) || graceMs < 0) {
+        throw new CairnError('INVALID_INPUT', `stop: graceMs must be a number ≥ 0 (or Infinity), got ${String(graceMs)}`);
+      }
       recoveryLoop?.abort();
-      await Promise.all(workers.splice(0).map((w) => w.stop()));
-      if (ownsQueue) await queue.close();
+      const drained = Promise.all([...workers.splice(0).map((w) => w.stop()), ...inlineRuns]).then(() => undefined);
+      let finished = await settlesWithin(clock, drained, graceMs);
+      if (!finished) {
+        shutdown.abort(new CairnError('ENGINE_STOPPED', `engine stopped: in-flight work outlived the ${graceMs} ms grace period`));
+        for (const execution of rt.executing.values()) execution.abandon(shutdown.signal.reason);
+        // Abandoned executions end at once; a step body that ignores its signal is not waited for.
+        finished = await settlesWithin(clock, drained, ABANDON_WAIT_MS);
+      }
+      if (ownsQueue) await (finished ? queue.close() : settlesWithin(clock, queue.close(), ABANDON_WAIT_MS));
       started = false;
     },
 
@@ -278,7 +332,9 @@ export function createEngine(options: EngineOptions): Engine {
       );
       if (created) {
         if (mode === 'inline') {
-          void executeRun(rt, run.id).catch((error) => rt.logger.error(`Run ${run.id}: inline execution failed`, { error }));
+          const execution = executeRun(rt, run.id).catch((error) => rt.logger.error(`Run ${run.id}: inline execution failed`, { error }));
+          inlineRuns.add(execution);
+          void execution.finally(() => inlineRuns.delete(execution));
         } else {
           await rt.dispatchRun(run.id, run.workflow);
         }

@@ -19,9 +19,10 @@ export async function executeRun(rt: EngineRuntime, runId: string): Promise<void
     return;
   }
   let current: Execution | undefined;
-  rt.executing.set(runId, { observeCancel: () => current?.observeCancel() });
+  rt.executing.set(runId, { observeCancel: () => current?.observeCancel(), abandon: (error) => current?.crash(error) });
   try {
     for (let pass = 0; pass < MAX_IMMEDIATE_REPLAYS; pass++) {
+      if (rt.shutdown().aborted) return;
       rt.rerun.delete(runId);
       const again = await executeOnce(rt, runId, (execution) => (current = execution));
       if (!again && !rt.rerun.has(runId)) return;
@@ -63,6 +64,12 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
 async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Promise<boolean> {
   const { store, clock } = rt;
   if (outcome.kind === 'crashed') {
+    if (CairnError.is(outcome.error, 'ENGINE_STOPPED')) {
+      // Abandoned by engine.stop(): hand the run back now, so another worker resumes it at once
+      // instead of after the lease. Fenced: it fails harmlessly if the lease is gone already.
+      await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: clock.now() }, clock.now()).catch(() => undefined);
+      return false;
+    }
     if (!isExpectedCrash(outcome.error)) rt.logger.error(`Run ${run.id}: execution abandoned`, { runId: run.id, error: outcome.error });
     if (isSimulatedCrash(outcome.error)) throw outcome.error;
     return false;

@@ -47,7 +47,10 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
     if (CairnError.is(error, 'STEP_CONFLICT') || CairnError.is(error, 'RUN_CONFLICT')) return; // someone else started it, or the run ended
     throw error;
   }
-  const result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, new AbortController().signal);
+  const result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, rt.shutdown());
+  // Stopped by engine.stop() mid-attempt: record nothing. The attempt counts as abandoned at its
+  // deadline and is dispatched again, as after a crash.
+  if (!result.ok && rt.shutdown().aborted) return;
   rt.faults.hit({ point: 'after-step-body', runId: job.runId, stepKey: job.key });
   const running = { status: ['running' as const], attempt: step.attempt };
   let failure = result.ok ? undefined : toErrorRecord(result.error);

@@ -139,9 +139,13 @@ export async function createFixture(options: FixtureOptions): Promise<Fixture> {
   // engine.stop() waits for in-flight jobs; one stuck on a ManualClock timer (an in-place retry
   // wait) or on a body that never settles would hang the test after a failed assertion. Bound it.
   const stop = engine.stop.bind(engine);
-  (engine as { stop: () => Promise<void> }).stop = async () => {
+  (engine as { stop: (options?: { graceMs?: number }) => Promise<void> }).stop = async (stopOptions) => {
     let done = false;
-    const stopped = stop().then(() => void (done = true));
+    const stopped = stop(stopOptions);
+    stopped.then(
+      () => void (done = true),
+      () => void (done = true),
+    );
     for (let i = 0; i < 5000 && !done; i++) await turn();
     if (!done) console.error(`[engine-fixture] engine.stop() of ${engine.workerId} did not finish: a job is still in flight`);
     else await stopped;
