@@ -12,7 +12,8 @@ import type { Fence, WorkflowStore } from '../store/workflow-store.js';
 interface RunEntry {
   run: RunRecord;
   steps: Map<string, StepRecord>;
-  attempts: AttemptRecord[];
+  /** Attempt records by step key and number (see `attemptId`): O(1) to close or reopen one. */
+  attempts: Map<string, AttemptRecord>;
   state: Map<string, Json>;
   events: Map<string, EventRecord>;
 }
@@ -26,6 +27,9 @@ export interface MemoryStoreOptions {
   /** Largest payload accepted, in bytes of UTF-8 JSON (default 16 MiB). */
   maxPayloadBytes?: number;
 }
+
+/** The key of attempt `attempt` of step `stepKey` (step keys are strings, attempt numbers integers). */
+const attemptId = (stepKey: string, attempt: number): string => `${attempt}:${stepKey}`;
 
 /**
  * The reference implementation of the store contract, in process memory. Every method is atomic
@@ -89,7 +93,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.parent) run.parent = { ...input.parent };
         if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
         if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
-        runs.set(run.id, { run, steps: new Map(), attempts: [], state: new Map(), events: new Map() });
+        runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map() });
         if (idemKey !== undefined) idempotency.set(idemKey, run.id);
         return { run: copy(run), created: true };
       },
@@ -220,7 +224,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (step.status === 'running') {
           const attempt: AttemptRecord = { runId, stepKey: step.key, attempt: 1, status: 'running', startedAt: now };
           if (step.worker !== undefined) attempt.worker = step.worker;
-          e.attempts.push(attempt);
+          e.attempts.set(attemptId(step.key, 1), attempt);
         }
         return { step: copy(record), created: true };
       },
@@ -235,7 +239,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         }
         const nextAttempt = t.to.attempt ?? step.attempt;
         if (t.endAttempt) {
-          const open = e.attempts.find((a) => a.stepKey === t.key && a.attempt === step.attempt);
+          const open = e.attempts.get(attemptId(t.key, step.attempt));
           if (open) {
             open.status = t.endAttempt.status;
             open.endedAt = now;
@@ -246,9 +250,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (t.startAttempt) {
           // One record per (step, attempt number): opening a number that exists reopens it.
           const fresh: AttemptRecord = { runId, stepKey: t.key, attempt: nextAttempt, status: 'running', worker: t.startAttempt.worker, startedAt: now };
-          const index = e.attempts.findIndex((a) => a.stepKey === t.key && a.attempt === nextAttempt);
-          if (index >= 0) e.attempts[index] = fresh;
-          else e.attempts.push(fresh);
+          e.attempts.set(attemptId(t.key, nextAttempt), fresh);
         }
         step.status = t.to.status;
         step.attempt = nextAttempt;
@@ -319,7 +321,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const e = entry(runId);
         if (!e) return [];
         const seqOf = (key: string) => e.steps.get(key)?.seq ?? 0;
-        return [...e.attempts]
+        return [...e.attempts.values()]
           .sort((a, b) => a.startedAt - b.startedAt || seqOf(a.stepKey) - seqOf(b.stepKey) || a.attempt - b.attempt)
           .map(copy);
       },
