@@ -14,8 +14,19 @@ import {
   runNotFound,
   type StoreContext,
 } from './context.js';
+import { callRoutine } from './routines/call-routine.js';
+import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_TRANSITION_PARAMS, orderedArgs, routineNames, type RoutineArgs, type RoutineParam } from './routines/params.js';
 import { readRun } from './runs.js';
 import type { RunRow } from './schema/tables.js';
+
+/**
+ * MySQL/MariaDB: a run write through its procedure (one round trip). `done` says whether the
+ * compare-and-set matched; `run` is the run as it is after the call (undefined: no such run).
+ */
+async function runRoutine<P extends readonly RoutineParam[]>(ctx: StoreContext, name: string, params: P, args: RoutineArgs<P>) {
+  const row = await callRoutine<RunRow & { done: unknown }>(ctx, name, params, orderedArgs(params, args));
+  return { done: row !== undefined && Number(row.done) === 1, run: row === undefined ? undefined : toRunRecord(row) };
+}
 
 /**
  * Runs a single-row compare-and-set `UPDATE` of a run and returns the row it wrote, or undefined
@@ -37,9 +48,18 @@ const lowered = (now: number) => sql`case when wake_at is null or wake_at > ${no
 /** `runs.claim`: one atomic compare-and-set `UPDATE`; of N racing claimers exactly one matches. */
 export function claimRun(ctx: StoreContext) {
   return (runId: string, owner: string, leaseMs: number, now: number) =>
-    guard('runs.claim', () => {
+    guard('runs.claim', async () => {
       const expiresAt = now + leaseMs;
       const ownerText = encodeText(owner);
+      if (ctx.dialect.name === 'mysql') {
+        const { done, run } = await runRoutine(ctx, routineNames(ctx.names.prefix).runClaim, RUN_CLAIM_PARAMS, {
+          p_run_id: encodeText(runId),
+          p_owner: ownerText,
+          p_expires_at: expiresAt,
+          p_now: now,
+        });
+        return done ? run : undefined;
+      }
       return updateRun(
         ctx,
         runId,
@@ -56,6 +76,16 @@ export function renewRun(ctx: StoreContext) {
   return (runId: string, fence: number, leaseMs: number, now: number) =>
     guard('runs.renew', async () => {
       const expiresAt = now + leaseMs;
+      if (ctx.dialect.name === 'mysql') {
+        const result = await runRoutine(ctx, routineNames(ctx.names.prefix).runRenew, RUN_RENEW_PARAMS, {
+          p_run_id: encodeText(runId),
+          p_fence: fence,
+          p_expires_at: expiresAt,
+          p_now: now,
+        });
+        if (result.done && result.run) return result.run;
+        throw leaseLost(runId, fence, result.run?.fence ?? -1);
+      }
       const run = await updateRun(
         ctx,
         runId,
@@ -94,14 +124,33 @@ function transitionSet(t: RunTransition, now: number): RawBuilder<unknown> {
 export function transitionRun(ctx: StoreContext) {
   return (runId: string, fence: number, t: RunTransition, now: number) =>
     guard('runs.transition', async () => {
-      const run = await updateRun(
-        ctx,
-        runId,
-        sql`update ${ctx.t.runs} set ${transitionSet(t, now)}
-          where id = ${encodeText(runId)} and fence = ${fence} and status in ${inList(t.from)} and status not in ${TERMINAL_SQL}`,
-      );
-      if (run !== undefined) return run;
-      const current = await readRun(ctx, ctx.db, runId);
+      let current: RunRecord | undefined;
+      if (ctx.dialect.name === 'mysql') {
+        const terminal = isTerminalRunStatus(t.to);
+        const result = await runRoutine(ctx, routineNames(ctx.names.prefix).runTransition, RUN_TRANSITION_PARAMS, {
+          p_run_id: encodeText(runId),
+          p_fence: fence,
+          p_from_statuses: t.from.join(','),
+          p_to: t.to,
+          p_wake_at: t.to === 'waiting' ? (t.wakeAt ?? null) : null,
+          p_set_output: terminal && t.output !== undefined ? 1 : 0,
+          p_output: terminal && t.output !== undefined ? encodeJson(t.output) : null,
+          p_set_error: terminal && t.error !== undefined ? 1 : 0,
+          p_error: terminal && t.error !== undefined ? encodeJson(t.error as never) : null,
+          p_now: now,
+        });
+        if (result.done && result.run) return result.run;
+        current = result.run;
+      } else {
+        const run = await updateRun(
+          ctx,
+          runId,
+          sql`update ${ctx.t.runs} set ${transitionSet(t, now)}
+            where id = ${encodeText(runId)} and fence = ${fence} and status in ${inList(t.from)} and status not in ${TERMINAL_SQL}`,
+        );
+        if (run !== undefined) return run;
+        current = await readRun(ctx, ctx.db, runId);
+      }
       if (current === undefined) throw runNotFound(runId);
       if (current.fence !== fence) throw leaseLost(runId, fence, current.fence);
       if (isTerminalRunStatus(current.status)) throw runConflict(runId, current.status);

@@ -1,5 +1,6 @@
 import type { ColumnKind } from '../schema/column-types.js';
 import { STEP_COLUMNS, type TableNames } from '../schema/tables.js';
+import { mysqlRunRoutines } from './mysql-run-routines.js';
 import { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
 
 /**
@@ -31,11 +32,13 @@ function mysqlParamType(kind: ColumnKind, collation: string): string {
   }
 }
 
-function signature(params: readonly RoutineParam[], collation: string): string {
+/** `in p_x type, ...` for a procedure's parameter list. */
+export function signature(params: readonly RoutineParam[], collation: string): string {
   return params.map(([name, kind]) => `in ${name} ${mysqlParamType(kind, collation)}`).join(', ');
 }
 
-const TERMINAL = `('completed', 'failed', 'cancelled')`;
+/** The terminal run statuses as a SQL list. */
+export const TERMINAL = `('completed', 'failed', 'cancelled')`;
 
 /**
  * The stored procedures behind `steps.insert` and `steps.transition` on MySQL/MariaDB: the whole
@@ -127,11 +130,11 @@ begin
   end if;
   ${result}
 end`;
-  return [...dropMysqlRoutines(names), insert, transition];
+  return [...dropMysqlRoutines(names), insert, transition, ...mysqlRunRoutines(names, collation)];
 }
 
 /** Drops the procedures (the down migration, and before a re-create). */
 export function dropMysqlRoutines(names: TableNames): string[] {
   const r = routineNames(names.prefix);
-  return [`drop procedure if exists \`${r.stepInsert}\``, `drop procedure if exists \`${r.stepTransition}\``];
+  return [r.stepInsert, r.stepTransition, r.runClaim, r.runRenew, r.runTransition].map((name) => `drop procedure if exists \`${name}\``);
 }

@@ -53,6 +53,36 @@ export const STEP_TRANSITION_PARAMS = [
   ['p_start_worker', 'text'],
 ] as const satisfies readonly RoutineParam[];
 
+/** Parameters of `<prefix>run_claim` (MySQL/MariaDB), in call order. */
+export const RUN_CLAIM_PARAMS = [
+  ['p_run_id', 'id'],
+  ['p_owner', 'text'],
+  ['p_expires_at', 'bigint'],
+  ['p_now', 'bigint'],
+] as const satisfies readonly RoutineParam[];
+
+/** Parameters of `<prefix>run_renew` (MySQL/MariaDB), in call order. */
+export const RUN_RENEW_PARAMS = [
+  ['p_run_id', 'id'],
+  ['p_fence', 'bigint'],
+  ['p_expires_at', 'bigint'],
+  ['p_now', 'bigint'],
+] as const satisfies readonly RoutineParam[];
+
+/** Parameters of `<prefix>run_transition` (MySQL/MariaDB), in call order. */
+export const RUN_TRANSITION_PARAMS = [
+  ['p_run_id', 'id'],
+  ['p_fence', 'bigint'],
+  ['p_from_statuses', 'name'], // comma-separated
+  ['p_to', 'short'],
+  ['p_wake_at', 'bigint'], // waiting: the requested wake-up (NULL: keep wake_at)
+  ['p_set_output', 'flag'],
+  ['p_output', 'json'],
+  ['p_set_error', 'flag'],
+  ['p_error', 'json'],
+  ['p_now', 'bigint'],
+] as const satisfies readonly RoutineParam[];
+
 type ParamName<P extends readonly RoutineParam[]> = P[number][0];
 
 /** The arguments of a routine call, by parameter name. */
@@ -67,9 +97,19 @@ export function orderedArgs<P extends readonly RoutineParam[]>(params: P, args: 
 export interface RoutineNames {
   stepInsert: string;
   stepTransition: string;
+  /** MySQL/MariaDB only: PostgreSQL and SQLite do these in one `UPDATE … RETURNING`. */
+  runClaim: string;
+  runRenew: string;
+  runTransition: string;
 }
 
 /** Routine names for a (validated) table prefix. */
 export function routineNames(prefix: string): RoutineNames {
-  return { stepInsert: `${prefix}step_insert`, stepTransition: `${prefix}step_transition` };
+  return {
+    stepInsert: `${prefix}step_insert`,
+    stepTransition: `${prefix}step_transition`,
+    runClaim: `${prefix}run_claim`,
+    runRenew: `${prefix}run_renew`,
+    runTransition: `${prefix}run_transition`,
+  };
 }

@@ -272,9 +272,14 @@ export function storeCases(target: Target): void {
       const prefix = freshPrefix();
       try {
         await migrateToLatest(db, { tablePrefix: prefix });
-        await dropRoutines(db, tableNames(prefix), target.dialect);
         const store = createKyselyStore({ db, tablePrefix: prefix });
         const run = await runningRun(store);
+        await dropRoutines(db, tableNames(prefix), target.dialect);
+        if (target.dialect === 'mysql') {
+          // MySQL's claim, renew and run transition are procedures too.
+          const { run: other } = await store.runs.create({ id: id(), workflow: 'wf', version: 'v1', input: null }, T0);
+          await assert.rejects(store.runs.claim(other.id, 'w1', LEASE, T0), (error: unknown) => CairnError.is(error, 'STORE_ERROR') && /run Cairn's migrations/.test((error as Error).message));
+        }
         await assert.rejects(
           store.steps.insert(run.id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 1 }, T0),
           (error: unknown) => CairnError.is(error, 'STORE_ERROR') && /run Cairn's migrations/.test((error as Error).message) && /cairn_0002_step_routines/.test((error as Error).message),

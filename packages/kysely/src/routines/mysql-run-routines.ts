@@ -1,0 +1,67 @@
+import type { TableNames } from '../schema/tables.js';
+import { TERMINAL, signature } from './mysql-routines.js';
+import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
+
+/**
+ * The run writes that must return the row they wrote — claim, renew, transition — as stored
+ * procedures on MySQL/MariaDB, which has no `UPDATE … RETURNING`: lock the run row, evaluate the
+ * compare-and-set, update it, read it back, commit — one round trip instead of a four-statement
+ * transaction. Each returns one result set: `done` (1 when the write happened) and the run's
+ * columns as they are after the call (no row when the run does not exist), so a refused write
+ * needs no second read to say why.
+ */
+export function mysqlRunRoutines(names: TableNames, collation: string): string[] {
+  const r = routineNames(names.prefix);
+  const runs = `\`${names.runs}\``;
+  // The condition is evaluated on the locked row; the update then targets it by id alone, so the
+  // outcome never depends on whether the driver reports found or changed rows.
+  const procedure = (name: string, params: readonly RoutineParam[], condition: string, set: string) => `create procedure \`${name}\`(${signature(params, collation)})
+modifies sql data
+begin
+  declare v_done integer default 0;
+  declare exit handler for sqlexception
+  begin
+    rollback;
+    resignal;
+  end;
+  start transaction;
+  select count(*) into v_done from ${runs} where id = p_run_id and ${condition} for update;
+  if v_done = 1 then
+    update ${runs} set ${set} where id = p_run_id;
+  end if;
+  select v_done as done, r.* from ${runs} r where r.id = p_run_id;
+  commit;
+end`;
+  // `waiting`: wake_at becomes the earlier of the requested wake-up and one asked for meanwhile.
+  const wake = `case when p_wake_at is null then wake_at when wake_at is null or wake_at > p_wake_at then p_wake_at else wake_at end`;
+  return [
+    procedure(
+      r.runClaim,
+      RUN_CLAIM_PARAMS,
+      `status not in ${TERMINAL} and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner)`,
+      `due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
+        wake_at = null, updated_at = p_now`,
+    ),
+    procedure(
+      r.runRenew,
+      RUN_RENEW_PARAMS,
+      `fence = p_fence and status not in ${TERMINAL} and lease_owner is not null`,
+      `due_at = p_expires_at, lease_expires_at = p_expires_at, updated_at = p_now`,
+    ),
+    // MySQL assigns left to right: due_at and wake_at read the old wake_at and lease_expires_at,
+    // which later assignments change.
+    procedure(
+      r.runTransition,
+      RUN_TRANSITION_PARAMS,
+      `fence = p_fence and find_in_set(status, p_from_statuses) > 0 and status not in ${TERMINAL}`,
+      `due_at = case p_to when 'waiting' then ${wake} when 'pending' then wake_at when 'running' then lease_expires_at else null end,
+        wake_at = case p_to when 'waiting' then ${wake} when 'pending' then wake_at when 'running' then wake_at else null end,
+        output_json = if(p_set_output = 1, p_output, output_json),
+        error_json = if(p_set_error = 1, p_error, error_json),
+        status = p_to,
+        lease_owner = if(p_to = 'running', lease_owner, null),
+        lease_expires_at = if(p_to = 'running', lease_expires_at, null),
+        updated_at = p_now`,
+    ),
+  ];
+}
