@@ -38,19 +38,6 @@ export function sleep(ms: number): Promise<void> {
 export async function repeat<T>(warmup: number, reps: number, fn: (index: number) => Promise<T>): Promise<T[]> {
   for (let i = 0; i < warmup; i++) await fn(-1 - i);
   const out: T[] = [];
-  for (let i = 0; i < reps; i++) {
-    collectGarbage();
-    out.push(await fn(i));
-  }
+  for (let i = 0; i < reps; i++) out.push(await fn(i));
   return out;
-}
-
-/**
- * A full garbage collection before each timed repetition (when the bench runs with
- * `--expose-gc`, as `pnpm bench` does), so no repetition pays for the garbage of the ones before
- * it: in the few-millisecond windows of the replay scenario, an inherited major GC was the main
- * source of scatter between runs.
- */
-function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
 }

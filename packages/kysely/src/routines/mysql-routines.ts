@@ -37,6 +37,18 @@ export function signature(params: readonly RoutineParam[], collation: string): s
   return params.map(([name, kind]) => `in ${name} ${mysqlParamType(kind, collation)}`).join(', ');
 }
 
+/**
+ * Declares `v_done` and opens the procedure's transaction: any SQL error rolls it back and is
+ * raised again to the caller (a deadlock victim then reaches the store's retry whole).
+ */
+export const BEGIN_TRANSACTION = `declare v_done integer default 0;
+  declare exit handler for sqlexception
+  begin
+    rollback;
+    resignal;
+  end;
+  start transaction;`;
+
 /** The terminal run statuses as a SQL list. */
 export const TERMINAL = `('completed', 'failed', 'cancelled')`;
 
@@ -57,13 +69,7 @@ export function mysqlRoutines(names: TableNames, collation: string): string[] {
   const attempts = q(names.attempts);
   const head = `declare v_fence bigint default null;
   declare v_status varchar(16) default null;
-  declare v_done integer default 0;
-  declare exit handler for sqlexception
-  begin
-    rollback;
-    resignal;
-  end;
-  start transaction;
+  ${BEGIN_TRANSACTION}
   select fence, status into v_fence, v_status from ${runs} where id = p_run_id for update;`;
   const writable = `v_fence is not null and (p_fence is null or v_fence = p_fence) and v_status not in ${TERMINAL}`;
   const result = `select v_fence as r_fence, v_status as r_status, v_done as done, s.*

@@ -1,5 +1,5 @@
 import type { TableNames } from '../schema/tables.js';
-import { TERMINAL, signature } from './mysql-routines.js';
+import { BEGIN_TRANSACTION, TERMINAL, signature } from './mysql-routines.js';
 import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
 
 /**
@@ -18,13 +18,7 @@ export function mysqlRunRoutines(names: TableNames, collation: string): string[]
   const procedure = (name: string, params: readonly RoutineParam[], condition: string, set: string) => `create procedure \`${name}\`(${signature(params, collation)})
 modifies sql data
 begin
-  declare v_done integer default 0;
-  declare exit handler for sqlexception
-  begin
-    rollback;
-    resignal;
-  end;
-  start transaction;
+  ${BEGIN_TRANSACTION}
   select count(*) into v_done from ${runs} where id = p_run_id and ${condition} for update;
   if v_done = 1 then
     update ${runs} set ${set} where id = p_run_id;
