@@ -15,7 +15,7 @@ import {
   type StoreContext,
 } from './context.js';
 import { callRoutine } from './routines/call-routine.js';
-import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_TRANSITION_PARAMS, orderedArgs, routineNames, type RoutineArgs, type RoutineParam } from './routines/params.js';
+import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_REQUEST_CANCEL_PARAMS, RUN_TRANSITION_PARAMS, orderedArgs, routineNames, type RoutineArgs, type RoutineParam } from './routines/params.js';
 import { readRun } from './runs.js';
 import type { RunRow } from './schema/tables.js';
 
@@ -176,6 +176,10 @@ export function wakeRun(ctx: StoreContext) {
 export function requestCancel(ctx: StoreContext) {
   return (runId: string, now: number) =>
     guard('runs.requestCancel', async () => {
+      if (ctx.dialect.name === 'mysql') {
+        // The run after the request, or as it is when it was already terminal; undefined if missing.
+        return (await runRoutine(ctx, routineNames(ctx.names.prefix).runRequestCancel, RUN_REQUEST_CANCEL_PARAMS, { p_run_id: encodeText(runId), p_now: now })).run;
+      }
       const run = await updateRun(
         ctx,
         runId,

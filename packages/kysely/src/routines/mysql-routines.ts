@@ -142,5 +142,5 @@ end`;
 /** Drops the procedures (the down migration, and before a re-create). */
 export function dropMysqlRoutines(names: TableNames): string[] {
   const r = routineNames(names.prefix);
-  return [r.stepInsert, r.stepTransition, r.runClaim, r.runRenew, r.runTransition].map((name) => `drop procedure if exists \`${name}\``);
+  return [r.stepInsert, r.stepTransition, r.runClaim, r.runRenew, r.runTransition, r.runRequestCancel].map((name) => `drop procedure if exists \`${name}\``);
 }

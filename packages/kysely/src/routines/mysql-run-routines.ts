@@ -1,10 +1,10 @@
 import type { TableNames } from '../schema/tables.js';
 import { BEGIN_TRANSACTION, TERMINAL, signature } from './mysql-routines.js';
-import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
+import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_REQUEST_CANCEL_PARAMS, RUN_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
 
 /**
- * The run writes that must return the row they wrote — claim, renew, transition — as stored
- * procedures on MySQL/MariaDB, which has no `UPDATE … RETURNING`: lock the run row, evaluate the
+ * The run writes that must return the row they wrote — claim, renew, transition, cancel request —
+ * as stored procedures on MySQL/MariaDB, which has no `UPDATE … RETURNING`: lock the run row, evaluate the
  * compare-and-set, update it, read it back, commit — one round trip instead of a four-statement
  * transaction. Each returns one result set: `done` (1 when the write happened) and the run's
  * columns as they are after the call (no row when the run does not exist), so a refused write
@@ -28,6 +28,8 @@ begin
 end`;
   // `waiting`: wake_at becomes the earlier of the requested wake-up and one asked for meanwhile.
   const wake = `case when p_wake_at is null then wake_at when wake_at is null or wake_at > p_wake_at then p_wake_at else wake_at end`;
+  // A wake-up: wake_at lowered to now (never raised); pending/waiting runs become due.
+  const lowered = `case when wake_at is null or wake_at > p_now then p_now else wake_at end`;
   return [
     procedure(
       r.runClaim,
@@ -56,6 +58,13 @@ end`;
         lease_owner = if(p_to = 'running', lease_owner, null),
         lease_expires_at = if(p_to = 'running', lease_expires_at, null),
         updated_at = p_now`,
+    ),
+    procedure(
+      r.runRequestCancel,
+      RUN_REQUEST_CANCEL_PARAMS,
+      `status not in ${TERMINAL}`,
+      `due_at = case when status in ('pending', 'waiting') then ${lowered} else due_at end,
+        wake_at = ${lowered}, cancel_requested = 1, updated_at = p_now`,
     ),
   ];
 }

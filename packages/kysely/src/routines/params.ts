@@ -69,6 +69,12 @@ export const RUN_RENEW_PARAMS = [
   ['p_now', 'bigint'],
 ] as const satisfies readonly RoutineParam[];
 
+/** Parameters of `<prefix>run_request_cancel` (MySQL/MariaDB), in call order. */
+export const RUN_REQUEST_CANCEL_PARAMS = [
+  ['p_run_id', 'id'],
+  ['p_now', 'bigint'],
+] as const satisfies readonly RoutineParam[];
+
 /** Parameters of `<prefix>run_transition` (MySQL/MariaDB), in call order. */
 export const RUN_TRANSITION_PARAMS = [
   ['p_run_id', 'id'],
@@ -101,6 +107,7 @@ export interface RoutineNames {
   runClaim: string;
   runRenew: string;
   runTransition: string;
+  runRequestCancel: string;
 }
 
 /** Routine names for a (validated) table prefix. */
@@ -111,5 +118,6 @@ export function routineNames(prefix: string): RoutineNames {
     runClaim: `${prefix}run_claim`,
     runRenew: `${prefix}run_renew`,
     runTransition: `${prefix}run_transition`,
+    runRequestCancel: `${prefix}run_request_cancel`,
   };
 }
