@@ -3,12 +3,15 @@ import type { Fence, Json } from '@cairn/core';
 import { decodeJson, encodeJsonRequired, toText } from './codec/json.js';
 import { decodeText, encodeText, keyHash } from './codec/text.js';
 import { TERMINAL_SQL, checkWritable, first, guard, rows, type StoreContext } from './context.js';
+import { callRoutine } from './routines/call-routine.js';
+import { STATE_SET_PARAMS, orderedArgs, routineNames } from './routines/params.js';
 
 /**
  * `state.set`: an upsert of one (run, key) row, never a read-modify-write of the whole state, so
  * writers of different keys never lose each other's values. The run row is locked exclusively
  * first (fence and terminal check, and `updated_at` bumped as the reference store does), which
- * serialises the state writes of one run. PostgreSQL: one statement; others: one transaction.
+ * serialises the state writes of one run. PostgreSQL: one statement; MySQL: one call of the
+ * `state_set` procedure; SQLite: one transaction.
  */
 export function setState(ctx: StoreContext) {
   const { t, dialect } = ctx;
@@ -35,6 +38,16 @@ export function setState(ctx: StoreContext) {
             select r.fence as r_fence, r.status as r_status from r`,
         );
         checkWritable(runId, fence, row === undefined ? undefined : { fence: row.r_fence, status: row.r_status });
+        return;
+      }
+      if (dialect.name === 'mysql') {
+        const row = await callRoutine<{ r_fence: unknown; r_status: unknown }>(
+          ctx,
+          routineNames(ctx.names.prefix).stateSet,
+          STATE_SET_PARAMS,
+          orderedArgs(STATE_SET_PARAMS, { p_run_id: id, p_fence: fence, p_key_hash: hash, p_state_key: storedKey, p_value: json, p_now: now }),
+        );
+        checkWritable(runId, fence, row === undefined || row.r_fence === null ? undefined : { fence: row.r_fence, status: row.r_status });
         return;
       }
       await dialect.transaction(ctx.db, async (trx) => {

@@ -1,7 +1,7 @@
 import type { ColumnKind } from '../schema/column-types.js';
 import { STEP_COLUMNS, type TableNames } from '../schema/tables.js';
 import { mysqlRunRoutines } from './mysql-run-routines.js';
-import { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
+import { STATE_SET_PARAMS, STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
 
 /**
  * Parameter types. Text parameters carry the tables' own character set and collation: a routine
@@ -136,11 +136,27 @@ begin
   end if;
   ${result}
 end`;
-  return [...dropMysqlRoutines(names), insert, transition, ...mysqlRunRoutines(names, collation)];
+  // One (run, key) row upserted, never the whole state: writers of different keys never lose each
+  // other's values; the run row's lock orders the state writes of one run.
+  const stateSet = `create procedure ${q(r.stateSet)}(${signature(STATE_SET_PARAMS, collation)})
+modifies sql data
+begin
+  ${head}
+  if ${writable} then
+    insert into ${q(names.state)} (run_id, key_hash, state_key, value_json, updated_at)
+      values (p_run_id, p_key_hash, p_state_key, p_value, p_now)
+      on duplicate key update value_json = p_value, updated_at = p_now;
+    update ${runs} set updated_at = p_now where id = p_run_id;
+    set v_done = 1;
+  end if;
+  select v_fence as r_fence, v_status as r_status, v_done as done;
+  commit;
+end`;
+  return [...dropMysqlRoutines(names), insert, transition, stateSet, ...mysqlRunRoutines(names, collation)];
 }
 
 /** Drops the procedures (the down migration, and before a re-create). */
 export function dropMysqlRoutines(names: TableNames): string[] {
   const r = routineNames(names.prefix);
-  return [r.stepInsert, r.stepTransition, r.runClaim, r.runRenew, r.runTransition, r.runRequestCancel].map((name) => `drop procedure if exists \`${name}\``);
+  return [r.stepInsert, r.stepTransition, r.runClaim, r.runRenew, r.runTransition, r.runRequestCancel, r.stateSet].map((name) => `drop procedure if exists \`${name}\``);
 }

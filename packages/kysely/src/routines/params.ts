@@ -69,6 +69,16 @@ export const RUN_RENEW_PARAMS = [
   ['p_now', 'bigint'],
 ] as const satisfies readonly RoutineParam[];
 
+/** Parameters of `<prefix>state_set` (MySQL/MariaDB), in call order. */
+export const STATE_SET_PARAMS = [
+  ['p_run_id', 'id'],
+  ['p_fence', 'bigint'], // NULL: an unfenced write
+  ['p_key_hash', 'hash'],
+  ['p_state_key', 'text'],
+  ['p_value', 'json'],
+  ['p_now', 'bigint'],
+] as const satisfies readonly RoutineParam[];
+
 /** Parameters of `<prefix>run_request_cancel` (MySQL/MariaDB), in call order. */
 export const RUN_REQUEST_CANCEL_PARAMS = [
   ['p_run_id', 'id'],
@@ -108,6 +118,7 @@ export interface RoutineNames {
   runRenew: string;
   runTransition: string;
   runRequestCancel: string;
+  stateSet: string;
 }
 
 /** Routine names for a (validated) table prefix. */
@@ -119,5 +130,6 @@ export function routineNames(prefix: string): RoutineNames {
     runRenew: `${prefix}run_renew`,
     runTransition: `${prefix}run_transition`,
     runRequestCancel: `${prefix}run_request_cancel`,
+    stateSet: `${prefix}state_set`,
   };
 }
