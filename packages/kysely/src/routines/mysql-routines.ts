@@ -81,6 +81,7 @@ export function mysqlRoutines(names: TableNames, collation: string): string[] {
   ];
   const insert = `create procedure ${q(r.stepInsert)}(${signature(STEP_INSERT_PARAMS, collation)})
 modifies sql data
+sql security invoker
 begin
   ${head}
   if ${writable} then
@@ -102,6 +103,7 @@ begin
 end`;
   const transition = `create procedure ${q(r.stepTransition)}(${signature(STEP_TRANSITION_PARAMS, collation)})
 modifies sql data
+sql security invoker
 begin
   ${head}
   if ${writable} then
@@ -140,6 +142,7 @@ end`;
   // other's values; the run row's lock orders the state writes of one run.
   const stateSet = `create procedure ${q(r.stateSet)}(${signature(STATE_SET_PARAMS, collation)})
 modifies sql data
+sql security invoker
 begin
   ${head}
   if ${writable} then

@@ -17,6 +17,7 @@ export function mysqlRunRoutines(names: TableNames, collation: string): string[]
   // outcome never depends on whether the driver reports found or changed rows.
   const procedure = (name: string, params: readonly RoutineParam[], condition: string, set: string) => `create procedure \`${name}\`(${signature(params, collation)})
 modifies sql data
+sql security invoker
 begin
   ${BEGIN_TRANSACTION}
   select count(*) into v_done from ${runs} where id = p_run_id and ${condition} for update;
