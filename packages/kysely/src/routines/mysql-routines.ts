@@ -32,8 +32,19 @@ function mysqlParamType(kind: ColumnKind, collation: string): string {
   }
 }
 
+/**
+ * The head of a procedure up to its `begin`: it modifies data and runs with the caller's
+ * privileges (`SQL SECURITY INVOKER`), as the PL/pgSQL functions do.
+ */
+export function procedureHead(name: string, params: readonly RoutineParam[], collation: string): string {
+  return `create procedure \`${name}\`(${signature(params, collation)})
+modifies sql data
+sql security invoker
+begin`;
+}
+
 /** `in p_x type, ...` for a procedure's parameter list. */
-export function signature(params: readonly RoutineParam[], collation: string): string {
+function signature(params: readonly RoutineParam[], collation: string): string {
   return params.map(([name, kind]) => `in ${name} ${mysqlParamType(kind, collation)}`).join(', ');
 }
 
@@ -79,10 +90,7 @@ export function mysqlRoutines(names: TableNames, collation: string): string[] {
     'p_run_id', 'p_key_hash', 'p_step_key', 'p_name', 'p_kind', 'p_seq', 'p_status', '1', 'p_max_attempts', 'p_queued',
     'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now',
   ];
-  const insert = `create procedure ${q(r.stepInsert)}(${signature(STEP_INSERT_PARAMS, collation)})
-modifies sql data
-sql security invoker
-begin
+  const insert = `${procedureHead(r.stepInsert, STEP_INSERT_PARAMS, collation)}
   ${head}
   if ${writable} then
     begin
@@ -101,10 +109,7 @@ begin
   end if;
   ${result}
 end`;
-  const transition = `create procedure ${q(r.stepTransition)}(${signature(STEP_TRANSITION_PARAMS, collation)})
-modifies sql data
-sql security invoker
-begin
+  const transition = `${procedureHead(r.stepTransition, STEP_TRANSITION_PARAMS, collation)}
   ${head}
   if ${writable} then
     -- A plain read: the run lock is held, so no other writer of this run can change the step now.
@@ -140,10 +145,7 @@ begin
 end`;
   // One (run, key) row upserted, never the whole state: writers of different keys never lose each
   // other's values; the run row's lock orders the state writes of one run.
-  const stateSet = `create procedure ${q(r.stateSet)}(${signature(STATE_SET_PARAMS, collation)})
-modifies sql data
-sql security invoker
-begin
+  const stateSet = `${procedureHead(r.stateSet, STATE_SET_PARAMS, collation)}
   ${head}
   if ${writable} then
     insert into ${q(names.state)} (run_id, key_hash, state_key, value_json, updated_at)

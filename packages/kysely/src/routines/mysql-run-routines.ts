@@ -1,5 +1,5 @@
 import type { TableNames } from '../schema/tables.js';
-import { BEGIN_TRANSACTION, TERMINAL, signature } from './mysql-routines.js';
+import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './mysql-routines.js';
 import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_REQUEST_CANCEL_PARAMS, RUN_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
 
 /**
@@ -15,10 +15,7 @@ export function mysqlRunRoutines(names: TableNames, collation: string): string[]
   const runs = `\`${names.runs}\``;
   // The condition is evaluated on the locked row; the update then targets it by id alone, so the
   // outcome never depends on whether the driver reports found or changed rows.
-  const procedure = (name: string, params: readonly RoutineParam[], condition: string, set: string) => `create procedure \`${name}\`(${signature(params, collation)})
-modifies sql data
-sql security invoker
-begin
+  const procedure = (name: string, params: readonly RoutineParam[], condition: string, set: string) => `${procedureHead(name, params, collation)}
   ${BEGIN_TRANSACTION}
   select count(*) into v_done from ${runs} where id = p_run_id and ${condition} for update;
   if v_done = 1 then
