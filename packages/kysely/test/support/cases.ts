@@ -6,6 +6,7 @@ import { Migrator } from 'kysely/migration';
 import { CairnError, type Json, type WorkflowStore } from '@cairn/core';
 import { CAIRN_MIGRATION_NAMES, cairnMigrations, createKyselyStore, detectDialect, migrateToLatest } from '../../src/index.js';
 import { dropRoutines } from '../../src/routines/install-routines.js';
+import { dialectOf } from '../../src/dialect/detect.js';
 import { tableNames } from '../../src/schema/tables.js';
 import type { AnyDb } from './databases.js';
 import { artefactsIn, dropPrefix } from './harness.js';
@@ -14,6 +15,13 @@ import { freshPrefix, type Target } from './targets.js';
 const T0 = 1_750_000_000_000;
 const LEASE = 30_000;
 const id = () => randomUUID();
+
+/** A promise opened from outside. */
+function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
 
 async function rejects(promise: Promise<unknown>, code: string): Promise<void> {
   await assert.rejects(promise, (error: unknown) => CairnError.is(error) && error.code === code);
@@ -317,6 +325,38 @@ export function storeCases(target: Target): void {
       assert.equal(await settingAfter(false, start('b')), 'on');
       assert.equal(await settingAfter(true, (store) => store.steps.insert(run.id, run.fence, { key: 'c', name: 'c', kind: 'sleep', seq: 1, status: 'waiting', maxAttempts: 1, wakeAt: T0 }, T0)), 'on', 'only a running start is asynchronous');
       assert.deepEqual((await ctx.store.steps.load(run.id)).map((s) => [s.key, s.status]), [['a', 'succeeded'], ['b', 'running'], ['c', 'waiting']]);
+    });
+
+    it('a deadlock victim is rolled back by the server and run again: both crossing transactions commit', { skip: target.dialect === 'sqlite' && 'SQLite writers queue on one lock; they cannot deadlock' }, async () => {
+      // Two transactions lock two rows in opposite orders; on their first tries each waits for the
+      // other to hold its first row, so the server must pick a victim (MySQL 1213, PostgreSQL
+      // 40P01) and roll it back whole. The dialect's transaction runs the victim again.
+      const table = sql.table(`${ctx.prefix}crossing`);
+      await sql`create table ${table} (id integer primary key, v integer not null)`.execute(ctx.db);
+      await sql`insert into ${table} (id, v) values (1, 0), (2, 0)`.execute(ctx.db);
+      const dialect = dialectOf(target.dialect);
+      const peers = await Promise.all([target.open(), target.open()]);
+      const holding = [gate(), gate()];
+      let tries = 0;
+      const crossing = (db: AnyDb, mine: 0 | 1) =>
+        dialect.transaction(db, async (trx) => {
+          const first = tries++ < 2;
+          await sql`update ${table} set v = v + 1 where id = ${mine + 1}`.execute(trx);
+          if (first) {
+            holding[mine]!.open();
+            await holding[1 - mine]!.promise;
+          }
+          await sql`update ${table} set v = v + 1 where id = ${2 - mine}`.execute(trx);
+        });
+      try {
+        await Promise.all([crossing(peers[0]!, 0), crossing(peers[1]!, 1)]);
+        const { rows: found } = await sql<{ id: number; v: number }>`select id, v from ${table} order by id`.execute(ctx.db);
+        assert.deepEqual(found.map((r) => [Number(r.id), Number(r.v)]), [[1, 2], [2, 2]], 'each transaction applied once');
+        assert.equal(tries, 3, 'one victim, run once more');
+      } finally {
+        for (const db of peers) await db.destroy();
+        await sql`drop table ${table}`.execute(ctx.db);
+      }
     });
 
     it('driver failures surface as STORE_ERROR with the driver error as cause', async () => {
