@@ -168,12 +168,13 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     assert.ok(elapsed < 10_000, `40 jobs on 2 slots took ${elapsed} ms`);
   });
 
-  it('with group caps, a small group behind a big backlog starts while the backlog drains, not after a polling interval', async () => {
+  it('with group caps, a small group queued behind a big backlog starts while the backlog drains, not after it', async () => {
     // The whole backlog is queued before the worker starts (as after a restart): 300 jobs of a big
     // group, then 5 of a small one. Ten slots, at most five per group: five slots are free for the
     // small group from the start. Ordering, not timing, is asserted: every small job must start
-    // before the big group's last 50 do (a slot that slept a 2 s polling interval would see the
-    // small jobs only after the big group — ~60 rounds of 10 ms on five slots — has drained).
+    // before the last 55 starts (a FIFO queue, or caps that did not free slots for other groups,
+    // would start them last). The start-up race behind a polling interval (see the idle-slot wake)
+    // does not reproduce at this size; the bench's fairness scenario shows it.
     const queue = open({ schema: 'fair', pollingIntervalSeconds: 2 });
     for (let i = 0; i < 300; i++) await queue.send('fair', { g: 'big', i }, { group: { id: 'big' } });
     for (let i = 0; i < 5; i++) await queue.send('fair', { g: 'small', i }, { group: { id: 'small' } });
