@@ -54,6 +54,8 @@ export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/system-clock.js';
 export { createMemoryStore } from "./memory/memory-store.js";
 export type { MemoryStoreOptions } from "./memory/memory-store.js";
+export { checkSendOptions, checkWorkOptions } from './queue/check-queue-options.js';
+export type { CheckedSendOptions, CheckedWorkOptions } from './queue/check-queue-options.js';
 export { createLocalQueue } from './local-queue/create-local-queue.js';
 export type { LocalQueueOptions } from './local-queue/create-local-queue.js';
 export { serializeJson, toJsonRoundTrip } from './serialization/json-value.js';

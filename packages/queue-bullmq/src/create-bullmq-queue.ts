@@ -1,7 +1,7 @@
 import { CairnError, toJsonRoundTrip, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
 import { Queue as BullQueue, Worker as BullWorker, type Job as BullJob, type JobsOptions, type KeepJobs } from 'bullmq';
 import { resolveConnection, type BullMQConnection, type ResolvedConnection } from './connection.js';
-import { checkQueueName, checkSendOptions, checkWorkOptions } from './send-options.js';
+import { checkBullMQSendOptions, checkBullMQWorkOptions, checkQueueName } from './send-options.js';
 
 /** Options of `createBullMQQueue`. */
 export interface BullMQQueueOptions {
@@ -111,7 +111,7 @@ class BullMQQueue implements Queue {
   async send(queue: string, payload: Json, options: SendOptions = {}): Promise<void> {
     this.#assertOpen('send');
     checkQueueName(queue);
-    const checked = checkSendOptions(options);
+    const checked = checkBullMQSendOptions(options);
     // A fresh copy: refuses what is not JSON before anything reaches Redis, and a caller mutating
     // its payload while the add is in flight cannot change the job.
     const { value } = toJsonRoundTrip(payload, { what: `payload of a job for queue "${queue}"` });
@@ -135,7 +135,7 @@ class BullMQQueue implements Queue {
     this.#assertOpen('work');
     checkQueueName(queue);
     if (typeof handler !== 'function') throw new CairnError('INVALID_INPUT', 'work() needs a handler function');
-    const concurrency = checkWorkOptions(options);
+    const concurrency = checkBullMQWorkOptions(options);
     const bullWorker = new BullWorker(
       queue,
       async (bullJob: BullJob) => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { CairnError, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import { CairnError, checkWorkOptions, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
-import { checkCap, checkGroupConcurrency, checkQueueName, checkSendOptions, groupConcurrencyKey } from './send-options.js';
+import { checkPgBossSendOptions, checkQueueName, groupConcurrencyKey } from './send-options.js';
 
 /** Options of `createPgBossQueue`. */
 export interface PgBossQueueOptions {
@@ -158,7 +158,7 @@ class PgBossQueue implements Queue {
   async send(queue: string, payload: Json, options: SendOptions = {}): Promise<void> {
     this.#assertOpen('send');
     checkQueueName(queue);
-    const checked = checkSendOptions(options);
+    const checked = checkPgBossSendOptions(options);
     // Serialise before any round trip, so a refused payload leaves nothing behind.
     const envelope = encodeEnvelope(payload, queue);
     await this.#ensureQueue(queue);
@@ -180,9 +180,7 @@ class PgBossQueue implements Queue {
     this.#assertOpen('work');
     checkQueueName(queue);
     if (typeof handler !== 'function') throw new CairnError('INVALID_INPUT', 'work() needs a handler function');
-    const concurrency = options.concurrency ?? 1;
-    checkCap(concurrency, 'concurrency');
-    const groupConcurrency = checkGroupConcurrency(options.groupConcurrency);
+    const { concurrency, groupConcurrency } = checkWorkOptions(options);
     const capKey = groupConcurrencyKey(groupConcurrency);
     if (groupConcurrency !== undefined) {
       const held = this.#groupCaps.get(queue);

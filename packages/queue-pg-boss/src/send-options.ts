@@ -1,12 +1,4 @@
-import { CairnError, type GroupConcurrency, type JobGroup, type SendOptions } from '@cairn/core';
-
-/** `SendOptions` after validation, with defaults filled in. */
-export interface CheckedSendOptions {
-  delayMs: number;
-  priority: number;
-  dedupeKey: string | undefined;
-  group: JobGroup | undefined;
-}
+import { CairnError, checkSendOptions, type CheckedSendOptions, type GroupConcurrency, type SendOptions } from '@cairn/core';
 
 // pg-boss keeps priority in an int4 column; Cairn's contract is "higher runs sooner", which is also
 // pg-boss's order, so any 32-bit integer passes through unchanged.
@@ -24,59 +16,16 @@ export function checkQueueName(queue: unknown): asserts queue is string {
   }
 }
 
-/** Validates the options of one send; throws `INVALID_INPUT` / `INVALID_DURATION` naming the bad field. */
-export function checkSendOptions(options: SendOptions): CheckedSendOptions {
-  const delayMs = options.delayMs ?? 0;
-  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
-    throw new CairnError('INVALID_DURATION', `delayMs must be a finite number ≥ 0, got ${String(delayMs)}`);
+/**
+ * Validates the options of one send (`checkSendOptions` of `@cairn/core`), and that the priority
+ * fits pg-boss's int4 column.
+ */
+export function checkPgBossSendOptions(options: SendOptions): CheckedSendOptions {
+  const checked = checkSendOptions(options);
+  if (!Number.isInteger(checked.priority) || checked.priority < MIN_PRIORITY || checked.priority > MAX_PRIORITY) {
+    throw new CairnError('INVALID_INPUT', `priority must be a 32-bit integer on pg-boss, got ${String(checked.priority)}`);
   }
-  const priority = options.priority ?? 0;
-  if (typeof priority !== 'number' || !Number.isInteger(priority) || priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
-    throw new CairnError('INVALID_INPUT', `priority must be a 32-bit integer on pg-boss, got ${String(priority)}`);
-  }
-  const { dedupeKey } = options;
-  if (dedupeKey !== undefined && (typeof dedupeKey !== 'string' || dedupeKey === '')) {
-    throw new CairnError('INVALID_INPUT', 'dedupeKey must be a non-empty string');
-  }
-  return { delayMs, priority, dedupeKey, group: checkGroup(options.group) };
-}
-
-// Copied, so a caller mutating its options afterwards cannot move a job between groups.
-function checkGroup(group: JobGroup | undefined): JobGroup | undefined {
-  if (group === undefined) return undefined;
-  if (typeof group !== 'object' || group === null || typeof group.id !== 'string' || group.id === '') {
-    throw new CairnError('INVALID_INPUT', 'group.id must be a non-empty string');
-  }
-  if (group.tier !== undefined && typeof group.tier !== 'string') {
-    throw new CairnError('INVALID_INPUT', 'group.tier must be a string');
-  }
-  return group.tier === undefined ? { id: group.id } : { id: group.id, tier: group.tier };
-}
-
-/** Throws `INVALID_INPUT` unless `value` is an integer ≥ 1. */
-export function checkCap(value: unknown, what: string): asserts value is number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new CairnError('INVALID_INPUT', `${what} must be an integer ≥ 1, got ${String(value)}`);
-  }
-}
-
-/** Validates `groupConcurrency` and returns it in pg-boss's shape (a copy). */
-export function checkGroupConcurrency(value: GroupConcurrency | undefined): GroupConcurrency | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number') {
-    checkCap(value, 'groupConcurrency');
-    return value;
-  }
-  if (typeof value !== 'object' || value === null) {
-    throw new CairnError('INVALID_INPUT', 'groupConcurrency must be a number or { default, tiers }');
-  }
-  checkCap(value.default, 'groupConcurrency.default');
-  const tiers: Record<string, number> = {};
-  for (const [tier, cap] of Object.entries(value.tiers ?? {})) {
-    checkCap(cap, `groupConcurrency.tiers.${tier}`);
-    tiers[tier] = cap;
-  }
-  return { default: value.default, tiers };
+  return checked;
 }
 
 /** A stable text form of a group cap, to tell two workers' caps apart. */

@@ -4,9 +4,7 @@ import { systemClock } from '../clock/system-clock.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
 import type {
-  GroupConcurrency,
   Job,
-  JobGroup,
   Queue,
   QueueCapabilities,
   QueueWorker,
@@ -14,6 +12,7 @@ import type {
   WorkOptions,
 } from '../queue/queue.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
+import { checkSendOptions, checkWorkOptions } from '../queue/check-queue-options.js';
 import { LocalWorker, toGroupCaps } from './local-worker.js';
 import { QueueChannel } from './queue-channel.js';
 import type { QueuedJob } from './ready-jobs.js';
@@ -87,19 +86,7 @@ class LocalQueue implements Queue {
   async send(queue: string, payload: Json, options: SendOptions = {}): Promise<void> {
     this.#assertOpen('send');
     checkQueueName(queue);
-    const delayMs = options.delayMs ?? 0;
-    if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
-      throw new CairnError('INVALID_DURATION', `delayMs must be a finite number ≥ 0, got ${String(delayMs)}`);
-    }
-    const priority = options.priority ?? 0;
-    if (typeof priority !== 'number' || !Number.isFinite(priority)) {
-      throw new CairnError('INVALID_INPUT', `priority must be a finite number, got ${String(priority)}`);
-    }
-    const { dedupeKey } = options;
-    if (dedupeKey !== undefined && (typeof dedupeKey !== 'string' || dedupeKey === '')) {
-      throw new CairnError('INVALID_INPUT', 'dedupeKey must be a non-empty string');
-    }
-    const group = copyGroup(options.group);
+    const { delayMs, priority, dedupeKey, group } = checkSendOptions(options);
     // Serialise before touching any state, so a refused payload leaves no trace (not even a
     // dedupe key).
     const { value } = toJsonRoundTrip(payload, { what: `payload of a job for queue "${queue}"` });
@@ -129,11 +116,9 @@ class LocalQueue implements Queue {
     this.#assertOpen('work');
     checkQueueName(queue);
     if (typeof handler !== 'function') throw new CairnError('INVALID_INPUT', 'work() needs a handler function');
-    const concurrency = options.concurrency ?? 1;
-    checkCap(concurrency, 'concurrency');
-    checkGroupConcurrency(options.groupConcurrency);
+    const { concurrency, groupConcurrency } = checkWorkOptions(options);
     const channel = this.#channel(queue);
-    const worker: LocalWorker = new LocalWorker(channel, handler, concurrency, toGroupCaps(options.groupConcurrency), () =>
+    const worker: LocalWorker = new LocalWorker(channel, handler, concurrency, toGroupCaps(groupConcurrency), () =>
       this.#workers.delete(worker),
     );
     this.#workers.add(worker);
@@ -173,32 +158,4 @@ function checkQueueName(queue: unknown): void {
   if (typeof queue !== 'string' || queue === '') {
     throw new CairnError('INVALID_INPUT', `a queue name must be a non-empty string, got ${JSON.stringify(queue) ?? String(queue)}`);
   }
-}
-
-function checkCap(value: unknown, what: string): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new CairnError('INVALID_INPUT', `${what} must be an integer ≥ 1, got ${String(value)}`);
-  }
-}
-
-function checkGroupConcurrency(value: GroupConcurrency | undefined): void {
-  if (value === undefined) return;
-  if (typeof value === 'number') return checkCap(value, 'groupConcurrency');
-  if (typeof value !== 'object' || value === null) {
-    throw new CairnError('INVALID_INPUT', 'groupConcurrency must be a number or { default, tiers }');
-  }
-  checkCap(value.default, 'groupConcurrency.default');
-  for (const [tier, cap] of Object.entries(value.tiers ?? {})) checkCap(cap, `groupConcurrency.tiers.${tier}`);
-}
-
-// Copied so a caller mutating its options object afterwards cannot move a queued job between groups.
-function copyGroup(group: JobGroup | undefined): JobGroup | undefined {
-  if (group === undefined) return undefined;
-  if (typeof group !== 'object' || group === null || typeof group.id !== 'string' || group.id === '') {
-    throw new CairnError('INVALID_INPUT', 'group.id must be a non-empty string');
-  }
-  if (group.tier !== undefined && typeof group.tier !== 'string') {
-    throw new CairnError('INVALID_INPUT', 'group.tier must be a string');
-  }
-  return group.tier === undefined ? { id: group.id } : { id: group.id, tier: group.tier };
 }
