@@ -6,7 +6,7 @@ import { LEASE_MS, createRun, newStep, runningRun, shuffled, snapshotRun, takeOv
 import { uuidv7 } from '../fixtures/uuid-v7.js';
 import { FALSY_OUTPUTS, SAMPLE_ERROR } from './runs.js';
 
-const STEP_FIELDS = ['runId', 'key', 'name', 'kind', 'seq', 'status', 'attempt', 'maxAttempts', 'queued', 'output', 'error', 'wakeAt', 'childRunId', 'createdAt', 'updatedAt'] as const;
+const STEP_FIELDS = ['runId', 'key', 'name', 'kind', 'seq', 'status', 'attempt', 'maxAttempts', 'queued', 'output', 'error', 'wakeAt', 'childRunId', 'turn', 'createdAt', 'updatedAt'] as const;
 
 const succeed = (key: string, attempt = 1, output: Json = 'ok'): StepTransition => ({
   key,
@@ -240,6 +240,26 @@ const transition = [
     const loaded = (await store.steps.load(run.id))[0];
     assert.equal(loaded?.wakeAt, undefined);
     assert.equal(loaded?.childRunId, child);
+  }),
+
+  conformanceCase('turn: absent until written; insert and transition store it, undefined leaves it, succeeded → succeeded may set it', async ({ store, t0 }) => {
+    const { run, fence } = await runningRun(store, t0);
+    const { step: plain } = await store.steps.insert(run.id, fence, newStep({ key: 'a', name: 'a', seq: 0 }), t0);
+    assert.equal(plain.turn, undefined);
+    assert.equal('turn' in plain, false, 'an unset turn is absent, not undefined');
+    const { step: born } = await store.steps.insert(run.id, fence, newStep({ key: 'b', name: 'b', seq: 1, status: 'succeeded', output: 1, turn: 3 }), t0);
+    assert.equal(born.turn, 3);
+    const done = await store.steps.transition(run.id, fence, { ...succeed('a'), to: { status: 'succeeded', output: 'ok', turn: 2_000_000 } }, t0 + 1);
+    assert.equal(done.turn, 2_000_000);
+    // A step finished by a queued worker (no turn) gets its turn later, keeping its output.
+    await store.steps.insert(run.id, null, newStep({ key: 'q', name: 'q', seq: 2, status: 'succeeded', output: { v: 7 }, queued: true }), t0);
+    const marked = await store.steps.transition(run.id, fence, { key: 'q', from: { status: ['succeeded'], attempt: 1 }, to: { status: 'succeeded', turn: 5 } }, t0 + 2);
+    assert.equal(marked.turn, 5);
+    assert.deepEqual(marked.output, { v: 7 });
+    const kept = await store.steps.transition(run.id, fence, { key: 'q', from: { status: ['succeeded'], attempt: 1 }, to: { status: 'succeeded' } }, t0 + 3);
+    assert.equal(kept.turn, 5);
+    const loaded = await store.steps.load(run.id);
+    assert.deepEqual(loaded.map((s) => [s.key, s.turn]), [['a', 2_000_000], ['b', 3], ['q', 5]]);
   }),
 
   ...FALSY_OUTPUTS.map(({ label, value }) =>

@@ -260,6 +260,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (t.to.wakeAt === null) delete step.wakeAt;
         else if (t.to.wakeAt !== undefined) step.wakeAt = t.to.wakeAt;
         if (t.to.childRunId !== undefined) step.childRunId = t.to.childRunId;
+        if (t.to.turn !== undefined) step.turn = t.to.turn;
         return copy(step);
       },
     },

@@ -33,6 +33,13 @@ export interface StepRecord {
   wakeAt?: number;
   /** For `child` steps: the child run. */
   childRunId?: string;
+  /**
+   * The turn of the run's execution in which this step's outcome is handed to the workflow code
+   * (1, 2, ...), written with the terminal status (or by a later write for a step finished by a
+   * queued worker). Absent until then. Replay hands outcomes back turn by turn, so concurrent
+   * branches see them in the order the first execution did; see docs/semantics.md.
+   */
+  turn?: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -67,6 +74,8 @@ export interface NewStep {
   error?: ErrorRecord;
   wakeAt?: number;
   childRunId?: string;
+  /** The delivery turn (see `StepRecord.turn`), for a step recorded already finished. */
+  turn?: number;
   /** Required when `status` is `running`: the worker opening attempt 1. */
   worker?: string;
 }
@@ -85,6 +94,8 @@ export interface StepTransition {
     /** `null` clears it; `undefined` leaves it. */
     wakeAt?: number | null;
     childRunId?: string;
+    /** Sets the delivery turn (see `StepRecord.turn`); `undefined` leaves it. */
+    turn?: number;
   };
   /** Close attempt `from.attempt` with this outcome. */
   endAttempt?: { status: Exclude<AttemptStatus, 'running'>; output?: Json; error?: ErrorRecord };

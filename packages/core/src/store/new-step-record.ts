@@ -5,7 +5,7 @@ import type { NewStep, StepRecord } from '../model/step.js';
  * yet: `attempt` 1, `queued` false unless `step` sets it, `createdAt = updatedAt = now`.
  *
  * Guarantees: `output` and `error` are deep copies, so later changes to `step` never reach the
- * record; an optional field `step` leaves out (`output`, `error`, `wakeAt`, `childRunId`) is absent
+ * record; an optional field `step` leaves out (`output`, `error`, `wakeAt`, `childRunId`, `turn`) is absent
  * from the record, not present as `undefined`; `worker` is not copied (it belongs to attempt 1,
  * which a `running` step opens in the same write). Backends that store steps in another shape can
  * build this record and encode it, so the defaults stay the reference store's.
@@ -28,5 +28,6 @@ export function newStepRecord(runId: string, step: NewStep, now: number): StepRe
   if (step.error !== undefined) record.error = structuredClone(step.error);
   if (step.wakeAt !== undefined) record.wakeAt = step.wakeAt;
   if (step.childRunId !== undefined) record.childRunId = step.childRunId;
+  if (step.turn !== undefined) record.turn = step.turn;
   return record;
 }
