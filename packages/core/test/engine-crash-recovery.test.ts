@@ -73,7 +73,9 @@ function successWrites(counter: CountingStore, runId: string, key: string): numb
     if (c.outcome?.ok !== true || c.args[0] !== runId) return false;
     if (c.name === 'steps.transition') {
       const t = c.args[2] as StepTransition;
-      return t.key === key && t.to.status === 'succeeded';
+      // A write that only stamps the delivery turn on a step a queued worker finished
+      // (succeeded → succeeded) records no output.
+      return t.key === key && t.to.status === 'succeeded' && !t.from.status.includes('succeeded');
     }
     if (c.name === 'steps.insert') {
       const s = c.args[2] as NewStep;

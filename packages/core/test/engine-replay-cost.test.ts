@@ -77,7 +77,7 @@ describe('replay cost', () => {
     assert.deepEqual(b, c);
   });
 
-  it('a queued step costs one insert, the worker’s start and finish, and one read of the steps per execution', async () => {
+  it('a queued step costs one insert, the worker’s start and finish, the orchestrator’s turn stamp, and one read of the steps per execution', async () => {
     const wf = defineWorkflow('queued-cost', async (ctx) => {
       const a = await ctx.step('a', () => 1);
       return a + (await ctx.step('q', () => 2, { queued: true }));
@@ -92,7 +92,9 @@ describe('replay cost', () => {
           .filter((c) => (c.name === 'steps.insert' && (c.args[2] as NewStep).key === key) || (c.name === 'steps.transition' && (c.args[2] as StepTransition).key === key))
           .map((c) => `${c.name}:${c.name === 'steps.insert' ? (c.args[2] as NewStep).status : (c.args[2] as StepTransition).to.status}`);
       assert.deepEqual(writesFor('a'), ['steps.insert:running', 'steps.transition:succeeded']);
-      assert.deepEqual(writesFor('q'), ['steps.insert:scheduled', 'steps.transition:running', 'steps.transition:succeeded']);
+      // The last write is the orchestrator recording the turn in which it hands the worker's result
+      // to the code (decision 20): without it a later replay could hand it over at another point.
+      assert.deepEqual(writesFor('q'), ['steps.insert:scheduled', 'steps.transition:running', 'steps.transition:succeeded', 'steps.transition:succeeded']);
       // Orchestrator executions (2) and the step worker (1) each read the steps once.
       assert.equal(fx.counter.count('runs.claim'), 2);
       assert.equal(fx.counter.count('steps.load'), 3);

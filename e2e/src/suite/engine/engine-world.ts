@@ -52,6 +52,7 @@ export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefi
   const clock = new ManualClock({ start: env.t0 });
   const store = countingStore(env.store);
   const counted: CountingStore[] = [store];
+  const engineList: Engine[] = [];
   const log: string[] = [];
   let engines = 0;
 
@@ -78,6 +79,7 @@ export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefi
       ...rest,
     });
     await engine.start(noWorkers ? { workers: false } : {});
+    engineList.push(engine);
     // A job stuck on user code (a gate a failed case never opened) must not hang the cleanup.
     env.defer(() => Promise.race([engine.stop(), new Promise<void>((resolve) => setTimeout(resolve, 5_000).unref())]));
     return engine;
@@ -88,7 +90,8 @@ export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefi
     // turns in a row with no store call in flight means every engine is waiting for the clock.
     let quiet = 0;
     while (quiet < 10) {
-      if (counted.some((s) => s.inflight > 0)) {
+      // An engine replaying a long history runs turn after turn with no store call in between.
+      if (counted.some((s) => s.inflight > 0) || engineList.some((e) => e.turnsInProgress > 0)) {
         quiet = 0;
         await pause();
       } else {

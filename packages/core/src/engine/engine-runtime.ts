@@ -45,6 +45,8 @@ export interface EngineRuntime {
   readonly executing: Map<string, { observeCancel(): void; abandon(error: unknown): void }>;
   /** Aborts when `engine.stop()` gives up waiting for in-flight work (after its grace period). */
   readonly shutdown: () => AbortSignal;
+  /** Executions whose workflow code is running a turn or about to (see TurnScheduler); a count. */
+  readonly turnsInProgress: { count: number };
   /** Runs asked to execute again once their current local execution ends. */
   readonly rerun: Set<string>;
   /** Sends the run's orchestrator job (optionally delayed). */

@@ -127,6 +127,12 @@ export interface Engine {
   recover(): Promise<number>;
   /** This process's worker id. */
   readonly workerId: string;
+  /**
+   * How many executions in this process have workflow code running a turn or about to (a macrotask
+   * away). A test that drives time itself (a `ManualClock`) should not move the clock while this is
+   * above 0: the engine is busy, not waiting for time.
+   */
+  readonly turnsInProgress: number;
 }
 
 const DEFAULT_TIMINGS: EngineTimings = {
@@ -218,6 +224,7 @@ export function createEngine(options: EngineOptions): Engine {
     registry,
     logger: options.logger ?? consoleLogger,
     executing: new Map(),
+    turnsInProgress: { count: 0 },
     rerun: new Set(),
     shutdown: () => shutdown.signal,
     dispatchRun: (runId, workflow, delayMs) =>
@@ -260,6 +267,9 @@ export function createEngine(options: EngineOptions): Engine {
 
   const engine: Engine = {
     workerId,
+    get turnsInProgress() {
+      return rt.turnsInProgress.count;
+    },
     async start(startOptions = {}) {
       if (started) return;
       if (strategy === 'shared-groups' && !queue.capabilities.groups) {

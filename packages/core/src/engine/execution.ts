@@ -13,6 +13,7 @@ import { type RetryPolicy, resolveRetryPolicy } from './retry-policy.js';
 import { runStepBody } from './run-step-body.js';
 import { uuidv4, uuidv7 } from './uuid.js';
 import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, StepFailure } from './execution-outcome.js';
+import { TurnScheduler } from './turn-scheduler.js';
 
 export type { Outcome } from './execution-outcome.js';
 import type { ChildOptions, StepContext, StepOptions, WaitForEventOptions, WorkflowContext } from './workflow-context.js';
@@ -22,6 +23,18 @@ import type { ChildOptions, StepContext, StepOptions, WaitForEventOptions, Workf
 const NEVER: Promise<never> = new Promise(() => {});
 // Thrown inside a primitive to unwind it when it must wait; turned into NEVER by `guard`.
 const SUSPEND = Symbol('suspend');
+
+/** One primitive call: its number in call order, and the delivery turn it reserved, if any. */
+interface Call {
+  no: number;
+  turn: number | undefined;
+}
+
+/**
+ * A primitive's outcome and the turn in which workflow code may see it. `key`: the recorded step it
+ * replays (its turn waits for it).
+ */
+type Delivery = { turn: number; key?: string } & ({ ok: true; value: unknown } | { ok: false; error: unknown });
 /**
  * One replay of a run: runs the handler from the top, serving recorded steps from the snapshot read
  * at the start, executing the first unrecorded ones, and ending as completed, failed, cancelled or
@@ -37,7 +50,9 @@ export class Execution {
   private readonly children = new Set<string>();
   private stateSnapshot: Record<string, Json> | undefined;
   private callIndex = 0;
+  private callNo = 0;
   private inflight = 0;
+  private readonly turns: TurnScheduler;
   private readonly wakeTimes: number[] = [];
   private waiting = false;
   private finishing = false;
@@ -59,6 +74,7 @@ export class Execution {
       if (!step.key.endsWith(':compensate')) this.recordedBySeq.set(step.seq, step);
     }
     this.cancelled = run.cancelRequested && probeKey === undefined;
+    this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress);
   }
 
   /** Runs the handler and resolves with how this execution ended. */
@@ -77,6 +93,7 @@ export class Execution {
           (output) => this.finish({ ok: true, output }),
           (error) => this.finish({ ok: false, error }),
         );
+      this.turns.begin();
     });
   }
 
@@ -95,6 +112,7 @@ export class Execution {
   private settle(outcome: Outcome): void {
     if (this.closed) return;
     this.closed = true;
+    this.turns.stop();
     if (!this.abort.signal.aborted) this.abort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
     this.settleOutcome?.(outcome);
   }
@@ -154,79 +172,124 @@ export class Execution {
       workflow: this.run.workflow,
       version: this.run.version,
       signal: this.abort.signal,
-      step: (name, fn, options) => this.guard(() => this.taskStep(name, fn, options ?? {})) as Promise<any>,
+      step: (name, fn, options) => this.guard((call) => this.taskStep(call, name, fn, options ?? {})) as Promise<any>,
       sleep: (name, duration) =>
-        this.guard(() => {
+        this.guard((call) => {
           const ms = toMilliseconds(duration, `sleep ${JSON.stringify(name)}`);
-          return this.sleepStep(name, this.rt.clock.now() + ms);
+          return this.sleepStep(call, name, this.rt.clock.now() + ms);
         }),
       sleepUntil: (name, until) =>
-        this.guard(() => {
+        this.guard((call) => {
           const at = until instanceof Date ? until.getTime() : until;
           if (typeof at !== 'number' || !Number.isFinite(at)) {
             throw new CairnError('INVALID_DURATION', `sleepUntil ${JSON.stringify(name)}: not a valid time`);
           }
-          return this.sleepStep(name, at);
+          return this.sleepStep(call, name, at);
         }),
-      waitForEvent: (eventName, options) => this.guard(() => this.eventStep(eventName, options ?? {})) as Promise<any>,
-      child: (workflow, input, options) => this.guard(() => this.childStep(workflow, input, options ?? {})) as Promise<any>,
-      setState: (key, value) => this.guard(() => this.setState(key, value)),
-      state: (key) => this.guard(() => this.readState(key)) as Promise<any>,
-      now: () => this.guard(() => this.recordedValue('now', () => this.rt.clock.now())) as Promise<number>,
-      random: () => this.guard(() => this.recordedValue('random', () => Math.random())) as Promise<number>,
-      uuid: () => this.guard(() => this.recordedValue('uuid', () => uuidv4())) as Promise<string>,
+      waitForEvent: (eventName, options) => this.guard((call) => this.eventStep(call, eventName, options ?? {})) as Promise<any>,
+      child: (workflow, input, options) => this.guard((call) => this.childStep(call, workflow, input, options ?? {})) as Promise<any>,
+      setState: (key, value) => this.guard((call) => this.setState(call, key, value)),
+      state: (key) => this.guard((call) => this.readState(call, key)) as Promise<any>,
+      now: () => this.guard((call) => this.recordedValue(call, 'now', () => this.rt.clock.now())) as Promise<number>,
+      random: () => this.guard((call) => this.recordedValue(call, 'random', () => Math.random())) as Promise<number>,
+      uuid: () => this.guard((call) => this.recordedValue(call, 'uuid', () => uuidv4())) as Promise<string>,
     };
   }
 
   /**
-   * Wraps every primitive: refuses work once the execution ended, counts in-flight primitives so
-   * the execution can tell when every branch waits, and turns internal unwinding into NEVER.
+   * Wraps every primitive: refuses work once the execution ended, counts calls whose outcome the
+   * code has not seen yet, and hands each outcome over in its turn (see TurnScheduler). Errors
+   * raised before the primitive touched the store (bad arguments) reach the code at once.
    */
-  private guard<T>(body: () => Promise<T>): Promise<T> {
+  private guard<T>(body: (call: Call) => Promise<Delivery>): Promise<T> {
     if (this.closed) return NEVER;
     if (this.fatal) return Promise.reject(this.fatal);
     if (this.cancelled) return Promise.reject(cancelledError(this.run.id));
+    if (this.turns.drained && this.inflight > 0) {
+      // The code resumed outside any turn (it awaited a timer or I/O rather than a primitive)
+      // while other branches wait for outcomes: where this call falls among theirs depends on
+      // timing, so no replay could give every call its own record. Refuse before anything is written.
+      this.fatal = new CairnError(
+        'NON_DETERMINISM',
+        `Run ${this.run.id}: a primitive was called after the workflow awaited something other than a Cairn primitive while other branches were in flight; its place among their calls cannot be replayed. Move that asynchronous work into a ctx.step.`,
+        { data: { runId: this.run.id } },
+      );
+      return Promise.reject(this.fatal);
+    }
+    const call: Call = { no: this.callNo++, turn: undefined };
     this.inflight++;
-    let promise: Promise<T>;
+    let promise: Promise<Delivery>;
     try {
-      promise = body();
+      promise = body(call);
     } catch (error) {
       promise = Promise.reject(error);
     }
-    return promise.then(
-      (value) => {
-        this.leave();
-        return this.closed ? NEVER : value;
-      },
-      (error: unknown) => {
-        this.leave();
-        if (error === SUSPEND || this.closed) return NEVER;
-        if (CairnError.is(error) && INFRA_CODES.has(error.code)) {
-          this.crash(error);
-          return NEVER;
-        }
-        throw error;
-      },
-    );
+    return new Promise<T>((resolve, reject) => {
+      promise.then(
+        (delivery) => {
+          if (this.closed) return;
+          if (delivery.turn <= this.turns.turn) {
+            this.fatal = new CairnError(
+              'NON_DETERMINISM',
+              `Run ${this.run.id}: step ${JSON.stringify(delivery.key)} was delivered in turn ${delivery.turn} of the recorded execution, but this replay reached its call only in turn ${this.turns.turn}. The workflow code changed under a running run; register the new code as a new version.`,
+              { data: { runId: this.run.id, key: delivery.key ?? null } },
+            );
+            this.inflight--;
+            reject(this.fatal);
+            return;
+          }
+          const settle = () => {
+            this.inflight--;
+            if (this.closed) return;
+            if (delivery.ok) resolve(delivery.value as T);
+            else reject(delivery.error);
+          };
+          const options: { expected: boolean; key?: string } = { expected: call.turn === delivery.turn };
+          if (delivery.key !== undefined) options.key = delivery.key;
+          if (call.turn !== undefined && call.turn !== delivery.turn) this.turns.cancel(call.turn);
+          this.turns.ready(delivery.turn, call.no, settle, options);
+        },
+        (error: unknown) => {
+          this.inflight--;
+          if (call.turn !== undefined) this.turns.cancel(call.turn);
+          else this.turns.advance();
+          if (error === SUSPEND || this.closed) return;
+          if (CairnError.is(error) && INFRA_CODES.has(error.code)) return this.crash(error);
+          reject(error);
+        },
+      );
+    });
   }
 
-  private leave(): void {
-    this.inflight--;
-    if (this.inflight > 0 || this.closed) return;
-    // Let the handler run its continuations first: only if nothing new started after two turns of
-    // the event loop is every branch really waiting.
-    setImmediate(() =>
-      setImmediate(() => {
-        if (this.closed || this.finishing || this.inflight > 0) return;
-        // Nothing in flight and no branch waiting: the handler is awaiting its own async work
-        // between primitives and will call the next one (or return) later. A probe must wait for
-        // it like an execution does, not declare the queued step unreachable.
-        if (!this.waiting) return;
-        if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
-        const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
-        this.settle({ kind: 'suspended', wakeAt });
-      }),
-    );
+  /** Reserves the next delivery turn for this call's outcome, before the write that records it. */
+  private claim(call: Call): number {
+    if (call.turn === undefined) {
+      call.turn = this.turns.nextTurn();
+      this.turns.expect(call.turn);
+    }
+    return call.turn;
+  }
+
+  /**
+   * An outcome nothing records (a state read or write): the code sees it in the turn after the
+   * call, on every execution alike.
+   */
+  private claimNext(call: Call): number {
+    call.turn = this.turns.turn + 1;
+    this.turns.expect(call.turn);
+    return call.turn;
+  }
+
+  /** The code is quiet and no turn can start: suspend if every branch waits on the store. */
+  private quiet(): void {
+    if (this.closed || this.finishing || this.inflight > 0) return;
+    // Nothing in flight and no branch waiting: the handler is awaiting its own async work
+    // between primitives and will call the next one (or return) later. A probe must wait for
+    // it like an execution does, not declare the queued step unreachable.
+    if (!this.waiting) return;
+    if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
+    const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
+    this.settle({ kind: 'suspended', wakeAt });
   }
 
   /** Unwinds the current primitive: this branch waits until `wakeAt` (or for news, if undefined). */
@@ -296,30 +359,47 @@ export class Execution {
 
   // ---------------------------------------------------------------- primitives
 
-  private async taskStep(name: string, fn: (s: StepContext) => unknown, options: StepOptions): Promise<unknown> {
+  /**
+   * A step the history holds as finished: its outcome goes to the code in its recorded turn. A
+   * step finished without a turn (by a queued step worker, or before turns were recorded) is
+   * given one first, so every later execution delivers it at the same point.
+   */
+  private async finished(call: Call, site: Site, step: StepRecord, outcome: () => Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>): Promise<Delivery> {
+    if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
+    // A probe writes nothing: this outcome was never delivered, so no call it knows of follows it.
+    if (this.probeKey !== undefined) this.suspend(undefined);
+    const turn = this.claim(call);
+    await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
+    return { turn, ...(await outcome()) };
+  }
+
+  private async taskStep(call: Call, name: string, fn: (s: StepContext) => unknown, options: StepOptions): Promise<Delivery> {
     if (typeof fn !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): the body must be a function`);
     const policy = resolveRetryPolicy(options.retries, options.backoff);
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of step ${JSON.stringify(name)}`);
     const site = this.begin('task', name);
     if (this.probeKey !== undefined) {
-      if (site.key !== this.probeKey) return this.replayOnly(site);
+      if (site.key !== this.probeKey) return this.replayOnly(call, site);
       this.settle({ kind: 'probe-hit', fn, policy, timeoutMs });
       throw SUSPEND;
     }
     const recorded = site.recorded;
-    if (recorded?.status === 'failed') return this.failStep(site, recorded.error, options, policy, timeoutMs);
-    if (recorded?.status === 'succeeded') return recorded.output;
+    if (recorded?.status === 'failed') {
+      return this.finished(call, site, recorded, async () => ({ ok: false, error: await this.failStep(site, recorded.error, options, policy, timeoutMs) }));
+    }
+    if (recorded?.status === 'succeeded') return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
     const queued = recorded ? recorded.queued : options.queued === true;
     try {
-      return queued ? await this.queuedTask(site, policy) : await this.inlineTask(site, fn, policy, timeoutMs);
+      const value = queued ? await this.queuedTask(call, site, policy) : await this.inlineTask(site, fn, policy, timeoutMs, call);
+      return { turn: this.claim(call), ok: true, value };
     } catch (error) {
-      if (error instanceof StepFailure) return this.failStep(site, error.record, options, policy, timeoutMs);
+      if (error instanceof StepFailure) return { turn: this.claim(call), ok: false, error: await this.failStep(site, error.record, options, policy, timeoutMs) };
       throw error;
     }
   }
 
-  /** A step failed for good: run its compensation once (durably), then throw STEP_FAILED. */
-  private async failStep(site: Site, record: ErrorRecord | undefined, options: StepOptions, policy: RetryPolicy, timeoutMs: number | undefined): Promise<never> {
+  /** A step failed for good: run its compensation once (durably); returns the STEP_FAILED error. */
+  private async failStep(site: Site, record: ErrorRecord | undefined, options: StepOptions, policy: RetryPolicy, timeoutMs: number | undefined): Promise<CairnError> {
     const error = fromErrorRecord(record ?? { name: 'Error', message: 'step failed' });
     if (options.compensate) {
       const compensate = options.compensate;
@@ -327,30 +407,40 @@ export class Execution {
       const compSite: Site = { kind: 'task', name: `${site.name}:compensate`, key, seq: site.seq, recorded: this.recorded.get(key) };
       if (compSite.recorded?.status !== 'succeeded' && compSite.recorded?.status !== 'failed') {
         try {
-          await this.inlineTask(compSite, () => compensate(error), policy, timeoutMs);
+          await this.inlineTask(compSite, () => compensate(error), policy, timeoutMs, undefined);
         } catch (compError) {
           // A compensation that fails for good is recorded as a failed step; the step's own error wins.
           if (!(compError instanceof StepFailure)) throw compError;
         }
       }
     }
-    throw new CairnError('STEP_FAILED', `Step ${JSON.stringify(site.key)} failed: ${error.message}`, {
+    return this.stepFailed(site, error);
+  }
+
+  private stepFailed(site: Site, error: Error): CairnError {
+    return new CairnError('STEP_FAILED', `Step ${JSON.stringify(site.key)} failed: ${error.message}`, {
       cause: error,
       data: { runId: this.run.id, key: site.key },
     });
   }
 
-  private async inlineTask(site: Site, fn: (s: StepContext) => unknown, policy: RetryPolicy, timeoutMs: number | undefined): Promise<Json | undefined> {
+  /**
+   * Runs the step body inline until it succeeds or fails for good. `call`: the workflow call whose
+   * outcome this is (its terminal write reserves the delivery turn); absent for a compensation,
+   * whose outcome the code never sees.
+   */
+  private async inlineTask(site: Site, fn: (s: StepContext) => unknown, policy: RetryPolicy, timeoutMs: number | undefined, call: Call | undefined): Promise<Json | undefined> {
     const worker = this.rt.workerId;
+    const turn = () => (call === undefined ? {} : { turn: this.claim(call) });
     let step = site.recorded;
     if (!step) {
       step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
-      if (step.status !== 'running' || step.attempt !== 1) return this.inlineTask({ ...site, recorded: step }, fn, policy, timeoutMs);
+      if (step.status !== 'running' || step.attempt !== 1) return this.inlineTask({ ...site, recorded: step }, fn, policy, timeoutMs, call);
     } else if (step.status === 'running') {
       // We hold the lease, so whoever ran this attempt is gone: it was abandoned.
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
         const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
-        await this.transition({ key: site.key, from: { status: ['running'], attempt: step.attempt }, to: { status: 'failed', error }, endAttempt: { status: 'abandoned', error } });
+        await this.transition({ key: site.key, from: { status: ['running'], attempt: step.attempt }, to: { status: 'failed', error, ...turn() }, endAttempt: { status: 'abandoned', error } });
         throw new StepFailure(error);
       }
       step = await this.transition({
@@ -382,7 +472,7 @@ export class Execution {
       const from = { status: ['running' as const], attempt };
       if (failure === undefined) {
         this.fault('before-checkpoint', site.key);
-        const to = output === undefined ? { status: 'succeeded' as const } : { status: 'succeeded' as const, output };
+        const to = output === undefined ? { status: 'succeeded' as const, ...turn() } : { status: 'succeeded' as const, output, ...turn() };
         await this.transition({ key: site.key, from, to, endAttempt: { status: 'succeeded' } });
         this.fault('after-checkpoint', site.key);
         return output;
@@ -397,7 +487,7 @@ export class Execution {
         continue;
       }
       this.fault('before-checkpoint', site.key);
-      await this.transition({ key: site.key, from, to: { status: 'failed', error: failure }, endAttempt: { status: 'failed', error: failure } });
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: failure, ...turn() }, endAttempt: { status: 'failed', error: failure } });
       this.fault('after-checkpoint', site.key);
       throw new StepFailure(failure);
     }
@@ -417,7 +507,7 @@ export class Execution {
   }
 
   /** A step whose body runs on the step queue: record the dispatch, send it, watch it. */
-  private async queuedTask(site: Site, policy: RetryPolicy): Promise<Json | undefined> {
+  private async queuedTask(call: Call, site: Site, policy: RetryPolicy): Promise<Json | undefined> {
     const { dispatchTimeoutMs } = this.rt.timings;
     const now = this.rt.clock.now();
     let step = site.recorded;
@@ -435,7 +525,7 @@ export class Execution {
     } else if (step.status === 'running') {
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
         const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
-        await this.queuedWrite({ key: site.key, from, to: { status: 'failed', error }, endAttempt: { status: 'abandoned', error } });
+        await this.queuedWrite({ key: site.key, from, to: { status: 'failed', error, turn: this.claim(call) }, endAttempt: { status: 'abandoned', error } });
         throw new StepFailure(error);
       }
       next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs }, endAttempt: { status: 'abandoned' } };
@@ -457,45 +547,59 @@ export class Execution {
     }
   }
 
-  /** Probe mode: serve what is recorded, wait on everything else. */
-  private replayOnly(site: Site): Json | undefined {
+  /** Probe mode: serve what is recorded (in its turn), wait on everything else. */
+  private async replayOnly(call: Call, site: Site): Promise<Delivery> {
     const step = site.recorded;
-    if (step?.status === 'succeeded') return step.output;
-    if (step?.status === 'failed') throw fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });
+    if (step?.turn === undefined) this.suspend(undefined);
+    if (step.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: step.output }));
+    if (step.status === 'failed') {
+      const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });
+      return this.finished(call, site, step, async () => ({ ok: false, error: step.kind === 'task' ? this.stepFailed(site, error) : error }));
+    }
     this.suspend(undefined);
   }
 
-  private async sleepStep(name: string, wakeAt: number): Promise<void> {
+  private async sleepStep(call: Call, name: string, wakeAt: number): Promise<Delivery> {
     const site = this.begin('sleep', name);
-    if (this.probeKey !== undefined) return void this.replayOnly(site);
+    if (this.probeKey !== undefined) return this.replayOnly(call, site);
     let step = site.recorded;
-    if (step?.status === 'succeeded') return;
+    if (step?.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: undefined }));
     const now = this.rt.clock.now();
     if (!step) {
       if (wakeAt <= now) {
-        await this.insert(site, { status: 'succeeded', maxAttempts: 1, wakeAt });
-        return;
+        const turn = this.claim(call);
+        await this.insert(site, { status: 'succeeded', maxAttempts: 1, wakeAt, turn });
+        return { turn, ok: true, value: undefined };
       }
       step = await this.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
     }
     if ((step.wakeAt ?? 0) > now) this.suspend(step.wakeAt);
-    await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded' } });
+    const turn = this.claim(call);
+    await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', turn } });
+    return { turn, ok: true, value: undefined };
   }
 
-  private async eventStep(eventName: string, options: WaitForEventOptions): Promise<Json> {
+  private async eventStep(call: Call, eventName: string, options: WaitForEventOptions): Promise<Delivery> {
     if (typeof eventName !== 'string' || eventName.length === 0) throw new CairnError('INVALID_INPUT', 'waitForEvent: the event name must be a non-empty string');
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of event ${JSON.stringify(eventName)}`);
     const site = this.begin('event', `event:${eventName}`);
-    if (this.probeKey !== undefined) return this.replayOnly(site) as Json;
+    if (this.probeKey !== undefined) return this.replayOnly(call, site);
     let step = site.recorded;
-    if (step?.status === 'succeeded') return step.output ?? null;
-    if (step?.status === 'failed') throw fromErrorRecord(step.error ?? { name: 'Error', message: 'event wait failed' });
+    if (step?.status === 'succeeded') {
+      const output = step.output ?? null;
+      return this.finished(call, site, step, async () => ({ ok: true, value: output }));
+    }
+    if (step?.status === 'failed') {
+      const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'event wait failed' });
+      return this.finished(call, site, step, async () => ({ ok: false, error }));
+    }
     const event = await this.rt.store.events.get(this.run.id, eventName);
     const now = this.rt.clock.now();
     if (!step) {
       if (event) {
-        await this.insert(site, { status: 'succeeded', maxAttempts: 1, output: event.payload });
-        return event.payload;
+        const turn = this.claim(call);
+        await this.insert(site, { status: 'succeeded', maxAttempts: 1, output: event.payload, turn });
+        return { turn, ok: true, value: event.payload };
       }
       const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
       if (timeoutMs !== undefined) wait.wakeAt = now + timeoutMs;
@@ -503,25 +607,33 @@ export class Execution {
     }
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (event) {
-      await this.transition({ key: site.key, from, to: { status: 'succeeded', output: event.payload, wakeAt: null } });
-      return event.payload;
+      const turn = this.claim(call);
+      await this.transition({ key: site.key, from, to: { status: 'succeeded', output: event.payload, wakeAt: null, turn } });
+      return { turn, ok: true, value: event.payload };
     }
     if (step.wakeAt !== undefined && step.wakeAt <= now) {
       const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, { data: { runId: this.run.id, event: eventName } });
-      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error) } });
-      throw error;
+      const turn = this.claim(call);
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
+      return { turn, ok: false, error };
     }
     this.suspend(step.wakeAt);
   }
 
-  private async childStep(workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions): Promise<Json | undefined> {
+  private async childStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
     const childDef = this.rt.registry.forStart(childName);
     const site = this.begin('child', options.name ?? `child:${childName}`);
-    if (this.probeKey !== undefined) return this.replayOnly(site);
+    if (this.probeKey !== undefined) return this.replayOnly(call, site);
     let step = site.recorded;
-    if (step?.status === 'succeeded') return step.output;
-    if (step?.status === 'failed') throw fromErrorRecord(step.error ?? { name: 'Error', message: 'child failed' });
+    if (step?.status === 'succeeded') {
+      const output = step.output;
+      return this.finished(call, site, step, async () => ({ ok: true, value: output }));
+    }
+    if (step?.status === 'failed') {
+      const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'child failed' });
+      return this.finished(call, site, step, async () => ({ ok: false, error }));
+    }
     const { childCheckMs } = this.rt.timings;
     if (!step) {
       const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
@@ -549,44 +661,50 @@ export class Execution {
     const child = await this.rt.store.runs.get(childId);
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (child?.status === 'completed') {
-      await this.transition({ key: site.key, from, to: child.output === undefined ? { status: 'succeeded' } : { status: 'succeeded', output: child.output } });
-      return child.output;
+      const turn = this.claim(call);
+      await this.transition({ key: site.key, from, to: child.output === undefined ? { status: 'succeeded', turn } : { status: 'succeeded', output: child.output, turn } });
+      return { turn, ok: true, value: child.output };
     }
     if (!child || child.status === 'failed' || child.status === 'cancelled') {
       const status = child?.status ?? 'deleted';
       const options: { cause?: unknown; data: Json } = { data: { runId: this.run.id, childRunId: childId, status } };
       if (child?.error) options.cause = fromErrorRecord(child.error);
       const error = new CairnError('CHILD_FAILED', `Child run ${childId} (${childName}) ${status}${child?.error ? `: ${child.error.message}` : ''}`, options);
-      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error) } });
-      throw error;
+      const turn = this.claim(call);
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
+      return { turn, ok: false, error };
     }
     this.children.add(childId);
     this.suspend(this.rt.clock.now() + childCheckMs);
   }
 
-  private async setState(key: string, value: Json): Promise<void> {
+  private async setState(call: Call, key: string, value: Json): Promise<Delivery> {
     if (typeof key !== 'string' || key.length > 1024) throw new CairnError('INVALID_INPUT', 'setState: the key must be a string of at most 1024 characters');
     const json = this.payload(value, `state ${JSON.stringify(key)}`);
+    const turn = this.claimNext(call);
     // A probe writes nothing, but later reads in its replay must see this value, as the
     // execution that scheduled the queued step did.
-    if (this.probeKey !== undefined) return void this.stateOverlay.set(key, json);
-    await this.write((fence, now) => this.rt.store.state.set(this.run.id, fence, key, json, now));
+    if (this.probeKey === undefined) await this.write((fence, now) => this.rt.store.state.set(this.run.id, fence, key, json, now));
     this.stateOverlay.set(key, json);
+    return { turn, ok: true, value: undefined };
   }
 
-  private async readState(key: string): Promise<Json | undefined> {
-    if (this.stateOverlay.has(key)) return this.stateOverlay.get(key);
+  private async readState(call: Call, key: string): Promise<Delivery> {
+    const turn = this.claimNext(call);
+    if (this.stateOverlay.has(key)) return { turn, ok: true, value: this.stateOverlay.get(key) };
     this.stateSnapshot ??= await this.rt.store.state.get(this.run.id);
-    return this.stateSnapshot[key];
+    // A write of this key may have been made while the snapshot was read.
+    return { turn, ok: true, value: this.stateOverlay.has(key) ? this.stateOverlay.get(key) : this.stateSnapshot[key] };
   }
 
-  private async recordedValue(kind: 'now' | 'random' | 'uuid', make: () => Json): Promise<Json | undefined> {
+  private async recordedValue(call: Call, kind: 'now' | 'random' | 'uuid', make: () => Json): Promise<Delivery> {
     const site = this.begin(kind, `$${kind}`);
-    if (site.recorded) return site.recorded.output;
+    const recorded = site.recorded;
+    if (recorded) return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
     if (this.probeKey !== undefined) this.suspend(undefined);
     const output = make();
-    await this.insert(site, { status: 'succeeded', maxAttempts: 1, output });
-    return output;
+    const turn = this.claim(call);
+    await this.insert(site, { status: 'succeeded', maxAttempts: 1, output, turn });
+    return { turn, ok: true, value: output };
   }
 }
-

@@ -1,0 +1,133 @@
+import type { StepRecord } from '../model/step.js';
+
+/** Outcomes that workflow code may see in one turn, and what still holds the turn back. */
+interface Batch {
+  /** Outcomes written (or being read) for this turn whose write has not completed yet. */
+  pending: number;
+  /** Recorded steps delivered in this turn whose calls have not been replayed to an outcome yet. */
+  awaitedKeys: Set<string>;
+  /** Outcomes ready to hand over, with the order their calls were made in. */
+  ready: { no: number; settle: () => void }[];
+}
+
+/**
+ * Hands primitive outcomes to workflow code turn by turn, so that concurrent branches see them in
+ * the same order on every execution of a run.
+ *
+ * Why: the key of a call is given in call order, and with concurrent branches the call order
+ * depends on the order in which earlier outcomes reached the code. That order is decided once, on
+ * the first execution, and recorded: every outcome carries the turn (1, 2, ...) it is delivered in
+ * (`StepRecord.turn`), fixed when its terminal record is written. A turn starts only when the code
+ * has gone quiet (every microtask has run) and every outcome of that turn is ready; its outcomes are
+ * then settled together, in call order. A replay delivers recorded outcomes in their recorded
+ * turns, so the code makes the same calls in the same order and every call gets its own record.
+ * Outcomes new to this execution are delivered only after every recorded turn.
+ */
+export class TurnScheduler {
+  /** The current turn: 0 while the handler's first synchronous run and its microtasks go on. */
+  turn = 0;
+  /** The highest turn the history recorded: outcomes new to this execution come after it. */
+  readonly maxRecorded: number;
+  /** True once the code went quiet after the last delivery, until the next one. */
+  drained = false;
+  private drainScheduled = false;
+  private stopped = false;
+  private readonly batches = new Map<number, Batch>();
+
+  constructor(
+    recorded: Iterable<StepRecord>,
+    /** Called when the code is quiet and no turn can start now. */
+    private readonly onQuiet: () => void,
+    /** Counts executions whose code is mid-turn, engine-wide (`Engine.turnsInProgress`). */
+    private readonly busy: { count: number } = { count: 0 },
+  ) {
+    let max = 0;
+    for (const step of recorded) {
+      if (step.turn === undefined) continue;
+      max = Math.max(max, step.turn);
+      this.batch(step.turn).awaitedKeys.add(step.key);
+    }
+    this.maxRecorded = max;
+  }
+
+  /** The turn in which an outcome recorded now will be delivered; reserve it with `expect`. */
+  nextTurn(): number {
+    return Math.max(this.turn, this.maxRecorded) + 1;
+  }
+
+  /** An outcome for `turn` is on its way: that turn waits for it (`ready` or `cancel`). */
+  expect(turn: number): void {
+    this.batch(turn).pending += 1;
+  }
+
+  /** An expected outcome will not come (its call suspended or the execution ended). */
+  cancel(turn: number): void {
+    const batch = this.batches.get(turn);
+    if (batch) batch.pending -= 1;
+    this.advance();
+  }
+
+  /**
+   * The outcome of call number `no` is ready for `turn`. `expected`: it was announced with
+   * `expect`. `key`: the recorded step it replays, which that turn waits for.
+   */
+  ready(turn: number, no: number, settle: () => void, options: { expected: boolean; key?: string }): void {
+    const batch = this.batch(turn);
+    if (options.expected) batch.pending -= 1;
+    if (options.key !== undefined) batch.awaitedKeys.delete(options.key);
+    batch.ready.push({ no, settle });
+    this.advance();
+  }
+
+  /** Starts watching for quiet after the handler was called (turn 0). */
+  begin(): void {
+    this.scheduleDrain();
+  }
+
+  /** No more deliveries (the execution ended). */
+  stop(): void {
+    this.stopped = true;
+    this.batches.clear();
+  }
+
+  /** Starts the next turn if it can, else reports quiet. */
+  advance(): void {
+    if (this.stopped || !this.drained) return;
+    const next = this.turn + 1;
+    const batch = this.batches.get(next);
+    if (batch && batch.pending === 0 && batch.awaitedKeys.size === 0 && batch.ready.length > 0) {
+      this.batches.delete(next);
+      this.turn = next;
+      this.drained = false;
+      // Settled in call order, in one synchronous pass: the continuations then run in that order.
+      for (const item of batch.ready.sort((a, b) => a.no - b.no)) item.settle();
+      this.scheduleDrain();
+      return;
+    }
+    this.onQuiet();
+  }
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    this.drained = false;
+    this.busy.count += 1;
+    // Workflow code only resumes when a turn settles its promises, so once the microtasks that a
+    // turn started have run (a macrotask later), the code is quiet until the next turn.
+    setImmediate(() => {
+      this.busy.count -= 1;
+      this.drainScheduled = false;
+      this.drained = true;
+      this.advance();
+    });
+  }
+
+  private batch(turn: number): Batch {
+    let batch = this.batches.get(turn);
+    if (!batch) {
+      batch = { pending: 0, awaitedKeys: new Set(), ready: [] };
+      this.batches.set(turn, batch);
+    }
+    return batch;
+  }
+}

@@ -1,0 +1,41 @@
+// Concurrent branches replay exactly: whatever order step bodies completed in on the first
+// execution, a replay hands every call its own recorded outcome (issue 13, finding 1).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defineWorkflow } from '@cairn/core';
+import { createFixture, turns, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
+
+describe('replay of concurrent branches', () => {
+  it('a fan-out of two-step branches whose first steps finish in reverse order returns each branch its own result after a replay', async () => {
+    const ids = ['a', 'b', 'c'];
+    const ran: string[] = [];
+    const wf = defineWorkflow('fan-out', async (ctx) => {
+      const saved = await Promise.all(
+        ids.map(async (id, i) => {
+          const fetched = await ctx.step('fetch', async () => {
+            await turns(3 * (ids.length - i)); // c finishes first, a last
+            ran.push(`fetch-${id}`);
+            return `fetched-${id}`;
+          });
+          return ctx.step('save', () => (ran.push(`save-${id}`), `saved-${fetched}`));
+        }),
+      );
+      await ctx.sleep('then', 1000);
+      const now = await Promise.all(ids.map(async (id) => (await ctx.step('tag', async () => (await turns(ids.indexOf(id) === 0 ? 6 : 1), id))) + ':' + (await ctx.now())));
+      return { saved, now: now.map((s) => s.split(':')[0]) };
+    });
+    const fx = await createFixture({ workflows: [wf] });
+    try {
+      const h = await fx.engine.startRun(wf, null);
+      await waitForIdle(fx.inner, h.id);
+      await fx.clock.advance(1000);
+      await waitForStatus(fx.inner, h.id, ['completed', 'failed']);
+      const run = await fx.inner.runs.get(h.id);
+      assert.equal(run?.status, 'completed', JSON.stringify(run?.error));
+      assert.deepEqual(run?.output, { saved: ['saved-fetched-a', 'saved-fetched-b', 'saved-fetched-c'], now: ['a', 'b', 'c'] });
+      assert.deepEqual(ran.filter((r) => r.startsWith('save')).sort(), ['save-a', 'save-b', 'save-c']);
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+});
