@@ -189,7 +189,8 @@ export async function startService(name: ServiceName, options: ServiceOptions = 
         pid: s.process.pid,
         dir: s.process.dir,
         detail: `${product}, ${s.process.dir}, started in ${fmtMs(s.startMs)}`,
-        stop: () => s.process.stop(),
+        ...(s.restart ? { halt: s.restart.halt, resume: s.restart.resume } : {}),
+        stop: () => (s.restart ? s.restart.stop() : s.process.stop()),
       };
     } catch (error) {
       if (error instanceof NotInstalledError) reasons.push(`local: ${error.message}`);

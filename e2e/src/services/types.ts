@@ -23,6 +23,14 @@ export interface RunningService {
   readonly dir?: string | undefined;
   /** Stops the server if this provider started it (no-op for `env`), and removes its temp dir. Idempotent. */
   stop(): Promise<void>;
+  /**
+   * Local PostgreSQL, MariaDB and Redis only: stops the server the way a restart does (PostgreSQL:
+   * fast shutdown, SIGINT; MariaDB: SIGTERM; Redis: `SHUTDOWN SAVE`) and waits for it to exit,
+   * keeping its port and data. Clients see the outage as they would in production.
+   */
+  halt?(): Promise<void>;
+  /** Starts a halted server again on the same port and data, and resolves once it answers. */
+  resume?(): Promise<void>;
 }
 
 /** No server could be had; tests for this backend should be skipped with `reason`. */

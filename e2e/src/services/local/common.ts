@@ -5,6 +5,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rmSync } from 'node:fs';
 import { spawnManaged, type ManagedProcess, type SpawnManagedOptions } from './process.js';
+import type { RestartableServer } from './restartable.js';
 
 /** Resolved settings that the local starters need. */
 export interface LocalContext {
@@ -26,6 +27,8 @@ export interface LocalServer {
   label: string;
   process: ManagedProcess;
   startMs: number;
+  /** Halting and restarting on the same port and data (servers started by `startOnFreePort`). */
+  restart?: RestartableServer;
 }
 
 /** Thrown when the binaries for a local server are not installed: the provider skips, it does not fail. */
@@ -179,14 +182,17 @@ export interface PortRetryOptions {
  * Spawns a server on a free port and waits until `probe` succeeds. If the server dies because the
  * port was taken in the meantime (a race with freePort), tries again on another port.
  */
-export async function startOnFreePort(o: PortRetryOptions): Promise<{ url: string; version: string; process: ManagedProcess }> {
+export async function startOnFreePort(
+  o: PortRetryOptions,
+): Promise<{ url: string; version: string; process: ManagedProcess; port: number; spawn: SpawnManagedOptions }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const proc = spawnManaged({ ...o.spawnFor(port), dir: o.dir, logFile: o.logFile });
+    const spawn: SpawnManagedOptions = { ...o.spawnFor(port), dir: o.dir, logFile: o.logFile };
+    const proc = spawnManaged(spawn);
     try {
       const ready = await waitReady(`${o.label} (pid ${proc.pid}, port ${port})`, proc, o.timeoutMs, () => o.probe(port, proc));
-      return { ...ready, process: proc };
+      return { ...ready, process: proc, port, spawn };
     } catch (error) {
       lastError = error;
       const portTaken = proc.hasExited() && /bind|already in use/i.test(proc.logTail(10));

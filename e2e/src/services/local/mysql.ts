@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { restartable } from './restartable.js';
 import {
   NotInstalledError,
   errorText,
@@ -54,6 +55,16 @@ export async function startLocalMysql(ctx: LocalContext): Promise<LocalServer> {
     }
 
     const mysql = await import('mysql2/promise');
+    const probe = async (port: number): Promise<{ url: string; version: string }> => {
+      const conn = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', connectTimeout: 2000 });
+      try {
+        const [rows] = await conn.query<Array<{ v: string } & import('mysql2').RowDataPacket>>('SELECT VERSION() AS v');
+        await conn.query(`CREATE DATABASE IF NOT EXISTS \`${LOCAL_MYSQL_DATABASE}\``);
+        return { url: `mysql://root@127.0.0.1:${port}/${LOCAL_MYSQL_DATABASE}`, version: rows[0]?.v ?? 'unknown' };
+      } finally {
+        await conn.end();
+      }
+    };
     const server = await startOnFreePort({
       label: 'MariaDB',
       dir,
@@ -78,18 +89,10 @@ export async function startLocalMysql(ctx: LocalContext): Promise<LocalServer> {
         ],
         stopSignal: 'SIGTERM',
       }),
-      probe: async (port) => {
-        const conn = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', connectTimeout: 2000 });
-        try {
-          const [rows] = await conn.query<Array<{ v: string } & import('mysql2').RowDataPacket>>('SELECT VERSION() AS v');
-          await conn.query(`CREATE DATABASE IF NOT EXISTS \`${LOCAL_MYSQL_DATABASE}\``);
-          return { url: `mysql://root@127.0.0.1:${port}/${LOCAL_MYSQL_DATABASE}`, version: rows[0]?.v ?? 'unknown' };
-        } finally {
-          await conn.end();
-        }
-      },
+      probe,
     });
-    return { ...server, product: 'MariaDB', label: `MariaDB ${server.version.split('-')[0]}`, startMs: Date.now() - started };
+    const restart = restartable(server.process, { label: 'MariaDB', port: server.port, spawn: server.spawn, timeoutMs: ctx.startTimeoutMs, probe });
+    return { ...server, product: 'MariaDB', label: `MariaDB ${server.version.split('-')[0]}`, startMs: Date.now() - started, restart };
   } catch (error) {
     removeDir(dir);
     throw error;

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { restartable } from './restartable.js';
 import {
   NotInstalledError,
   errorText,
@@ -80,6 +81,18 @@ export async function startLocalPostgres(ctx: LocalContext): Promise<LocalServer
     }
 
     const { default: pg } = await import('pg');
+    const probe = async (port: number): Promise<{ url: string; version: string }> => {
+      const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        const res = await client.query<{ server_version: string }>('SHOW server_version');
+        return { url, version: res.rows[0]?.server_version.split(' ')[0] ?? 'unknown' };
+      } finally {
+        await client.end();
+      }
+    };
     const server = await startOnFreePort({
       label: 'PostgreSQL',
       dir,
@@ -98,20 +111,10 @@ export async function startLocalPostgres(ctx: LocalContext): Promise<LocalServer
         ]),
         stopSignal: 'SIGINT', // fast shutdown
       }),
-      probe: async (port) => {
-        const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-        client.on('error', () => {});
-        await client.connect();
-        try {
-          const res = await client.query<{ server_version: string }>('SHOW server_version');
-          return { url, version: res.rows[0]?.server_version.split(' ')[0] ?? 'unknown' };
-        } finally {
-          await client.end();
-        }
-      },
+      probe,
     });
-    return { ...server, product: 'PostgreSQL', label: `PostgreSQL ${server.version}`, startMs: Date.now() - started };
+    const restart = restartable(server.process, { label: 'PostgreSQL', port: server.port, spawn: server.spawn, timeoutMs: ctx.startTimeoutMs, probe });
+    return { ...server, product: 'PostgreSQL', label: `PostgreSQL ${server.version}`, startMs: Date.now() - started, restart };
   } catch (error) {
     removeDir(dir);
     throw error;

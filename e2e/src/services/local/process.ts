@@ -29,6 +29,11 @@ export interface ManagedProcess {
   stop(timeoutMs?: number): Promise<void>;
   /** For a process that has already exited: stop watching it, but keep its temp dir (to retry in it). */
   forget(): void;
+  /**
+   * Stops the server like `stop()` (graceful signal, SIGKILL after `timeoutMs`) but keeps its temp
+   * dir, so it can be started again on the same data (see `restartable`). Resolves once it exited.
+   */
+  halt(timeoutMs?: number): Promise<void>;
 }
 
 export interface SpawnManagedOptions {
@@ -181,7 +186,13 @@ class Managed implements ManagedProcess {
     return this.stopping;
   }
 
-  private async doStop(timeoutMs: number): Promise<void> {
+  async halt(timeoutMs = 10_000): Promise<void> {
+    await this.terminate(timeoutMs);
+    live.delete(this);
+    this.killWatchdog();
+  }
+
+  private async terminate(timeoutMs: number): Promise<void> {
     // Keep the event loop alive while we wait for the exit.
     this.child.ref();
     if (!this.done) {
@@ -193,6 +204,11 @@ class Managed implements ManagedProcess {
         await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, 2000))]);
       }
     }
+    this.child.unref();
+  }
+
+  private async doStop(timeoutMs: number): Promise<void> {
+    await this.terminate(timeoutMs);
     live.delete(this);
     rmQuietly(this.dir);
     this.killWatchdog();
