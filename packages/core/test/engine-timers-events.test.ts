@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type CairnError, type Json, type WorkflowContext, defineWorkflow } from '@cairn/core';
+import { type CairnError, type Duration, type Json, type WorkflowContext, defineWorkflow } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 import { codeChain, countingStore, createFixture, rejectsWithCode, turns, until, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
@@ -82,17 +82,17 @@ describe('timers', () => {
     }
   });
 
-  it('invalid durations and times are refused with INVALID_DURATION before anything is recorded', async () => {
+  it('invalid durations and times are refused with INVALID_INPUT before anything is recorded', async () => {
     const bad: Array<[string, (ctx: WorkflowContext) => Promise<unknown>]> = [
       ['negative sleep', (ctx) => ctx.sleep('a', -1)],
-      ['unparseable sleep', (ctx) => ctx.sleep('b', 'soon')],
+      ['unparseable sleep', (ctx) => ctx.sleep('b', 'soon' as Duration)],
       ['NaN sleep', (ctx) => ctx.sleep('c', Number.NaN)],
       ['infinite sleep', (ctx) => ctx.sleep('d', Number.POSITIVE_INFINITY)],
       ['NaN sleepUntil', (ctx) => ctx.sleepUntil('e', Number.NaN)],
       ['invalid Date', (ctx) => ctx.sleepUntil('f', new Date('nope'))],
       ['string sleepUntil', (ctx) => ctx.sleepUntil('g', 'tomorrow' as unknown as number)],
       ['negative event timeout', (ctx) => ctx.waitForEvent('h', { timeout: '-5s' })],
-      ['bad step timeout', (ctx) => ctx.step('i', () => 1, { timeout: 'abc' })],
+      ['bad step timeout', (ctx) => ctx.step('i', () => 1, { timeout: 'abc' as Duration })],
       ['bad backoff delay', (ctx) => ctx.step('j', () => 1, { retries: 1, backoff: { type: 'fixed', delay: -1 } })],
     ];
     const codes: string[] = [];
@@ -113,14 +113,14 @@ describe('timers', () => {
       assert.equal(await h.result(), 'ok');
       assert.deepEqual(
         codes,
-        bad.map(([label]) => `${label}: INVALID_DURATION`),
+        bad.map(([label]) => `${label}: INVALID_INPUT`),
       );
       assert.deepEqual(
         (await fx.inner.steps.load(h.id)).map((s) => [s.key, s.seq]),
         [['ok', 0]],
       );
-      await rejectsWithCode(fx.engine.result(h.id, { timeout: 'abc' }), 'INVALID_DURATION');
-      await rejectsWithCode(fx.engine.result(h.id, { timeout: -1 }), 'INVALID_DURATION');
+      await rejectsWithCode(fx.engine.result(h.id, { timeout: 'abc' as Duration }), 'INVALID_INPUT');
+      await rejectsWithCode(fx.engine.result(h.id, { timeout: -1 }), 'INVALID_INPUT');
     } finally {
       await fx.engine.stop();
     }

@@ -507,7 +507,7 @@ describe('createLocalQueue', () => {
       CairnError.is(err, 'INVALID_INPUT'),
     );
     await assert.rejects(queue.work('', handler), (err) => CairnError.is(err, 'INVALID_INPUT'));
-    await assert.rejects(queue.send('q', 1, { delayMs: -1 }), (err) => CairnError.is(err, 'INVALID_DURATION'));
+    await assert.rejects(queue.send('q', 1, { delayMs: -1 }), (err) => CairnError.is(err, 'INVALID_INPUT'));
     await assert.rejects(queue.send('q', 1, { priority: Number.NaN }), (err) => CairnError.is(err, 'INVALID_INPUT'));
     await assert.rejects(queue.send('q', 1, { group: { id: '' } }), (err) => CairnError.is(err, 'INVALID_INPUT'));
     await queue.close();

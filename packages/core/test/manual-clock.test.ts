@@ -106,9 +106,9 @@ describe('ManualClock', () => {
     await clock.sleep(0);
     await clock.sleep(-5);
     assert.equal(clock.now(), 0);
-    await assert.rejects(clock.sleep(Number.NaN), (err) => CairnError.is(err, 'INVALID_DURATION'));
-    await assert.rejects(clock.advance(-1), (err) => CairnError.is(err, 'INVALID_DURATION'));
-    await assert.rejects(clock.advance(Infinity), (err) => CairnError.is(err, 'INVALID_DURATION'));
+    await assert.rejects(clock.sleep(Number.NaN), (err) => CairnError.is(err, 'INVALID_INPUT'));
+    await assert.rejects(clock.advance(-1), (err) => CairnError.is(err, 'INVALID_INPUT'));
+    await assert.rejects(clock.advance(Infinity), (err) => CairnError.is(err, 'INVALID_INPUT'));
   });
 
   it('adds up un-awaited advances instead of interleaving them', async () => {

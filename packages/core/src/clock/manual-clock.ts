@@ -34,7 +34,7 @@ function settle(): Promise<void> {
 
 function checkDuration(ms: number, what: string): void {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-    throw new CairnError('INVALID_DURATION', `${what} must be a finite, non-negative number of milliseconds, got ${String(ms)}`);
+    throw new CairnError('INVALID_INPUT', `${what} must be a finite, non-negative number of milliseconds, got ${String(ms)}`, { data: { what, value: String(ms) } });
   }
 }
 
@@ -76,14 +76,15 @@ export class ManualClock implements Clock {
    * Resolves once the clock has been moved `ms` milliseconds past the current time; rejects with
    * `signal.reason` as soon as `signal` aborts (at once when it already has), and the sleeper is then
    * no longer pending. A duration of 0 (or less) resolves on the next microtask without waiting for
-   * an advance, like a timer that is already due; `Infinity` never fires. `NaN` is refused with
-   * `CairnError('INVALID_DURATION')`.
+   * an advance, like a timer that is already due; `Infinity` never fires. Any finite duration is
+   * held exactly, however long (there is no real timer behind it, so no 2^31-1 ms limit). `NaN` is
+   * refused with `CairnError('INVALID_INPUT')`.
    */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       if (typeof ms !== 'number' || Number.isNaN(ms)) {
-        return reject(new CairnError('INVALID_DURATION', `sleep duration must be a number of milliseconds, got ${String(ms)}`));
+        return reject(new CairnError('INVALID_INPUT', `sleep duration must be a number of milliseconds, got ${String(ms)}`, { data: { what: 'sleep duration', value: String(ms) } }));
       }
       // Already due: code such as `sleep(wakeAt - now())` must not hang waiting for a test to
       // advance a clock that has nothing left to wait for.
@@ -119,7 +120,7 @@ export class ManualClock implements Clock {
    * including ones armed by woken code while advancing — in deadline order, with a full event-loop
    * turn after each so woken code runs before later timers fire. Resolves once the clock reads the
    * starting time plus `ms` and nothing else in the window is due. Throws
-   * `CairnError('INVALID_DURATION')` for a negative or non-finite duration.
+   * `CairnError('INVALID_INPUT')` for a negative or non-finite duration.
    */
   async advance(ms: number): Promise<void> {
     checkDuration(ms, 'advance duration');

@@ -1,20 +1,11 @@
 import type { Clock } from './clock.js';
+import { sleepInSlices } from './timer-slices.js';
 
-/** Wall-clock time. */
+/**
+ * Wall-clock time. `sleep` honours any duration in full, also beyond the 2^31-1 ms (24.8 days) a
+ * single Node.js timer holds: it waits in slices (`sleepInSlices`).
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep(ms, signal) {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  },
+  sleep: (ms, signal) => sleepInSlices(ms, signal),
 };

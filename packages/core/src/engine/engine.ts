@@ -21,6 +21,7 @@ import { ResultWaiter } from './result-waiter.js';
 import { uuidv7 } from './uuid.js';
 import { WorkflowRegistry } from './workflow-registry.js';
 import { type Duration, toMilliseconds } from './duration.js';
+import { checkEngineDurations } from './engine-durations.js';
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -178,6 +179,7 @@ const consoleLogger: EngineLogger = {
 /** Builds an engine over a store and a queue. Nothing runs until `start()`. */
 export function createEngine(options: EngineOptions): Engine {
   if (!options?.store) throw new CairnError('INVALID_INPUT', 'createEngine: a store is required');
+  checkEngineDurations(options);
   const registry = new WorkflowRegistry(options.workflows ?? []);
   const strategy = options.queueStrategy ?? 'per-workflow';
   if (strategy !== 'per-workflow' && strategy !== 'shared-groups') throw new CairnError('INVALID_INPUT', `Unknown queueStrategy ${JSON.stringify(strategy)}`);

@@ -6,7 +6,7 @@ import type { RunRecord } from '../model/run.js';
 import type { NewStep, StepKind, StepRecord, StepTransition } from '../model/step.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
 import type { WorkflowDefinition } from './define-workflow.js';
-import { toMilliseconds } from './duration.js';
+import { checkWakeTime, toMilliseconds } from './duration.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import type { FaultPoint } from './fault-point.js';
 import { type RetryPolicy, resolveRetryPolicy } from './retry-policy.js';
@@ -179,13 +179,7 @@ export class Execution {
           return this.sleepStep(call, name, this.rt.clock.now() + ms);
         }),
       sleepUntil: (name, until) =>
-        this.guard((call) => {
-          const at = until instanceof Date ? until.getTime() : until;
-          if (typeof at !== 'number' || !Number.isFinite(at)) {
-            throw new CairnError('INVALID_DURATION', `sleepUntil ${JSON.stringify(name)}: not a valid time`);
-          }
-          return this.sleepStep(call, name, at);
-        }),
+        this.guard((call) => this.sleepStep(call, name, checkWakeTime(until, this.rt.clock.now(), `sleepUntil ${JSON.stringify(name)}`))),
       waitForEvent: (eventName, options) => this.guard((call) => this.eventStep(call, eventName, options ?? {})) as Promise<any>,
       child: (workflow, input, options) => this.guard((call) => this.childStep(call, workflow, input, options ?? {})) as Promise<any>,
       setState: (key, value) => this.guard((call) => this.setState(call, key, value)),

@@ -1,9 +1,10 @@
+import { checkMilliseconds } from '../engine/duration.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { GroupConcurrency, JobGroup, SendOptions, WorkOptions } from './queue.js';
 
 /** `SendOptions` after validation: defaults filled in, the group copied. */
 export interface CheckedSendOptions {
-  /** Milliseconds, finite and ≥ 0 (default 0). */
+  /** Whole milliseconds (rounded up), from 0 up to `MAX_DURATION_MS` (default 0). */
   delayMs: number;
   /** A finite number (default 0); an adapter may narrow the range its broker stores. */
   priority: number;
@@ -22,14 +23,12 @@ export interface CheckedWorkOptions {
 
 /**
  * Validates the options of one `Queue.send` the way every Cairn queue does, before anything is
- * sent: `INVALID_DURATION` for a negative or non-finite delay, `INVALID_INPUT` naming the field for
- * any other bad value. For queue adapter authors; an adapter adds its broker's own limits.
+ * sent: `INVALID_INPUT` naming the field for any bad value, including a delay that is negative,
+ * not finite or longer than `MAX_DURATION_MS` (100 years). For queue adapter authors; an adapter
+ * adds its broker's own limits.
  */
 export function checkSendOptions(options: SendOptions): CheckedSendOptions {
-  const delayMs = options.delayMs ?? 0;
-  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
-    throw new CairnError('INVALID_DURATION', `delayMs must be a finite number ≥ 0, got ${String(delayMs)}`);
-  }
+  const delayMs = checkMilliseconds(options.delayMs ?? 0, 'delayMs');
   const priority = options.priority ?? 0;
   if (typeof priority !== 'number' || !Number.isFinite(priority)) {
     throw new CairnError('INVALID_INPUT', `priority must be a finite number, got ${String(priority)}`);
