@@ -96,6 +96,40 @@ export const replayGroup: CaseGroup = caseGroup('engine.replay', 'engine: replay
     ]);
   }),
 
+  conformanceCase('a fan-out of two-step branches whose first steps finish in reverse order: after a replay each branch gets its own results, each body ran once', async (env) => {
+    const ids = ['a', 'b', 'c'];
+    const ran: string[] = [];
+    // Real macrotask turns inside the bodies: c's fetch finishes first and a's last.
+    const turns = async (n: number) => {
+      for (let i = 0; i < n; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    };
+    const wf = defineWorkflow('replay-fan-out', async (ctx) => {
+      const saved = await Promise.all(
+        ids.map(async (id, i) => {
+          const fetched = await ctx.step('fetch', async () => {
+            await turns(4 * (ids.length - i));
+            ran.push(`fetch-${id}`);
+            return `fetched-${id}`;
+          });
+          const at = await ctx.now();
+          return [await ctx.step('save', () => (ran.push(`save-${id}`), `saved-${fetched}`)), typeof at] as const;
+        }),
+      );
+      await ctx.sleep('then', '1m'); // the rest is a replay
+      const tagged = await Promise.all(ids.map(async (id, i) => `${await ctx.step('tag', async () => (await turns(i === 0 ? 8 : 1), id))}/${await ctx.step('tag-again', () => id)}`));
+      return { saved: saved.map(([value]) => value), tagged };
+    });
+    const w = await engineWorld(env, [wf]);
+    const handle = await w.engine.startRun(wf, null);
+    const run = await w.runToEnd(handle.id);
+    assert.equal(run.status, 'completed', JSON.stringify(run.error));
+    assert.deepEqual(run.output, { saved: ['saved-fetched-a', 'saved-fetched-b', 'saved-fetched-c'], tagged: ['a/a', 'b/b', 'c/c'] });
+    assert.deepEqual([...ran].sort(), ['fetch-a', 'fetch-b', 'fetch-c', 'save-a', 'save-b', 'save-c']);
+    const steps = await w.raw.steps.load(handle.id);
+    // Every outcome was handed over in a recorded turn.
+    assert.deepEqual(steps.filter((s) => s.turn === undefined).map((s) => s.key), []);
+  }),
+
   conformanceCase('changed code under the same version fails with NON_DETERMINISM, not a wrong value', async (env) => {
     const original = defineWorkflow('replay-changed', async (ctx) => {
       const a = await ctx.step('a', () => 'recorded');
