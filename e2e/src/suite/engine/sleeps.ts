@@ -1,10 +1,26 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow } from '@cairn/core';
+import { type Duration, type WorkflowContext, defineWorkflow } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { engineWorld } from './engine-world.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const YEAR = 365.25 * DAY;
+
+// Values no store can hold, or that are not durations at all: each must be refused at the call.
+const BAD_WAITS: ReadonlyArray<[label: string, call: (ctx: WorkflowContext) => Promise<unknown>, named: string]> = [
+  ['sleep 1e20', (ctx) => ctx.sleep('x', 1e20), '100000000000000000000'],
+  ['sleep -1', (ctx) => ctx.sleep('x', -1), '-1'],
+  ['sleep NaN', (ctx) => ctx.sleep('x', Number.NaN), 'NaN'],
+  ["sleep '10 minutes'", (ctx) => ctx.sleep('x', '10 minutes' as Duration), '"10 minutes"'],
+  ["sleep ''", (ctx) => ctx.sleep('x', '' as Duration), '""'],
+  ['sleep 100 years and 1 ms', (ctx) => ctx.sleep('x', 100 * YEAR + 1), String(100 * YEAR + 1)],
+  ['sleepUntil 1e20', (ctx) => ctx.sleepUntil('x', 1e20), '100000000000000000000'],
+  ['step timeout 1e20', (ctx) => ctx.step('s', () => 1, { timeout: 1e20 }), '100000000000000000000'],
+  ['event timeout 1e20', (ctx) => ctx.waitForEvent('e', { timeout: 1e20 }), '100000000000000000000'],
+  ['backoff delay 1e20', (ctx) => ctx.step('s', () => 1, { retries: 1, backoff: { type: 'fixed', delay: 1e20 } }), '100000000000000000000'],
+];
 
 /** Engine scenarios: durable timers. */
 export const sleepsGroup: CaseGroup = caseGroup('engine.sleeps', 'engine: sleeps', [
@@ -75,5 +91,70 @@ export const sleepsGroup: CaseGroup = caseGroup('engine.sleeps', 'engine: sleeps
     assert.equal(run?.status, 'waiting');
     assert.equal(run?.wakeAt, env.t0 + HOUR, 'the timer is not restarted');
     assert.equal((await w.runToEnd(handle.id)).output, 'done');
+  }),
+
+  ...(
+    [
+      ['30 days', '30d', 30 * DAY],
+      ['100 years', '36525d', 100 * YEAR],
+    ] as const
+  ).map(([label, duration, ms]) =>
+    conformanceCase(`a ${label} sleep suspends the run once and wakes it once`, async (env) => {
+      let after = 0;
+      const wf = defineWorkflow('sleep-long', async (ctx) => {
+        await ctx.sleep('long', duration);
+        after += 1;
+        return 'awake';
+      });
+      // Recovery passes every 10 years: the sleep must end by its own delayed job, not a sweep.
+      const w = await engineWorld(env, [wf], { recoveryIntervalMs: 10 * YEAR });
+      const handle = await w.engine.startRun(wf, null);
+      await w.runUntil('the run sleeps', async () => (await w.raw.runs.get(handle.id))?.status === 'waiting');
+      const [sleep] = await w.raw.steps.load(handle.id);
+      assert.deepEqual([sleep?.status, sleep?.wakeAt, (await w.raw.runs.get(handle.id))?.wakeAt], ['waiting', env.t0 + ms, env.t0 + ms]);
+      await w.clock.advance(ms - 1);
+      await w.settle();
+      assert.equal((await w.raw.runs.get(handle.id))?.status, 'waiting', 'not woken a millisecond early');
+      assert.equal(after, 0);
+      assert.equal(w.store.count('runs.claim', handle.id), 1, 'claimed once to fall asleep, then left alone');
+      await w.clock.advance(1);
+      const run = await w.runToEnd(handle.id, { maxTimers: 10 });
+      assert.equal(run.output, 'awake');
+      assert.equal(after, 1);
+      assert.equal(w.store.count('runs.claim', handle.id), 2, 'one claim to fall asleep, one to wake');
+    }),
+  ),
+
+  conformanceCase("a queued step with timeout '30d' keeps its 30-day deadline and succeeds", async (env) => {
+    const wf = defineWorkflow('long-step-timeout', async (ctx) => ctx.step('work', () => 'done', { queued: true, timeout: '30d' }));
+    const w = await engineWorld(env, [wf]);
+    const handle = await w.engine.startRun(wf, null);
+    const run = await w.runToEnd(handle.id);
+    assert.equal(run.output, 'done');
+    const [attempt] = await w.engine.history(handle.id);
+    assert.equal(attempt?.status, 'succeeded');
+  }),
+
+  conformanceCase('waits no store can hold, or that are not durations, fail the run with INVALID_INPUT at the call (never left running)', async (env) => {
+    const workflows = BAD_WAITS.map(([label, call], i) =>
+      defineWorkflow(`bad-wait-${i}`, async (ctx) => {
+        await call(ctx);
+        return `${label}: accepted`;
+      }),
+    );
+    const w = await engineWorld(env, workflows);
+    const outcomes: string[] = [];
+    for (const [i, wf] of workflows.entries()) {
+      const handle = await w.engine.startRun(wf, null);
+      const run = await w.runToEnd(handle.id, { maxTimers: 20 });
+      const [label, , value] = BAD_WAITS[i]!;
+      const named = run.error?.message.includes(value) ?? false;
+      outcomes.push(`${label}: ${run.status} ${run.error?.code ?? ''}${named ? '' : ` (value not named: ${run.error?.message})`}`);
+      assert.deepEqual(await w.raw.steps.load(handle.id), [], `${label}: nothing recorded`);
+    }
+    assert.deepEqual(
+      outcomes,
+      BAD_WAITS.map(([label]) => `${label}: failed INVALID_INPUT`),
+    );
   }),
 ]);
