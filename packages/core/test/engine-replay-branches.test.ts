@@ -38,4 +38,51 @@ describe('replay of concurrent branches', () => {
       await fx.engine.stop();
     }
   });
+
+  it('a call made after awaiting a timer while another branch is in flight fails with NON_DETERMINISM and records nothing for it', async () => {
+    const wf = defineWorkflow('stray', async (ctx) => {
+      const slow = ctx.step('slow', async () => {
+        await new Promise<void>((resolve) => setTimeout(resolve, 200)); // still running when the timer below fires
+        return 1;
+      });
+      const stray = (async () => {
+        await new Promise<void>((resolve) => setTimeout(resolve, 5)); // not a primitive
+        return ctx.step('after-timer', () => 2);
+      })();
+      return Promise.all([slow, stray]);
+    });
+    const fx = await createFixture({ workflows: [wf] });
+    try {
+      const h = await fx.engine.startRun(wf, null);
+      const run = await waitForStatus(fx.inner, h.id, ['completed', 'failed']);
+      assert.equal(run.status, 'failed');
+      assert.equal(run.error?.code, 'NON_DETERMINISM');
+      assert.match(run.error?.message ?? '', /Move that asynchronous work into a ctx\.step/);
+      assert.deepEqual((await fx.inner.steps.load(h.id)).map((s) => s.key), ['slow']);
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
+  it('sequential code may await a timer between primitives (nothing else is in flight), and replays', async () => {
+    const wf = defineWorkflow('stray-sequential', async (ctx) => {
+      const a = await ctx.step('a', () => 1);
+      await new Promise<void>((resolve) => setTimeout(resolve, 2));
+      const b = await ctx.step('b', () => 2);
+      await ctx.sleep('nap', 1000);
+      await new Promise<void>((resolve) => setTimeout(resolve, 2));
+      return a + b + (await ctx.step('c', () => 3));
+    });
+    const fx = await createFixture({ workflows: [wf] });
+    try {
+      const h = await fx.engine.startRun(wf, null);
+      await waitForIdle(fx.inner, h.id);
+      await fx.clock.advance(1000);
+      const run = await waitForStatus(fx.inner, h.id, ['completed', 'failed']);
+      assert.equal(run.status, 'completed', JSON.stringify(run.error));
+      assert.equal(run.output, 6);
+    } finally {
+      await fx.engine.stop();
+    }
+  });
 });
