@@ -16,20 +16,21 @@ import { median, nowMs } from '../stats.js';
 const STEPS = 200;
 const REPS = 7;
 
+// The argument lists of the routines as cairn_0003_step_turn creates them (`p_turn` after `p_child_run_id`).
 const INSERT = `select * from "cairn_step_insert"($1::text, $2::bigint, $3::text, $4::text, $5::text, $6::text, $7::integer,
-  $8::text, $9::integer, $10::smallint, $11::text, $12::text, $13::bigint, $14::text, $15::text, $16::bigint, $17::smallint)`;
+  $8::text, $9::integer, $10::smallint, $11::text, $12::text, $13::bigint, $14::text, $15::bigint, $16::text, $17::bigint, $18::smallint)`;
 const FINISH = `select * from "cairn_step_transition"($1::text, $2::bigint, $3::text, $4::text, $5::integer, $6::text,
-  $7::integer, $8::smallint, $9::text, $10::smallint, $11::text, $12::smallint, $13::bigint, $14::text, $15::bigint, $16::text,
-  $17::smallint, $18::text, $19::smallint, $20::text, $21::smallint, $22::text)`;
+  $7::integer, $8::smallint, $9::text, $10::smallint, $11::text, $12::smallint, $13::bigint, $14::text, $15::bigint, $16::bigint,
+  $17::text, $18::smallint, $19::text, $20::smallint, $21::text, $22::smallint, $23::text)`;
 // Both routines in one function call, hence one transaction and one durable commit.
 const COMBINED_FN = `create function bench_finish_and_start(p_run text, p_prev text, p_next text, p_seq int, p_fence bigint, p_now bigint)
   returns void language plpgsql as $$
   begin
     perform * from cairn_step_transition(p_run, p_fence, p_prev, 'running'::text, 1, 'succeeded'::text, null::int,
-      1::smallint, 'null'::text, 0::smallint, null::text, 0::smallint, null::bigint, null::text, p_now, 'succeeded'::text,
+      1::smallint, 'null'::text, 0::smallint, null::text, 0::smallint, null::bigint, null::text, null::bigint, p_now, 'succeeded'::text,
       0::smallint, null::text, 0::smallint, null::text, 0::smallint, null::text);
     perform * from cairn_step_insert(p_run, p_fence, p_next, p_next, 'n'::text, 'task'::text, p_seq, 'running'::text, 1,
-      0::smallint, null::text, null::text, null::bigint, null::text, 'w'::text, p_now, 0::smallint);
+      0::smallint, null::text, null::text, null::bigint, null::text, null::bigint, 'w'::text, p_now, 0::smallint);
   end $$`;
 
 const server = await startDurablePostgres((line) => process.stderr.write(`${line}\n`));
@@ -49,9 +50,9 @@ try {
     return { id, fence: (await store.runs.claim(id, 'w', 3_600_000, now))!.fence };
   };
   const start = (run: { id: string; fence: number }, key: string, seq: number, async: 0 | 1) =>
-    client.query({ name: 'start', text: INSERT, values: [run.id, run.fence, key, key, 'n', 'task', seq, 'running', 1, 0, null, null, null, null, 'w', now, async] });
+    client.query({ name: 'start', text: INSERT, values: [run.id, run.fence, key, key, 'n', 'task', seq, 'running', 1, 0, null, null, null, null, null, 'w', now, async] });
   const finish = (run: { id: string; fence: number }, key: string) =>
-    client.query({ name: 'finish', text: FINISH, values: [run.id, run.fence, key, 'running', 1, 'succeeded', null, 1, 'null', 0, null, 0, null, null, now, 'succeeded', 0, null, 0, null, 0, null] });
+    client.query({ name: 'finish', text: FINISH, values: [run.id, run.fence, key, 'running', 1, 'succeeded', null, 1, 'null', 0, null, 0, null, null, null, now, 'succeeded', 0, null, 0, null, 0, null] });
   const samples: Record<string, number[]> = {};
   const timed = async (name: string, fn: () => Promise<void>) => {
     const t0 = nowMs();

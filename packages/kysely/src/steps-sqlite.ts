@@ -5,6 +5,7 @@ import { checkWritable, first, type StoreContext } from './context.js';
 import { stepInsertArgs, stepTransitionArgs } from './routines/routine-args.js';
 import { SQLITE_ATTEMPT_COLUMNS } from './routines/sqlite-triggers.js';
 import { CAIRN_MIGRATION_NAMES } from './schema/migrations.js';
+import { isMissingTurnColumn, missingTurnColumn } from './schema/missing-turn-column.js';
 import { STEP_COLUMNS, TERMINAL, type StepRow } from './schema/tables.js';
 import { stepConflict, stepIdentity, type StepIdentity } from './steps-shared.js';
 
@@ -32,7 +33,7 @@ function statements(ctx: StoreContext): { insert: string; transition: string } {
           output_json = case when ? = 1 then ? else output_json end,
           error_json = case when ? = 1 then ? else error_json end,
           wake_at = case ? when 1 then ? when 2 then null else wake_at end,
-          child_run_id = coalesce(?, child_run_id), updated_at = ?,
+          child_run_id = coalesce(?, child_run_id), turn = coalesce(?, turn), updated_at = ?,
           end_status = ?, end_output_json = ?, end_error_json = ?, start_worker = ?
         where run_id = ? and key_hash = ? and attempt = ? and instr(',' || ? || ',', ',' || status || ',') > 0
           and exists (select 1 from ${runs} r where ${RUN_WRITABLE})
@@ -59,9 +60,11 @@ async function execute(ctx: StoreContext, text: string, parameters: unknown[]): 
   } catch (error) {
     const message = error instanceof Error ? error.message : '';
     // "no such column: x" (UPDATE) or "table t has no column named x" (INSERT).
-    if (SQLITE_ATTEMPT_COLUMNS.some((column) => message.includes(`no such column: ${column}`) || message.includes(`no column named ${column}`))) {
+    const lacks = (column: string) => message.includes(`no such column: ${column}`) || message.includes(`no column named ${column}`);
+    if (SQLITE_ATTEMPT_COLUMNS.some(lacks)) {
       throw new CairnError('STORE_ERROR', `The step tables lack the columns of ${CAIRN_MIGRATION_NAMES[1]}: run Cairn's migrations (migrateToLatest(db), or cairnMigrations() in your Migrator)`, { cause: error });
     }
+    if (isMissingTurnColumn(error)) throw missingTurnColumn(error);
     throw error;
   }
 }
@@ -75,7 +78,7 @@ export async function insertStepSqlite(ctx: StoreContext, runId: string, fence: 
   const id = stepIdentity(runId, step.key);
   const a = stepInsertArgs(id, fence, step, now, false);
   const values = [a.p_run_id, a.p_key_hash, a.p_step_key, a.p_name, a.p_kind, a.p_seq, a.p_status, 1, a.p_max_attempts, a.p_queued,
-    a.p_output, a.p_error, a.p_wake_at, a.p_child_run_id, now, now, a.p_worker];
+    a.p_output, a.p_error, a.p_wake_at, a.p_child_run_id, now, now, a.p_turn, a.p_worker];
   const inserted = await execute(ctx, statements(ctx).insert, [...values, id.runId, fence, fence]);
   if (inserted !== undefined) return { step: toStepRecord(inserted), created: true };
   const row = await readRunAndStep(ctx, id);
@@ -89,7 +92,7 @@ export async function transitionStepSqlite(ctx: StoreContext, runId: string, fen
   const id = stepIdentity(runId, tr.key);
   const a = stepTransitionArgs(id, fence, tr, now);
   const updated = await execute(ctx, statements(ctx).transition, [
-    a.p_to_status, a.p_to_attempt, a.p_set_output, a.p_output, a.p_set_error, a.p_error, a.p_wake, a.p_wake_at, a.p_child_run_id, now,
+    a.p_to_status, a.p_to_attempt, a.p_set_output, a.p_output, a.p_set_error, a.p_error, a.p_wake, a.p_wake_at, a.p_child_run_id, a.p_turn, now,
     a.p_end_status, a.p_end_output, a.p_end_error, a.p_start_worker,
     id.runId, id.keyHash, tr.from.attempt, a.p_from_statuses, id.runId, fence, fence,
   ]);

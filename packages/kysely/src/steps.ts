@@ -3,6 +3,7 @@ import type { Fence, NewStep, StepRecord, StepTransition } from '@cairn/core';
 import { toStepRecord } from './codec/rows.js';
 import { encodeText } from './codec/text.js';
 import { guard, rows, type StoreContext } from './context.js';
+import { isMissingTurnColumn, missingTurnColumn } from './schema/missing-turn-column.js';
 import { STEP_COLUMNS, type StepRow } from './schema/tables.js';
 
 // The step's own columns only (SQLite's rows also carry the columns its triggers read).
@@ -10,12 +11,20 @@ const STEP_LIST = sql.raw(STEP_COLUMNS.join(', '));
 import { insertStepRoutine, transitionStepRoutine } from './steps-routines.js';
 import { insertStepSqlite, transitionStepSqlite } from './steps-sqlite.js';
 
-/** `steps.load`: one indexed read of every step of the run, ordered by seq. */
+/**
+ * `steps.load`: one indexed read of every step of the run, ordered by seq. On a database without
+ * `cairn_0003_step_turn` it fails with a `STORE_ERROR` that says to run the migrations.
+ */
 export function loadSteps(ctx: StoreContext) {
   return (runId: string) =>
     guard('steps.load', async (): Promise<StepRecord[]> => {
-      const found = await rows(ctx.db, sql<StepRow>`select ${STEP_LIST} from ${ctx.t.steps} where run_id = ${encodeText(runId)} order by seq`);
-      return found.map(toStepRecord);
+      try {
+        const found = await rows(ctx.db, sql<StepRow>`select ${STEP_LIST} from ${ctx.t.steps} where run_id = ${encodeText(runId)} order by seq`);
+        return found.map(toStepRecord);
+      } catch (error) {
+        if (isMissingTurnColumn(error)) throw missingTurnColumn(error);
+        throw error;
+      }
     });
 }
 

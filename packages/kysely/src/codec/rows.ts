@@ -70,6 +70,8 @@ export function toStepRecord(row: StepRow): StepRecord {
   const wakeAt = toOptionalNumber(row.wake_at);
   if (wakeAt !== undefined) step.wakeAt = wakeAt;
   if (row.child_run_id !== null) step.childRunId = text(row.child_run_id);
+  const turn = toOptionalNumber(row.turn);
+  if (turn !== undefined) step.turn = turn;
   return step;
 }
 

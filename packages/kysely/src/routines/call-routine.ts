@@ -11,7 +11,8 @@ import { postgresParamTypes } from './postgres-routines.js';
  * `select * from fn(...)` on PostgreSQL, `call proc(...)` on MySQL/MariaDB (mysql2 returns a
  * CALL's result sets followed by its status packet; the first set is the routine's). A routine is
  * one transaction, so a deadlock victim was rolled back whole and is run again. A routine missing
- * from the database is a `STORE_ERROR` that says to run the migrations.
+ * from the database, or one older than the store (another argument list), is a `STORE_ERROR` that
+ * says to run the migrations.
  */
 export async function callRoutine<Row>(ctx: StoreContext, name: string, params: readonly RoutineParam[], args: (string | number | null)[]): Promise<Row | undefined> {
   const query = CompiledQuery.raw(callText(ctx.dialect.name, name, params), args);
@@ -21,16 +22,23 @@ export async function callRoutine<Row>(ctx: StoreContext, name: string, params: 
     return set[0] as Row | undefined;
   } catch (error) {
     if (isMissingRoutine(error)) {
-      throw new CairnError('STORE_ERROR', `The stored routine ${name} does not exist: run Cairn's migrations (migrateToLatest(db), or cairnMigrations() in your Migrator), which create it in ${CAIRN_MIGRATION_NAMES[1]}`, { cause: error });
+      throw new CairnError(
+        'STORE_ERROR',
+        `The stored routine ${name} does not exist or is older than this store: run Cairn's migrations (migrateToLatest(db), or cairnMigrations() in your Migrator), which create it in ${CAIRN_MIGRATION_NAMES[1]} (the step routines are replaced by ${CAIRN_MIGRATION_NAMES[2]})`,
+        { cause: error },
+      );
     }
     throw error;
   }
 }
 
-/** PostgreSQL undefined_function, MySQL ER_SP_DOES_NOT_EXIST. */
+/**
+ * PostgreSQL undefined_function (also what a call with the arguments of another version gets),
+ * MySQL ER_SP_DOES_NOT_EXIST and ER_SP_WRONG_NO_OF_ARGS (a procedure of another version).
+ */
 function isMissingRoutine(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown } | null;
-  return e?.code === '42883' || e?.errno === 1305;
+  return e?.code === '42883' || e?.errno === 1305 || e?.errno === 1318;
 }
 
 // The text of each call is fixed per dialect and routine: built once, sent as a compiled query,

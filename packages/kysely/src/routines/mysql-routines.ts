@@ -1,7 +1,7 @@
 import type { ColumnKind } from '../schema/column-types.js';
-import { STEP_COLUMNS, type TableNames } from '../schema/tables.js';
+import { STEP_COLUMNS, STEP_COLUMNS_0001, type TableNames } from '../schema/tables.js';
 import { mysqlRunRoutines } from './mysql-run-routines.js';
-import { STATE_SET_PARAMS, STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
+import { STATE_SET_PARAMS, routineNames, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
 
 /**
  * Parameter types. Text parameters carry the tables' own character set and collation: a routine
@@ -71,33 +71,35 @@ export const TERMINAL = `('completed', 'failed', 'cancelled')`;
  * exist yet, so concurrent inserts of different runs take no gap locks and cannot deadlock on
  * them. Each returns one result set: `r_fence`, `r_status` (NULL when the run does not exist),
  * `done` (1 when the write happened) and the step's columns.
+ *
+ * `version` picks the procedures of one migration (see `StepRoutineVersion`): `'0003'` also
+ * stores `turn` (inserted as given, set by a transition when `p_turn` is not NULL). Created after
+ * `dropMysqlStepRoutines` (MySQL has no `create or replace procedure`).
  */
-export function mysqlRoutines(names: TableNames, collation: string): string[] {
+export function mysqlStepRoutines(names: TableNames, collation: string, version: StepRoutineVersion): string[] {
   const r = routineNames(names.prefix);
+  const shape = stepRoutineShape(version);
   const q = (id: string) => `\`${id}\``;
   const steps = q(names.steps);
-  const runs = q(names.runs);
   const attempts = q(names.attempts);
-  const head = `declare v_fence bigint default null;
-  declare v_status varchar(16) default null;
-  ${BEGIN_TRANSACTION}
-  select fence, status into v_fence, v_status from ${runs} where id = p_run_id for update;`;
-  const writable = `v_fence is not null and (p_fence is null or v_fence = p_fence) and v_status not in ${TERMINAL}`;
+  const { head, writable } = runLock(names);
+  const columns = shape.turn ? STEP_COLUMNS : STEP_COLUMNS_0001;
+  const setTurn = shape.turn ? `\n          turn = coalesce(p_turn, turn),` : '';
   const result = `select v_fence as r_fence, v_status as r_status, v_done as done, s.*
     from (select 1 as one) x left join ${steps} s on s.run_id = p_run_id and s.key_hash = p_key_hash;
   commit;`;
   const stepValues = [
     'p_run_id', 'p_key_hash', 'p_step_key', 'p_name', 'p_kind', 'p_seq', 'p_status', '1', 'p_max_attempts', 'p_queued',
-    'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now',
+    'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now', ...(shape.turn ? ['p_turn'] : []),
   ];
-  const insert = `${procedureHead(r.stepInsert, STEP_INSERT_PARAMS, collation)}
+  const insert = `${procedureHead(r.stepInsert, shape.insertParams, collation)}
   ${head}
   if ${writable} then
     begin
       declare v_duplicate integer default 0;
       -- The key exists: nothing is written and the existing step is returned.
       declare continue handler for 1062 set v_duplicate = 1;
-      insert into ${steps} (${STEP_COLUMNS.join(', ')}) values (${stepValues.join(', ')});
+      insert into ${steps} (${columns.join(', ')}) values (${stepValues.join(', ')});
       if v_duplicate = 0 then
         set v_done = 1;
         if p_status = 'running' then
@@ -109,7 +111,7 @@ export function mysqlRoutines(names: TableNames, collation: string): string[] {
   end if;
   ${result}
 end`;
-  const transition = `${procedureHead(r.stepTransition, STEP_TRANSITION_PARAMS, collation)}
+  const transition = `${procedureHead(r.stepTransition, shape.transitionParams, collation)}
   ${head}
   if ${writable} then
     -- A plain read: the run lock is held, so no other writer of this run can change the step now.
@@ -122,7 +124,7 @@ end`;
           output_json = if(p_set_output = 1, p_output, output_json),
           error_json = if(p_set_error = 1, p_error, error_json),
           wake_at = case p_wake when 1 then p_wake_at when 2 then null else wake_at end,
-          child_run_id = coalesce(p_child_run_id, child_run_id),
+          child_run_id = coalesce(p_child_run_id, child_run_id),${setTurn}
           updated_at = p_now
         where run_id = p_run_id and key_hash = p_key_hash;
       if p_end_status is not null then
@@ -143,6 +145,28 @@ end`;
   end if;
   ${result}
 end`;
+  return [insert, transition];
+}
+
+/** The start every procedure of a run shares: lock the run row, and the test that it is writable. */
+function runLock(names: TableNames): { head: string; writable: string } {
+  const head = `declare v_fence bigint default null;
+  declare v_status varchar(16) default null;
+  ${BEGIN_TRANSACTION}
+  select fence, status into v_fence, v_status from \`${names.runs}\` where id = p_run_id for update;`;
+  const writable = `v_fence is not null and (p_fence is null or v_fence = p_fence) and v_status not in ${TERMINAL}`;
+  return { head, writable };
+}
+
+/**
+ * Every procedure `cairn_0002_step_routines` creates on MySQL/MariaDB: the step procedures of
+ * `version`, `state_set` and the run procedures (dropped first, so a re-run replaces them).
+ */
+export function mysqlRoutines(names: TableNames, collation: string, version: StepRoutineVersion): string[] {
+  const r = routineNames(names.prefix);
+  const q = (id: string) => `\`${id}\``;
+  const runs = q(names.runs);
+  const { head, writable } = runLock(names);
   // One (run, key) row upserted, never the whole state: writers of different keys never lose each
   // other's values; the run row's lock orders the state writes of one run.
   const stateSet = `${procedureHead(r.stateSet, STATE_SET_PARAMS, collation)}
@@ -157,7 +181,13 @@ end`;
   select v_fence as r_fence, v_status as r_status, v_done as done;
   commit;
 end`;
-  return [...dropMysqlRoutines(names), insert, transition, stateSet, ...mysqlRunRoutines(names, collation)];
+  return [...dropMysqlRoutines(names), ...mysqlStepRoutines(names, collation, version), stateSet, ...mysqlRunRoutines(names, collation)];
+}
+
+/** Drops the two step procedures (before they are created again in another version). */
+export function dropMysqlStepRoutines(names: TableNames): string[] {
+  const r = routineNames(names.prefix);
+  return [r.stepInsert, r.stepTransition].map((name) => `drop procedure if exists \`${name}\``);
 }
 
 /** Drops the procedures (the down migration, and before a re-create). */

@@ -22,6 +22,7 @@ export const STEP_INSERT_PARAMS = [
   ['p_error', 'json'],
   ['p_wake_at', 'bigint'],
   ['p_child_run_id', 'id'],
+  ['p_turn', 'bigint'], // NULL: no turn (cairn_0003_step_turn)
   ['p_worker', 'text'],
   ['p_now', 'bigint'],
   ['p_async', 'flag'], // PostgreSQL: commit with synchronous_commit = off (last: the bench's driver counter reads it there)
@@ -43,6 +44,7 @@ export const STEP_TRANSITION_PARAMS = [
   ['p_wake', 'flag'], // 0 keep, 1 set to p_wake_at, 2 clear
   ['p_wake_at', 'bigint'],
   ['p_child_run_id', 'id'], // NULL: unchanged
+  ['p_turn', 'bigint'], // NULL: unchanged (cairn_0003_step_turn)
   ['p_now', 'bigint'],
   ['p_end_status', 'short'], // NULL: no attempt ends
   ['p_end_set_output', 'flag'],
@@ -52,6 +54,28 @@ export const STEP_TRANSITION_PARAMS = [
   ['p_start', 'flag'], // 1: open attempt `attempt` (the step's attempt after the update)
   ['p_start_worker', 'text'],
 ] as const satisfies readonly RoutineParam[];
+
+/**
+ * Which shape of the two step routines to create: `'0002'` as `cairn_0002_step_routines` created
+ * them (no `turn`; that migration must keep creating exactly this, and `cairn_0003_step_turn`'s
+ * down migration restores it), `'0003'` as `cairn_0003_step_turn` replaced them (the store's).
+ */
+export type StepRoutineVersion = '0002' | '0003';
+
+/** The parameters, step columns and `turn` switch of one version of the step routines. */
+export interface StepRoutineShape {
+  insertParams: readonly RoutineParam[];
+  transitionParams: readonly RoutineParam[];
+  /** Whether the routines read and write `steps.turn`. */
+  turn: boolean;
+}
+
+/** The shape of the step routines of `version`. */
+export function stepRoutineShape(version: StepRoutineVersion): StepRoutineShape {
+  if (version === '0003') return { insertParams: STEP_INSERT_PARAMS, transitionParams: STEP_TRANSITION_PARAMS, turn: true };
+  const before = ([name]: RoutineParam) => name !== 'p_turn';
+  return { insertParams: STEP_INSERT_PARAMS.filter(before), transitionParams: STEP_TRANSITION_PARAMS.filter(before), turn: false };
+}
 
 /** Parameters of `<prefix>run_claim` (MySQL/MariaDB), in call order. */
 export const RUN_CLAIM_PARAMS = [

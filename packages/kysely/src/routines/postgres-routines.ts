@@ -1,6 +1,6 @@
 import type { ColumnKind } from '../schema/column-types.js';
-import { STEP_COLUMNS, type TableNames } from '../schema/tables.js';
-import { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
+import { STEP_COLUMNS, STEP_COLUMNS_0001, type TableNames } from '../schema/tables.js';
+import { routineNames, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
 
 const PG_PARAM_TYPES: Record<ColumnKind, string> = {
   id: 'text', name: 'text', hash: 'text', short: 'text', text: 'text', json: 'text', bigint: 'bigint', int: 'integer', flag: 'smallint',
@@ -25,17 +25,23 @@ const TERMINAL = `('completed', 'failed', 'cancelled')`;
  * planned once per connection instead of on every call (measured: most of a step write's cost).
  * Every statement inside takes a fresh snapshot (READ COMMITTED), so the row read after a lock
  * wait or a key conflict is the latest committed one.
+ *
+ * `version` picks the routines of one migration (see `StepRoutineVersion`): `'0003'` also stores
+ * `turn` (inserted as given, set by a transition when `p_turn` is not NULL).
  */
-export function postgresRoutines(names: TableNames): string[] {
+export function postgresRoutines(names: TableNames, version: StepRoutineVersion): string[] {
   const r = routineNames(names.prefix);
+  const shape = stepRoutineShape(version);
   const q = (id: string) => `"${id}"`;
   const steps = q(names.steps);
   const runs = q(names.runs);
   const attempts = q(names.attempts);
+  const columns = shape.turn ? STEP_COLUMNS : STEP_COLUMNS_0001;
   const stepValues = [
     'p_run_id', 'p_key_hash', 'p_step_key', 'p_name', 'p_kind', 'p_seq', 'p_status', '1', 'p_max_attempts', 'p_queued',
-    'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now',
+    'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now', ...(shape.turn ? ['p_turn'] : []),
   ];
+  const setTurn = shape.turn ? `\n      turn = coalesce(p_turn, s.turn),` : '';
   // The run row is share-locked: writers of one run proceed together, a claim (which updates the
   // row) waits for them, and they wait for a claim that got there first.
   const lockRun = `select r.fence, r.status into v_fence, v_status from ${runs} r where r.id = p_run_id for share;
@@ -57,11 +63,11 @@ declare
   v_row ${steps}%rowtype;
 begin
 `;
-  const insert = `${head(r.stepInsert, STEP_INSERT_PARAMS)}  if p_async = 1 then
+  const insert = `${head(r.stepInsert, shape.insertParams)}  if p_async = 1 then
     perform set_config('synchronous_commit', 'off', true);
   end if;
   ${lockRun}
-  insert into ${steps} as s (${STEP_COLUMNS.join(', ')})
+  insert into ${steps} as s (${columns.join(', ')})
     values (${stepValues.join(', ')})
     on conflict (run_id, key_hash) do nothing
     returning s.* into v_row;
@@ -76,14 +82,14 @@ begin
   return query select v_fence, v_status, true, row_to_json(v_row);
 end
 $fn$`;
-  const transition = `${head(r.stepTransition, STEP_TRANSITION_PARAMS)}  ${lockRun}
+  const transition = `${head(r.stepTransition, shape.transitionParams)}  ${lockRun}
   update ${steps} as s set
       status = p_to_status,
       attempt = coalesce(p_to_attempt, s.attempt),
       output_json = case when p_set_output = 1 then p_output else s.output_json end,
       error_json = case when p_set_error = 1 then p_error else s.error_json end,
       wake_at = case p_wake when 1 then p_wake_at when 2 then null else s.wake_at end,
-      child_run_id = coalesce(p_child_run_id, s.child_run_id),
+      child_run_id = coalesce(p_child_run_id, s.child_run_id),${setTurn}
       updated_at = p_now
     where s.run_id = p_run_id and s.key_hash = p_key_hash
       and s.status = any (string_to_array(p_from_statuses, ',')) and s.attempt = p_from_attempt
@@ -115,11 +121,15 @@ $fn$`;
   return [insert, transition];
 }
 
-/** Drops the functions (the down migration). */
-export function dropPostgresRoutines(names: TableNames): string[] {
+/**
+ * Drops the functions of `version`. A function is named by its argument types, and the two
+ * versions differ in them (`p_turn`), so each version is dropped by its own signature.
+ */
+export function dropPostgresRoutines(names: TableNames, version: StepRoutineVersion): string[] {
   const r = routineNames(names.prefix);
+  const shape = stepRoutineShape(version);
   return [
-    `drop function if exists "${r.stepInsert}"(${postgresParamTypes(STEP_INSERT_PARAMS).join(', ')})`,
-    `drop function if exists "${r.stepTransition}"(${postgresParamTypes(STEP_TRANSITION_PARAMS).join(', ')})`,
+    `drop function if exists "${r.stepInsert}"(${postgresParamTypes(shape.insertParams).join(', ')})`,
+    `drop function if exists "${r.stepTransition}"(${postgresParamTypes(shape.transitionParams).join(', ')})`,
   ];
 }

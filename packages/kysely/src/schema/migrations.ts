@@ -5,6 +5,7 @@ import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
 import { dropRoutines, installRoutines, mysqlCollation } from '../routines/install-routines.js';
 import { columnType, type ColumnKind } from './column-types.js';
+import { stepTurnMigration } from './step-turn-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
 type ColumnSpec = readonly [name: string, kind: ColumnKind, nullable?: 'null'];
@@ -14,7 +15,11 @@ interface TableSpec {
   primaryKey: readonly string[];
 }
 
-/** The tables, column by column. Times are epoch-ms BIGINTs, JSON is TEXT, flags are 0/1. */
+/**
+ * The tables, column by column, as `cairn_0001_initial` creates them. Times are epoch-ms BIGINTs,
+ * JSON is TEXT, flags are 0/1. Never changed once shipped: a later column is a migration of its
+ * own (`steps.turn`: `cairn_0003_step_turn`).
+ */
 const SCHEMA: Record<keyof Omit<TableNames, 'prefix'>, TableSpec> = {
   runs: {
     columns: [
@@ -108,7 +113,7 @@ export interface CairnMigrationOptions {
 }
 
 /** The migration names this package ships, oldest first. */
-export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines'] as const;
+export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn'] as const;
 
 /**
  * The store's schema as Kysely migrations, for your own `Migrator` (or merge its
@@ -122,12 +127,19 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): M
     up: (db) => createSchema(db, names, detectDialect(db)),
     down: (db) => dropSchema(db, names),
   };
-  // PostgreSQL functions / MySQL procedures for the two step writes (SQLite: nothing to create).
+  // PostgreSQL functions / MySQL procedures for the two step writes (SQLite: two triggers), as
+  // they were when this migration shipped; cairn_0003_step_turn replaces them.
   const stepRoutines: Migration = {
     up: (db) => installRoutines(db, names, detectDialect(db)),
     down: (db) => dropRoutines(db, names, detectDialect(db)),
   };
-  return { getMigrations: async () => ({ [CAIRN_MIGRATION_NAMES[0]]: initial, [CAIRN_MIGRATION_NAMES[1]]: stepRoutines }) };
+  return {
+    getMigrations: async () => ({
+      [CAIRN_MIGRATION_NAMES[0]]: initial,
+      [CAIRN_MIGRATION_NAMES[1]]: stepRoutines,
+      [CAIRN_MIGRATION_NAMES[2]]: stepTurnMigration(names),
+    }),
+  };
 }
 
 /**

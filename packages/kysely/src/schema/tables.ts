@@ -69,6 +69,8 @@ export interface StepRow {
   child_run_id: string | null;
   created_at: number | string;
   updated_at: number | string;
+  /** The delivery turn (added by `cairn_0003_step_turn`); NULL until written. */
+  turn: number | string | null;
 }
 
 /** A row of `attempts`. */
@@ -112,8 +114,19 @@ export const RUN_COLUMNS = [
   'due_at', 'created_at', 'updated_at',
 ] as const;
 
-/** The columns of `steps`, in table order. */
-export const STEP_COLUMNS = [
+/**
+ * The columns of `steps` as `cairn_0001_initial` created them, in table order. The step routines
+ * of `cairn_0002_step_routines` name exactly these, and that migration must keep creating what it
+ * always did, so this list never changes: later columns go in `STEP_COLUMNS`.
+ */
+export const STEP_COLUMNS_0001 = [
   'run_id', 'key_hash', 'step_key', 'name', 'kind', 'seq', 'status', 'attempt', 'max_attempts', 'queued', 'output_json',
   'error_json', 'wake_at', 'child_run_id', 'created_at', 'updated_at',
 ] as const;
+
+/**
+ * The columns of `steps` the store reads and writes, in table order: `turn` was added by
+ * `cairn_0003_step_turn` (`ALTER TABLE … ADD COLUMN`, hence last; SQLite's trigger columns of
+ * `cairn_0002_step_routines` sit before it and are never read).
+ */
+export const STEP_COLUMNS = [...STEP_COLUMNS_0001, 'turn'] as const;

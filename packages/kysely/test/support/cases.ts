@@ -10,6 +10,7 @@ import { dialectOf } from '../../src/dialect/detect.js';
 import { tableNames } from '../../src/schema/tables.js';
 import type { AnyDb } from './databases.js';
 import { artefactsIn, dropPrefix } from './harness.js';
+import { stepTurnMigrationCase } from './step-turn-cases.js';
 import { freshPrefix, type Target } from './targets.js';
 
 const T0 = 1_750_000_000_000;
@@ -302,6 +303,8 @@ export function storeCases(target: Target): void {
         await db.destroy();
       }
     });
+
+    stepTurnMigrationCase(target);
 
     it('PostgreSQL: a running step\'s start commits asynchronously, its finish durably; asyncStartCommit: false keeps both durable', { skip: target.dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
       const run = await runningRun(ctx.store);
