@@ -19,3 +19,4 @@ export const bullmqQueue = () => load('@cairn/queue-bullmq');
 export const kysely = () => load('kysely');
 export const pg = () => load('pg');
 export const ioredis = () => load('ioredis');
+export const mysql2 = () => load('mysql2');
