@@ -85,4 +85,37 @@ describe('replay of concurrent branches', () => {
       await fx.engine.stop();
     }
   });
+
+  it('a replay that never makes a call the history delivered in a turn fails with NON_DETERMINISM instead of waiting for ever', async () => {
+    const v1 = defineWorkflow('changed', async (ctx) => {
+      const both = await Promise.all([
+        ctx.step('a', async () => (await turns(6), 'a')),
+        ctx.step('b', () => 'b'),
+      ]);
+      await ctx.sleep('nap', 1000);
+      return both;
+    });
+    // The same name and version with a branch removed: 'b' is never called on replay.
+    const v2 = defineWorkflow('changed', async (ctx) => {
+      const only = await Promise.all([ctx.step('a', async () => 'a')]);
+      await ctx.sleep('nap', 1000);
+      return only;
+    });
+    const first = await createFixture({ workflows: [v1] });
+    let second: Awaited<ReturnType<typeof createFixture>> | undefined;
+    try {
+      const h = await first.engine.startRun(v1, null);
+      await waitForIdle(first.inner, h.id);
+      await first.engine.stop();
+      second = await createFixture({ workflows: [v2], clock: first.clock, counter: first.counter });
+      await first.clock.advance(1000);
+      await second.engine.recover();
+      const run = await waitForStatus(first.inner, h.id, ['completed', 'failed']);
+      assert.equal(run.status, 'failed');
+      assert.equal(run.error?.code, 'NON_DETERMINISM');
+      assert.match(run.error?.message ?? '', /never called it/);
+    } finally {
+      await second?.engine.stop();
+    }
+  });
 });

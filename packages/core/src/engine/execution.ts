@@ -48,6 +48,8 @@ export class Execution {
   private readonly abort = new AbortController();
   private readonly stateOverlay = new Map<string, Json>();
   private readonly children = new Set<string>();
+  /** Keys called in this execution (a recorded turn must not wait for a key never called). */
+  private readonly calledKeys = new Set<string>();
   private stateSnapshot: Record<string, Json> | undefined;
   private callIndex = 0;
   private callNo = 0;
@@ -276,7 +278,24 @@ export class Execution {
 
   /** The code is quiet and no turn can start: suspend if every branch waits on the store. */
   private quiet(): void {
-    if (this.closed || this.finishing || this.inflight > 0) return;
+    if (this.closed || this.finishing) return;
+    if (this.inflight > 0) {
+      // The next recorded turn waits for a call the code has not made, although the code is quiet
+      // and, with other outcomes still to come, could only make it in a turn (a call from outside
+      // any turn is refused then): this replay has left the recorded path. Fail instead of holding
+      // the lease for ever.
+      const missing = this.turns.awaitedNext().find((key) => !this.calledKeys.has(key));
+      if (missing === undefined) return;
+      if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
+      const step = this.recorded.get(missing);
+      this.fatal = new CairnError(
+        'NON_DETERMINISM',
+        `Run ${this.run.id}: the history has ${step?.kind} ${JSON.stringify(missing)} at #${step?.seq}, delivered in turn ${this.turns.turn + 1}, but this replay never called it. The workflow code changed under a running run; register the new code as a new version.`,
+        { data: { runId: this.run.id, seq: step?.seq ?? null, expected: missing, actual: null } },
+      );
+      this.settle({ kind: 'failed', error: toErrorRecord(this.fatal) });
+      return;
+    }
     // Nothing in flight and no branch waiting: the handler is awaiting its own async work
     // between primitives and will call the next one (or return) later. A probe must wait for
     // it like an execution does, not declare the queued step unreachable.
@@ -316,6 +335,7 @@ export class Execution {
       );
       throw this.fatal;
     }
+    this.calledKeys.add(key);
     return { kind, name, key, seq, recorded };
   }
 

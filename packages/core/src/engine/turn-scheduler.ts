@@ -79,6 +79,11 @@ export class TurnScheduler {
     this.advance();
   }
 
+  /** Recorded steps the next turn still waits for (their outcome is not ready). */
+  awaitedNext(): readonly string[] {
+    return [...(this.batches.get(this.turn + 1)?.awaitedKeys ?? [])];
+  }
+
   /** Starts watching for quiet after the handler was called (turn 0). */
   begin(): void {
     this.scheduleDrain();
