@@ -107,6 +107,7 @@ export function newStepFields(step: NewStep, now: number): string[] {
   if (step.error !== undefined) fields.push('error', JSON.stringify(step.error));
   if (step.wakeAt !== undefined) fields.push('wakeAt', String(step.wakeAt));
   if (step.childRunId !== undefined) fields.push('childRunId', step.childRunId);
+  if (step.turn !== undefined) fields.push('turn', String(step.turn));
   return fields;
 }
 
@@ -128,6 +129,7 @@ export function parseStep(runId: string, hash: Hash): StepRecord {
   if (hash.error !== undefined) step.error = JSON.parse(hash.error) as ErrorRecord;
   if (hash.wakeAt !== undefined) step.wakeAt = Number(hash.wakeAt);
   if (hash.childRunId !== undefined) step.childRunId = hash.childRunId;
+  if (hash.turn !== undefined) step.turn = Number(hash.turn);
   return step;
 }
 

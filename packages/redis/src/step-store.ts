@@ -43,6 +43,7 @@ export function createStepStore(ctx: StoreContext): StepStore {
         opt(jsonText(t.endAttempt?.output)),
         opt(jsonText(t.endAttempt?.error)),
         opt(t.startAttempt?.worker),
+        opt(t.to.turn),
         ...t.from.status,
       ];
       const reply = await callRunScript(ctx, s.transitionStep, runId, args);

@@ -34,7 +34,8 @@ return finish('OK', { '1', redis.call('HGETALL', S) })
 /**
  * ARGV: fence|'' , now, key, fromAttempt, toStatus, toAttempt (opt), output (opt), error (opt),
  * wakeAt ('' keep, '-' clear, '=v' set), childRunId (opt), endStatus (opt), endOutput (opt),
- * endError (opt), startWorker (opt), then the allowed from statuses.
+ * endError (opt), startWorker (opt), turn (opt: the delivery turn; absent leaves the field), then
+ * the allowed from statuses.
  */
 export const TRANSITION_STEP = /* lua */ `
 local code, data = writable(ARGV[1])
@@ -44,7 +45,7 @@ local S = R .. ':step:' .. key
 local cur = redis.call('HMGET', S, 'status', 'attempt')
 if not cur[1] then return finish('STEP_CONFLICT', {}) end
 local allowed = false
-for i = 15, #ARGV do if ARGV[i] == cur[1] then allowed = true end end
+for i = 16, #ARGV do if ARGV[i] == cur[1] then allowed = true end end
 if not allowed or tonumber(cur[2]) ~= tonumber(fromAttempt) then
   return finish('STEP_CONFLICT', { cur[1], cur[2] })
 end
@@ -79,6 +80,8 @@ elseif ARGV[9] ~= '' then
   redis.call('HSET', S, 'wakeAt', string.sub(ARGV[9], 2))
 end
 if child then redis.call('HSET', S, 'childRunId', child) end
+local turn = opt(ARGV[15])
+if turn then redis.call('HSET', S, 'turn', turn) end
 return finish('OK', redis.call('HGETALL', S))
 `;
 
