@@ -40,6 +40,8 @@ export interface StepDoc {
   error?: string;
   wakeAt?: number;
   childRunId?: string;
+  /** The delivery turn (`StepRecord.turn`): a plain number, like `seq`; absent until written. */
+  turn?: number;
   createdAt: number;
   updatedAt: number;
   attempts: Record<string, AttemptDoc>;
@@ -143,6 +145,7 @@ export function toStepRecord(runId: string, field: string, doc: StepDoc): StepRe
   if (doc.error !== undefined) step.error = decodeError(doc.error);
   if (doc.wakeAt !== undefined) step.wakeAt = doc.wakeAt;
   if (doc.childRunId !== undefined) step.childRunId = doc.childRunId;
+  if (doc.turn !== undefined) step.turn = doc.turn;
   return step;
 }
 

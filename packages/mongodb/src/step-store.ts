@@ -75,6 +75,7 @@ function buildTransition(runId: string, fence: Fence, t: StepTransition, now: nu
   if (t.to.wakeAt === null) unset[`${base}.wakeAt`] = '';
   else if (t.to.wakeAt !== undefined) set[`${base}.wakeAt`] = t.to.wakeAt;
   if (t.to.childRunId !== undefined) set[`${base}.childRunId`] = t.to.childRunId;
+  if (t.to.turn !== undefined) set[`${base}.turn`] = t.to.turn;
   const open = `${base}.attempts.${attemptField(t.from.attempt)}`;
   // Reopening the same attempt number replaces its record (one record per attempt number).
   const reopened = t.startAttempt !== undefined && next === t.from.attempt;
