@@ -68,7 +68,7 @@ function nextOp(r: ReturnType<typeof prng>, now: number, reference: WorkflowStor
       },
       () => {
         const key = r.pick(STEP_KEYS);
-        const step = { key, name: key, kind: r.pick(['task', 'sleep'] as const), seq: STEP_KEYS.indexOf(key), status: r.pick(STEP_STATUSES), maxAttempts: 3, ...(r.maybe(0.3, () => ({ output: value() })) ?? {}), ...(r.maybe(0.3, () => ({ wakeAt: now + 5 })) ?? {}), worker: 'w' };
+        const step = { key, name: key, kind: r.pick(['task', 'sleep'] as const), seq: STEP_KEYS.indexOf(key), status: r.pick(STEP_STATUSES), maxAttempts: 3, ...(r.maybe(0.3, () => ({ output: value() })) ?? {}), ...(r.maybe(0.3, () => ({ wakeAt: now + 5 })) ?? {}), ...(r.maybe(0.3, () => ({ turn: 1 + r.int(5) })) ?? {}), worker: 'w' };
         return { name: 'steps.insert', call: (s) => s.steps.insert(runId, anyFence, step, now) };
       },
       () => {
@@ -78,7 +78,7 @@ function nextOp(r: ReturnType<typeof prng>, now: number, reference: WorkflowStor
         const t = {
           key: known?.key ?? r.pick(STEP_KEYS),
           from: { status: known ? [known.status, ...r.subset(STEP_STATUSES)] : r.subset(STEP_STATUSES), attempt },
-          to: { status: r.pick(STEP_STATUSES), ...(start ? { attempt: attempt + 1 } : r.maybe(0.2, () => ({ attempt: attempt + 1 })) ?? {}), ...(r.maybe(0.4, () => ({ output: value() })) ?? {}), ...(r.maybe(0.3, () => ({ wakeAt: r.pick([null, now + 7]) })) ?? {}), ...(r.maybe(0.1, () => ({ childRunId: 'c' })) ?? {}) },
+          to: { status: r.pick(STEP_STATUSES), ...(start ? { attempt: attempt + 1 } : r.maybe(0.2, () => ({ attempt: attempt + 1 })) ?? {}), ...(r.maybe(0.4, () => ({ output: value() })) ?? {}), ...(r.maybe(0.3, () => ({ wakeAt: r.pick([null, now + 7]) })) ?? {}), ...(r.maybe(0.1, () => ({ childRunId: 'c' })) ?? {}), ...(r.maybe(0.3, () => ({ turn: 1 + r.int(5) })) ?? {}) },
           ...(r.maybe(0.5, () => ({ endAttempt: { status: r.pick(['succeeded', 'failed', 'abandoned'] as const), ...(r.maybe(0.5, () => ({ output: value() })) ?? {}) } })) ?? {}),
           ...(start ? { startAttempt: start } : {}),
         };

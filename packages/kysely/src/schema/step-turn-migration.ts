@@ -17,8 +17,8 @@ async function mysqlHasTurn(db: AnyKysely, names: TableNames): Promise<boolean> 
 }
 
 async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  // PostgreSQL and SQLite run a migration in one transaction; MySQL/MariaDB commit each DDL
-  // statement, so a try that failed after the ALTER must be able to run again.
+  // PostgreSQL runs a migration in one transaction and SQLite's is this one statement; MySQL/MariaDB
+  // commit each DDL statement, so a try that failed after the ALTER must be able to run again.
   if (dialect !== 'mysql' || !(await mysqlHasTurn(db, names))) {
     await db.schema.alterTable(names.steps).addColumn(TURN_COLUMN, columnType(dialect, 'bigint')).execute();
   }
