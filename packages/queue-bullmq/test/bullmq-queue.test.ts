@@ -110,11 +110,34 @@ describe('@cairn/queue-bullmq', { skip: 'skip' in server ? `no Redis: ${server.s
     await assert.rejects(queue.send('q', {}, { priority: 2 ** 21 }), invalid);
     await assert.rejects(queue.send('q', {}, { priority: 0.5 }), invalid);
     await assert.rejects(queue.send('a:b', {}), invalid);
-    await assert.rejects(queue.send('q', {}, { delayMs: Number.NaN }), (e: unknown) => CairnError.is(e, 'INVALID_DURATION'));
+    await assert.rejects(queue.send('q', {}, { delayMs: Number.NaN }), invalid);
     await assert.rejects(queue.work('q', async () => {}, { concurrency: 1.5 }), invalid);
     assert.throws(() => createBullMQQueue({ connection: { ...redisOptions(url), keyPrefix: 'x:' } }), invalid);
     assert.throws(() => createBullMQQueue({ connection: undefined as never }), invalid);
     assert.equal(queue.capabilities.groups, false);
+  });
+
+  it('stores a delay beyond a Node.js timer (30 days, 100 years) as its full due time', async () => {
+    const p = prefix();
+    const admin = client();
+    const queue = track(createBullMQQueue({ connection: admin, prefix: p }), p);
+    const day = 86_400_000;
+    const sentAt = Date.now();
+    await queue.send('long', { id: 'month' }, { delayMs: 30 * day });
+    await queue.send('long', { id: 'century' }, { delayMs: 36_525 * day });
+    // BullMQ keeps delayed jobs in a sorted set scored by due time * 4096 (+ a counter): the score
+    // says when the job becomes ready. A 100-year score exceeds 2^53, so it is exact only to a few
+    // units, i.e. well under a millisecond of due time.
+    const entries = await admin.zrange(`${p}:long:delayed`, '0', '-1', 'WITHSCORES');
+    const dueTimes = new Map<string, number>();
+    for (let i = 0; i < entries.length; i += 2) {
+      const data = JSON.parse((await admin.hget(`${p}:long:${entries[i]!}`, 'data')) ?? 'null') as { id: string };
+      dueTimes.set(data.id, Math.floor(Number(entries[i + 1]) / 4096));
+    }
+    for (const [id, delay] of [['month', 30 * day], ['century', 36_525 * day]] as const) {
+      const due = dueTimes.get(id);
+      assert.ok(due !== undefined && due >= sentAt + delay && due <= Date.now() + delay, `${id}: due at ${due}, sent at ${sentAt} + ${delay}`);
+    }
   });
 
   it('reports a throwing handler to onError with its job', async () => {

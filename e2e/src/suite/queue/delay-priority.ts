@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { CairnError } from '@cairn/core';
 import { queueCase, type QueueCase } from './queue-case.js';
 import { Deliveries, QUEUE, sleep, startWorker, waitFor } from './support.js';
 
@@ -23,6 +24,24 @@ const delayHonoured = queueCase('queue.delay.honoured', 'a delayed job is not de
   assert.deepEqual([...deliveries.counts().values()], [1, 1, 1], `each job delivered once: ${deliveries.ids()}`);
 }, ['delay']);
 
+const DAY_MS = 86_400_000;
+
+const delayLong = queueCase('queue.delay.long', 'delays beyond what a Node.js timer holds (30 days, 100 years) are honoured, not cut short; longer ones are refused with INVALID_INPUT', async (env) => {
+  const deliveries = new Deliveries();
+  await startWorker(env, env.queue, QUEUE, async (job) => void deliveries.record(job, 'w'), { concurrency: 2 });
+  // 2^31-1 ms is about 24.8 days: a timer armed with more fires after 1 ms instead.
+  await env.queue.send(QUEUE, { id: 'month' }, { delayMs: 30 * DAY_MS });
+  await env.queue.send(QUEUE, { id: 'century' }, { delayMs: 36_525 * DAY_MS });
+  await env.queue.send(QUEUE, { id: 'now' }, { delayMs: 0 });
+  await waitFor(() => deliveries.of('now').length > 0, env.deliveryTimeoutMs, 'the undelayed job', () => deliveries.ids());
+  // Give a cut-short delay every chance to show: a few polls of a polling broker.
+  await sleep(env.settleMs + 1_000);
+  assert.equal(deliveries.ids(), '["now"]', 'only the undelayed job was delivered');
+  for (const delayMs of [36_525 * DAY_MS + 1, 1e20, Number.NaN, -1]) {
+    await assert.rejects(env.queue.send(QUEUE, { id: 'never' }, { delayMs }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'), `delayMs ${delayMs}`);
+  }
+}, ['delay']);
+
 const priorityOrder = queueCase('queue.priority.order', 'among ready jobs a higher priority runs sooner, and equal priorities run in send order', async (env) => {
   const priorities = [0, 3, -2, 10, 3, 0, -2, 7, 1000, -1000];
   for (let i = 0; i < priorities.length; i++) await env.queue.send(QUEUE, { id: i, p: priorities[i]! }, { priority: priorities[i]! });
@@ -36,4 +55,4 @@ const priorityOrder = queueCase('queue.priority.order', 'among ready jobs a high
 }, ['priority']);
 
 /** Delays and priorities. */
-export const delayPriorityCases: readonly QueueCase[] = [delayHonoured, priorityOrder];
+export const delayPriorityCases: readonly QueueCase[] = [delayHonoured, delayLong, priorityOrder];
