@@ -1,6 +1,8 @@
 /** Every code a `CairnError` can carry. */
 export const ERROR_CODES = [
   'INVALID_INPUT',
+  // No longer thrown (bad durations are INVALID_INPUT); kept so error records written by earlier
+  // versions still decode as CairnErrors.
   'INVALID_DURATION',
   'NOT_SERIALIZABLE',
   'PAYLOAD_TOO_LARGE',
