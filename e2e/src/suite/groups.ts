@@ -3,6 +3,7 @@ import { crashPointsGroup } from './adversarial/crash-points.js';
 import { deleteArtefactsGroup } from './adversarial/delete-artefacts.js';
 import { duplicateDeliveryGroup } from './adversarial/duplicate-delivery.js';
 import { falsyOutputsGroup } from './adversarial/falsy-outputs.js';
+import { hostileArgumentsGroup } from './adversarial/hostile-arguments.js';
 import { hostileNamesEngineGroup } from './adversarial/hostile-names.js';
 import { largePayloadsGroup } from './adversarial/large-payloads.js';
 import { racingClaimersGroup } from './adversarial/racing-claimers.js';
@@ -21,6 +22,7 @@ import { stateEngineGroup } from './engine/state.js';
 import { versionsEngineGroup } from './engine/versions.js';
 import { eventsGroup } from './store/events.js';
 import { historyGroup } from './store/history.js';
+import { hostileArgumentsStoreGroup } from './store/hostile-arguments.js';
 import { hostileNamesGroup } from './store/hostile-names.js';
 import { payloadsGroup } from './store/payloads.js';
 import { runsGroup } from './store/runs.js';
@@ -38,6 +40,7 @@ export const storeGroups: readonly CaseGroup[] = [
   historyGroup,
   payloadsGroup,
   hostileNamesGroup,
+  hostileArgumentsStoreGroup,
 ];
 
 /** Layer 2: engine scenarios over the store. */
@@ -63,6 +66,7 @@ export const adversarialGroups: readonly CaseGroup[] = [
   concurrentStateGroup,
   falsyOutputsGroup,
   hostileNamesEngineGroup,
+  hostileArgumentsGroup,
   largePayloadsGroup,
   deleteArtefactsGroup,
   storeBudgetGroup,

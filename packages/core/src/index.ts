@@ -37,6 +37,7 @@ export type {
 export { encodeRunCursor, decodeRunCursor, normaliseListLimit } from './store/run-cursor.js';
 export type { RunCursor } from './store/run-cursor.js';
 export { newStepRecord } from './store/new-step-record.js';
+export { withArgumentChecks } from './store/check-store-arguments.js';
 export type {
   Queue,
   QueueCapabilities,
@@ -68,6 +69,8 @@ export { DEFAULT_MAX_BACKOFF_MS } from './engine/retry-policy.js';
 export type { BackoffOptions } from './engine/retry-policy.js';
 export { MAX_DURATION_MS, checkMilliseconds, checkWakeTime, toMilliseconds } from './engine/duration.js';
 export type { Duration, DurationUnit } from './engine/duration.js';
+export { IDENTIFIER_LIMITS, checkIdentifier } from './engine/check-input.js';
+export type { IdentifierOptions } from './engine/check-input.js';
 export { createEngine } from './engine/engine.js';
 export type { Engine, EngineOptions, StartOptions, RunHandle, HistoryEntry } from './engine/engine.js';
 export type { EngineLogger, EngineTimings } from './engine/engine-runtime.js';

@@ -1,3 +1,4 @@
+import { withArgumentChecks } from '@cairn/core';
 import type { WorkflowStore } from '@cairn/core';
 import { createContext } from './context.js';
 import { detectDialect, dialectOf } from './dialect/detect.js';
@@ -43,7 +44,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time).
   const write = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => dialect.exclusive(() => fn(...args));
   let closed = false;
-  return {
+  // Arguments of the wrong runtime type get INVALID_INPUT, never a TypeError from a codec.
+  return withArgumentChecks({
     name: `kysely-${dialect.name}`,
     capabilities: {
       multiProcess: true,
@@ -71,5 +73,5 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
       closed = true;
       if (options.ownsDb) await options.db.destroy();
     },
-  };
+  });
 }

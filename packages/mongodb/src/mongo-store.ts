@@ -1,3 +1,4 @@
+import { withArgumentChecks } from '@cairn/core';
 import type { StoreCapabilities, WorkflowStore } from '@cairn/core';
 import type { Db } from 'mongodb';
 import { createContext } from './context.js';
@@ -70,7 +71,8 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
     },
     maxPayloadBytes,
   };
-  return {
+  // No argument of the wrong runtime type reaches a filter: `{ _id: { $gt: '' } }` would match any run.
+  return withArgumentChecks({
     name: 'mongodb',
     capabilities,
     collections: { runs: ctx.runs.collectionName, versions: ctx.versions.collectionName },
@@ -92,5 +94,5 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
     async close() {
       // The client belongs to the caller; the store holds nothing of its own.
     },
-  };
+  });
 }

@@ -1,4 +1,4 @@
-import { CairnError } from '@cairn/core';
+import { CairnError, withArgumentChecks } from '@cairn/core';
 import type { WorkflowStore } from '@cairn/core';
 import { clientKeyPrefix, createCaller, type RedisClient } from './client.js';
 import type { StoreContext } from './context.js';
@@ -73,7 +73,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     scripts: scriptsFor(mode),
     onIndexError: options.onIndexError ?? (() => {}),
   };
-  return {
+  // Arguments of the wrong runtime type get INVALID_INPUT, never a TypeError from the key layout.
+  return withArgumentChecks({
     name: 'redis',
     prefix,
     cluster,
@@ -87,5 +88,5 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     async close() {
       // The client belongs to the caller; the store holds nothing else.
     },
-  };
+  });
 }

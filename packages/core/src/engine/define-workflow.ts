@@ -1,4 +1,5 @@
 import { CairnError } from '../errors/cairn-error.js';
+import { IDENTIFIER_LIMITS, checkIdentifier, checkOptions } from './check-input.js';
 import type { WorkflowContext } from './workflow-context.js';
 
 /** Options of `defineWorkflow`. */
@@ -21,19 +22,21 @@ export interface WorkflowDefinition<I = unknown, O = unknown> {
 
 /**
  * Defines a workflow. The handler is plain async code; use `ctx` for everything that must survive a
- * crash. Throws `INVALID_INPUT` for an empty name or version.
+ * crash. Throws `INVALID_INPUT` when the name (at most 200 characters) or version (at most 100) is
+ * not an identifier (see `checkIdentifier`: non-empty, well-formed UTF-16, no NUL), when an option
+ * is unknown or not a string, or when the handler is not a function.
  */
 export function defineWorkflow<I = unknown, O = unknown>(
   name: string,
   handler: (ctx: WorkflowContext, input: I) => Promise<O>,
   options: WorkflowOptions = {},
 ): WorkflowDefinition<I, O> {
-  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-    throw new CairnError('INVALID_INPUT', `Workflow name must be a non-empty string of at most 200 characters`);
-  }
-  const version = options.version ?? '1';
-  if (typeof version !== 'string' || version.length === 0 || version.length > 100) {
-    throw new CairnError('INVALID_INPUT', `Workflow version must be a non-empty string of at most 100 characters`);
+  checkIdentifier('Workflow name', name, IDENTIFIER_LIMITS.workflowName);
+  checkOptions(`Workflow ${JSON.stringify(name)} options`, options, ['version', 'tier', 'description']);
+  const version = checkIdentifier(`Workflow ${JSON.stringify(name)} version`, options.version === undefined ? '1' : options.version, IDENTIFIER_LIMITS.version);
+  if (options.tier !== undefined) checkIdentifier(`Workflow ${JSON.stringify(name)} tier`, options.tier, IDENTIFIER_LIMITS.workflowName);
+  if (options.description !== undefined && typeof options.description !== 'string') {
+    throw new CairnError('INVALID_INPUT', `Workflow ${JSON.stringify(name)}: description must be a string`);
   }
   if (typeof handler !== 'function') throw new CairnError('INVALID_INPUT', `Workflow ${name}: handler must be a function`);
   return Object.freeze({ name, version, options: Object.freeze({ ...options }), handler });

@@ -21,6 +21,7 @@ import { ResultWaiter } from './result-waiter.js';
 import { uuidv7 } from './uuid.js';
 import { WorkflowRegistry } from './workflow-registry.js';
 import { type Duration, toMilliseconds } from './duration.js';
+import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { checkEngineDurations } from './engine-durations.js';
 
 /** Options of `createEngine`. */
@@ -176,6 +177,17 @@ const consoleLogger: EngineLogger = {
   error: (message, data) => console.error(`[cairn] ${message}`, data ?? ''),
 };
 
+/**
+ * The name `startRun` was given: a string as it is, a definition's `name`; anything else is
+ * handed on for `checkIdentifier` to refuse.
+ */
+function workflowName(workflow: unknown): unknown {
+  if (typeof workflow !== 'object' || workflow === null || workflow instanceof String) return workflow;
+  const { name } = workflow as { name?: unknown };
+  if (typeof name !== 'string') throw invalidInput('startRun workflow', 'must be a workflow name or a definition made by defineWorkflow', workflow);
+  return name;
+}
+
 /** Builds an engine over a store and a queue. Nothing runs until `start()`. */
 export function createEngine(options: EngineOptions): Engine {
   if (!options?.store) throw new CairnError('INVALID_INPUT', 'createEngine: a store is required');
@@ -187,6 +199,7 @@ export function createEngine(options: EngineOptions): Engine {
   const ownsQueue = options.queue === undefined;
   const queue = options.queue ?? createLocalQueue({ clock });
   const prefix = options.queuePrefix ?? '';
+  if (typeof prefix !== 'string') throw invalidInput('createEngine queuePrefix', 'must be a string', prefix);
   const names = computeQueueNames(strategy, registry.names(), prefix);
   const queuesFor = (workflow: string): WorkflowQueues => {
     let queues = names.get(workflow);
@@ -200,7 +213,7 @@ export function createEngine(options: EngineOptions): Engine {
   const maxPayloadBytes = Math.min(options.maxPayloadBytes ?? 1024 * 1024, options.store.capabilities.maxPayloadBytes);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const recoveryIntervalMs = options.recoveryIntervalMs ?? 2000;
-  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const workerId = options.workerId === undefined ? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}` : checkIdentifier('createEngine workerId', options.workerId, IDENTIFIER_LIMITS.workerId);
   const waiter = new ResultWaiter();
   const groupOf = (workflow: string) => {
     const tier = registry.current(workflow)?.options.tier;
@@ -272,7 +285,9 @@ export function createEngine(options: EngineOptions): Engine {
     get turnsInProgress() {
       return rt.turnsInProgress.count;
     },
-    async start(startOptions = {}) {
+    async start(rawStartOptions) {
+      const startOptions = checkOptions('start options', rawStartOptions, ['workers']) as { workers?: boolean };
+      checkOptionalBoolean('start workers', startOptions.workers);
       if (started) return;
       if (strategy === 'shared-groups' && !queue.capabilities.groups) {
         throw new CairnError('QUEUE_UNSUPPORTED', `Queue ${queue.name} has no job groups, which the 'shared-groups' strategy needs for fairness; use queueStrategy: 'per-workflow'`, {
@@ -309,7 +324,8 @@ export function createEngine(options: EngineOptions): Engine {
       })();
     },
 
-    async stop(stopOptions = {}) {
+    async stop(rawStopOptions) {
+      const stopOptions = checkOptions('stop options', rawStopOptions, ['graceMs']) as { graceMs?: number };
       const graceMs = stopOptions.graceMs ?? options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
       if (typeof graceMs !== 'number' || Number.isNaN(graceMs) || graceMs < 0) {
         throw new CairnError('INVALID_INPUT', `stop: graceMs must be a number ≥ 0 (or Infinity), got ${String(graceMs)}`);
@@ -327,16 +343,16 @@ export function createEngine(options: EngineOptions): Engine {
       started = false;
     },
 
-    async startRun(workflow, input, startOptions = {}) {
-      const name = typeof workflow === 'string' ? workflow : workflow?.name;
-      const def = registry.forStart(name, startOptions.version);
+    async startRun(workflow, input, rawStartOptions) {
+      const name = checkIdentifier('startRun workflow', workflowName(workflow), IDENTIFIER_LIMITS.workflowName);
+      const startOptions = checkOptions('startRun options', rawStartOptions, ['idempotencyKey', 'mode', 'version']) as StartOptions;
+      const version = startOptions.version === undefined ? undefined : checkIdentifier('startRun version', startOptions.version, IDENTIFIER_LIMITS.version);
+      const key = startOptions.idempotencyKey === undefined ? undefined : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
+      const def = registry.forStart(name, version);
+      // No input (`undefined`) is stored, and handed to the workflow, as `null`: JSON has no `undefined`.
       const json = checkPayload(input === undefined ? null : input, `input of workflow ${JSON.stringify(name)}`);
-      const key = startOptions.idempotencyKey;
-      if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 512)) {
-        throw new CairnError('INVALID_INPUT', 'idempotencyKey must be a non-empty string of at most 512 characters');
-      }
       const mode = startOptions.mode ?? options.startMode ?? 'queued';
-      if (mode !== 'inline' && mode !== 'queued') throw new CairnError('INVALID_INPUT', `Unknown start mode ${JSON.stringify(mode)}`);
+      if (mode !== 'inline' && mode !== 'queued') throw invalidInput('startRun mode', "must be 'inline' or 'queued'", mode);
       const now = clock.now();
       const { run, created } = await rt.store.runs.create(
         { id: uuidv7(now), workflow: def.name, version: def.version, input: json, ...(key === undefined ? {} : { idempotencyKey: key }), wakeAt: now + timings.startGraceMs },
@@ -354,14 +370,17 @@ export function createEngine(options: EngineOptions): Engine {
       return { id: run.id, created, result: (resultOptions) => engine.result(run.id, resultOptions) };
     },
 
-    async result<O>(runId: string, resultOptions: { timeout?: Duration } = {}): Promise<O> {
+    async result<O>(rawRunId: string, rawResultOptions?: { timeout?: Duration }): Promise<O> {
+      const runId = checkRunId('result runId', rawRunId);
+      const resultOptions = checkOptions('result options', rawResultOptions, ['timeout']) as { timeout?: Duration };
       const timeoutMs = resultOptions.timeout === undefined ? undefined : toMilliseconds(resultOptions.timeout, 'result timeout');
       const run = await waiter.wait(rt.store, clock, runId, { timeoutMs, pollIntervalMs });
       return run.output as O;
     },
 
-    async sendEvent(runId, name, payload = null) {
-      if (typeof name !== 'string' || name.length === 0 || name.length > 500) throw new CairnError('INVALID_INPUT', 'An event name must be a non-empty string of at most 500 characters');
+    async sendEvent(rawRunId, rawName, payload = null) {
+      const runId = checkRunId('sendEvent runId', rawRunId);
+      const name = checkIdentifier('sendEvent event name', rawName, IDENTIFIER_LIMITS.eventName);
       const json = checkPayload(payload, `payload of event ${JSON.stringify(name)}`);
       const result = await rt.store.events.deliver(runId, name, json, clock.now());
       if (result.delivered) {
@@ -371,7 +390,8 @@ export function createEngine(options: EngineOptions): Engine {
       return result;
     },
 
-    async cancel(runId) {
+    async cancel(rawRunId) {
+      const runId = checkRunId('cancel runId', rawRunId);
       const run = await rt.store.runs.requestCancel(runId, clock.now());
       if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
       if (isTerminalRunStatus(run.status)) return;
@@ -379,21 +399,26 @@ export function createEngine(options: EngineOptions): Engine {
       await rt.dispatchRun(run.id, run.workflow);
     },
 
-    getRun: (runId) => rt.store.runs.get(runId),
-    listRuns: (query = {}) => rt.store.runs.list(query),
-    steps: (runId) => rt.store.steps.load(runId),
-    state: (runId) => rt.store.state.get(runId),
+    // Async, so a refused argument rejects like every other failure instead of throwing at the call.
+    getRun: async (runId) => rt.store.runs.get(checkRunId('getRun runId', runId)),
+    listRuns: async (query) => rt.store.runs.list(checkRunQuery(query)),
+    steps: async (runId) => rt.store.steps.load(checkRunId('steps runId', runId)),
+    state: async (runId) => rt.store.state.get(checkRunId('state runId', runId)),
 
-    async history(runId) {
+    async history(rawRunId) {
+      const runId = checkRunId('history runId', rawRunId);
       const [steps, attempts] = await Promise.all([rt.store.steps.load(runId), rt.store.history.list(runId)]);
       const byKey = new Map(steps.map((s) => [s.key, s]));
       return attempts.map((a) => ({ ...a, stepName: byKey.get(a.stepKey)?.name ?? a.stepKey, kind: byKey.get(a.stepKey)?.kind ?? 'task' }));
     },
 
-    async deleteRun(runId, deleteOptions = {}) {
+    async deleteRun(rawRunId, rawDeleteOptions) {
+      const runId = checkRunId('deleteRun runId', rawRunId);
+      const deleteOptions = checkOptions('deleteRun options', rawDeleteOptions, ['force']);
+      const force = checkOptionalBoolean('deleteRun force', deleteOptions.force);
       const run = await rt.store.runs.get(runId);
       if (!run) return false;
-      if (!isTerminalRunStatus(run.status) && !deleteOptions.force) {
+      if (!isTerminalRunStatus(run.status) && !force) {
         throw new CairnError('RUN_ACTIVE', `Run ${runId} is ${run.status}; cancel it first or pass { force: true }`, { data: { runId, status: run.status } });
       }
       return rt.store.runs.delete(runId);

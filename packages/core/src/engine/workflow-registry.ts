@@ -1,4 +1,5 @@
 import { CairnError } from '../errors/cairn-error.js';
+import { IDENTIFIER_LIMITS, checkIdentifier, invalidInput } from './check-input.js';
 import type { WorkflowDefinition } from './define-workflow.js';
 
 /**
@@ -9,8 +10,16 @@ export class WorkflowRegistry {
   private readonly byName = new Map<string, Map<string, WorkflowDefinition<any, any>>>();
   private readonly current_ = new Map<string, WorkflowDefinition<any, any>>();
 
+  /** Throws `INVALID_INPUT` for anything in `definitions` that `defineWorkflow` would not have made. */
   constructor(definitions: readonly WorkflowDefinition<any, any>[]) {
+    if (!Array.isArray(definitions)) throw invalidInput('createEngine workflows', 'must be an array of workflow definitions', definitions);
     for (const def of definitions) {
+      // Definitions built by hand (not by defineWorkflow) get the same checks.
+      if (typeof def !== 'object' || def === null || typeof def.handler !== 'function') {
+        throw invalidInput('createEngine workflows', 'must hold definitions made by defineWorkflow', def);
+      }
+      checkIdentifier('Workflow name', def.name, IDENTIFIER_LIMITS.workflowName);
+      checkIdentifier(`Workflow ${JSON.stringify(def.name)} version`, def.version, IDENTIFIER_LIMITS.version);
       const versions = this.byName.get(def.name) ?? new Map<string, WorkflowDefinition<any, any>>();
       if (versions.has(def.version)) {
         throw new CairnError('INVALID_INPUT', `Workflow ${JSON.stringify(def.name)} version ${JSON.stringify(def.version)} is registered twice`);
@@ -43,9 +52,14 @@ export class WorkflowRegistry {
 
   /**
    * The definition new runs use: `version` if given, else the current one. Throws
-   * `WORKFLOW_NOT_FOUND` / `VERSION_NOT_FOUND`.
+   * `INVALID_INPUT` for a name or version that is not an identifier, `WORKFLOW_NOT_FOUND` /
+   * `VERSION_NOT_FOUND` for one that is not registered.
    */
   forStart(name: string, version?: string): WorkflowDefinition<any, any> {
+    // Callers check their own arguments; this keeps a non-string or malformed name (ctx.child's
+    // too) from ever being reported as merely unknown.
+    checkIdentifier('workflow name', name, IDENTIFIER_LIMITS.workflowName);
+    if (version !== undefined) checkIdentifier('workflow version', version, IDENTIFIER_LIMITS.version);
     const versions = this.byName.get(name);
     if (!versions) {
       throw new CairnError('WORKFLOW_NOT_FOUND', `Unknown workflow ${JSON.stringify(name)}; register it in createEngine({ workflows })`, { data: { workflow: name } });

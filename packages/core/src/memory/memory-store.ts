@@ -6,6 +6,7 @@ import type { DueRun, NewRun, RunPage, RunQuery, RunRecord, RunTransition } from
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
 import { decodeRunCursor, encodeRunCursor, normaliseListLimit } from '../store/run-cursor.js';
+import { withArgumentChecks } from '../store/check-store-arguments.js';
 import { newStepRecord } from '../store/new-step-record.js';
 import type { Fence, WorkflowStore } from '../store/workflow-store.js';
 
@@ -28,7 +29,37 @@ export interface MemoryStoreOptions {
   maxPayloadBytes?: number;
 }
 
-/** The key of attempt `attempt` of step `stepKey` (step keys are strings, attempt numbers integers). */
+/** A map keyed by a pair of strings, as a map of maps (so no two pairs can share a key). */
+class PairMap<V> {
+  private readonly outer = new Map<string, Map<string, V>>();
+
+  get(a: string, b: string): V | undefined {
+    return this.outer.get(a)?.get(b);
+  }
+
+  set(a: string, b: string, value: V): void {
+    let inner = this.outer.get(a);
+    if (!inner) this.outer.set(a, (inner = new Map()));
+    inner.set(b, value);
+  }
+
+  delete(a: string, b: string): void {
+    const inner = this.outer.get(a);
+    if (!inner) return;
+    inner.delete(b);
+    if (inner.size === 0) this.outer.delete(a);
+  }
+
+  /** The values under `a`. */
+  inner(a: string): IterableIterator<V> {
+    return (this.outer.get(a) ?? new Map<string, V>()).values();
+  }
+}
+
+/**
+ * The key of attempt `attempt` of step `stepKey`: the attempt number is an integer, whose text has
+ * no `:`, so the first `:` always ends it and no two (key, attempt) pairs share a key.
+ */
 const attemptId = (stepKey: string, attempt: number): string => `${attempt}:${stepKey}`;
 
 /**
@@ -38,8 +69,10 @@ const attemptId = (stepKey: string, attempt: number): string => `${attempt}:${st
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowStore {
   const runs = new Map<string, RunEntry>();
-  const idempotency = new Map<string, string>();
-  const versions = new Map<string, VersionRecord>();
+  // Composite keys are nested maps (workflow → key → value), never joined strings: a separator
+  // could occur inside a name, and then two different pairs would share one key.
+  const idempotency = new PairMap<string>();
+  const versions = new PairMap<VersionRecord>();
 
   const entry = (runId: string): RunEntry | undefined => runs.get(runId);
 
@@ -64,15 +97,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
     e.run.updatedAt = now;
   };
 
-  return {
+  // Arguments of the wrong runtime type are refused before they reach the maps, as on every backend.
+  return withArgumentChecks({
     name: 'memory',
     capabilities: { multiProcess: false, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024 },
 
     runs: {
       async create(input: NewRun, now: number) {
-        const idemKey = input.idempotencyKey === undefined ? undefined : `${input.workflow}\u0000${input.idempotencyKey}`;
+        const idemKey = input.idempotencyKey;
         if (idemKey !== undefined) {
-          const existingId = idempotency.get(idemKey);
+          const existingId = idempotency.get(input.workflow, idemKey);
           const existing = existingId === undefined ? undefined : runs.get(existingId);
           if (existing) return { run: copy(existing.run), created: false };
         }
@@ -94,7 +128,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
         if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
         runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map() });
-        if (idemKey !== undefined) idempotency.set(idemKey, run.id);
+        if (idemKey !== undefined) idempotency.set(input.workflow, idemKey, run.id);
         return { run: copy(run), created: true };
       },
 
@@ -203,7 +237,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const e = entry(runId);
         if (!e) return false;
         runs.delete(runId);
-        if (e.run.idempotencyKey !== undefined) idempotency.delete(`${e.run.workflow}\u0000${e.run.idempotencyKey}`);
+        if (e.run.idempotencyKey !== undefined) idempotency.delete(e.run.workflow, e.run.idempotencyKey);
         return true;
       },
     },
@@ -294,22 +328,21 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
 
     versions: {
       async upsert(workflow, version, descriptor, now) {
-        const id = `${workflow}\u0000${version}`;
-        const existing = versions.get(id);
+        const existing = versions.get(workflow, version);
         const record: VersionRecord = existing
           ? { ...existing, descriptor: copy(descriptor), updatedAt: now }
           : { workflow, version, status: 'active', descriptor: copy(descriptor), createdAt: now, updatedAt: now };
-        versions.set(id, record);
+        versions.set(workflow, version, record);
         return copy(record);
       },
       async get(workflow, version) {
-        return copy(versions.get(`${workflow}\u0000${version}`));
+        return copy(versions.get(workflow, version));
       },
       async list(workflow) {
-        return [...versions.values()].filter((v) => v.workflow === workflow).sort((a, b) => a.createdAt - b.createdAt).map(copy);
+        return [...versions.inner(workflow)].sort((a, b) => a.createdAt - b.createdAt).map(copy);
       },
       async setStatus(workflow, version, status: VersionStatus, now) {
-        const existing = versions.get(`${workflow}\u0000${version}`);
+        const existing = versions.get(workflow, version);
         if (!existing) throw new CairnError('VERSION_NOT_FOUND', `Version ${version} of ${workflow} is not registered`, { data: { workflow, version } });
         existing.status = status;
         existing.updatedAt = now;
@@ -331,5 +364,5 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
     async close() {
       // Nothing to release: the maps go with the object.
     },
-  };
+  });
 }

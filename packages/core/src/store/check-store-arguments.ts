@@ -1,0 +1,287 @@
+import { invalidInput } from '../errors/invalid-input.js';
+import type { NewRun, RunQuery, RunTransition } from '../model/run.js';
+import type { NewStep, StepTransition } from '../model/step.js';
+import type { EventStore, HistoryStore, RunStore, StateStore, StepStore, VersionStore, WorkflowStore } from './workflow-store.js';
+
+// Each check throws INVALID_INPUT naming the operation and the argument; none reads anything.
+
+/**
+ * Runs `check`, then `call`; a failed check becomes a rejected promise. Not an async function, so
+ * a checked call takes no more event-loop turns than the backend's own (timing tests rely on it).
+ */
+function checked<R>(check: () => void, call: () => Promise<R>): Promise<R> {
+  try {
+    check();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return call();
+}
+
+function str(op: string, what: string, value: unknown): void {
+  if (typeof value !== 'string') throw invalidInput(`${op}: ${what}`, 'must be a string', value);
+}
+
+function optStr(op: string, what: string, value: unknown): void {
+  if (value !== undefined) str(op, what, value);
+}
+
+function num(op: string, what: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidInput(`${op}: ${what}`, 'must be a finite number', value);
+}
+
+function optNum(op: string, what: string, value: unknown): void {
+  if (value !== undefined) num(op, what, value);
+}
+
+function fence(op: string, value: unknown, nullable: boolean): void {
+  if (nullable && value === null) return;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidInput(`${op}: fence`, nullable ? 'must be an integer or null' : 'must be an integer', value);
+}
+
+function obj(op: string, what: string, value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput(`${op}: ${what}`, 'must be an object', value);
+  return value as Record<string, unknown>;
+}
+
+function strings(op: string, what: string, value: unknown): void {
+  if (!Array.isArray(value)) throw invalidInput(`${op}: ${what}`, 'must be an array of strings', value);
+  for (const item of value) str(op, what, item);
+}
+
+function newRun(op: string, value: NewRun): void {
+  const run = obj(op, 'run', value);
+  str(op, 'run.id', run.id);
+  str(op, 'run.workflow', run.workflow);
+  str(op, 'run.version', run.version);
+  optStr(op, 'run.idempotencyKey', run.idempotencyKey);
+  optNum(op, 'run.wakeAt', run.wakeAt);
+  if (run.parent !== undefined) {
+    const parent = obj(op, 'run.parent', run.parent);
+    str(op, 'run.parent.runId', parent.runId);
+    str(op, 'run.parent.stepKey', parent.stepKey);
+  }
+}
+
+function runQuery(op: string, value: RunQuery): void {
+  const query = obj(op, 'query', value);
+  optStr(op, 'query.workflow', query.workflow);
+  if (Array.isArray(query.status)) strings(op, 'query.status', query.status);
+  else optStr(op, 'query.status', query.status);
+  optNum(op, 'query.createdAfter', query.createdAfter);
+  optNum(op, 'query.createdBefore', query.createdBefore);
+  optNum(op, 'query.limit', query.limit);
+  optStr(op, 'query.cursor', query.cursor);
+}
+
+function runTransition(op: string, value: RunTransition): void {
+  const t = obj(op, 'transition', value);
+  strings(op, 'transition.from', t.from);
+  str(op, 'transition.to', t.to);
+  optNum(op, 'transition.wakeAt', t.wakeAt);
+}
+
+function newStep(op: string, value: NewStep): void {
+  const step = obj(op, 'step', value);
+  str(op, 'step.key', step.key);
+  str(op, 'step.name', step.name);
+  str(op, 'step.kind', step.kind);
+  str(op, 'step.status', step.status);
+  num(op, 'step.seq', step.seq);
+  num(op, 'step.maxAttempts', step.maxAttempts);
+  optStr(op, 'step.worker', step.worker);
+  optStr(op, 'step.childRunId', step.childRunId);
+  optNum(op, 'step.wakeAt', step.wakeAt);
+}
+
+function stepTransition(op: string, value: StepTransition): void {
+  const t = obj(op, 'transition', value);
+  str(op, 'transition.key', t.key);
+  const from = obj(op, 'transition.from', t.from);
+  strings(op, 'transition.from.status', from.status);
+  num(op, 'transition.from.attempt', from.attempt);
+  const to = obj(op, 'transition.to', t.to);
+  str(op, 'transition.to.status', to.status);
+  optNum(op, 'transition.to.attempt', to.attempt);
+  optStr(op, 'transition.to.childRunId', to.childRunId);
+  if (to.wakeAt !== null) optNum(op, 'transition.to.wakeAt', to.wakeAt);
+  if (t.startAttempt !== undefined) str(op, 'transition.startAttempt.worker', obj(op, 'transition.startAttempt', t.startAttempt).worker);
+}
+
+function checkedRuns(runs: RunStore): RunStore {
+  return {
+    create: (run, now) =>
+      checked(() => {
+        newRun('runs.create', run);
+        num('runs.create', 'now', now);
+      }, () => runs.create(run, now)),
+    get: (runId) =>
+      checked(() => {
+        str('runs.get', 'runId', runId);
+      }, () => runs.get(runId)),
+    list: (query) =>
+      checked(() => {
+        runQuery('runs.list', query);
+      }, () => runs.list(query)),
+    claim: (runId, owner, leaseMs, now) =>
+      checked(() => {
+        str('runs.claim', 'runId', runId);
+        str('runs.claim', 'owner', owner);
+        num('runs.claim', 'leaseMs', leaseMs);
+        num('runs.claim', 'now', now);
+      }, () => runs.claim(runId, owner, leaseMs, now)),
+    renew: (runId, f, leaseMs, now) =>
+      checked(() => {
+        str('runs.renew', 'runId', runId);
+        fence('runs.renew', f, false);
+        num('runs.renew', 'leaseMs', leaseMs);
+        num('runs.renew', 'now', now);
+      }, () => runs.renew(runId, f, leaseMs, now)),
+    transition: (runId, f, t, now) =>
+      checked(() => {
+        str('runs.transition', 'runId', runId);
+        fence('runs.transition', f, false);
+        runTransition('runs.transition', t);
+        num('runs.transition', 'now', now);
+      }, () => runs.transition(runId, f, t, now)),
+    wake: (runId, now) =>
+      checked(() => {
+        str('runs.wake', 'runId', runId);
+        num('runs.wake', 'now', now);
+      }, () => runs.wake(runId, now)),
+    requestCancel: (runId, now) =>
+      checked(() => {
+        str('runs.requestCancel', 'runId', runId);
+        num('runs.requestCancel', 'now', now);
+      }, () => runs.requestCancel(runId, now)),
+    findDue: (now, limit) =>
+      checked(() => {
+        num('runs.findDue', 'now', now);
+        num('runs.findDue', 'limit', limit);
+      }, () => runs.findDue(now, limit)),
+    delete: (runId) =>
+      checked(() => {
+        str('runs.delete', 'runId', runId);
+      }, () => runs.delete(runId)),
+  };
+}
+
+function checkedSteps(steps: StepStore): StepStore {
+  return {
+    load: (runId) =>
+      checked(() => {
+        str('steps.load', 'runId', runId);
+      }, () => steps.load(runId)),
+    insert: (runId, f, step, now) =>
+      checked(() => {
+        str('steps.insert', 'runId', runId);
+        fence('steps.insert', f, true);
+        newStep('steps.insert', step);
+        num('steps.insert', 'now', now);
+      }, () => steps.insert(runId, f, step, now)),
+    transition: (runId, f, t, now) =>
+      checked(() => {
+        str('steps.transition', 'runId', runId);
+        fence('steps.transition', f, true);
+        stepTransition('steps.transition', t);
+        num('steps.transition', 'now', now);
+      }, () => steps.transition(runId, f, t, now)),
+  };
+}
+
+function checkedState(state: StateStore): StateStore {
+  return {
+    set: (runId, f, key, value, now) =>
+      checked(() => {
+        str('state.set', 'runId', runId);
+        fence('state.set', f, true);
+        str('state.set', 'key', key);
+        num('state.set', 'now', now);
+      }, () => state.set(runId, f, key, value, now)),
+    get: (runId) =>
+      checked(() => {
+        str('state.get', 'runId', runId);
+      }, () => state.get(runId)),
+  };
+}
+
+function checkedEvents(events: EventStore): EventStore {
+  return {
+    deliver: (runId, name, payload, now) =>
+      checked(() => {
+        str('events.deliver', 'runId', runId);
+        str('events.deliver', 'name', name);
+        num('events.deliver', 'now', now);
+      }, () => events.deliver(runId, name, payload, now)),
+    get: (runId, name) =>
+      checked(() => {
+        str('events.get', 'runId', runId);
+        str('events.get', 'name', name);
+      }, () => events.get(runId, name)),
+  };
+}
+
+function checkedVersions(versions: VersionStore): VersionStore {
+  return {
+    upsert: (workflow, version, descriptor, now) =>
+      checked(() => {
+        str('versions.upsert', 'workflow', workflow);
+        str('versions.upsert', 'version', version);
+        num('versions.upsert', 'now', now);
+      }, () => versions.upsert(workflow, version, descriptor, now)),
+    get: (workflow, version) =>
+      checked(() => {
+        str('versions.get', 'workflow', workflow);
+        str('versions.get', 'version', version);
+      }, () => versions.get(workflow, version)),
+    list: (workflow) =>
+      checked(() => {
+        str('versions.list', 'workflow', workflow);
+      }, () => versions.list(workflow)),
+    setStatus: (workflow, version, status, now) =>
+      checked(() => {
+        str('versions.setStatus', 'workflow', workflow);
+        str('versions.setStatus', 'version', version);
+        str('versions.setStatus', 'status', status);
+        num('versions.setStatus', 'now', now);
+      }, () => versions.setStatus(workflow, version, status, now)),
+  };
+}
+
+function checkedHistory(history: HistoryStore): HistoryStore {
+  return {
+    list: (runId) =>
+      checked(() => {
+        str('history.list', 'runId', runId);
+      }, () => history.list(runId)),
+  };
+}
+
+/**
+ * Returns `store` with every method of its six parts (`runs`, `steps`, `state`, `events`,
+ * `versions`, `history`) checking the runtime types of its arguments first: ids, names and keys
+ * must be strings, fences integers (or `null` where the contract allows it), times and limits
+ * finite numbers, records objects with fields of those types. A wrong type rejects with
+ * `CairnError('INVALID_INPUT')` naming the operation and argument, before the backend sees
+ * anything — so an operator object such as `{ $gt: '' }` can never reach a query filter, and a
+ * backend never fails with an untyped `TypeError`. Payloads (JSON values) are not checked here:
+ * the engine serialises them. Everything else on `store` (name, capabilities, `close`, and
+ * backend extras such as `init`) is kept as it is.
+ *
+ * Only types are checked, not content: which strings an identifier may be is the engine's rule
+ * (`checkIdentifier`), and a store keeps every string it is given exactly.
+ */
+export function withArgumentChecks<S extends WorkflowStore>(store: S): S {
+  // A copy of the store's own properties (getters stay getters: MongoDB's capabilities are
+  // computed) on the same prototype, with the six parts replaced; the copy spreads like the original.
+  const part = (value: unknown): PropertyDescriptor => ({ value, enumerable: true, writable: true, configurable: true });
+  return Object.create(Object.getPrototypeOf(store) as object | null, {
+    ...Object.getOwnPropertyDescriptors(store),
+    runs: part(checkedRuns(store.runs)),
+    steps: part(checkedSteps(store.steps)),
+    state: part(checkedState(store.state)),
+    events: part(checkedEvents(store.events)),
+    versions: part(checkedVersions(store.versions)),
+    history: part(checkedHistory(store.history)),
+  }) as S;
+}
