@@ -2,6 +2,7 @@ import { CairnError, toJsonRoundTrip, type Job, type Json, type Queue, type Queu
 import { Queue as BullQueue, Worker as BullWorker, type Job as BullJob, type JobsOptions, type KeepJobs } from 'bullmq';
 import { resolveConnection, type BullMQConnection, type ResolvedConnection } from './connection.js';
 import { checkBullMQSendOptions, checkBullMQWorkOptions, checkQueueName } from './send-options.js';
+import { checkTimerOption } from './timer-options.js';
 
 /** Options of `createBullMQQueue`. */
 export interface BullMQQueueOptions {
@@ -25,10 +26,10 @@ export interface BullMQQueueOptions {
   /**
    * How long a worker's lock on a job lasts without renewal (default 30 000). A live worker renews
    * it every half of this; a dead one's job is redelivered after the lock expires and a stalled
-   * check runs.
+   * check runs. At most 2^31-1 ms (a Node.js timer's limit), else `INVALID_INPUT`.
    */
   lockDurationMs?: number;
-  /** How often each worker runs the stalled-job check (default 30 000). */
+  /** How often each worker runs the stalled-job check (default 30 000; at most 2^31-1, as any timer). */
   stalledIntervalMs?: number;
   /**
    * What BullMQ keeps of failed jobs (default the latest 1000, for inspection). Completed jobs are
@@ -100,8 +101,8 @@ class BullMQQueue implements Queue {
     if (!Number.isInteger(this.#redeliveryLimit) || this.#redeliveryLimit < 0) {
       throw new CairnError('INVALID_INPUT', `redeliveryLimit must be an integer ≥ 0, got ${String(options.redeliveryLimit)}`);
     }
-    this.#lockDurationMs = options.lockDurationMs ?? 30_000;
-    this.#stalledIntervalMs = options.stalledIntervalMs ?? 30_000;
+    this.#lockDurationMs = checkTimerOption(options.lockDurationMs, 'lockDurationMs', 30_000);
+    this.#stalledIntervalMs = checkTimerOption(options.stalledIntervalMs, 'stalledIntervalMs', 30_000);
     this.#removeOnFail = options.removeOnFail ?? { count: 1000 };
     this.#onError = options.onError ?? ((error, job) => {
       if (job === undefined) console.error('[cairn/queue-bullmq]', error);

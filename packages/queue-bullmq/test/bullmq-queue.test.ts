@@ -114,6 +114,10 @@ describe('@cairn/queue-bullmq', { skip: 'skip' in server ? `no Redis: ${server.s
     await assert.rejects(queue.work('q', async () => {}, { concurrency: 1.5 }), invalid);
     assert.throws(() => createBullMQQueue({ connection: { ...redisOptions(url), keyPrefix: 'x:' } }), invalid);
     assert.throws(() => createBullMQQueue({ connection: undefined as never }), invalid);
+    for (const bad of [2 ** 31, 0, 1.5, Number.NaN]) {
+      assert.throws(() => createBullMQQueue({ connection: client(), lockDurationMs: bad }), invalid, `lockDurationMs ${bad}`);
+      assert.throws(() => createBullMQQueue({ connection: client(), stalledIntervalMs: bad }), invalid, `stalledIntervalMs ${bad}`);
+    }
     assert.equal(queue.capabilities.groups, false);
   });
 
