@@ -5,7 +5,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createEngine, createLocalQueue, defineWorkflow, type Engine, type EngineLogger, type Queue, type WorkflowStore } from '@cairn/core';
-import { bullmqQueue, kysely, mysql2, pg, pgBossQueue } from '../proof/deps.js';
+import { bullmqQueue, kyselyStore, pgBossQueue, redisStore } from '../proof/deps.js';
 
 export type OutageBackend = 'postgres' | 'mysql' | 'redis';
 
@@ -59,26 +59,20 @@ export interface Opened {
   close(): Promise<void>;
 }
 
-/** The store, opened the way the backend's docs describe. */
+/** The store, opened the way the backend's docs recommend for surviving a restart. */
 export async function openStore(config: OutageConfig): Promise<{ store: WorkflowStore; close(): Promise<void> }> {
+  let store: WorkflowStore;
   if (config.backend === 'postgres') {
-    const { Kysely, PostgresDialect } = await kysely();
-    const { default: pgm } = await pg();
-    const db = new Kysely({ dialect: new PostgresDialect({ pool: new pgm.Pool({ connectionString: config.url, max: 5 }) }) });
-    const { createKyselyStore } = await import('../proof/deps.js').then((d) => d.kyselyStore());
-    return { store: createKyselyStore({ db }), close: () => db.destroy() };
+    const { openPostgresStore } = await kyselyStore();
+    store = await openPostgresStore({ connectionString: config.url, max: 5 }, { migrate: false });
+  } else if (config.backend === 'mysql') {
+    const { openMysqlStore } = await kyselyStore();
+    store = await openMysqlStore({ uri: config.url, connectionLimit: 5 }, { migrate: false });
+  } else {
+    const { openRedisStore } = await redisStore();
+    store = openRedisStore(config.url, { prefix: config.prefix });
   }
-  if (config.backend === 'mysql') {
-    const { Kysely, MysqlDialect } = await kysely();
-    const { createPool } = await mysql2();
-    const db = new Kysely({ dialect: new MysqlDialect({ pool: createPool({ uri: config.url, connectionLimit: 5 }) }) });
-    const { createKyselyStore } = await import('../proof/deps.js').then((d) => d.kyselyStore());
-    return { store: createKyselyStore({ db }), close: () => db.destroy() };
-  }
-  const { Redis } = await import('../proof/deps.js').then((d) => d.ioredis());
-  const client = new Redis(config.url);
-  const { createRedisStore } = await import('../proof/deps.js').then((d) => d.redisStore());
-  return { store: createRedisStore({ redis: client, prefix: config.prefix }), close: async () => void (await client.quit()) };
+  return { store, close: () => store.close() };
 }
 
 /** PostgreSQL: pg-boss in the same database; Redis: BullMQ; MariaDB: the local queue (runs move between processes through recovery). */

@@ -170,6 +170,9 @@ export async function runOutage(backend: OutageBackend, service: RunningService,
     for (const w of workers) if (w.exit !== undefined) report.died.push(`${w.exit}:\n${w.stderr.slice(-15).join('\n')}`);
     await Promise.all(workers.map(stopWorker));
     report.logLines = workers.map((w) => w.stderr.length);
+    // CAIRN_OUTAGE_LOG_DIR=dir keeps each worker's output, to read what a user's logs would hold.
+    const logDir = process.env.CAIRN_OUTAGE_LOG_DIR;
+    if (logDir) workers.forEach((w, i) => writeFileSync(join(logDir, `${backend}-worker-${i + 1}.log`), w.stderr.join('\n')));
     report.logSample = workers.flatMap((w) => w.stderr.slice(0, 15)).join('\n');
     rmSync(dir, { recursive: true, force: true });
   }

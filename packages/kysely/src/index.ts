@@ -8,3 +8,7 @@ export { detectDialect } from './dialect/detect.js';
 export type { SqlDialectName } from './dialect/types.js';
 export { tableNames, TABLES } from './schema/tables.js';
 export type { TableName, TableNames } from './schema/tables.js';
+export { openPostgresStore, openMysqlStore } from './server-stores.js';
+export type { ServerStoreOptions } from './server-stores.js';
+export { guardPostgresPool, guardMysqlPool } from './connection-guards.js';
+export type { ConnectionErrorHandler } from './connection-guards.js';

@@ -3,6 +3,7 @@ import { CairnError, checkWorkOptions, type GroupConcurrency, type Job, type Jso
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
 import { checkPgBossSendOptions, checkQueueName, groupConcurrencyKey } from './send-options.js';
+import { createOutageLog, type OutageLog } from './outage-log.js';
 
 /** Options of `createPgBossQueue`. */
 export interface PgBossQueueOptions {
@@ -54,7 +55,9 @@ export interface PgBossQueueOptions {
   /**
    * Receives every error: a handler that threw (with its job) and pg-boss's own `error` events
    * (without one) when the adapter created the `PgBoss`. Default: handler errors are ignored (the
-   * engine records them) and pg-boss errors are written to `console.error`.
+   * engine records them) and pg-boss errors are written to `console.error` once per cause while
+   * they last (pg-boss emits one for every failed poll of every worker during a database outage),
+   * with one line when pg-boss works again. A hook of your own receives each event.
    */
   onError?: (error: unknown, job?: Job) => void;
 }
@@ -105,6 +108,7 @@ class PgBossQueue implements Queue {
   readonly #pollingIntervalSeconds: number;
   readonly #deleteAfterSeconds: number;
   readonly #onError: (error: unknown, job?: Job) => void;
+  readonly #outage: OutageLog | undefined;
   #starting: Promise<void> | undefined;
   #startAttempted = false;
   // One createQueue (and policy check) per queue name for the life of the adapter.
@@ -127,8 +131,10 @@ class PgBossQueue implements Queue {
     this.#heartbeatSeconds = options.heartbeatSeconds === undefined ? 30 : options.heartbeatSeconds;
     this.#pollingIntervalSeconds = options.pollingIntervalSeconds ?? 2;
     this.#deleteAfterSeconds = options.deleteAfterSeconds ?? 3600;
+    const outage = options.onError === undefined ? createOutageLog((...args) => console.error(...args)) : undefined;
+    this.#outage = outage;
     this.#onError = options.onError ?? ((error, job) => {
-      if (job === undefined) console.error('[cairn/queue-pg-boss]', error);
+      if (job === undefined) outage?.report(error);
     });
     if (options.boss !== undefined) {
       if (options.connectionString !== undefined || options.schema !== undefined || options.bossOptions !== undefined) {
@@ -136,6 +142,10 @@ class PgBossQueue implements Queue {
       }
       this.#boss = options.boss;
       this.#ownsBoss = false;
+      // A PgBoss without an 'error' listener crashes the process at its first connection error
+      // (an EventEmitter throws then). Yours keeps any listener you attached; without one it gets
+      // the adapter's, which reports through onError.
+      if (this.#boss.listenerCount('error') === 0) this.#boss.on('error', (error) => this.#report(error));
     } else {
       const bossOptions: ConstructorOptions = {
         // A NOTIFY per ready job wakes idle workers at once instead of after a poll.
@@ -241,6 +251,8 @@ class PgBossQueue implements Queue {
 
   async #runBatch(queue: string, jobs: BossJob<JobEnvelope>[], handler: (job: Job) => Promise<void>, workId: string | undefined, grouped: boolean): Promise<JobResult[]> {
     const results: JobResult[] = [];
+    // A fetch that returned jobs: the database answers again.
+    this.#outage?.recovered();
     if (grouped && workId !== undefined) this.#wakeOneIdleWorker(workId);
     try {
       for (const bossJob of jobs) results.push(await this.#runOne(queue, bossJob, handler));
@@ -351,7 +363,9 @@ class PgBossQueue implements Queue {
 
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const result = await fn();
+      this.#outage?.recovered();
+      return result;
     } catch (error) {
       if (CairnError.is(error)) throw error;
       throw new CairnError('QUEUE_ERROR', `pg-boss ${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -13,7 +13,8 @@ import { createVersionStore } from './version-store.js';
 export interface RedisStoreOptions {
   /**
    * The ioredis client (`new Redis(...)` or `new Cluster(...)`). The store never quits it: it is
-   * yours to close. It must not have ioredis' own `keyPrefix` option; use `prefix` instead.
+   * yours to close. It must not have ioredis' own `keyPrefix` option; use `prefix` instead. A client
+   * with no `'error'` listener gets a silent one (see docs/backends/redis.md, "Outages").
    */
   redis: RedisClient;
   /** Start of every key the store writes (default `cairn`). Must not contain `{` or `}`. */
@@ -60,6 +61,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
       `createRedisStore: the ioredis client has keyPrefix ${JSON.stringify(keyPrefix)}; pass it as the store's \`prefix\` option instead`,
     );
   }
+  // Without an 'error' listener ioredis prints every failed reconnection ("[ioredis] Unhandled
+  // error event") for the whole of an outage. The failed calls reject with STORE_ERROR anyway, and
+  // the engine logs the outage once; a listener of the caller's own is left alone.
+  if (redis.listenerCount('error') === 0) redis.on('error', () => {});
   const prefix = options.prefix ?? 'cairn';
   const cluster = options.cluster ?? redis.isCluster === true;
   if (redis.isCluster === true && !cluster) {

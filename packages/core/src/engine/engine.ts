@@ -20,6 +20,7 @@ import { computeQueueNames, type QueueStrategy, type WorkflowQueues } from './qu
 import { ResultWaiter } from './result-waiter.js';
 import { uuidv7 } from './uuid.js';
 import { WorkflowRegistry } from './workflow-registry.js';
+import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './outage.js';
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { checkEngineDurations } from './engine-durations.js';
@@ -49,6 +50,12 @@ export interface EngineOptions {
    * (default 30 s; `Infinity` waits for ever). See `Engine.stop`.
    */
   stopGraceMs?: number;
+  /**
+   * How long `start()` keeps trying while the store or the queue is unreachable (`STORE_ERROR` /
+   * `QUEUE_ERROR`) before it rejects with that error (default 60 s; `Infinity` waits for ever).
+   * Failures while it waits are logged once per cause, and the recovery once.
+   */
+  startTimeoutMs?: number;
   /** Largest input, output, event payload or state value (default 1 MiB, capped by the store's limit). */
   maxPayloadBytes?: number;
   /** Timing tunables; see `EngineTimings`. */
@@ -228,6 +235,11 @@ export function createEngine(options: EngineOptions): Engine {
     }
   };
 
+  // Store and queue errors are logged once per cause during an outage, not once per call.
+  const outage = new OutageLog(options.logger ?? consoleLogger, clock);
+  const startTimeoutMs = checkStartTimeout(options.startTimeoutMs);
+  let startWait: AbortController | undefined;
+
   const rt: EngineRuntime = {
     store: options.store,
     queue,
@@ -237,7 +249,7 @@ export function createEngine(options: EngineOptions): Engine {
     maxPayloadBytes,
     faults: options.faults ?? { hit: () => {} },
     registry,
-    logger: options.logger ?? consoleLogger,
+    logger: outage.logger,
     executing: new Map(),
     turnsInProgress: { count: 0 },
     rerun: new Set(),
@@ -294,9 +306,13 @@ export function createEngine(options: EngineOptions): Engine {
           data: { queue: queue.name, strategy },
         });
       }
-      const now = clock.now();
+      // While the store or queue is unreachable, wait and retry (up to startTimeoutMs).
+      startWait = new AbortController();
+      const wait: StartWait = { clock, outage, timeoutMs: startTimeoutMs, deadline: clock.now() + startTimeoutMs, signal: startWait.signal };
       for (const def of registry.all()) {
-        await rt.store.versions.upsert(def.name, def.version, { description: def.options.description ?? null, tier: def.options.tier ?? null }, now);
+        await untilReachable(`registering ${def.name}@${def.version}`, wait, () =>
+          rt.store.versions.upsert(def.name, def.version, { description: def.options.description ?? null, tier: def.options.tier ?? null }, clock.now()),
+        );
       }
       started = true;
       if (shutdown.signal.aborted) shutdown = new AbortController();
@@ -306,8 +322,8 @@ export function createEngine(options: EngineOptions): Engine {
       const seen = new Set<string>();
       for (const name of registry.names()) {
         const queues = queuesFor(name);
-        if (!seen.has(queues.orchestrator)) workers.push(await queue.work(queues.orchestrator, orchestratorHandler, workOptions));
-        if (!seen.has(queues.step)) workers.push(await queue.work(queues.step, stepHandler, workOptions));
+        if (!seen.has(queues.orchestrator)) workers.push(await untilReachable(`starting a worker on ${queues.orchestrator}`, wait, () => queue.work(queues.orchestrator, orchestratorHandler, workOptions)));
+        if (!seen.has(queues.step)) workers.push(await untilReachable(`starting a worker on ${queues.step}`, wait, () => queue.work(queues.step, stepHandler, workOptions)));
         seen.add(queues.orchestrator).add(queues.step);
       }
       recoveryLoop = new AbortController();
@@ -317,6 +333,7 @@ export function createEngine(options: EngineOptions): Engine {
           try {
             await clock.sleep(recoveryIntervalMs, signal);
             await recover();
+            outage.recovered();
           } catch (error) {
             if (!signal.aborted) rt.logger.error('recovery pass failed', { error });
           }
@@ -330,6 +347,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (typeof graceMs !== 'number' || Number.isNaN(graceMs) || graceMs < 0) {
         throw new CairnError('INVALID_INPUT', `stop: graceMs must be a number ≥ 0 (or Infinity), got ${String(graceMs)}`);
       }
+      startWait?.abort();
       recoveryLoop?.abort();
       const drained = Promise.all([...workers.splice(0).map((w) => w.stop()), ...inlineRuns]).then(() => undefined);
       let finished = await settlesWithin(clock, drained, graceMs);

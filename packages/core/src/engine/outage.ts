@@ -1,0 +1,128 @@
+import type { Clock } from '../clock/clock.js';
+import { CairnError } from '../errors/cairn-error.js';
+import type { EngineLogger } from './engine-runtime.js';
+
+/** Default of `EngineOptions.startTimeoutMs`: how long `engine.start()` waits for an unreachable store or queue. */
+export const DEFAULT_START_TIMEOUT_MS = 60_000;
+
+// Waits between two tries of an unreachable store or queue in start(): doubling from 100 ms to 2 s.
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 2_000;
+
+/** True for the errors an outage of the store or the queue produces (the stores and queues wrap driver errors in these). */
+export function isOutageError(error: unknown): error is CairnError {
+  return CairnError.is(error, 'STORE_ERROR') || CairnError.is(error, 'QUEUE_ERROR');
+}
+
+/**
+ * What makes two outage errors "the same cause": the code, and the innermost cause's own code
+ * (`ECONNREFUSED`, `57P01`, `PROTOCOL_CONNECTION_LOST`) or else its message. The outer messages
+ * name the operation (`runs.claim failed: ...`), which differs from call to call.
+ */
+function causeKey(error: CairnError): string {
+  let inner: unknown = error;
+  for (let depth = 0; depth < 10 && inner instanceof Error && inner.cause !== undefined; depth++) inner = inner.cause;
+  const code = (inner as { code?: unknown } | null)?.code;
+  const text = typeof code === 'string' || typeof code === 'number' ? String(code) : inner instanceof Error ? inner.message : String(inner);
+  return `${error.code}|${text}`;
+}
+
+/**
+ * Logs an outage of the store or the queue once per cause instead of once per failed call or
+ * retry, and its end once. The engine's logger is wrapped (`logger`): a `STORE_ERROR` or
+ * `QUEUE_ERROR` passed as `data.error` is logged the first time its cause is seen during an
+ * outage and counted after that; everything else goes through unchanged. `recovered()` (called
+ * when a store round trip of the recovery loop or of `start()` succeeds) ends an open outage with
+ * one line saying how long it lasted and how many errors were not logged.
+ */
+export class OutageLog {
+  readonly logger: EngineLogger;
+  #since: number | undefined;
+  readonly #causes = new Set<string>();
+  #suppressed = 0;
+
+  constructor(
+    private readonly target: EngineLogger,
+    private readonly clock: Clock,
+  ) {
+    this.logger = {
+      warn: (message, data) => (isOutageError(data?.['error']) ? this.failed(message, data['error'] as CairnError, data, 'warn') : target.warn(message, data)),
+      error: (message, data) => (isOutageError(data?.['error']) ? this.failed(message, data['error'] as CairnError, data, 'error') : target.error(message, data)),
+    };
+  }
+
+  /** Reports an outage error: logged if its cause is new in this outage, counted otherwise. */
+  failed(message: string, error: CairnError, data: Record<string, unknown> = { error }, level: 'warn' | 'error' = 'error'): void {
+    this.#since ??= this.clock.now();
+    const key = causeKey(error);
+    if (this.#causes.has(key)) {
+      this.#suppressed++;
+      return;
+    }
+    this.#causes.add(key);
+    this.target[level](`${message} (store or queue unreachable? further errors with this cause are not logged until it recovers)`, data);
+  }
+
+  /** A store round trip succeeded: ends an open outage, with one line. */
+  recovered(): void {
+    if (this.#since === undefined) return;
+    const seconds = ((this.clock.now() - this.#since) / 1000).toFixed(1);
+    this.target.warn(`store and queue reachable again after ${seconds} s of errors (${this.#suppressed} more errors with the same causes were not logged)`);
+    this.#since = undefined;
+    this.#causes.clear();
+    this.#suppressed = 0;
+  }
+}
+
+/** `startTimeoutMs` as given to `createEngine`: a number ≥ 0, or `Infinity`. */
+export function checkStartTimeout(value: unknown): number {
+  if (value === undefined) return DEFAULT_START_TIMEOUT_MS;
+  if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+    throw new CairnError('INVALID_INPUT', `createEngine: startTimeoutMs must be a number ≥ 0 (or Infinity), got ${String(value)}`, { data: { startTimeoutMs: String(value) } });
+  }
+  return value;
+}
+
+/** Where `engine.start()` stands while it waits for the store and the queue. */
+export interface StartWait {
+  readonly clock: Clock;
+  readonly outage: OutageLog;
+  readonly timeoutMs: number;
+  /** Clock time by which `start()` gives up. */
+  readonly deadline: number;
+  /** Aborted by `engine.stop()`. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs one step of `engine.start()`, trying again while it fails with `STORE_ERROR` or
+ * `QUEUE_ERROR` (the store or queue is unreachable), waiting 100 ms doubling to 2 s between tries,
+ * until `wait.deadline`. Then it rejects with the last error's code (`STORE_ERROR` / `QUEUE_ERROR`),
+ * saying how long it waited, the last error as `cause`. Any other error rejects at once. The
+ * failures are logged once per cause (`OutageLog`), and a success after them once.
+ */
+export async function untilReachable<T>(what: string, wait: StartWait, fn: () => Promise<T>): Promise<T> {
+  let delay = FIRST_RETRY_MS;
+  for (;;) {
+    let failure: CairnError;
+    try {
+      const result = await fn();
+      wait.outage.recovered();
+      return result;
+    } catch (error) {
+      if (!isOutageError(error)) throw error;
+      failure = error;
+    }
+    const left = wait.deadline - wait.clock.now();
+    if (left <= 0 || wait.signal.aborted) {
+      const why = wait.signal.aborted ? 'engine.stop() was called' : `startTimeoutMs is ${wait.timeoutMs}`;
+      throw new CairnError(failure.code, `engine.start: ${what} still failing, gave up (${why}): ${failure.message}`, {
+        cause: failure,
+        data: { startTimeoutMs: Number.isFinite(wait.timeoutMs) ? wait.timeoutMs : null },
+      });
+    }
+    wait.outage.failed(`engine.start: ${what} failed; retrying for up to ${wait.timeoutMs} ms (startTimeoutMs)`, failure);
+    await wait.clock.sleep(Math.min(delay, left), wait.signal).catch(() => undefined);
+    delay = Math.min(delay * 2, MAX_RETRY_MS);
+  }
+}
