@@ -7,6 +7,7 @@ import { hostileArgumentsGroup } from './adversarial/hostile-arguments.js';
 import { hostileNamesEngineGroup } from './adversarial/hostile-names.js';
 import { largePayloadsGroup } from './adversarial/large-payloads.js';
 import { racingClaimersGroup } from './adversarial/racing-claimers.js';
+import { simulationGroup } from './adversarial/simulation.js';
 import { staleFencesGroup } from './adversarial/stale-fences.js';
 import { storeBudgetGroup } from './adversarial/store-budget.js';
 import { terminalRacesGroup } from './adversarial/terminal-races.js';
@@ -70,6 +71,7 @@ export const adversarialGroups: readonly CaseGroup[] = [
   largePayloadsGroup,
   deleteArtefactsGroup,
   storeBudgetGroup,
+  simulationGroup,
 ];
 
 /** Every group of the suite, in the order they are registered. */
