@@ -47,6 +47,8 @@ describe('toMilliseconds', () => {
     assert.equal(toMilliseconds(1.2), 2);
     assert.equal(toMilliseconds('0.5ms'), 1);
     assert.equal(toMilliseconds('1.5h'), 5_400_000);
+    // Other spellings of a non-negative decimal that TypeScript's `${number}` accepts.
+    assert.deepEqual([toMilliseconds('.5s'), toMilliseconds('5.s'), toMilliseconds('1e3ms'), toMilliseconds('2E1s')], [500, 5_000, 1_000, 20_000]);
   });
 
   it('accepts every duration up to the bound of 100 years, and nothing longer', () => {
@@ -63,7 +65,7 @@ describe('toMilliseconds', () => {
   });
 
   it('refuses negative, NaN, infinite, malformed and non-duration values with INVALID_INPUT naming the value', () => {
-    for (const value of [-1, Number.NaN, Number.POSITIVE_INFINITY, '', ' ', '-5s', 'soon', '10 minutes', '5', 'ms', '1 d', null, undefined, {}, [], true]) {
+    for (const value of [-1, Number.NaN, Number.POSITIVE_INFINITY, '', ' ', '-5s', 'soon', '10 minutes', '5', 'ms', '1 d', ' 5s', '0x10s', null, undefined, {}, [], true]) {
       const error = refused(value, 'timeout of step "fetch"');
       assert.match(error.message, /timeout of step "fetch"/);
       assert.deepEqual((error.data as { what: string }).what, 'timeout of step "fetch"');
