@@ -1,7 +1,7 @@
 // Durations past what a Node timer holds (2^31-1 ms, 24.8 days) and values no store can hold.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, type Duration, MAX_DURATION_MS, type WorkflowContext, createEngine, createMemoryStore, defineWorkflow, systemClock } from '@cairn/core';
+import { CairnError, type Duration, MAX_DURATION_MS, type WorkflowContext, createEngine, createMemoryStore, defineWorkflow, sleepInSlices, systemClock } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 import { countingStore, createFixture, turns, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
@@ -22,6 +22,24 @@ describe('the system clock', () => {
     controller.abort('stop');
     assert.equal(await long, 'stop');
     assert.equal(fired, false);
+  });
+});
+
+describe('sleepInSlices', () => {
+  it('waits the whole duration over several slices, and an abort between slices stops it', async () => {
+    const started = performance.now();
+    await sleepInSlices(100, undefined, 15);
+    assert.ok(performance.now() - started >= 99, `resolved after ${performance.now() - started} ms, before 100`);
+    const controller = new AbortController();
+    let settled = false;
+    const aborted = sleepInSlices(1_000, controller.signal, 15).then(
+      () => 'resolved',
+      (reason: unknown) => reason,
+    ).finally(() => void (settled = true));
+    await realPause(60);
+    assert.equal(settled, false);
+    controller.abort('stop');
+    assert.equal(await aborted, 'stop');
   });
 });
 

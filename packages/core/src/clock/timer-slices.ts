@@ -8,9 +8,12 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
  * Waits `ms` milliseconds of real time with `setTimeout`, in slices of at most `MAX_TIMER_MS`, so
  * any delay (up to `Infinity`, which never resolves) is honoured in full and never cut short.
  * Rejects with `signal.reason` as soon as `signal` aborts (at once when it already has); the
- * pending timer is cleared. Zero, negative and NaN resolve on the next timer turn.
+ * pending timer is cleared. Zero, negative and NaN resolve on the next timer turn. `maxSlice`
+ * (default and upper bound `MAX_TIMER_MS`) is the longest single timer; tests lower it to watch the
+ * slicing at work.
  */
-export function sleepInSlices(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleepInSlices(ms: number, signal?: AbortSignal, maxSlice: number = MAX_TIMER_MS): Promise<void> {
+  const limit = maxSlice >= 1 && maxSlice <= MAX_TIMER_MS ? maxSlice : MAX_TIMER_MS;
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     let left = ms > 0 ? ms : 0;
@@ -20,7 +23,7 @@ export function sleepInSlices(ms: number, signal?: AbortSignal): Promise<void> {
       reject(signal?.reason);
     };
     const arm = (): void => {
-      const slice = Math.min(left, MAX_TIMER_MS);
+      const slice = Math.min(left, limit);
       left -= slice;
       timer = setTimeout(() => {
         if (left > 0) return arm();

@@ -9,6 +9,8 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; error: unkn
  * Runs one attempt of a step body with its own abort signal, which fires when the attempt times
  * out (`STEP_TIMEOUT`) or `parent` aborts (cancellation, end of the execution). A body that ignores
  * its signal keeps running in the background, but its late result is never recorded.
+ * `timeoutMs` may be up to `MAX_DURATION_MS` (100 years): the clock's sleep honours it in full (the
+ * system clock waits in slices of at most 2^31-1 ms), so a 25-day timeout does not fire at once.
  */
 export async function runStepBody(
   clock: Clock,
