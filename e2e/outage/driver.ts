@@ -24,8 +24,10 @@ export interface OutageReport {
   unexplainedReruns: string[];
   /** Step bodies that succeeded more than once, each explained by an interrupted attempt. */
   explainedReruns: number;
-  /** stderr lines of each worker (what a user's logs would hold). */
+  /** Output lines of each worker (what a user's logs would hold). */
   logLines: number[];
+  /** Log entries of each worker: lines starting with a `[label]` (`[cairn]`, `[cairn/queue-pg-boss]`, `[ioredis]`). */
+  logEntries: number[];
   logSample: string;
   downMs: number;
   wallMs: number;
@@ -74,7 +76,7 @@ async function stopWorker(worker: Worker): Promise<void> {
 }
 
 /** A fresh database (or key prefix) on the server, with Cairn's tables. */
-async function prepare(backend: OutageBackend, service: RunningService, countsFile: string): Promise<OutageConfig> {
+export async function prepare(backend: OutageBackend, service: RunningService, countsFile: string): Promise<OutageConfig> {
   if (backend === 'redis') return { backend, url: service.url, prefix: freshRedisPrefix(), countsFile };
   const { migrateToLatest } = await kyselyStore();
   const k = await kysely();
@@ -115,7 +117,7 @@ export async function runOutage(backend: OutageBackend, service: RunningService,
   const config = await prepare(backend, service, countsFile);
   const workers = await Promise.all([startWorker(config), startWorker(config)]);
   const started = Date.now();
-  const report: OutageReport = { died: [], runs: o.runs, completed: 0, wrongOutput: [], badSteps: [], unexplainedReruns: [], explainedReruns: 0, logLines: [], logSample: '', downMs: 0, wallMs: 0 };
+  const report: OutageReport = { died: [], runs: o.runs, completed: 0, wrongOutput: [], badSteps: [], unexplainedReruns: [], explainedReruns: 0, logLines: [], logEntries: [], logSample: '', downMs: 0, wallMs: 0 };
   try {
     // The driver submits the runs and watches them, but is closed during the outage: only the
     // workers are under test.
@@ -170,6 +172,7 @@ export async function runOutage(backend: OutageBackend, service: RunningService,
     for (const w of workers) if (w.exit !== undefined) report.died.push(`${w.exit}:\n${w.stderr.slice(-15).join('\n')}`);
     await Promise.all(workers.map(stopWorker));
     report.logLines = workers.map((w) => w.stderr.length);
+    report.logEntries = workers.map((w) => w.stderr.filter((line) => line.startsWith('[')).length);
     // CAIRN_OUTAGE_LOG_DIR=dir keeps each worker's output, to read what a user's logs would hold.
     const logDir = process.env.CAIRN_OUTAGE_LOG_DIR;
     if (logDir) workers.forEach((w, i) => writeFileSync(join(logDir, `${backend}-worker-${i + 1}.log`), w.stderr.join('\n')));

@@ -50,6 +50,8 @@ export type {
 } from './queue/queue.js';
 export { CairnError } from './errors/cairn-error.js';
 export { ERROR_CODES } from './errors/error-codes.js';
+export { createOutageLog, errorCause } from './errors/outage-log.js';
+export type { OutageLog } from './errors/outage-log.js';
 export type { ErrorCode } from './errors/error-codes.js';
 export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/system-clock.js';

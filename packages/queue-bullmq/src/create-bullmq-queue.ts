@@ -1,4 +1,4 @@
-import { CairnError, toJsonRoundTrip, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import { CairnError, createOutageLog, toJsonRoundTrip, type OutageLog, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
 import { Queue as BullQueue, Worker as BullWorker, type Job as BullJob, type JobsOptions, type KeepJobs } from 'bullmq';
 import { resolveConnection, type BullMQConnection, type ResolvedConnection } from './connection.js';
 import { checkBullMQSendOptions, checkBullMQWorkOptions, checkQueueName } from './send-options.js';
@@ -39,7 +39,9 @@ export interface BullMQQueueOptions {
   /**
    * Receives every error: a handler that threw or a job BullMQ failed (with the job), and errors of
    * the BullMQ objects themselves (without one). Default: job failures are ignored (the engine
-   * records them) and the others are written to `console.error`.
+   * records them) and the others are written to `console.error` once per cause while they last
+   * (during a Redis outage BullMQ reports every failed command and reconnection), with one line
+   * when Redis answers again. A hook of your own receives each error.
    */
   onError?: (error: unknown, job?: Job) => void;
 }
@@ -86,6 +88,7 @@ class BullMQQueue implements Queue {
   readonly #stalledIntervalMs: number;
   readonly #removeOnFail: boolean | number | KeepJobs;
   readonly #onError: (error: unknown, job?: Job) => void;
+  readonly #outage: OutageLog | undefined;
   readonly #queues = new Map<string, BullQueue>();
   readonly #workers = new Set<BullMQWorker>();
   #closing: Promise<void> | undefined;
@@ -104,8 +107,12 @@ class BullMQQueue implements Queue {
     this.#lockDurationMs = checkTimerOption(options.lockDurationMs, 'lockDurationMs', 30_000);
     this.#stalledIntervalMs = checkTimerOption(options.stalledIntervalMs, 'stalledIntervalMs', 30_000);
     this.#removeOnFail = options.removeOnFail ?? { count: 1000 };
+    // BullMQ emits an error for every failed command and reconnection of every worker while Redis
+    // is down: the default output prints each cause once, and one line when Redis answers again.
+    const outage = options.onError === undefined ? createOutageLog('[cairn/queue-bullmq]', (line, error) => console.error(line, ...(error === undefined ? [] : [error]))) : undefined;
+    this.#outage = outage;
     this.#onError = options.onError ?? ((error, job) => {
-      if (job === undefined) console.error('[cairn/queue-bullmq]', error);
+      if (job === undefined) outage?.report(error, 'BullMQ error');
     });
   }
 
@@ -140,6 +147,8 @@ class BullMQQueue implements Queue {
     const bullWorker = new BullWorker(
       queue,
       async (bullJob: BullJob) => {
+        // A job fetched: Redis answers again.
+        this.#outage?.recovered();
         await handler(toCairnJob(queue, bullJob));
       },
       {
@@ -200,7 +209,9 @@ class BullMQQueue implements Queue {
 
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      const result = await fn();
+      this.#outage?.recovered();
+      return result;
     } catch (error) {
       if (CairnError.is(error)) throw error;
       throw new CairnError('QUEUE_ERROR', `BullMQ ${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { CairnError, checkWorkOptions, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import { CairnError, checkWorkOptions, createOutageLog, type OutageLog, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
 import { checkPgBossSendOptions, checkQueueName, groupConcurrencyKey } from './send-options.js';
-import { createOutageLog, type OutageLog } from './outage-log.js';
 
 /** Options of `createPgBossQueue`. */
 export interface PgBossQueueOptions {
@@ -131,10 +130,10 @@ class PgBossQueue implements Queue {
     this.#heartbeatSeconds = options.heartbeatSeconds === undefined ? 30 : options.heartbeatSeconds;
     this.#pollingIntervalSeconds = options.pollingIntervalSeconds ?? 2;
     this.#deleteAfterSeconds = options.deleteAfterSeconds ?? 3600;
-    const outage = options.onError === undefined ? createOutageLog((...args) => console.error(...args)) : undefined;
+    const outage = options.onError === undefined ? createOutageLog('[cairn/queue-pg-boss]', (line, error) => console.error(line, ...(error === undefined ? [] : [error]))) : undefined;
     this.#outage = outage;
     this.#onError = options.onError ?? ((error, job) => {
-      if (job === undefined) outage?.report(error);
+      if (job === undefined) outage?.report(error, 'pg-boss error');
     });
     if (options.boss !== undefined) {
       if (options.connectionString !== undefined || options.schema !== undefined || options.bossOptions !== undefined) {

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock/clock.js';
 import { CairnError } from '../errors/cairn-error.js';
+import { errorCause } from '../errors/outage-log.js';
 import type { EngineLogger } from './engine-runtime.js';
 
 /** Default of `EngineOptions.startTimeoutMs`: how long `engine.start()` waits for an unreachable store or queue. */
@@ -14,18 +15,8 @@ export function isOutageError(error: unknown): error is CairnError {
   return CairnError.is(error, 'STORE_ERROR') || CairnError.is(error, 'QUEUE_ERROR');
 }
 
-/**
- * What makes two outage errors "the same cause": the code, and the innermost cause's own code
- * (`ECONNREFUSED`, `57P01`, `PROTOCOL_CONNECTION_LOST`) or else its message. The outer messages
- * name the operation (`runs.claim failed: ...`), which differs from call to call.
- */
-function causeKey(error: CairnError): string {
-  let inner: unknown = error;
-  for (let depth = 0; depth < 10 && inner instanceof Error && inner.cause !== undefined; depth++) inner = inner.cause;
-  const code = (inner as { code?: unknown } | null)?.code;
-  const text = typeof code === 'string' || typeof code === 'number' ? String(code) : inner instanceof Error ? inner.message : String(inner);
-  return `${error.code}|${text}`;
-}
+// Two outage errors have the same cause when their codes and innermost causes match.
+const causeKey = (error: CairnError): string => `${error.code}|${errorCause(error)}`;
 
 /**
  * Logs an outage of the store or the queue once per cause instead of once per failed call or
