@@ -9,7 +9,9 @@ export interface PgBossQueueOptions {
   /**
    * A `PgBoss` you created. The adapter starts it if needed (`start()` is idempotent) but never
    * stops it: `close()` only stops the workers the adapter registered. Its schema is the one you
-   * gave it, so `schema`, `connectionString` and `bossOptions` must not be set alongside it.
+   * gave it, so `schema`, `connectionString` and `bossOptions` must not be set alongside it. One
+   * without an `'error'` listener gets the adapter's (which reports to `onError`): without any,
+   * pg-boss's first connection error would end the process.
    */
   boss?: PgBoss;
   /** PostgreSQL connection string for the `PgBoss` the adapter creates (and stops on `close()`). */
