@@ -78,19 +78,21 @@ async function stopWorker(worker: Worker): Promise<void> {
 /** A fresh database (or key prefix) on the server, with Cairn's tables. */
 export async function prepare(backend: OutageBackend, service: RunningService, countsFile: string): Promise<OutageConfig> {
   if (backend === 'redis') return { backend, url: service.url, prefix: freshRedisPrefix(), countsFile };
-  const { migrateToLatest } = await kyselyStore();
+  // Guarded like every pool here: a connection still closing when the test halts the server
+  // receives its shutdown notice, which would otherwise be an uncaught 'error'.
+  const { migrateToLatest, guardPostgresPool, guardMysqlPool } = await kyselyStore();
   const k = await kysely();
   if (backend === 'postgres') {
     const url = await createPostgresDatabase(service.url);
     const { default: pgm } = await pg();
-    const db = new k.Kysely({ dialect: new k.PostgresDialect({ pool: new pgm.Pool({ connectionString: url, max: 1 }) }) });
+    const db = new k.Kysely({ dialect: new k.PostgresDialect({ pool: guardPostgresPool(new pgm.Pool({ connectionString: url, max: 1 })) }) });
     await migrateToLatest(db);
     await db.destroy();
     return { backend, url, prefix: '', countsFile };
   }
   const url = await createMysqlDatabase(service.url);
   const { createPool } = await mysql2();
-  const db = new k.Kysely({ dialect: new k.MysqlDialect({ pool: createPool({ uri: url, connectionLimit: 1 }) }) });
+  const db = new k.Kysely({ dialect: new k.MysqlDialect({ pool: guardMysqlPool(createPool({ uri: url, connectionLimit: 1 })) }) });
   await migrateToLatest(db);
   await db.destroy();
   return { backend, url, prefix: '', countsFile };
