@@ -94,7 +94,12 @@ export interface HistoryEntry extends AttemptRecord {
   kind: StepKind;
 }
 
-/** The engine: starts runs, executes them on workers, and answers questions about them. */
+/**
+ * The engine: starts runs, executes them on workers, and answers questions about them. Every
+ * method checks the runtime type of each argument first: a run id, name or key that is not a
+ * well-formed identifier (`checkIdentifier`), an unknown option or a filter of the wrong type
+ * rejects with `INVALID_INPUT` naming the argument, before the store is touched.
+ */
 export interface Engine {
   /** Registers versions, checks the queue strategy, and (unless `workers: false`) starts workers and recovery. */
   start(options?: { workers?: boolean }): Promise<void>;
