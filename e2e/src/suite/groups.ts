@@ -4,6 +4,7 @@ import { deleteArtefactsGroup } from './adversarial/delete-artefacts.js';
 import { duplicateDeliveryGroup } from './adversarial/duplicate-delivery.js';
 import { falsyOutputsGroup } from './adversarial/falsy-outputs.js';
 import { hostileArgumentsGroup } from './adversarial/hostile-arguments.js';
+import { hostileIdentifiersInWorkflowsGroup } from './adversarial/hostile-identifiers-in-workflows.js';
 import { hostileNamesEngineGroup } from './adversarial/hostile-names.js';
 import { largePayloadsGroup } from './adversarial/large-payloads.js';
 import { racingClaimersGroup } from './adversarial/racing-claimers.js';
@@ -68,6 +69,7 @@ export const adversarialGroups: readonly CaseGroup[] = [
   falsyOutputsGroup,
   hostileNamesEngineGroup,
   hostileArgumentsGroup,
+  hostileIdentifiersInWorkflowsGroup,
   largePayloadsGroup,
   deleteArtefactsGroup,
   storeBudgetGroup,

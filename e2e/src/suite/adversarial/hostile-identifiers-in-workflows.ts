@@ -22,8 +22,8 @@ const PRIMITIVES: ReadonlyArray<[string, (ctx: WorkflowContext, bad: unknown) =>
  * Redis or MongoDB turn into U+FFFD (a hang, a false `NON_DETERMINISM`, an event that wakes the
  * wrong wait).
  *
- * Not registered in `groups.ts` yet: the primitives live in `engine/execution.ts`, which calls
- * `checkIdentifier` (engine/check-input.ts) once it is rewired; register this group then.
+ * The primitives check their identifiers with `checkIdentifier` (engine/check-input.ts) before
+ * anything is recorded.
  */
 export const hostileIdentifiersInWorkflowsGroup: CaseGroup = caseGroup(
   'adversarial.hostile-identifiers-in-workflows',

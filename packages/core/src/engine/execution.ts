@@ -13,6 +13,7 @@ import { type RetryPolicy, resolveRetryPolicy } from './retry-policy.js';
 import { runStepBody } from './run-step-body.js';
 import { uuidv4, uuidv7 } from './uuid.js';
 import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, StepFailure } from './execution-outcome.js';
+import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 import { TurnScheduler } from './turn-scheduler.js';
 
 export type { Outcome } from './execution-outcome.js';
@@ -388,6 +389,7 @@ export class Execution {
   }
 
   private async taskStep(call: Call, name: string, fn: (s: StepContext) => unknown, options: StepOptions): Promise<Delivery> {
+    checkIdentifier('ctx.step name', name, IDENTIFIER_LIMITS.stepName);
     if (typeof fn !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): the body must be a function`);
     const policy = resolveRetryPolicy(options.retries, options.backoff);
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of step ${JSON.stringify(name)}`);
@@ -574,6 +576,7 @@ export class Execution {
   }
 
   private async sleepStep(call: Call, name: string, wakeAt: number): Promise<Delivery> {
+    checkIdentifier('ctx.sleep name', name, IDENTIFIER_LIMITS.stepName);
     const site = this.begin('sleep', name);
     if (this.probeKey !== undefined) return this.replayOnly(call, site);
     let step = site.recorded;
@@ -594,7 +597,7 @@ export class Execution {
   }
 
   private async eventStep(call: Call, eventName: string, options: WaitForEventOptions): Promise<Delivery> {
-    if (typeof eventName !== 'string' || eventName.length === 0) throw new CairnError('INVALID_INPUT', 'waitForEvent: the event name must be a non-empty string');
+    checkIdentifier('ctx.waitForEvent name', eventName, IDENTIFIER_LIMITS.eventName);
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of event ${JSON.stringify(eventName)}`);
     const site = this.begin('event', `event:${eventName}`);
     if (this.probeKey !== undefined) return this.replayOnly(call, site);
@@ -637,6 +640,7 @@ export class Execution {
   private async childStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
     const childDef = this.rt.registry.forStart(childName);
+    if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier('ctx.child options.name', options.name, IDENTIFIER_LIMITS.stepName);
     const site = this.begin('child', options.name ?? `child:${childName}`);
     if (this.probeKey !== undefined) return this.replayOnly(call, site);
     let step = site.recorded;
@@ -693,7 +697,7 @@ export class Execution {
   }
 
   private async setState(call: Call, key: string, value: Json): Promise<Delivery> {
-    if (typeof key !== 'string' || key.length > 1024) throw new CairnError('INVALID_INPUT', 'setState: the key must be a string of at most 1024 characters');
+    checkIdentifier('ctx.setState key', key, IDENTIFIER_LIMITS.stateKey, { allowEmpty: true });
     const json = this.payload(value, `state ${JSON.stringify(key)}`);
     const turn = this.claimNext(call);
     // A probe writes nothing, but later reads in its replay must see this value, as the
@@ -704,6 +708,7 @@ export class Execution {
   }
 
   private async readState(call: Call, key: string): Promise<Delivery> {
+    checkIdentifier('ctx.state key', key, IDENTIFIER_LIMITS.stateKey, { allowEmpty: true });
     const turn = this.claimNext(call);
     if (this.stateOverlay.has(key)) return { turn, ok: true, value: this.stateOverlay.get(key) };
     this.stateSnapshot ??= await this.rt.store.state.get(this.run.id);
