@@ -33,6 +33,9 @@ describe('createOutageLog', () => {
     log.report(new Error('Connection terminated unexpectedly'));
     log.report(new Error('Connection terminated unexpectedly'));
     assert.equal(lines.length, 2);
+    now = 1500;
+    log.recovered();
+    assert.equal(lines.length, 2, 'within a second of the last error the outage is not over yet');
     now = 4500;
     log.recovered();
     log.recovered();

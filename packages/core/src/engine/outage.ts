@@ -1,6 +1,6 @@
 import type { Clock } from '../clock/clock.js';
 import { CairnError } from '../errors/cairn-error.js';
-import { errorCause } from '../errors/outage-log.js';
+import { OUTAGE_QUIET_MS, errorCause } from '../errors/outage-log.js';
 import type { EngineLogger } from './engine-runtime.js';
 
 /** Default of `EngineOptions.startTimeoutMs`: how long `engine.start()` waits for an unreachable store or queue. */
@@ -24,11 +24,13 @@ const causeKey = (error: CairnError): string => `${error.code}|${errorCause(erro
  * `QUEUE_ERROR` passed as `data.error` is logged the first time its cause is seen during an
  * outage and counted after that; everything else goes through unchanged. `recovered()` (called
  * when a store round trip of the recovery loop or of `start()` succeeds) ends an open outage with
- * one line saying how long it lasted and how many errors were not logged.
+ * one line saying how long it lasted and how many errors were not logged — once no error has come
+ * for `OUTAGE_QUIET_MS` (1 s), so the stragglers of work begun during the outage stay part of it.
  */
 export class OutageLog {
   readonly logger: EngineLogger;
   #since: number | undefined;
+  #lastFailure = 0;
   readonly #causes = new Set<string>();
   #suppressed = 0;
 
@@ -45,6 +47,7 @@ export class OutageLog {
   /** Reports an outage error: logged if its cause is new in this outage, counted otherwise. */
   failed(message: string, error: CairnError, data: Record<string, unknown> = { error }, level: 'warn' | 'error' = 'error'): void {
     this.#since ??= this.clock.now();
+    this.#lastFailure = this.clock.now();
     const key = causeKey(error);
     if (this.#causes.has(key)) {
       this.#suppressed++;
@@ -54,9 +57,12 @@ export class OutageLog {
     this.target[level](`${message} (store or queue unreachable? further errors with this cause are not logged until it recovers)`, data);
   }
 
-  /** A store round trip succeeded: ends an open outage, with one line. */
-  recovered(): void {
-    if (this.#since === undefined) return;
+  /**
+   * A store round trip succeeded: ends an open outage with one line, once no error has come for
+   * `OUTAGE_QUIET_MS` — or at once with `now` (`start()`: the step it retried has succeeded).
+   */
+  recovered(now = false): void {
+    if (this.#since === undefined || (!now && this.clock.now() - this.#lastFailure < OUTAGE_QUIET_MS)) return;
     const seconds = ((this.clock.now() - this.#since) / 1000).toFixed(1);
     this.target.warn(`store and queue reachable again after ${seconds} s of errors (${this.#suppressed} more errors with the same causes were not logged)`);
     this.#since = undefined;
@@ -98,7 +104,7 @@ export async function untilReachable<T>(what: string, wait: StartWait, fn: () =>
     let failure: CairnError;
     try {
       const result = await fn();
-      wait.outage.recovered();
+      wait.outage.recovered(true);
       return result;
     } catch (error) {
       if (!isOutageError(error)) throw error;
