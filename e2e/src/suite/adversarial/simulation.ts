@@ -3,6 +3,7 @@ import { defineWorkflow, isTerminalRunStatus, type Engine, type Json, type Fault
 import { FAULT_POINTS, SimulatedCrash } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld, type EngineWorld } from '../engine/engine-world.js';
+import { newNamespace } from '../run-in-fresh-namespace.js';
 import {
   describeProgram,
   eventPayload,
@@ -20,10 +21,15 @@ import {
 
 /**
  * Seeds per backend when neither `CAIRN_SIM_SEED` nor `CAIRN_SIM_SEEDS` is set: what fits the CI
- * budget (two cores, six backends). Every backend runs the same generator from seed 1.
+ * budget (two cores, six backends, about 20 s each). In-process stores (memory, SQLite files) are
+ * fast; a server backend pays a round trip per store call, and FerretDB (the local MongoDB) about
+ * 15 ms. Every backend runs the same generator from seed 1.
  */
-const DEFAULT_SEEDS: Readonly<Record<string, number>> = { memory: 25, sqlite: 25 };
-const DEFAULT_SEEDS_SERVER = 12;
+function defaultSeeds(backend: string): number {
+  if (backend === 'memory' || backend.includes('sqlite')) return 25;
+  if (backend.includes('mongo')) return 5;
+  return 12;
+}
 /** Most crashes one seed's crash run plans (each at the n-th hit of a random fault point). */
 const MAX_CRASHES = 3;
 /** Timers `runUntil` may fire per run before the run counts as stuck. */
@@ -164,6 +170,12 @@ export interface RunReport {
   crashes: FaultSite[];
   output?: unknown;
   log: string[];
+  /** Times the driver looked at the run (about one per timer fired). */
+  looks: number;
+  /** Store calls the engines made. */
+  storeCalls: number;
+  /** Real time the run took, ms. */
+  ms: number;
 }
 
 /** Stops a dead engine at once; its abandoned work may still be winding down on the clock. */
@@ -192,7 +204,8 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
   let faults = injectorFor();
   const w = await engineWorld(env, [def], faults ? { faults } : {});
   let engine = w.engine;
-  const report: RunReport = { wrong: [], doubleRun: [], lost: [], stuck: [], crashes: tracker.crashes, log: w.log };
+  const report: RunReport = { wrong: [], doubleRun: [], lost: [], stuck: [], crashes: tracker.crashes, log: w.log, looks: 0, storeCalls: 0, ms: 0 };
+  const started = performance.now();
   const handle = await engine.startRun(def, { body: program.body });
   const sent = new Set<string>();
   for (const [name, when] of Object.entries(program.events)) {
@@ -206,6 +219,7 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
     await w.runUntil(
       `simulation seed ${program.seed} (${mode})`,
       async () => {
+        report.looks += 1;
         if (faults?.crashed) {
           // The process died: stop it, and start another one on the same store.
           tracker.crashes.push(faults.crashed);
@@ -233,6 +247,8 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
     report.stuck.push(`${mode}: ${run ? `${run.status} wakeAt=${run.wakeAt}` : 'no run'}: ${(error as Error).message.split('\n')[0]}`);
   }
   await stopDead(w, engine);
+  report.storeCalls = w.store.calls.length;
+  report.ms = Math.round(performance.now() - started);
 
   if (run && isTerminalRunStatus(run.status)) {
     report.output = run.output;
@@ -284,6 +300,21 @@ async function judgeBodies(w: EngineWorld, tracker: Tracker, truth: Truth, mode:
   }
 }
 
+/**
+ * Runs `body` on a store of its own, in a fresh namespace, destroyed afterwards: every run starts
+ * on an empty store (a server backend's queries do not slow down as seeds pile up, and a run left
+ * stuck cannot disturb the next seed).
+ */
+async function withFreshStore<T>(env: CaseEnv, body: (env: CaseEnv) => Promise<T>): Promise<T> {
+  const namespace = newNamespace();
+  const store = await env.harness.createStore(namespace);
+  try {
+    return await body({ ...env, store, namespace });
+  } finally {
+    await (env.harness.destroyStore ? env.harness.destroyStore(store, namespace) : store.close());
+  }
+}
+
 /** The seeds to run: `CAIRN_SIM_SEED=N` (that one, verbose), `CAIRN_SIM_SEEDS=N` (1..N), or the backend's default. */
 function seedsFor(backend: string): { seeds: number[]; verbose: boolean } {
   const one = process.env.CAIRN_SIM_SEED;
@@ -293,7 +324,7 @@ function seedsFor(backend: string): { seeds: number[]; verbose: boolean } {
     return { seeds: [seed], verbose: true };
   }
   const many = process.env.CAIRN_SIM_SEEDS;
-  const count = many !== undefined && many.trim() !== '' ? Number(many) : (DEFAULT_SEEDS[backend] ?? DEFAULT_SEEDS_SERVER);
+  const count = many !== undefined && many.trim() !== '' ? Number(many) : defaultSeeds(backend);
   assert.ok(Number.isSafeInteger(count) && count >= 1, `CAIRN_SIM_SEEDS must be a positive integer, got ${JSON.stringify(many)}`);
   return { seeds: Array.from({ length: count }, (_, i) => i + 1), verbose: false };
 }
@@ -312,9 +343,9 @@ async function simulate(env: CaseEnv): Promise<void> {
     const reports: RunReport[] = [];
     for (const mode of ['plain', 'crash'] as const) {
       try {
-        reports.push(await runProgram(env, program, truth, mode));
+        reports.push(await withFreshStore(env, (fresh) => runProgram(fresh, program, truth, mode)));
       } catch (error) {
-        reports.push({ wrong: [`${mode}: the test itself threw: ${(error as Error).stack ?? String(error)}`], doubleRun: [], lost: [], stuck: [], crashes: [], log: [] });
+        reports.push({ wrong: [`${mode}: the test itself threw: ${(error as Error).stack ?? String(error)}`], doubleRun: [], lost: [], stuck: [], crashes: [], log: [], looks: 0, storeCalls: 0, ms: 0 });
       }
     }
     const problems = { wrong: reports.flatMap((r) => r.wrong), doubleRun: reports.flatMap((r) => r.doubleRun), lost: reports.flatMap((r) => r.lost), stuck: reports.flatMap((r) => r.stuck) };
@@ -327,7 +358,7 @@ async function simulate(env: CaseEnv): Promise<void> {
     }
     if (verbose) {
       console.log(`# crashes: ${crashText}`);
-      for (const [i, report] of reports.entries()) console.log(`# ${i === 0 ? 'plain' : 'crash'} output: ${JSON.stringify(report.output)}`);
+      for (const [i, report] of reports.entries()) console.log(`# ${i === 0 ? 'plain' : 'crash'} (${report.ms} ms, ${report.looks} looks, ${report.storeCalls} store calls): output ${JSON.stringify(report.output)}`);
       for (const line of lines) console.log(`# ${line}`);
       if (lines.length > 0) for (const report of reports) for (const entry of report.log) console.log(`#   ${entry}`);
     }
