@@ -10,7 +10,8 @@ import { after, describe, it } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CairnError, createEngine, defineWorkflow, type EngineLogger } from '@cairn/core';
+import { CairnError, createEngine, createMemoryStore, defineWorkflow, type EngineLogger } from '@cairn/core';
+import { pgBossQueue } from '../proof/deps.js';
 import { parseRequire, startService, type RunningService, type ServiceName } from '../src/services/index.js';
 import { prepare, runOutage } from '../outage/driver.js';
 import { openStore } from '../outage/common.js';
@@ -125,4 +126,32 @@ describe('engine.start() while the server is down', () => {
       }
     });
   }
+});
+
+describe('engine.start() while the queue is down', () => {
+  it('postgres + pg-boss: rejects with QUEUE_ERROR after startTimeoutMs, and a later start() works once the server is back', { timeout: 60_000 }, async (t) => {
+    const service = await restartable(t, 'postgres');
+    if (!service) return;
+    const { createPostgresDatabase } = await import('../src/services/index.js');
+    const url = await createPostgresDatabase(service.url);
+    const { createPgBossQueue } = await pgBossQueue();
+    const queue = createPgBossQueue({ connectionString: url, schema: 'cairn_start_wait', pollingIntervalSeconds: 0.5, onError: () => {} });
+    const workflow = defineWorkflow('queue-wait', async (ctx) => ctx.step('one', async () => 'done'));
+    const engine = createEngine({ store: createMemoryStore(), queue, workflows: [workflow], startTimeoutMs: 1500, logger: capture() });
+    await service.halt!();
+    try {
+      const t0 = Date.now();
+      await assert.rejects(engine.start(), (error: unknown) => CairnError.is(error, 'QUEUE_ERROR') && /startTimeoutMs/.test((error as Error).message));
+      assert.ok(Date.now() - t0 >= 1500);
+      await service.resume!();
+      // The failed start left nothing half-started: this one registers the workers.
+      await engine.start();
+      const run = await engine.startRun(workflow, null);
+      assert.equal(await run.result({ timeout: '20s' }), 'done');
+    } finally {
+      await service.resume!();
+      await engine.stop();
+      await queue.close().catch(() => undefined);
+    }
+  });
 });

@@ -325,11 +325,18 @@ export function createEngine(options: EngineOptions): Engine {
       const concurrency = options.concurrency ?? 10;
       const workOptions: WorkOptions = strategy === 'shared-groups' ? { concurrency, groupConcurrency: options.groupConcurrency ?? 5 } : { concurrency };
       const seen = new Set<string>();
-      for (const name of registry.names()) {
-        const queues = queuesFor(name);
-        if (!seen.has(queues.orchestrator)) workers.push(await untilReachable(`starting a worker on ${queues.orchestrator}`, wait, () => queue.work(queues.orchestrator, orchestratorHandler, workOptions)));
-        if (!seen.has(queues.step)) workers.push(await untilReachable(`starting a worker on ${queues.step}`, wait, () => queue.work(queues.step, stepHandler, workOptions)));
-        seen.add(queues.orchestrator).add(queues.step);
+      try {
+        for (const name of registry.names()) {
+          const queues = queuesFor(name);
+          if (!seen.has(queues.orchestrator)) workers.push(await untilReachable(`starting a worker on ${queues.orchestrator}`, wait, () => queue.work(queues.orchestrator, orchestratorHandler, workOptions)));
+          if (!seen.has(queues.step)) workers.push(await untilReachable(`starting a worker on ${queues.step}`, wait, () => queue.work(queues.step, stepHandler, workOptions)));
+          seen.add(queues.orchestrator).add(queues.step);
+        }
+      } catch (error) {
+        // A start that gave up leaves no worker running, so a later start() begins afresh.
+        await Promise.allSettled(workers.splice(0).map((worker) => worker.stop()));
+        started = false;
+        throw error;
       }
       recoveryLoop = new AbortController();
       const signal = recoveryLoop.signal;
