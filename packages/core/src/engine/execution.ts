@@ -51,6 +51,10 @@ export class Execution {
   private readonly children = new Set<string>();
   /** Keys called in this execution (a recorded turn must not wait for a key never called). */
   private readonly calledKeys = new Set<string>();
+  /** The highest position the history recorded a call at (-1: none). */
+  private readonly maxRecordedSeq: number;
+  /** New outcomes waiting for the replay to catch up with the history (see `claim`). */
+  private readonly catchUpWaiters: (() => void)[] = [];
   private stateSnapshot: Record<string, Json> | undefined;
   private callIndex = 0;
   private callNo = 0;
@@ -77,7 +81,8 @@ export class Execution {
       if (!step.key.endsWith(':compensate')) this.recordedBySeq.set(step.seq, step);
     }
     this.cancelled = run.cancelRequested && probeKey === undefined;
-    this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress);
+    this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress, () => this.releaseCaughtUp());
+    this.maxRecordedSeq = Math.max(-1, ...this.recordedBySeq.keys());
   }
 
   /** Runs the handler and resolves with how this execution ended. */
@@ -258,13 +263,34 @@ export class Execution {
     });
   }
 
-  /** Reserves the next delivery turn for this call's outcome, before the write that records it. */
-  private claim(call: Call): number {
-    if (call.turn === undefined) {
-      call.turn = this.turns.nextTurn();
-      this.turns.expect(call.turn);
+  /**
+   * Reserves the next delivery turn for this call's outcome, before the write that records it. An
+   * outcome new to this execution waits until the replay has caught up with the history: every
+   * recorded call made again and every recorded turn handed over. Why: the previous execution may
+   * have gone on past its last recorded turn with outcomes nothing records (state reads and
+   * writes), and recorded calls made in those turns must fall where they fell then.
+   */
+  private async claim(call: Call): Promise<number> {
+    if (call.turn !== undefined) return call.turn;
+    if (!this.caughtUp()) {
+      await new Promise<void>((resolve) => this.catchUpWaiters.push(resolve));
+      if (this.closed) throw SUSPEND;
+      if (call.turn !== undefined) return call.turn;
     }
+    call.turn = this.turns.nextTurn();
+    this.turns.expect(call.turn);
     return call.turn;
+  }
+
+  /** Every recorded call was made again and every recorded turn handed over. */
+  private caughtUp(): boolean {
+    return this.callIndex > this.maxRecordedSeq && this.turns.turn >= this.turns.maxRecorded;
+  }
+
+  /** Lets outcomes that waited for the replay to catch up take their turns. */
+  private releaseCaughtUp(): void {
+    if (this.catchUpWaiters.length === 0 || !this.caughtUp()) return;
+    for (const resolve of this.catchUpWaiters.splice(0)) resolve();
   }
 
   /**
@@ -285,13 +311,17 @@ export class Execution {
       // and, with other outcomes still to come, could only make it in a turn (a call from outside
       // any turn is refused then): this replay has left the recorded path. Fail instead of holding
       // the lease for ever.
-      const missing = this.turns.awaitedNext().find((key) => !this.calledKeys.has(key));
+      let missing = this.turns.awaitedNext().find((key) => !this.calledKeys.has(key));
+      if (missing === undefined && this.catchUpWaiters.length > 0 && this.turns.turn >= this.turns.maxRecorded && !this.turns.hasOutcomesComing()) {
+        // New outcomes wait for recorded calls that the quiet code will not make.
+        for (let seq = this.callIndex; seq <= this.maxRecordedSeq && missing === undefined; seq += 1) missing = this.recordedBySeq.get(seq)?.key;
+      }
       if (missing === undefined) return;
       if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
       const step = this.recorded.get(missing);
       this.fatal = new CairnError(
         'NON_DETERMINISM',
-        `Run ${this.run.id}: the history has ${step?.kind} ${JSON.stringify(missing)} at #${step?.seq}, delivered in turn ${this.turns.turn + 1}, but this replay never called it. The workflow code changed under a running run; register the new code as a new version.`,
+        `Run ${this.run.id}: the history has ${step?.kind} ${JSON.stringify(missing)} at #${step?.seq}, but this replay never called it (it is quiet in turn ${this.turns.turn}). The workflow code changed under a running run; register the new code as a new version.`,
         { data: { runId: this.run.id, seq: step?.seq ?? null, expected: missing, actual: null } },
       );
       this.settle({ kind: 'failed', error: toErrorRecord(this.fatal) });
@@ -337,6 +367,8 @@ export class Execution {
       throw this.fatal;
     }
     this.calledKeys.add(key);
+    // Runs after this call's own synchronous part: an outcome released now takes the next turn.
+    if (this.catchUpWaiters.length > 0) queueMicrotask(() => this.releaseCaughtUp());
     return { kind, name, key, seq, recorded };
   }
 
@@ -383,7 +415,7 @@ export class Execution {
     if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
     // A probe writes nothing: this outcome was never delivered, so no call it knows of follows it.
     if (this.probeKey !== undefined) this.suspend(undefined);
-    const turn = this.claim(call);
+    const turn = await this.claim(call);
     await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
     return { turn, ...(await outcome()) };
   }
@@ -407,9 +439,12 @@ export class Execution {
     const queued = recorded ? recorded.queued : options.queued === true;
     try {
       const value = queued ? await this.queuedTask(call, site, policy) : await this.inlineTask(site, fn, policy, timeoutMs, call);
-      return { turn: this.claim(call), ok: true, value };
+      return { turn: await this.claim(call), ok: true, value };
     } catch (error) {
-      if (error instanceof StepFailure) return { turn: this.claim(call), ok: false, error: await this.failStep(site, error.record, options, policy, timeoutMs) };
+      if (error instanceof StepFailure) {
+        const turn = await this.claim(call);
+        return { turn, ok: false, error: await this.failStep(site, error.record, options, policy, timeoutMs) };
+      }
       throw error;
     }
   }
@@ -447,7 +482,7 @@ export class Execution {
    */
   private async inlineTask(site: Site, fn: (s: StepContext) => unknown, policy: RetryPolicy, timeoutMs: number | undefined, call: Call | undefined): Promise<Json | undefined> {
     const worker = this.rt.workerId;
-    const turn = () => (call === undefined ? {} : { turn: this.claim(call) });
+    const turn = async () => (call === undefined ? {} : { turn: await this.claim(call) });
     let step = site.recorded;
     if (!step) {
       step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
@@ -456,7 +491,7 @@ export class Execution {
       // We hold the lease, so whoever ran this attempt is gone: it was abandoned.
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
         const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
-        await this.transition({ key: site.key, from: { status: ['running'], attempt: step.attempt }, to: { status: 'failed', error, ...turn() }, endAttempt: { status: 'abandoned', error } });
+        await this.transition({ key: site.key, from: { status: ['running'], attempt: step.attempt }, to: { status: 'failed', error, ...(await turn()) }, endAttempt: { status: 'abandoned', error } });
         throw new StepFailure(error);
       }
       step = await this.transition({
@@ -488,7 +523,7 @@ export class Execution {
       const from = { status: ['running' as const], attempt };
       if (failure === undefined) {
         this.fault('before-checkpoint', site.key);
-        const to = output === undefined ? { status: 'succeeded' as const, ...turn() } : { status: 'succeeded' as const, output, ...turn() };
+        const to = output === undefined ? { status: 'succeeded' as const, ...(await turn()) } : { status: 'succeeded' as const, output, ...(await turn()) };
         await this.transition({ key: site.key, from, to, endAttempt: { status: 'succeeded' } });
         this.fault('after-checkpoint', site.key);
         return output;
@@ -503,7 +538,7 @@ export class Execution {
         continue;
       }
       this.fault('before-checkpoint', site.key);
-      await this.transition({ key: site.key, from, to: { status: 'failed', error: failure, ...turn() }, endAttempt: { status: 'failed', error: failure } });
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: failure, ...(await turn()) }, endAttempt: { status: 'failed', error: failure } });
       this.fault('after-checkpoint', site.key);
       throw new StepFailure(failure);
     }
@@ -541,7 +576,7 @@ export class Execution {
     } else if (step.status === 'running') {
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
         const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
-        await this.queuedWrite({ key: site.key, from, to: { status: 'failed', error, turn: this.claim(call) }, endAttempt: { status: 'abandoned', error } });
+        await this.queuedWrite({ key: site.key, from, to: { status: 'failed', error, turn: await this.claim(call) }, endAttempt: { status: 'abandoned', error } });
         throw new StepFailure(error);
       }
       next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs }, endAttempt: { status: 'abandoned' } };
@@ -584,14 +619,14 @@ export class Execution {
     const now = this.rt.clock.now();
     if (!step) {
       if (wakeAt <= now) {
-        const turn = this.claim(call);
+        const turn = await this.claim(call);
         await this.insert(site, { status: 'succeeded', maxAttempts: 1, wakeAt, turn });
         return { turn, ok: true, value: undefined };
       }
       step = await this.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
     }
     if ((step.wakeAt ?? 0) > now) this.suspend(step.wakeAt);
-    const turn = this.claim(call);
+    const turn = await this.claim(call);
     await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', turn } });
     return { turn, ok: true, value: undefined };
   }
@@ -614,7 +649,7 @@ export class Execution {
     const now = this.rt.clock.now();
     if (!step) {
       if (event) {
-        const turn = this.claim(call);
+        const turn = await this.claim(call);
         await this.insert(site, { status: 'succeeded', maxAttempts: 1, output: event.payload, turn });
         return { turn, ok: true, value: event.payload };
       }
@@ -624,13 +659,13 @@ export class Execution {
     }
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (event) {
-      const turn = this.claim(call);
+      const turn = await this.claim(call);
       await this.transition({ key: site.key, from, to: { status: 'succeeded', output: event.payload, wakeAt: null, turn } });
       return { turn, ok: true, value: event.payload };
     }
     if (step.wakeAt !== undefined && step.wakeAt <= now) {
       const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, { data: { runId: this.run.id, event: eventName } });
-      const turn = this.claim(call);
+      const turn = await this.claim(call);
       await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
       return { turn, ok: false, error };
     }
@@ -679,7 +714,7 @@ export class Execution {
     const child = await this.rt.store.runs.get(childId);
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (child?.status === 'completed') {
-      const turn = this.claim(call);
+      const turn = await this.claim(call);
       await this.transition({ key: site.key, from, to: child.output === undefined ? { status: 'succeeded', turn } : { status: 'succeeded', output: child.output, turn } });
       return { turn, ok: true, value: child.output };
     }
@@ -688,7 +723,7 @@ export class Execution {
       const options: { cause?: unknown; data: Json } = { data: { runId: this.run.id, childRunId: childId, status } };
       if (child?.error) options.cause = fromErrorRecord(child.error);
       const error = new CairnError('CHILD_FAILED', `Child run ${childId} (${childName}) ${status}${child?.error ? `: ${child.error.message}` : ''}`, options);
-      const turn = this.claim(call);
+      const turn = await this.claim(call);
       await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
       return { turn, ok: false, error };
     }
@@ -722,7 +757,7 @@ export class Execution {
     if (recorded) return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
     if (this.probeKey !== undefined) this.suspend(undefined);
     const output = make();
-    const turn = this.claim(call);
+    const turn = await this.claim(call);
     await this.insert(site, { status: 'succeeded', maxAttempts: 1, output, turn });
     return { turn, ok: true, value: output };
   }

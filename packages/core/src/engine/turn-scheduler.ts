@@ -40,6 +40,8 @@ export class TurnScheduler {
     private readonly onQuiet: () => void,
     /** Counts executions whose code is mid-turn, engine-wide (`Engine.turnsInProgress`). */
     private readonly busy: { count: number } = { count: 0 },
+    /** Called after each turn's outcomes were settled. */
+    private readonly onTurn: () => void = () => {},
   ) {
     let max = 0;
     for (const step of recorded) {
@@ -84,6 +86,12 @@ export class TurnScheduler {
     return [...(this.batches.get(this.turn + 1)?.awaitedKeys ?? [])];
   }
 
+  /** True when some turn still has outcomes expected or ready (a turn may yet start). */
+  hasOutcomesComing(): boolean {
+    for (const batch of this.batches.values()) if (batch.pending > 0 || batch.ready.length > 0) return true;
+    return false;
+  }
+
   /** Starts watching for quiet after the handler was called (turn 0). */
   begin(): void {
     this.scheduleDrain();
@@ -106,6 +114,7 @@ export class TurnScheduler {
       this.drained = false;
       // Settled in call order, in one synchronous pass: the continuations then run in that order.
       for (const item of batch.ready.sort((a, b) => a.no - b.no)) item.settle();
+      this.onTurn();
       this.scheduleDrain();
       return;
     }
