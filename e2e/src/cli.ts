@@ -7,24 +7,32 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { OutcomeCounts } from './suite/reporters/outcome-count-reporter.js';
 
-const USAGE = `Usage: cairn-conformance <harness-file> [--only <group>[,<group>...]] [--reporter <spec|tap|dot>]
+const USAGE = `Usage: cairn-conformance <harness-file> [--only <group>[,<group>...]] [--reporter <spec|tap|dot>] [--seed <n> | --seeds <n>]
 
 Runs the Cairn conformance suite against the harness that <harness-file> exports as its default
 export (a ConformanceHarness object, or a function returning one). TypeScript files are loaded
 through tsx. The exit code is the number of failed cases (0: the backend conforms).
 
   --only      run only these groups, by id prefix: store, store.runs, engine, adversarial.crash-points, ...
-  --reporter  the node:test reporter for the output (default: spec)`;
+  --reporter  the node:test reporter for the output (default: spec)
+  --seed      the simulation case (adversarial.simulation) runs only this seed, verbosely
+  --seeds     the simulation case runs seeds 1..n (a soak) instead of its default budget`;
 
 /** Parsed command line. */
 interface CliArgs {
   harness: string;
   only: string[];
   reporter: string;
+  /** `CAIRN_SIM_SEED` / `CAIRN_SIM_SEEDS` for the simulation case. */
+  simulation: Record<string, string>;
 }
 
 function parseArgs(argv: string[]): CliArgs | string {
-  const args: Partial<CliArgs> & { only: string[] } = { only: [], reporter: 'spec' };
+  const args: Partial<CliArgs> & { only: string[]; simulation: Record<string, string> } = { only: [], reporter: 'spec', simulation: {} };
+  const seed = (flag: string, text: string, min: number) => {
+    if (!/^\d+$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text))) throw new Error(`${flag} needs an integer of at least ${min}, got ${JSON.stringify(text)}`);
+    args.simulation[flag === '--seed' ? 'CAIRN_SIM_SEED' : 'CAIRN_SIM_SEEDS'] = text;
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     const value = () => {
@@ -38,6 +46,9 @@ function parseArgs(argv: string[]): CliArgs | string {
       else if (arg.startsWith('--only=')) args.only.push(...arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean));
       else if (arg === '--reporter') args.reporter = value();
       else if (arg.startsWith('--reporter=')) args.reporter = arg.slice(11);
+      else if (arg === '--seed' || arg === '--seeds') seed(arg, value(), arg === '--seed' ? 0 : 1);
+      else if (arg.startsWith('--seed=')) seed('--seed', arg.slice(7), 0);
+      else if (arg.startsWith('--seeds=')) seed('--seeds', arg.slice(8), 1);
       else if (arg.startsWith('-')) return `Unknown option ${arg}\n\n${USAGE}`;
       else if (args.harness === undefined) args.harness = arg;
       else return `Only one harness file, got ${args.harness} and ${arg}\n\n${USAGE}`;
@@ -70,11 +81,11 @@ runConformance(harness);
 }
 
 /** The child's environment: ours, with `--only` passed on, and never a parent test runner's context. */
-function childEnv(only: string[]): NodeJS.ProcessEnv {
+function childEnv(only: string[], simulation: Record<string, string> = {}): NodeJS.ProcessEnv {
   // Started from inside a `node --test` file, the variable would make the child skip its own files.
   const { NODE_TEST_CONTEXT: _parentRunner, ...env } = process.env;
   if (only.length > 0) env.CAIRN_CONFORMANCE_ONLY = only.join(',');
-  return env;
+  return { ...env, ...simulation };
 }
 
 /** Runs the suite for one harness file in a child `node --test`; resolves with the counts. */
@@ -113,7 +124,7 @@ export async function runCli(argv: string[]): Promise<number> {
       ],
       {
         stdio: 'inherit',
-        env: childEnv(args.only),
+        env: childEnv(args.only, args.simulation),
       },
     );
     const exitCode = await new Promise<number>((done) => child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0))));

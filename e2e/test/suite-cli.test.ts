@@ -42,6 +42,16 @@ describe('cairn-conformance CLI', () => {
     assert.match(stdout, /cairn-conformance: 8 passed, 0 failed, 0 skipped/);
   });
 
+  it('--seed replays one simulation seed verbosely; a bad seed exits 2', async () => {
+    const { code, stdout } = await cli('test/fixtures/memory.harness.ts', '--only', 'adversarial.simulation', '--seed', '7');
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /simulation seed 7: /);
+    assert.match(stdout, /simulation: seeds=1 wrong=0 doubleRun=0 lost=0 stuck=0/);
+    const bad = await cli('test/fixtures/memory.harness.ts', '--seeds', '0');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--seeds needs an integer of at least 1/);
+  });
+
   it('a backend whose setup reports it unavailable is skipped case by case, with the reason', async () => {
     const { code, stdout } = await cli('test/fixtures/unavailable.harness.ts', '--only', 'store.versions', '--reporter', 'tap');
     assert.equal(code, 0, stdout);
