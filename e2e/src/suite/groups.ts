@@ -14,6 +14,8 @@ import { storeBudgetGroup } from './adversarial/store-budget.js';
 import { terminalRacesGroup } from './adversarial/terminal-races.js';
 import type { CaseGroup } from './case.js';
 import { cancellationGroup } from './engine/cancellation.js';
+import { cancelReachGroup } from './engine/cancel-reach.js';
+import { deadlinesGroup } from './engine/deadlines.js';
 import { childrenGroup } from './engine/children.js';
 import { eventsEngineGroup } from './engine/events.js';
 import { recoveryGroup } from './engine/recovery.js';
@@ -53,6 +55,8 @@ export const engineGroups: readonly CaseGroup[] = [
   eventsEngineGroup,
   childrenGroup,
   cancellationGroup,
+  cancelReachGroup,
+  deadlinesGroup,
   versionsEngineGroup,
   stateEngineGroup,
   recoveryGroup,
