@@ -1,5 +1,6 @@
 import { CairnError } from '../errors/cairn-error.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptions } from './check-input.js';
+import { type Duration, toMilliseconds } from './duration.js';
 import type { WorkflowContext } from './workflow-context.js';
 
 /** Options of `defineWorkflow`. */
@@ -10,6 +11,11 @@ export interface WorkflowOptions {
   tier?: string;
   /** Free-form description stored with the version. */
   description?: string;
+  /**
+   * The default deadline of a run of this workflow, as a `Duration` from its start (`'1h'`);
+   * `startRun`'s `deadline` overrides it. See docs/semantics.md, Deadlines.
+   */
+  deadline?: Duration;
 }
 
 /** A registered workflow: name, version and handler. */
@@ -32,7 +38,8 @@ export function defineWorkflow<I = unknown, O = unknown>(
   options: WorkflowOptions = {},
 ): WorkflowDefinition<I, O> {
   checkIdentifier('Workflow name', name, IDENTIFIER_LIMITS.workflowName);
-  checkOptions(`Workflow ${JSON.stringify(name)} options`, options, ['version', 'tier', 'description']);
+  checkOptions(`Workflow ${JSON.stringify(name)} options`, options, ['version', 'tier', 'description', 'deadline']);
+  if (options.deadline !== undefined) toMilliseconds(options.deadline, `Workflow ${JSON.stringify(name)} deadline`);
   const version = checkIdentifier(`Workflow ${JSON.stringify(name)} version`, options.version === undefined ? '1' : options.version, IDENTIFIER_LIMITS.version);
   if (options.tier !== undefined) checkIdentifier(`Workflow ${JSON.stringify(name)} tier`, options.tier, IDENTIFIER_LIMITS.workflowName);
   if (options.description !== undefined && typeof options.description !== 'string') {

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/clock.js';
+import type { CairnError } from '../errors/cairn-error.js';
 import type { RunRecord } from '../model/run.js';
 import type { Queue } from '../queue/queue.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
@@ -42,7 +43,7 @@ export interface EngineRuntime {
    * Runs being executed by this process, so a duplicate job does not execute one twice at once;
    * `abandon` ends the execution at once (its step bodies' signals abort, it writes nothing more).
    */
-  readonly executing: Map<string, { observeCancel(): void; abandon(error: unknown): void }>;
+  readonly executing: Map<string, { observeCancel(error: CairnError): void; abandon(error: unknown): void }>;
   /** Aborts when `engine.stop()` gives up waiting for in-flight work (after its grace period). */
   readonly shutdown: () => AbortSignal;
   /** Executions whose workflow code is running a turn or about to (see TurnScheduler); a count. */

@@ -24,6 +24,11 @@ import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { checkEngineDurations } from './engine-durations.js';
+import { cancelledError } from './execution-outcome.js';
+import { type DeadlineInput, earliest, resolveDeadline } from './run-deadline.js';
+
+// The longest cancel reason, in UTF-16 code units (stored as text on every backend).
+const MAX_CANCEL_REASON = 1000;
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -77,6 +82,22 @@ export interface StartOptions {
   mode?: 'inline' | 'queued';
   /** Start on this registered version instead of the current one. */
   version?: string;
+  /**
+   * When the run must have ended: a `Date`, or a `Duration` from now (`'1h'`, milliseconds).
+   * Overrides the workflow's default `deadline`. Past it the run fails with `DEADLINE_EXCEEDED`,
+   * its children are cancelled and its running bodies' signals abort. See docs/semantics.md.
+   */
+  deadline?: DeadlineInput;
+}
+
+/** Options of `Engine.cancel`. */
+export interface CancelOptions {
+  /**
+   * Why: stored with the request (`RunRecord.cancelReason`; the first request's reason is kept),
+   * carried by the CANCELLED error every body's `signal.reason` is and by the run's recorded error.
+   * At most 1000 characters of well-formed text without NUL.
+   */
+  reason?: string;
 }
 
 /** A started (or found) run. */
@@ -125,8 +146,15 @@ export interface Engine {
   result<O = unknown>(runId: string, options?: { timeout?: Duration }): Promise<O>;
   /** Delivers an event (first delivery of a name wins) and wakes the run. */
   sendEvent(runId: string, name: string, payload?: Json): Promise<{ delivered: boolean }>;
-  /** Requests cancellation; observed at the run's next step boundary, and propagated to children. */
-  cancel(runId: string): Promise<void>;
+  /**
+   * Requests cancellation. Observed at once by an execution in this process, else within a third of
+   * the lease (`timings.leaseMs / 3`, plus one store call) by the worker executing the run or
+   * running one of its queued step bodies: every running body's signal aborts with CANCELLED
+   * (carrying `reason`), every later primitive throws it, and the run ends `cancelled`; its
+   * children are cancelled with the same reason. No-op on a finished run; `RUN_NOT_FOUND` when
+   * the run does not exist.
+   */
+  cancel(runId: string, options?: CancelOptions): Promise<void>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   listRuns(query?: RunQuery): Promise<RunPage>;
   /** The run's steps, in order. */
@@ -375,7 +403,7 @@ export function createEngine(options: EngineOptions): Engine {
 
     async startRun(workflow, input, rawStartOptions) {
       const name = checkIdentifier('startRun workflow', workflowName(workflow), IDENTIFIER_LIMITS.workflowName);
-      const startOptions = checkOptions('startRun options', rawStartOptions, ['idempotencyKey', 'mode', 'version']) as StartOptions;
+      const startOptions = checkOptions('startRun options', rawStartOptions, ['idempotencyKey', 'mode', 'version', 'deadline']) as StartOptions;
       const version = startOptions.version === undefined ? undefined : checkIdentifier('startRun version', startOptions.version, IDENTIFIER_LIMITS.version);
       const key = startOptions.idempotencyKey === undefined ? undefined : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
       const def = registry.forStart(name, version);
@@ -384,8 +412,19 @@ export function createEngine(options: EngineOptions): Engine {
       const mode = startOptions.mode ?? options.startMode ?? 'queued';
       if (mode !== 'inline' && mode !== 'queued') throw invalidInput('startRun mode', "must be 'inline' or 'queued'", mode);
       const now = clock.now();
+      const requested = startOptions.deadline ?? def.options.deadline;
+      const deadline = requested === undefined ? undefined : resolveDeadline(requested, now, startOptions.deadline === undefined ? `workflow ${JSON.stringify(def.name)} deadline` : 'startRun deadline');
       const { run, created } = await rt.store.runs.create(
-        { id: uuidv7(now), workflow: def.name, version: def.version, input: json, ...(key === undefined ? {} : { idempotencyKey: key }), wakeAt: now + timings.startGraceMs },
+        {
+          id: uuidv7(now),
+          workflow: def.name,
+          version: def.version,
+          input: json,
+          ...(key === undefined ? {} : { idempotencyKey: key }),
+          // Never due later than its deadline, so recovery fails it then even if no worker started it.
+          wakeAt: earliest(now + timings.startGraceMs, deadline) as number,
+          ...(deadline === undefined ? {} : { deadline }),
+        },
         now,
       );
       if (created) {
@@ -420,12 +459,15 @@ export function createEngine(options: EngineOptions): Engine {
       return result;
     },
 
-    async cancel(rawRunId) {
+    async cancel(rawRunId, rawCancelOptions) {
       const runId = checkRunId('cancel runId', rawRunId);
-      const run = await rt.store.runs.requestCancel(runId, clock.now());
+      const cancelOptions = checkOptions('cancel options', rawCancelOptions, ['reason']) as CancelOptions;
+      const reason = cancelOptions.reason === undefined ? undefined : checkIdentifier('cancel reason', cancelOptions.reason, MAX_CANCEL_REASON);
+      const run = await (reason === undefined ? rt.store.runs.requestCancel(runId, clock.now()) : rt.store.runs.requestCancel(runId, clock.now(), reason));
       if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
       if (isTerminalRunStatus(run.status)) return;
-      rt.executing.get(runId)?.observeCancel();
+      // The stored reason: the first request's, which may not be this one's.
+      rt.executing.get(runId)?.observeCancel(cancelledError(runId, run.cancelReason));
       await rt.dispatchRun(run.id, run.workflow);
     },
 

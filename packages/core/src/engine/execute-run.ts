@@ -2,6 +2,9 @@ import { CairnError } from '../errors/cairn-error.js';
 import type { RunRecord, RunTransition } from '../model/run.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { Execution, type Outcome } from './execution.js';
+import { cancelCheckMs } from './cancel-watch.js';
+import { cancelledError, deadlineExceededError } from './execution-outcome.js';
+import { earliest } from './run-deadline.js';
 
 // A run woken while it executed is replayed again in place, but never endlessly in one call.
 const MAX_IMMEDIATE_REPLAYS = 50;
@@ -19,7 +22,7 @@ export async function executeRun(rt: EngineRuntime, runId: string): Promise<void
     return;
   }
   let current: Execution | undefined;
-  rt.executing.set(runId, { observeCancel: () => current?.observeCancel(), abandon: (error) => current?.crash(error) });
+  rt.executing.set(runId, { observeCancel: (error) => current?.observeCancel(error), abandon: (error) => current?.crash(error) });
   try {
     for (let pass = 0; pass < MAX_IMMEDIATE_REPLAYS; pass++) {
       if (rt.shutdown().aborted) return;
@@ -44,18 +47,20 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   if (!def) {
     // A worker from another deploy may know this version: step aside and let recovery retry.
     rt.logger.warn(`Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`, { runId });
-    await store.runs.transition(runId, run.fence, { from: ['running'], to: 'waiting', wakeAt: clock.now() + rt.timings.leaseMs }, clock.now());
+    await store.runs.transition(runId, run.fence, { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number }, clock.now());
     return false;
   }
   const steps = await store.steps.load(runId);
   const execution = new Execution(rt, run, steps, def);
   track(execution);
   const renewal = keepLease(rt, run, execution);
+  const deadline = watchDeadline(rt, run, execution);
   let outcome: Outcome;
   try {
     outcome = await execution.start();
   } finally {
     renewal.abort();
+    deadline.abort();
   }
   return record(rt, run, outcome);
 }
@@ -77,7 +82,10 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Prom
   let transition: RunTransition;
   if (outcome.kind === 'suspended') {
     transition = { from: ['running'], to: 'waiting' };
-    if (outcome.wakeAt !== undefined) transition.wakeAt = outcome.wakeAt;
+    // A run with a deadline wakes no later than it, so the deadline is enforced by whichever
+    // worker claims it then, even if no worker holds the run when it passes.
+    const wakeAt = earliest(outcome.wakeAt, run.deadline);
+    if (wakeAt !== undefined) transition.wakeAt = wakeAt;
   } else if (outcome.kind === 'completed') {
     transition = { from: ['running'], to: 'completed' };
     if (outcome.output !== undefined) transition.output = outcome.output;
@@ -113,6 +121,27 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Prom
 }
 
 /**
+ * Fails the execution with DEADLINE_EXCEEDED when the run's deadline passes: at once when it has
+ * passed already (the claim path: a run found past its deadline is failed, its children cancelled),
+ * else by a timer on this worker's clock, which aborts every running inline body at the deadline.
+ */
+function watchDeadline(rt: EngineRuntime, run: RunRecord, execution: Execution): AbortController {
+  const controller = new AbortController();
+  const { deadline } = run;
+  if (deadline === undefined) return controller;
+  const left = deadline - rt.clock.now();
+  if (left <= 0) {
+    execution.observeCancel(deadlineExceededError(run.id, deadline));
+    return controller;
+  }
+  rt.clock.sleep(left, controller.signal).then(
+    () => execution.observeCancel(deadlineExceededError(run.id, deadline)),
+    () => undefined,
+  );
+  return controller;
+}
+
+/**
  * Renews the lease every third of its length while the execution runs; observes cancellation.
  * A store error during a renewal is not a lost lease: the lease still holds until the time the
  * last successful claim or renewal gave it, so the renewal is retried (at a quarter of the time
@@ -122,7 +151,7 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Prom
  */
 function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution): AbortController {
   const controller = new AbortController();
-  const every = Math.max(1, Math.floor(rt.timings.leaseMs / 3));
+  const every = cancelCheckMs(rt.timings);
   let heldUntil = run.lease?.expiresAt ?? rt.clock.now() + rt.timings.leaseMs;
   void (async () => {
     let delay = every;
@@ -137,7 +166,7 @@ function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution): Abo
         const renewed = await rt.store.runs.renew(run.id, run.fence, rt.timings.leaseMs, now);
         heldUntil = now + rt.timings.leaseMs;
         delay = every;
-        if (renewed.cancelRequested) execution.observeCancel();
+        if (renewed.cancelRequested) execution.observeCancel(cancelledError(run.id, renewed.cancelReason));
       } catch (error) {
         if (controller.signal.aborted) return;
         const left = heldUntil - rt.clock.now();

@@ -6,6 +6,7 @@ import { toJsonRoundTrip } from '../serialization/json-value.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { Execution } from './execution.js';
 import { runStepBody } from './run-step-body.js';
+import { stopReason, watchRun } from './cancel-watch.js';
 
 /** The payload of a step job. */
 export interface StepJob {
@@ -20,13 +21,18 @@ export interface StepJob {
  * attempt with a compare-and-set (scheduled → running, same attempt), so of two deliveries of one
  * job only one runs the body, and a result for an attempt the orchestrator declared abandoned is
  * refused by the same compare-and-set. It then wakes the run so the orchestrator continues.
+ *
+ * While the body runs, the worker watches its run (`watchRun`): at the run's deadline, or at the
+ * first read (every third of the lease) that finds it cancelled, ended or deleted, the body's
+ * signal aborts with DEADLINE_EXCEEDED / CANCELLED (with the cancel's reason), and the attempt's
+ * result is not recorded: the orchestrator ends the run.
  */
 export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<void> {
   const { store, clock } = rt;
   const run = await store.runs.get(job.runId);
   // A cancel requested before the attempt starts is observed here, at the step boundary: the
   // orchestrator (dispatched by the cancel) ends the run; the step stays scheduled.
-  if (!run || isTerminalRunStatus(run.status) || run.cancelRequested) return;
+  if (!run || isTerminalRunStatus(run.status) || stopReason(run, job.runId, clock.now())) return;
   const def = rt.registry.find(run.workflow, run.version);
   if (!def) return; // another deploy's worker (or the dispatch backstop) will handle it
   const steps = await store.steps.load(job.runId);
@@ -47,10 +53,28 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
     if (CairnError.is(error, 'STEP_CONFLICT') || CairnError.is(error, 'RUN_CONFLICT')) return; // someone else started it, or the run ended
     throw error;
   }
-  const result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, rt.shutdown());
+  // Aborted by engine.stop() (after its grace period), by cancellation, or at the run's deadline.
+  const stop = new AbortController();
+  const onShutdown = () => stop.abort(rt.shutdown().reason);
+  if (rt.shutdown().aborted) onShutdown();
+  else rt.shutdown().addEventListener('abort', onShutdown, { once: true });
+  const watch = watchRun(rt, run, stop);
+  let result;
+  try {
+    result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, stop.signal);
+  } finally {
+    watch.abort();
+    rt.shutdown().removeEventListener('abort', onShutdown);
+  }
   // Stopped by engine.stop() mid-attempt: record nothing. The attempt counts as abandoned at its
   // deadline and is dispatched again, as after a crash.
   if (!result.ok && rt.shutdown().aborted) return;
+  if (stop.signal.aborted && !rt.shutdown().aborted) {
+    // Cancelled or past the deadline: the run ends without this result. Make sure its
+    // orchestrator runs now (a cancel dispatched it already; a deadline has only its timer).
+    await rt.dispatchRun(job.runId, job.workflow);
+    return;
+  }
   rt.faults.hit({ point: 'after-step-body', runId: job.runId, stepKey: job.key });
   const running = { status: ['running' as const], attempt: step.attempt };
   let failure = result.ok ? undefined : toErrorRecord(result.error);

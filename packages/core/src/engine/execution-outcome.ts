@@ -23,9 +23,21 @@ export class StepFailure extends Error {
   }
 }
 
-/** The error every primitive throws once cancellation of the run is observed. */
-export function cancelledError(runId: string): CairnError {
-  return new CairnError('CANCELLED', `Run ${runId} was cancelled`, { data: { runId } });
+/**
+ * The error every primitive throws, and every running body's `signal.reason` is, once cancellation
+ * of the run is observed; it carries the cancel's reason (message and `data.reason`) when one was given.
+ */
+export function cancelledError(runId: string, reason?: string): CairnError {
+  if (reason === undefined) return new CairnError('CANCELLED', `Run ${runId} was cancelled`, { data: { runId } });
+  return new CairnError('CANCELLED', `Run ${runId} was cancelled: ${reason}`, { data: { runId, reason } });
+}
+
+/**
+ * The error a run fails with when its deadline passes: thrown by every primitive, and the
+ * `signal.reason` of every running body, from then on; recorded as the run's error.
+ */
+export function deadlineExceededError(runId: string, deadline: number): CairnError {
+  return new CairnError('DEADLINE_EXCEEDED', `Run ${runId} passed its deadline (${new Date(deadline).toISOString()})`, { data: { runId, deadline } });
 }
 
 /** A primitive call's identity: its key, its position, and what was recorded there. */

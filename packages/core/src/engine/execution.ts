@@ -15,6 +15,7 @@ import { uuidv4, uuidv7 } from './uuid.js';
 import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, StepFailure } from './execution-outcome.js';
 import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 import { TurnScheduler } from './turn-scheduler.js';
+import { childStart } from './run-deadline.js';
 
 export type { Outcome } from './execution-outcome.js';
 import type { ChildOptions, StepContext, StepOptions, WaitForEventOptions, WorkflowContext } from './workflow-context.js';
@@ -65,6 +66,8 @@ export class Execution {
   private finishing = false;
   private closed = false;
   private cancelled: boolean;
+  /** What ends the run once `cancelled`: CANCELLED (with the cancel's reason) or DEADLINE_EXCEEDED. */
+  private cancelError: CairnError;
   private fatal: CairnError | undefined;
   private settleOutcome: ((outcome: Outcome) => void) | undefined;
 
@@ -81,6 +84,7 @@ export class Execution {
       if (!step.key.endsWith(':compensate')) this.recordedBySeq.set(step.seq, step);
     }
     this.cancelled = run.cancelRequested && probeKey === undefined;
+    this.cancelError = cancelledError(run.id, run.cancelReason);
     this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress, () => this.releaseCaughtUp());
     this.maxRecordedSeq = Math.max(-1, ...this.recordedBySeq.keys());
   }
@@ -105,11 +109,17 @@ export class Execution {
     });
   }
 
-  /** Cancellation was requested while this execution runs: every later primitive throws CANCELLED. */
-  observeCancel(): void {
+  /**
+   * Cancellation was requested (or the deadline passed) while this execution runs: `error` (default
+   * CANCELLED with the reason the run was claimed with) becomes `signal.reason` of `ctx.signal` and
+   * of every running inline body, and every later primitive throws it. The first call wins. A
+   * DEADLINE_EXCEEDED error ends the run `failed` with it; anything else ends it `cancelled`.
+   */
+  observeCancel(error?: CairnError): void {
     if (this.cancelled || this.probeKey !== undefined) return;
     this.cancelled = true;
-    this.abort.abort(cancelledError(this.run.id));
+    if (error) this.cancelError = error;
+    this.abort.abort(this.cancelError);
   }
 
   /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
@@ -158,18 +168,21 @@ export class Execution {
     for (const step of this.recorded.values()) {
       if (step.kind === 'child' && step.status === 'waiting' && step.childRunId) this.children.add(step.childRunId);
     }
+    // Children are cancelled with the parent's reason; a parent past its deadline says so.
+    const deadline = CairnError.is(this.cancelError, 'DEADLINE_EXCEEDED');
+    const reason = deadline ? `parent run ${this.run.id} passed its deadline` : (this.cancelError.data as { reason?: string } | undefined)?.reason;
     try {
       for (const childId of this.children) {
-        const child = await this.rt.store.runs.requestCancel(childId, this.rt.clock.now());
+        const child = await this.rt.store.runs.requestCancel(childId, this.rt.clock.now(), ...(reason === undefined ? [] : [reason]));
         // A child executing in this process learns of it now, as with `engine.cancel`, instead of
         // at its next lease renewal (by which time a short child has run to completion).
-        if (child) this.rt.executing.get(child.id)?.observeCancel();
+        if (child) this.rt.executing.get(child.id)?.observeCancel(cancelledError(child.id, child.cancelReason));
         if (child) await this.rt.dispatchRun(child.id, child.workflow);
       }
     } catch (error) {
       return this.settle({ kind: 'crashed', error });
     }
-    this.settle({ kind: 'cancelled', error: toErrorRecord(cancelledError(this.run.id)) });
+    this.settle({ kind: deadline ? 'failed' : 'cancelled', error: toErrorRecord(this.cancelError) });
   }
 
   // ---------------------------------------------------------------- the machinery of primitives
@@ -206,7 +219,7 @@ export class Execution {
   private guard<T>(body: (call: Call) => Promise<Delivery>): Promise<T> {
     if (this.closed) return NEVER;
     if (this.fatal) return Promise.reject(this.fatal);
-    if (this.cancelled) return Promise.reject(cancelledError(this.run.id));
+    if (this.cancelled) return Promise.reject(this.cancelError);
     if (this.turns.drained && this.inflight > 0) {
       // The code resumed outside any turn (it awaited a timer or I/O rather than a primitive)
       // while other branches wait for outcomes: where this call falls among theirs depends on
@@ -528,7 +541,7 @@ export class Execution {
         this.fault('after-checkpoint', site.key);
         return output;
       }
-      if (this.cancelled) throw cancelledError(this.run.id);
+      if (this.cancelled) throw this.cancelError;
       if (retryable && attempt < step.maxAttempts) {
         const wakeAt = this.rt.clock.now() + policy.delayAfter(attempt);
         this.fault('before-checkpoint', site.key);
@@ -700,7 +713,7 @@ export class Execution {
             parent: { runId: this.run.id, stepKey: site.key },
             // Makes the create idempotent across a crash before the step is recorded.
             idempotencyKey: `$child:${this.run.id}:${site.key}`,
-            wakeAt: now + this.rt.timings.startGraceMs,
+            ...childStart(this.run.deadline, childDef.options.deadline, now + this.rt.timings.startGraceMs, now),
           },
           now,
         ),

@@ -127,6 +127,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.parent) run.parent = { ...input.parent };
         if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
         if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
+        if (input.deadline !== undefined) run.deadline = input.deadline;
         runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map() });
         if (idemKey !== undefined) idempotency.set(input.workflow, idemKey, run.id);
         return { run: copy(run), created: true };
@@ -208,10 +209,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (e) wakeEntry(e, now);
       },
 
-      async requestCancel(runId, now) {
+      async requestCancel(runId, now, reason) {
         const e = entry(runId);
         if (!e) return undefined;
         if (!isTerminalRunStatus(e.run.status)) {
+          // The first request's reason is kept.
+          if (!e.run.cancelRequested && reason !== undefined) e.run.cancelReason = reason;
           e.run.cancelRequested = true;
           wakeEntry(e, now);
         }

@@ -52,6 +52,16 @@ export interface RunRecord {
   fence: number;
   cancelRequested: boolean;
   /**
+   * Why cancellation was requested: the reason the first `requestCancel` carried, kept as written.
+   * Absent when none was given (or no cancel was requested).
+   */
+  cancelReason?: string;
+  /**
+   * The time (epoch milliseconds) by which the run must end: past it the engine fails the run with
+   * `DEADLINE_EXCEEDED`. Set at creation and never changed. Absent: no deadline.
+   */
+  deadline?: number;
+  /**
    * When the run next needs attention (timer, retry, backstop), or a wake-up requested while it
    * ran. Absent when the run waits for nothing that has a time.
    */
@@ -70,6 +80,8 @@ export interface NewRun {
   idempotencyKey?: string;
   /** Usually `now`: a new run is due at once, so recovery dispatches it if its first job is lost. */
   wakeAt?: number;
+  /** Stored as `RunRecord.deadline` (epoch milliseconds); the store only keeps it. */
+  deadline?: number;
 }
 
 /** Filters for `runs.list`. Results are newest first (`createdAt` desc, then `id` desc). */

@@ -56,6 +56,7 @@ function newRun(op: string, value: NewRun): void {
   str(op, 'run.version', run.version);
   optStr(op, 'run.idempotencyKey', run.idempotencyKey);
   optNum(op, 'run.wakeAt', run.wakeAt);
+  optNum(op, 'run.deadline', run.deadline);
   if (run.parent !== undefined) {
     const parent = obj(op, 'run.parent', run.parent);
     str(op, 'run.parent.runId', parent.runId);
@@ -149,11 +150,12 @@ function checkedRuns(runs: RunStore): RunStore {
         str('runs.wake', 'runId', runId);
         num('runs.wake', 'now', now);
       }, () => runs.wake(runId, now)),
-    requestCancel: (runId, now) =>
+    requestCancel: (runId, now, reason) =>
       checked(() => {
         str('runs.requestCancel', 'runId', runId);
         num('runs.requestCancel', 'now', now);
-      }, () => runs.requestCancel(runId, now)),
+        optStr('runs.requestCancel', 'reason', reason);
+      }, () => (reason === undefined ? runs.requestCancel(runId, now) : runs.requestCancel(runId, now, reason))),
     findDue: (now, limit) =>
       checked(() => {
         num('runs.findDue', 'now', now);

@@ -72,9 +72,11 @@ export interface RunStore {
 
   /**
    * Sets `cancelRequested` and wakes the run (as `wake`) in one atomic write when the run is not
-   * terminal. Returns the run after the write, or `undefined` when it does not exist.
+   * terminal. `reason` is stored as `cancelReason` only by the request that first sets
+   * `cancelRequested` (the first reason wins; a later request, with or without one, keeps it).
+   * Returns the run after the write, or `undefined` when it does not exist.
    */
-  requestCancel(runId: string, now: number): Promise<RunRecord | undefined>;
+  requestCancel(runId: string, now: number, reason?: string): Promise<RunRecord | undefined>;
 
   /**
    * Runs that need dispatching, earliest first, at most `limit`: `pending` or `waiting` runs whose
