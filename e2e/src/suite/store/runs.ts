@@ -78,6 +78,25 @@ const create = [
     assertSameRecord(await store.runs.get(input.id), expected, 'get must return what create stored');
   }),
 
+  conformanceCase('create: a deadline is stored as given and kept through claim, waiting and the end', async ({ store, t0 }) => {
+    const deadline = t0 + 3_155_760_000_000;
+    const input = newRun({ deadline, wakeAt: t0 + 5 });
+    const { run } = await store.runs.create(input, t0);
+    assert.equal(run.deadline, deadline);
+    assert.equal((await store.runs.get(run.id))?.deadline, deadline);
+    const claimed = await store.runs.claim(run.id, 'w', LEASE_MS, t0 + 1);
+    assert.equal(claimed?.deadline, deadline);
+    const waiting = await store.runs.transition(run.id, claimed!.fence, { from: ['running'], to: 'waiting', wakeAt: t0 + 50 }, t0 + 2);
+    assert.equal(waiting.deadline, deadline);
+    const again = await store.runs.claim(run.id, 'w', LEASE_MS, t0 + 60);
+    const failed = await store.runs.transition(run.id, again!.fence, { from: ['running'], to: 'failed', error: { name: 'CairnError', message: 'late', code: 'DEADLINE_EXCEEDED' } }, t0 + 61);
+    assert.equal(failed.deadline, deadline);
+    assert.equal((await store.runs.list({})).runs.find((r) => r.id === run.id)?.deadline, deadline, 'list returns it');
+    const none = await createRun(store, t0);
+    assert.equal((await store.runs.get(none.id))?.deadline, undefined, 'no deadline: absent');
+    assert.equal((await store.runs.get(none.id))?.cancelReason, undefined);
+  }),
+
   conformanceCase('create: without wakeAt the run has none, and no lease, output or error', async ({ store, t0 }) => {
     const run = await createRun(store, t0, { input: null });
     const stored = await store.runs.get(run.id);
@@ -466,6 +485,26 @@ const requestCancel = [
     assert.equal(cancelled?.fence, fence);
     assert.deepEqual(cancelled?.lease, run.lease);
     assert.equal(cancelled?.cancelRequested, true);
+  }),
+
+  conformanceCase('requestCancel: stores the first request\'s reason; later requests keep it; no reason stores none', async ({ store, t0 }) => {
+    const reason = 'customer asked — ünïcode ✓ "quoted"';
+    const { run, fence } = await runningRun(store, t0);
+    const first = await store.runs.requestCancel(run.id, t0 + 10, reason);
+    assert.equal(first?.cancelRequested, true);
+    assert.equal(first?.cancelReason, reason);
+    assert.equal((await store.runs.requestCancel(run.id, t0 + 11, 'second'))?.cancelReason, reason, 'a later reason does not replace the first');
+    assert.equal((await store.runs.requestCancel(run.id, t0 + 12))?.cancelReason, reason, 'a later request without one keeps it');
+    assert.equal((await store.runs.renew(run.id, fence, LEASE_MS, t0 + 13)).cancelReason, reason, 'renew returns it');
+    const ended = await store.runs.transition(run.id, fence, { from: ['running'], to: 'cancelled', error: { name: 'CairnError', message: 'cancelled', code: 'CANCELLED' } }, t0 + 14);
+    assert.equal(ended.cancelReason, reason, 'the terminal run keeps it');
+    assert.equal((await store.runs.get(run.id))?.cancelReason, reason);
+
+    const plain = await createRun(store, t0);
+    assert.equal((await store.runs.requestCancel(plain.id, t0 + 10))?.cancelReason, undefined);
+    assert.equal((await store.runs.requestCancel(plain.id, t0 + 11, 'too late'))?.cancelReason, undefined, 'a reason after a request without one is not stored');
+    const done = await terminalRun(store, t0);
+    assert.equal((await store.runs.requestCancel(done.id, t0 + 5, 'after the end'))?.cancelReason, undefined, 'a terminal run stores no reason');
   }),
 
   conformanceCase('requestCancel: a terminal run is returned unchanged; a missing one is undefined', async ({ store, t0 }) => {
