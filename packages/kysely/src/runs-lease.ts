@@ -174,16 +174,18 @@ export function wakeRun(ctx: StoreContext) {
 
 /** `runs.requestCancel`: sets `cancel_requested` and wakes the run in one `UPDATE`. */
 export function requestCancel(ctx: StoreContext) {
-  return (runId: string, now: number) =>
+  return (runId: string, now: number, reason?: string) =>
     guard('runs.requestCancel', async () => {
+      const reasonText = reason === undefined ? null : encodeText(reason);
       if (ctx.dialect.name === 'mysql') {
         // The run after the request, or as it is when it was already terminal; undefined if missing.
-        return (await runRoutine(ctx, routineNames(ctx.names.prefix).runRequestCancel, RUN_REQUEST_CANCEL_PARAMS, { p_run_id: encodeText(runId), p_now: now })).run;
+        return (await runRoutine(ctx, routineNames(ctx.names.prefix).runRequestCancel, RUN_REQUEST_CANCEL_PARAMS, { p_run_id: encodeText(runId), p_reason: reasonText, p_now: now })).run;
       }
+      // The first request's reason is kept: SET reads the old cancel_requested (PostgreSQL, SQLite).
       const run = await updateRun(
         ctx,
         runId,
-        sql`update ${ctx.t.runs} set ${wakeSet(now)}, cancel_requested = 1
+        sql`update ${ctx.t.runs} set ${wakeSet(now)}, cancel_reason = case when cancel_requested = 0 then ${reasonText} else cancel_reason end, cancel_requested = 1
           where id = ${encodeText(runId)} and status not in ${TERMINAL_SQL}`,
       );
       return run ?? readRun(ctx, ctx.db, runId);

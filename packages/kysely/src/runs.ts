@@ -26,12 +26,15 @@ export function createRun(ctx: StoreContext) {
       const id = encodeText(input.id);
       const workflow = encodeText(input.workflow);
       const wakeAt = input.wakeAt ?? null;
+      // Named only when set: a run without a deadline is written as before cairn_0004_run_deadline.
+      const deadlineColumn = sql.raw(input.deadline === undefined ? '' : ', deadline');
+      const deadlineValue = input.deadline === undefined ? sql`` : sql`, ${input.deadline}`;
       const insert = sql`insert into ${t.runs}
         (id, workflow, version, input_json, status, parent_run_id, parent_step_key, idempotency_key, idempotency_hash,
-         fence, cancel_requested, wake_at, due_at, created_at, updated_at)
+         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn})
         values (${id}, ${workflow}, ${encodeText(input.version)}, ${encodeJsonRequired(input.input)}, 'pending',
          ${input.parent ? encodeText(input.parent.runId) : null}, ${input.parent ? encodeText(input.parent.stepKey) : null},
-         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now})
+         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue})
         ${dialect.onConflictDoNothing()}`;
       // A collision can only be with a run that a concurrent delete may remove: try a few times.
       for (let round = 0; round < 3; round += 1) {
@@ -57,6 +60,7 @@ export function createRun(ctx: StoreContext) {
           if (input.parent) run.parent = { runId: input.parent.runId, stepKey: input.parent.stepKey };
           if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
           if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
+          if (input.deadline !== undefined) run.deadline = input.deadline;
           return { run, created: true };
         }
         if (idempotencyHash !== null) {

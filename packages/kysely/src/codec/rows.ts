@@ -45,6 +45,9 @@ export function toRunRecord(row: RunRow): RunRecord {
   }
   const wakeAt = toOptionalNumber(row.wake_at);
   if (wakeAt !== undefined) run.wakeAt = wakeAt;
+  const deadline = toOptionalNumber(row.deadline ?? null);
+  if (deadline !== undefined) run.deadline = deadline;
+  if (row.cancel_reason !== undefined && row.cancel_reason !== null) run.cancelReason = text(row.cancel_reason);
   return run;
 }
 

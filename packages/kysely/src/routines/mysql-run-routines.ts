@@ -1,6 +1,15 @@
 import type { TableNames } from '../schema/tables.js';
 import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './mysql-routines.js';
-import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_REQUEST_CANCEL_PARAMS, RUN_TRANSITION_PARAMS, routineNames, type RoutineParam } from './params.js';
+import {
+  RUN_CLAIM_PARAMS,
+  RUN_RENEW_PARAMS,
+  RUN_REQUEST_CANCEL_PARAMS,
+  RUN_REQUEST_CANCEL_PARAMS_0002,
+  RUN_TRANSITION_PARAMS,
+  routineNames,
+  type RequestCancelVersion,
+  type RoutineParam,
+} from './params.js';
 
 /**
  * The run writes that must return the row they wrote — claim, renew, transition, cancel request —
@@ -12,22 +21,9 @@ import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_REQUEST_CANCEL_PARAMS, RUN_TRAN
  */
 export function mysqlRunRoutines(names: TableNames, collation: string): string[] {
   const r = routineNames(names.prefix);
-  const runs = `\`${names.runs}\``;
-  // The condition is evaluated on the locked row; the update then targets it by id alone, so the
-  // outcome never depends on whether the driver reports found or changed rows.
-  const procedure = (name: string, params: readonly RoutineParam[], condition: string, set: string) => `${procedureHead(name, params, collation)}
-  ${BEGIN_TRANSACTION}
-  select count(*) into v_done from ${runs} where id = p_run_id and ${condition} for update;
-  if v_done = 1 then
-    update ${runs} set ${set} where id = p_run_id;
-  end if;
-  select v_done as done, r.* from ${runs} r where r.id = p_run_id;
-  commit;
-end`;
+  const procedure = runProcedure(names, collation);
   // `waiting`: wake_at becomes the earlier of the requested wake-up and one asked for meanwhile.
   const wake = `case when p_wake_at is null then wake_at when wake_at is null or wake_at > p_wake_at then p_wake_at else wake_at end`;
-  // A wake-up: wake_at lowered to now (never raised); pending/waiting runs become due.
-  const lowered = `case when wake_at is null or wake_at > p_now then p_now else wake_at end`;
   return [
     procedure(
       r.runClaim,
@@ -57,12 +53,42 @@ end`;
         lease_expires_at = if(p_to = 'running', lease_expires_at, null),
         updated_at = p_now`,
     ),
-    procedure(
-      r.runRequestCancel,
-      RUN_REQUEST_CANCEL_PARAMS,
-      `status not in ${TERMINAL}`,
-      `due_at = case when status in ('pending', 'waiting') then ${lowered} else due_at end,
-        wake_at = ${lowered}, cancel_requested = 1, updated_at = p_now`,
-    ),
+    mysqlRequestCancelRoutine(names, collation, '0002'),
   ];
+}
+
+/**
+ * A run-write procedure: lock the row, evaluate `condition` on it, update it by id alone (so the
+ * outcome never depends on whether the driver reports found or changed rows), read it back.
+ */
+function runProcedure(names: TableNames, collation: string) {
+  const runs = `\`${names.runs}\``;
+  return (name: string, params: readonly RoutineParam[], condition: string, set: string) => `${procedureHead(name, params, collation)}
+  ${BEGIN_TRANSACTION}
+  select count(*) into v_done from ${runs} where id = p_run_id and ${condition} for update;
+  if v_done = 1 then
+    update ${runs} set ${set} where id = p_run_id;
+  end if;
+  select v_done as done, r.* from ${runs} r where r.id = p_run_id;
+  commit;
+end`;
+}
+
+/**
+ * `<prefix>run_request_cancel` as version `version` creates it: `'0002'` as
+ * `cairn_0002_step_routines` shipped it, `'0004'` (`cairn_0004_run_deadline`) also stores
+ * `p_reason` in `cancel_reason` when this request is the one that sets `cancel_requested`
+ * (assigned before it: MySQL evaluates SET left to right).
+ */
+export function mysqlRequestCancelRoutine(names: TableNames, collation: string, version: RequestCancelVersion): string {
+  const r = routineNames(names.prefix);
+  const lowered = `case when wake_at is null or wake_at > p_now then p_now else wake_at end`;
+  const reason = version === '0004' ? `cancel_reason = case when cancel_requested = 0 then p_reason else cancel_reason end, ` : '';
+  return runProcedure(names, collation)(
+    r.runRequestCancel,
+    version === '0004' ? RUN_REQUEST_CANCEL_PARAMS : RUN_REQUEST_CANCEL_PARAMS_0002,
+    `status not in ${TERMINAL}`,
+    `due_at = case when status in ('pending', 'waiting') then ${lowered} else due_at end,
+        wake_at = ${lowered}, ${reason}cancel_requested = 1, updated_at = p_now`,
+  );
 }

@@ -103,11 +103,25 @@ export const STATE_SET_PARAMS = [
   ['p_now', 'bigint'],
 ] as const satisfies readonly RoutineParam[];
 
-/** Parameters of `<prefix>run_request_cancel` (MySQL/MariaDB), in call order. */
-export const RUN_REQUEST_CANCEL_PARAMS = [
+/**
+ * Parameters of `<prefix>run_request_cancel` (MySQL/MariaDB) as `cairn_0002_step_routines` created
+ * it (no reason); that migration keeps creating exactly this, and the down of
+ * `cairn_0004_run_deadline` restores it.
+ */
+export const RUN_REQUEST_CANCEL_PARAMS_0002 = [
   ['p_run_id', 'id'],
   ['p_now', 'bigint'],
 ] as const satisfies readonly RoutineParam[];
+
+/** Parameters of `<prefix>run_request_cancel` (MySQL/MariaDB) since `cairn_0004_run_deadline`, in call order. */
+export const RUN_REQUEST_CANCEL_PARAMS = [
+  ['p_run_id', 'id'],
+  ['p_reason', 'text'], // NULL: no reason; stored only by the request that sets cancel_requested
+  ['p_now', 'bigint'],
+] as const satisfies readonly RoutineParam[];
+
+/** Which `run_request_cancel` procedure to create: without (`'0002'`) or with (`'0004'`) a reason. */
+export type RequestCancelVersion = '0002' | '0004';
 
 /** Parameters of `<prefix>run_transition` (MySQL/MariaDB), in call order. */
 export const RUN_TRANSITION_PARAMS = [

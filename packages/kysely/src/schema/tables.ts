@@ -49,6 +49,10 @@ export interface RunRow {
   due_at: number | string | null;
   created_at: number | string;
   updated_at: number | string;
+  /** `RunRecord.deadline` (added by `cairn_0004_run_deadline`); NULL when none. */
+  deadline?: number | string | null;
+  /** `RunRecord.cancelReason` (added by `cairn_0004_run_deadline`); NULL when none. */
+  cancel_reason?: string | null;
 }
 
 /** A row of `steps`. */

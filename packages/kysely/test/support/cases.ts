@@ -11,6 +11,7 @@ import { tableNames } from '../../src/schema/tables.js';
 import type { AnyDb } from './databases.js';
 import { artefactsIn, dropPrefix } from './harness.js';
 import { stepTurnMigrationCase } from './step-turn-cases.js';
+import { runDeadlineMigrationCase } from './run-deadline-cases.js';
 import { freshPrefix, type Target } from './targets.js';
 
 const T0 = 1_750_000_000_000;
@@ -305,6 +306,7 @@ export function storeCases(target: Target): void {
     });
 
     stepTurnMigrationCase(target);
+    runDeadlineMigrationCase(target);
 
     it('PostgreSQL: a running step\'s start commits asynchronously, its finish durably; asyncStartCommit: false keeps both durable', { skip: target.dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
       const run = await runningRun(ctx.store);

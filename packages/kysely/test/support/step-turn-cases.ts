@@ -46,7 +46,7 @@ export function stepTurnMigrationCase(target: Target): void {
       };
       await db.insertInto(tableNames(prefix).steps as never).values(old as never).execute();
 
-      const up = await migrateToLatest(db, { tablePrefix: prefix });
+      const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[2]);
       assert.deepEqual(up.results?.map((r) => [r.migrationName, r.status]), [[CAIRN_MIGRATION_NAMES[2], 'Success']]);
       const [loaded] = await store.steps.load(run.id);
       assert.deepEqual(loaded, { runId: run.id, key: 'old', name: 'old', kind: 'task', seq: 0, status: 'succeeded', attempt: 1, maxAttempts: 3, queued: true, output: { v: 1 }, createdAt: T0, updatedAt: T0 });
