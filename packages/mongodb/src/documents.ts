@@ -72,6 +72,10 @@ export interface RunDoc {
   lease?: { owner: string; expiresAt: number };
   fence: number;
   cancelRequested: boolean;
+  /** `RunRecord.cancelReason`: written only by the request that sets `cancelRequested`. */
+  cancelReason?: string;
+  /** `RunRecord.deadline` (epoch ms), set at creation. */
+  deadline?: number;
   wakeAt?: number;
   /**
    * When recovery must look at the run: `wakeAt` while `pending`/`waiting`, the lease expiry
@@ -123,6 +127,8 @@ export function toRunRecord(doc: RunDoc): RunRecord {
   if (doc.idempotencyKey !== undefined) run.idempotencyKey = doc.idempotencyKey;
   if (doc.lease !== undefined) run.lease = { owner: doc.lease.owner, expiresAt: doc.lease.expiresAt };
   if (doc.wakeAt !== undefined) run.wakeAt = doc.wakeAt;
+  if (doc.cancelReason !== undefined) run.cancelReason = doc.cancelReason;
+  if (doc.deadline !== undefined) run.deadline = doc.deadline;
   return run;
 }
 

@@ -35,6 +35,7 @@ async function create(ctx: StoreContext, input: NewRun, now: number): Promise<{ 
     doc.wakeAt = input.wakeAt;
     doc.dueAt = input.wakeAt;
   }
+  if (input.deadline !== undefined) doc.deadline = input.deadline;
   for (let i = 0; i < MAX_RETRIES; i++) {
     try {
       // The unique index on (workflow, idem) makes this insert the whole idempotency check.
@@ -91,9 +92,14 @@ async function wake(ctx: StoreContext, runId: string, now: number): Promise<void
   throw contention('runs.wake', runId);
 }
 
-async function requestCancel(ctx: StoreContext, runId: string, now: number): Promise<RunRecord | undefined> {
+async function requestCancel(ctx: StoreContext, runId: string, now: number, reason: string | undefined): Promise<RunRecord | undefined> {
   for (let i = 0; i < MAX_RETRIES; i++) {
-    const { doc } = await tryWake(ctx, runId, now, { set: { cancelRequested: true } }, true);
+    // The first request's reason is kept: it is written only by the update that sets the flag.
+    if (reason !== undefined) {
+      const first = await tryWake(ctx, runId, now, { filter: { cancelRequested: false }, set: { cancelRequested: true, cancelReason: reason } }, true);
+      if (first.doc) return toRunRecord(first.doc);
+    }
+    const { doc } = await tryWake(ctx, runId, now, { filter: reason === undefined ? {} : { cancelRequested: true }, set: { cancelRequested: true } }, true);
     if (doc) return toRunRecord(doc);
     const current = await ctx.runs.findOne({ _id: runId }, { projection: RUN_ONLY });
     if (!current) return undefined;
@@ -138,8 +144,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
     renew: (runId, fence, leaseMs, now) => renew(ctx, runId, fence, leaseMs, now),
     transition: (runId, fence, t, now) => transition(ctx, runId, fence, t, now),
     wake: (runId, now) => guard('runs.wake', () => ctx.exclusive(runId, () => wake(ctx, runId, now))),
-    requestCancel: (runId, now) =>
-      guard('runs.requestCancel', () => ctx.exclusive(runId, () => requestCancel(ctx, runId, now))),
+    requestCancel: (runId, now, reason) =>
+      guard('runs.requestCancel', () => ctx.exclusive(runId, () => requestCancel(ctx, runId, now, reason))),
     findDue: (now, limit) => guard('runs.findDue', () => findDue(ctx, now, limit)),
     delete: (runId) =>
       guard('runs.delete', () =>

@@ -61,6 +61,7 @@ export function newRunFields(run: NewRun, now: number): string[] {
     fields.push('idem', run.idempotencyKey, 'idemField', idempotencyField(run.workflow, run.idempotencyKey));
   }
   if (run.wakeAt !== undefined) fields.push('wakeAt', String(run.wakeAt));
+  if (run.deadline !== undefined) fields.push('deadline', String(run.deadline));
   return fields;
 }
 
@@ -86,6 +87,8 @@ export function parseRun(hash: Hash): RunRecord | undefined {
     run.lease = { owner: hash.leaseOwner, expiresAt: Number(hash.leaseExp) };
   }
   if (hash.wakeAt !== undefined) run.wakeAt = Number(hash.wakeAt);
+  if (hash.deadline !== undefined) run.deadline = Number(hash.deadline);
+  if (hash.cancelReason !== undefined) run.cancelReason = hash.cancelReason;
   return run;
 }
 

@@ -115,8 +115,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
       await runWrite(ctx, s.wakeRun, runId, [String(now)], now);
     },
 
-    async requestCancel(runId, now) {
-      const reply = await runWrite(ctx, s.requestCancel, runId, [String(now)], now);
+    async requestCancel(runId, now, reason) {
+      const reply = await runWrite(ctx, s.requestCancel, runId, [String(now), reason === undefined ? '0' : '1', reason ?? ''], now);
       return reply.code === 'OK' ? runOf(reply.payload) : undefined;
     },
 

@@ -77,12 +77,16 @@ wakeRun(ARGV[1])
 return finish('OK', {}, facts(before))
 `;
 
-/** ARGV: now. Sets cancelRequested and wakes a non-terminal run; answers the run. */
+/**
+ * ARGV: now, hasReason '1'|'0', reason. Sets cancelRequested and wakes a non-terminal run; the
+ * reason is stored only by the request that sets the flag (the first reason wins). Answers the run.
+ */
 export const REQUEST_CANCEL = /* lua */ `
 local status = redis.call('HGET', R, 'status')
 if not status then return finish('RUN_NOT_FOUND') end
 if TERMINAL[status] then return finish('OK', redis.call('HGETALL', R), currentFacts()) end
 local before = snapshot()
+if ARGV[2] == '1' and redis.call('HGET', R, 'cancel') ~= '1' then redis.call('HSET', R, 'cancelReason', ARGV[3]) end
 redis.call('HSET', R, 'cancel', '1')
 wakeRun(ARGV[1])
 return finish('OK', redis.call('HGETALL', R), facts(before))
