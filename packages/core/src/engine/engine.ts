@@ -24,6 +24,7 @@ import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { checkEngineDurations } from './engine-durations.js';
+import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution-outcome.js';
 import { type DeadlineInput, earliest, resolveDeadline } from './run-deadline.js';
 
@@ -412,7 +413,7 @@ export function createEngine(options: EngineOptions): Engine {
       const mode = startOptions.mode ?? options.startMode ?? 'queued';
       if (mode !== 'inline' && mode !== 'queued') throw invalidInput('startRun mode', "must be 'inline' or 'queued'", mode);
       const now = clock.now();
-      const requested = startOptions.deadline ?? def.options.deadline;
+      const requested = startOptions.deadline === undefined ? def.options.deadline : startOptions.deadline;
       const deadline = requested === undefined ? undefined : resolveDeadline(requested, now, startOptions.deadline === undefined ? `workflow ${JSON.stringify(def.name)} deadline` : 'startRun deadline');
       const { run, created } = await rt.store.runs.create(
         {
@@ -443,7 +444,12 @@ export function createEngine(options: EngineOptions): Engine {
       const runId = checkRunId('result runId', rawRunId);
       const resultOptions = checkOptions('result options', rawResultOptions, ['timeout']) as { timeout?: Duration };
       const timeoutMs = resultOptions.timeout === undefined ? undefined : toMilliseconds(resultOptions.timeout, 'result timeout');
-      const run = await waiter.wait(rt.store, clock, runId, { timeoutMs, pollIntervalMs });
+      const deadline = timeoutMs === undefined ? undefined : clock.now() + timeoutMs;
+      let run = await waiter.wait(rt.store, clock, runId, { timeoutMs, pollIntervalMs });
+      // A run that continued as new: its outcome is the last run's of the chain.
+      for (let next = continuedAs(run.output); next !== undefined; next = continuedAs(run.output)) {
+        run = await waiter.wait(rt.store, clock, next, { timeoutMs: deadline === undefined ? undefined : Math.max(0, deadline - clock.now()), pollIntervalMs });
+      }
       return run.output as O;
     },
 
