@@ -17,6 +17,7 @@ import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
 import { deadlinesGroup } from './engine/deadlines.js';
 import { childrenGroup } from './engine/children.js';
+import { continueAsNewGroup } from './engine/continue-as-new.js';
 import { eventsEngineGroup } from './engine/events.js';
 import { recoveryGroup } from './engine/recovery.js';
 import { replayGroup } from './engine/replay.js';
@@ -54,6 +55,7 @@ export const engineGroups: readonly CaseGroup[] = [
   sleepsGroup,
   eventsEngineGroup,
   childrenGroup,
+  continueAsNewGroup,
   cancellationGroup,
   cancelReachGroup,
   deadlinesGroup,

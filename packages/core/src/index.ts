@@ -74,6 +74,7 @@ export type { Duration, DurationUnit } from './engine/duration.js';
 export { IDENTIFIER_LIMITS, checkIdentifier } from './engine/check-input.js';
 export type { IdentifierOptions } from './engine/check-input.js';
 export { createEngine } from './engine/engine.js';
+export { CONTINUED_AS, continuedAs } from './engine/continued-as.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
 export type { DeadlineInput } from './engine/run-deadline.js';
 export type { EngineLogger, EngineTimings } from './engine/engine-runtime.js';

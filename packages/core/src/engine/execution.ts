@@ -15,6 +15,7 @@ import { uuidv4, uuidv7 } from './uuid.js';
 import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, StepFailure } from './execution-outcome.js';
 import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 import { TurnScheduler } from './turn-scheduler.js';
+import { CONTINUED_AS } from './continued-as.js';
 import { childStart } from './run-deadline.js';
 
 export type { Outcome } from './execution-outcome.js';
@@ -208,6 +209,7 @@ export class Execution {
       now: () => this.guard((call) => this.recordedValue(call, 'now', () => this.rt.clock.now())) as Promise<number>,
       random: () => this.guard((call) => this.recordedValue(call, 'random', () => Math.random())) as Promise<number>,
       uuid: () => this.guard((call) => this.recordedValue(call, 'uuid', () => uuidv4())) as Promise<string>,
+      continueAsNew: (input) => this.guard((call) => this.continueAsNew(call, input)) as Promise<never>,
     };
   }
 
@@ -773,5 +775,38 @@ export class Execution {
     const turn = await this.claim(call);
     await this.insert(site, { status: 'succeeded', maxAttempts: 1, output, turn });
     return { turn, ok: true, value: output };
+  }
+
+  /**
+   * Creates the successor (idempotent on `$continue:<run id>`), records it as the `$continue` step,
+   * and completes this run pointing at it. Replayed, it only completes again with the same successor.
+   */
+  private async continueAsNew(call: Call, input: unknown): Promise<Delivery> {
+    const json = this.payload(input ?? null, `input of continueAsNew`);
+    const site = this.begin('child', '$continue');
+    if (this.probeKey !== undefined) this.suspend(undefined);
+    let successorId = site.recorded?.childRunId;
+    if (successorId === undefined) {
+      const def = this.rt.registry.forStart(this.run.workflow);
+      const { run: successor } = await this.write((_fence, now) =>
+        this.rt.store.runs.create(
+          {
+            id: uuidv7(now),
+            workflow: this.run.workflow,
+            version: def.version,
+            input: json,
+            // One successor, whatever crashes: a repeated create returns the first one.
+            idempotencyKey: `$continue:${this.run.id}`,
+            wakeAt: now + this.rt.timings.startGraceMs,
+          },
+          now,
+        ),
+      );
+      await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
+      await this.rt.dispatchRun(successor.id, successor.workflow);
+      successorId = successor.id;
+    }
+    this.settle({ kind: 'completed', output: { [CONTINUED_AS]: successorId } });
+    throw SUSPEND;
   }
 }

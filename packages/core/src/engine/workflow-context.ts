@@ -83,4 +83,13 @@ export interface WorkflowContext {
   random(): Promise<number>;
   /** A random UUID, recorded. */
   uuid(): Promise<string>;
+  /**
+   * Ends this run and starts its successor: a new run of the same workflow (on the version new runs
+   * start on) with `input` and an empty history, so an endless workflow keeps a bounded history.
+   * Exactly one successor is created, also across crashes (its idempotency key is
+   * `$continue:<this run's id>`, and this run records a `$continue` step naming it). This run
+   * completes with `{ $continuedAs: <successor id> }`; `engine.result()` follows the chain to the
+   * last run's outcome. The returned promise never settles: nothing after the call runs.
+   */
+  continueAsNew(input: Json): Promise<never>;
 }
