@@ -56,6 +56,7 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup('adversarial.delete-art
     await store.state.set(run.id, run.fence, 'a.b', 1, t0);
     await store.state.set(run.id, run.fence, '$c', 2, t0);
     await store.events.deliver(run.id, 'e.1', null, t0);
+    await store.events.deliver(run.id, 'e.1', 2, t0, { idempotencyKey: 'i.$1' });
     await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: t0 + 5 }, t0);
     assert.ok((await artefacts(env, run.id)).length > 0, 'artefactsOf must see the run before it is deleted');
     assert.equal(await store.runs.delete(run.id), true);

@@ -66,7 +66,7 @@ export const hostileArgumentsGroup: CaseGroup = caseGroup('adversarial.hostile-a
     const after = [await snapshotRun(w.raw, runs.done, ['go']), await snapshotRun(w.raw, runs.waiting, ['go'])];
     assert.deepEqual(after, before, 'no run may change: nothing deleted, cancelled or delivered');
     // Both runs still work as they did.
-    assert.deepEqual(await w.engine.sendEvent(runs.waiting, 'go', 'real'), { delivered: true });
+    assert.deepEqual(await w.engine.sendEvent(runs.waiting, 'go', 'real'), { delivered: true, duplicate: false, seq: 1 });
     assert.deepEqual((await w.runToEnd(runs.waiting)).output, { got: 'real' });
   }),
 
@@ -200,13 +200,13 @@ export const hostileArgumentsGroup: CaseGroup = caseGroup('adversarial.hostile-a
     const w = await engineWorld(env, [wf]);
     const h = await w.engine.startRun(wf, hostile);
     await w.runUntil('the run waits for its event', async () => (await w.raw.runs.get(h.id))?.status === 'waiting');
-    assert.deepEqual(await w.engine.sendEvent(h.id, 'payload', hostile), { delivered: true });
+    assert.deepEqual(await w.engine.sendEvent(h.id, 'payload', hostile), { delivered: true, duplicate: false, seq: 1 });
     const run = await w.runToEnd(h.id);
     assert.equal(run.status, 'completed', JSON.stringify(run.error));
     assert.deepStrictEqual(run.input, hostile, 'run input');
     assert.deepStrictEqual(run.output, { input: hostile, step: { echoed: hostile }, event: hostile, message: 'message with \uD800 and \u0000 inside' });
     assert.deepStrictEqual((await w.engine.state(h.id)).hostile, hostile, 'state value');
-    assert.deepStrictEqual((await w.raw.events.get(h.id, 'payload'))?.payload, hostile, 'event payload');
+    assert.deepStrictEqual((await w.raw.events.get(h.id, 'payload', 1))?.payload, hostile, 'event payload');
     assert.deepStrictEqual((await w.engine.steps(h.id)).find((s) => s.name === 'echo')?.output, { echoed: hostile }, 'step output');
   }),
 ]);

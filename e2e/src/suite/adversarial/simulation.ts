@@ -189,6 +189,16 @@ async function stopDead(w: EngineWorld, engine: Engine): Promise<void> {
   if (done) await stopping;
 }
 
+/** How many times the program waits for each event name (every node runs exactly once). */
+function waitsPerEvent(nodes: readonly SimNode[], into = new Map<string, number>()): Map<string, number> {
+  for (const n of nodes) {
+    if (n.kind === 'event') into.set(n.event, (into.get(n.event) ?? 0) + 1);
+    else if (n.kind === 'child') waitsPerEvent(n.body, into);
+    else if (n.kind === 'all') for (const b of n.branches) waitsPerEvent(b, into);
+  }
+  return into;
+}
+
 /**
  * Runs `program` to its end in a fresh world, with the planned crashes (none: uninterrupted), and
  * judges it against `truth`. Exported for shrinking a failing program by hand.
@@ -207,10 +217,13 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
   const report: RunReport = { wrong: [], doubleRun: [], lost: [], stuck: [], crashes: tracker.crashes, log: w.log, looks: 0, storeCalls: 0, ms: 0 };
   const started = performance.now();
   const handle = await engine.startRun(def, { body: program.body });
+  // Events are messages: the k-th wait of a name takes the k-th message, so every wait gets one.
+  // Early names get all their messages now; a late one gets a message per wait the run records.
   const sent = new Set<string>();
+  const waits = waitsPerEvent(program.body);
   for (const [name, when] of Object.entries(program.events)) {
     if (when !== 'early') continue;
-    await engine.sendEvent(handle.id, name, eventPayload(name));
+    for (let k = 0; k < (waits.get(name) ?? 0); k += 1) await engine.sendEvent(handle.id, name, eventPayload(name));
     sent.add(name);
   }
 
@@ -235,8 +248,8 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
         // A late event is sent once the run has recorded a wait for it.
         for (const step of await w.raw.steps.load(handle.id)) {
           const name = step.kind === 'event' ? step.name.replace(/^event:/, '') : undefined;
-          if (name === undefined || sent.has(name) || step.status !== 'waiting') continue;
-          sent.add(name);
+          if (name === undefined || sent.has(name) || sent.has(`key:${step.key}`) || step.status !== 'waiting') continue;
+          sent.add(`key:${step.key}`);
           await engine.sendEvent(handle.id, name, eventPayload(name));
         }
         return false;

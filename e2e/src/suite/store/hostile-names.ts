@@ -47,11 +47,13 @@ export const hostileNamesGroup: CaseGroup = caseGroup('store.names', 'store: hos
   conformanceCase('event names round-trip and stay distinct', async ({ store, t0 }) => {
     const run = await createRun(store, t0);
     for (const [i, name] of HOSTILE_NAMES.entries()) {
-      assert.deepEqual(await store.events.deliver(run.id, name, i, t0), { delivered: true }, `event ${label(name)}`);
+      assert.deepEqual(await store.events.deliver(run.id, name, i, t0, { idempotencyKey: name }), { delivered: true, duplicate: false, seq: 1 }, `event ${label(name)}`);
     }
     for (const [i, name] of HOSTILE_NAMES.entries()) {
-      const event = await store.events.get(run.id, name);
+      const event = await store.events.get(run.id, name, 1);
       assert.equal(event?.name, name);
+      assert.equal(event?.idempotencyKey, name, `idempotency key ${label(name)}`);
+      assert.deepEqual(await store.events.deliver(run.id, 'repeat', i, t0, { idempotencyKey: name }), { delivered: false, duplicate: true, seq: 1 }, `idempotency key ${label(name)} is matched exactly`);
       assert.equal(event?.payload, i, `event ${label(name)} read back another event's payload`);
     }
   }),

@@ -37,7 +37,7 @@ export const payloadsGroup: CaseGroup = caseGroup('store.payloads', 'store: larg
     await store.state.set(run.id, fence, 'big', big, t0);
     assertSamePayload((await store.state.get(run.id)).big, big, 'state value');
     await store.events.deliver(run.id, 'big', big, t0);
-    assertSamePayload((await store.events.get(run.id, 'big'))?.payload, big, 'event payload');
+    assertSamePayload((await store.events.get(run.id, 'big', 1))?.payload, big, 'event payload');
   }),
 
   conformanceCase('version descriptor at the payload limit round-trips', async ({ store, t0, payloadLimit }) => {
