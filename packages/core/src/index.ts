@@ -22,7 +22,7 @@ export type {
   StepTransition,
 } from './model/step.js';
 export type { VersionRecord, VersionStatus } from './model/version.js';
-export type { EventRecord } from './model/event.js';
+export type { EventRecord, EventDelivery, DeliverOptions } from './model/event.js';
 export type {
   WorkflowStore,
   RunStore,
@@ -74,6 +74,9 @@ export type { Duration, DurationUnit } from './engine/duration.js';
 export { IDENTIFIER_LIMITS, checkIdentifier } from './engine/check-input.js';
 export type { IdentifierOptions } from './engine/check-input.js';
 export { createEngine } from './engine/engine.js';
+export { checkEventName, defineEvent } from './engine/event-definition.js';
+export type { DefineEventOptions, EventDefinition, EventSchema } from './engine/event-definition.js';
+export type { SendEventOptions } from './engine/send-event.js';
 export { CONTINUED_AS, continuedAs } from './engine/continued-as.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
 export type { DeadlineInput } from './engine/run-deadline.js';

@@ -205,7 +205,7 @@ describe('deleteRun', () => {
       assert.deepEqual(await fx.engine.steps(h.id), []);
       assert.deepEqual(await fx.engine.history(h.id), []);
       assert.deepEqual(await fx.engine.state(h.id), {});
-      assert.equal(await fx.inner.events.get(h.id, 'go'), undefined);
+      assert.equal(await fx.inner.events.get(h.id, 'go', 1), undefined);
       assert.deepEqual((await fx.engine.listRuns()).runs, []);
       await rejectsWithCode(fx.engine.result(h.id), 'RUN_NOT_FOUND');
       assert.equal(await fx.engine.deleteRun(h.id), false, 'already gone');

@@ -138,7 +138,7 @@ describe('events', () => {
     try {
       const h = await fx.engine.startRun(napThenWait, null);
       await waitForIdle(fx.inner, h.id);
-      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', { ok: 1 }), { delivered: true });
+      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', { ok: 1 }), { delivered: true, duplicate: false, seq: 1 });
       // The early event woke the run, which went back to sleep until the timer.
       const run = await waitForIdle(fx.inner, h.id);
       assert.equal(run.status, 'waiting');
@@ -163,7 +163,7 @@ describe('events', () => {
         assert.equal(run.wakeAt, undefined, 'a wait without timeout has no timer');
         const [step] = await fx.inner.steps.load(h.id);
         assert.deepEqual([step!.key, step!.kind, step!.status], ['event:go', 'event', 'waiting']);
-        assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', payload as Json), { delivered: true });
+        assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', payload as Json), { delivered: true, duplicate: false, seq: 1 });
         await waitForStatus(fx.inner, h.id, 'completed');
         assert.deepStrictEqual(await h.result(), payload === undefined ? null : payload);
       }
@@ -178,12 +178,12 @@ describe('events', () => {
     try {
       let injected = false;
       // Deliver the event right after the engine found none, before it records its wait.
-      fx.counter.intercept('events.get', async (original, runId: string, name: string) => {
-        const found = await original(runId, name);
+      fx.counter.intercept('events.get', async (original, runId: string, name: string, seq: number) => {
+        const found = await original(runId, name, seq);
         if (!injected) {
           injected = true;
           assert.equal(found, undefined);
-          assert.deepEqual(await fx.engine.sendEvent(runId, name, 'late'), { delivered: true });
+          assert.deepEqual(await fx.engine.sendEvent(runId, name, 'late'), { delivered: true, duplicate: false, seq: 1 });
         }
         return found;
       });
@@ -220,7 +220,7 @@ describe('events', () => {
       assert.equal(step!.status, 'failed');
       assert.equal(step!.error?.code, 'EVENT_TIMEOUT');
       // Too late: the run has ended.
-      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 1), { delivered: false });
+      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 1), { delivered: false, duplicate: false });
     } finally {
       await fx.engine.stop();
     }
@@ -249,20 +249,21 @@ describe('events', () => {
     }
   });
 
-  it('the first delivery of a name wins: a second sendEvent returns delivered: false', async () => {
+  it('every send of a name is kept: the first wait takes the first message, later sends are numbered on', async () => {
     const fx = await createFixture({ workflows: [napThenWait] });
     try {
       const h = await fx.engine.startRun(napThenWait, null);
       await waitForIdle(fx.inner, h.id);
-      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'first'), { delivered: true });
-      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'second'), { delivered: false });
-      assert.deepEqual(await fx.engine.sendEvent(h.id, 'other', 'x'), { delivered: true }, 'another name is a separate event');
+      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'first'), { delivered: true, duplicate: false, seq: 1 });
+      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'second'), { delivered: true, duplicate: false, seq: 2 });
+      assert.deepEqual(await fx.engine.sendEvent(h.id, 'other', 'x'), { delivered: true, duplicate: false, seq: 1 }, 'another name is numbered on its own');
       await waitForIdle(fx.inner, h.id);
       await fx.clock.advance(1000);
       await waitForStatus(fx.inner, h.id, 'completed');
       assert.equal(await h.result(), 'first');
-      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'third'), { delivered: false });
-      assert.equal((await fx.inner.events.get(h.id, 'go'))?.payload, 'first');
+      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'third'), { delivered: false, duplicate: false });
+      assert.equal((await fx.inner.events.get(h.id, 'go', 1))?.payload, 'first');
+      assert.equal((await fx.inner.events.get(h.id, 'go', 2))?.payload, 'second');
     } finally {
       await fx.engine.stop();
     }
@@ -277,8 +278,11 @@ describe('events', () => {
       await rejectsWithCode(fx.engine.sendEvent(h.id, '', 1), 'INVALID_INPUT');
       await rejectsWithCode(fx.engine.sendEvent(h.id, 'go', (() => 1) as unknown as Json), 'NOT_SERIALIZABLE');
       await rejectsWithCode(fx.engine.sendEvent(h.id, 'go', { n: 10n } as unknown as Json), 'NOT_SERIALIZABLE');
-      assert.equal(await fx.inner.events.get(h.id, 'go'), undefined);
-      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'valid'), { delivered: true });
+      await rejectsWithCode(fx.engine.sendEvent(h.id, 'go#2', 1), 'INVALID_INPUT');
+      await rejectsWithCode(fx.engine.sendEvent(h.id, 'go', 1, { idempotencyKey: '' }), 'INVALID_INPUT');
+      await rejectsWithCode(fx.engine.sendEvent(h.id, 'go', 1, { idempotencykey: 'k' } as never), 'INVALID_INPUT');
+      assert.equal(await fx.inner.events.get(h.id, 'go', 1), undefined);
+      assert.deepEqual(await fx.engine.sendEvent(h.id, 'go', 'valid'), { delivered: true, duplicate: false, seq: 1 });
     } finally {
       await fx.engine.stop();
     }

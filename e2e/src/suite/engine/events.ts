@@ -69,8 +69,8 @@ async function crashDuringMessages(env: CaseEnv, point: FaultPoint): Promise<voi
       return false;
     });
     await w.engine.stop();
-    if ((await w.raw.events.get(handle.id, 'msg', 3)) === undefined) await w.engine.sendEvent(handle.id, 'msg', { n: 3 });
     const survivor = await w.startEngine([wf]);
+    if ((await w.raw.events.get(handle.id, 'msg', 3)) === undefined) await survivor.sendEvent(handle.id, 'msg', { n: 3 });
     const run = await w.runToEnd(handle.id);
     assert.equal(run.status, 'completed', `after a crash at ${point} ${stepKey}: ${JSON.stringify(run.error)}`);
     assert.deepEqual(run.output, [{ n: 1 }, { n: 2 }, { n: 3 }], `after a crash at ${point} ${stepKey}: messages in order, each once`);

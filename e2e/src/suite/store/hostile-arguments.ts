@@ -58,7 +58,7 @@ export const hostileArgumentsStoreGroup: CaseGroup = caseGroup('store.arguments'
     for (const bad of NOT_STRINGS) {
       for (const [what, call] of callsWith(store, bad, { running: run.id, fence }, t0 + 1)) {
         // A field that may be absent (the idempotency key, a list filter) is fine as `undefined`.
-        if (bad === undefined && (what === 'runs.create (idempotencyKey)' || what === 'runs.list (workflow)')) continue;
+        if (bad === undefined && (what === 'runs.create (idempotencyKey)' || what === 'runs.list (workflow)' || what === 'events.deliver (idempotencyKey)')) continue;
         await rejectsWithCode(Promise.resolve().then(call), 'INVALID_INPUT', `${what} with ${show(bad)}`);
       }
     }

@@ -13,7 +13,8 @@ export const IDENTIFIER_LIMITS = {
   workflowName: 200,
   version: 100,
   stepName: 500,
-  eventName: 500,
+  // 'event:' + the name is the wait's step name, which must fit stepName.
+  eventName: 494,
   stateKey: 1024,
   idempotencyKey: 512,
   runId: 128,

@@ -24,6 +24,9 @@ import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { checkEngineDurations } from './engine-durations.js';
+import type { EventDelivery } from '../model/event.js';
+import type { EventDefinition } from './event-definition.js';
+import { sendEvent, type SendEventOptions } from './send-event.js';
 import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution-outcome.js';
 import { type DeadlineInput, earliest, resolveDeadline } from './run-deadline.js';
@@ -145,8 +148,18 @@ export interface Engine {
    * and resolves at once when the run ends in this process.
    */
   result<O = unknown>(runId: string, options?: { timeout?: Duration }): Promise<O>;
-  /** Delivers an event (first delivery of a name wins) and wakes the run. */
-  sendEvent(runId: string, name: string, payload?: Json): Promise<{ delivered: boolean }>;
+  /**
+   * Sends a message to a run and wakes it. Every send of a name is kept, in arrival order: the k-th
+   * `ctx.waitForEvent` of that name in the run receives the k-th message, whether it was sent before
+   * or after the wait. `event` is a name or a `defineEvent` definition (whose schema, if any, checks
+   * the payload here, before anything is stored). Names follow the rule of waits (`checkEventName`);
+   * a bad name, options or payload throws `INVALID_INPUT` (or `NOT_SERIALIZABLE` /
+   * `PAYLOAD_TOO_LARGE`) with nothing stored. Answers `{ delivered: true, duplicate: false, seq }`
+   * when stored as message `seq`; `{ delivered: false, duplicate: true, seq }` when a send with the
+   * same `idempotencyKey` was stored before (nothing is stored again); `{ delivered: false,
+   * duplicate: false }` when the run has ended. `RUN_NOT_FOUND` when the run does not exist.
+   */
+  sendEvent<T extends Json = Json>(runId: string, event: string | EventDefinition<T>, payload?: T, options?: SendEventOptions): Promise<EventDelivery>;
   /**
    * Requests cancellation. Observed at once by an execution in this process, else within a third of
    * the lease (`timings.leaseMs / 3`, plus one store call) by the worker executing the run or
@@ -453,16 +466,8 @@ export function createEngine(options: EngineOptions): Engine {
       return run.output as O;
     },
 
-    async sendEvent(rawRunId, rawName, payload = null) {
-      const runId = checkRunId('sendEvent runId', rawRunId);
-      const name = checkIdentifier('sendEvent event name', rawName, IDENTIFIER_LIMITS.eventName);
-      const json = checkPayload(payload, `payload of event ${JSON.stringify(name)}`);
-      const result = await rt.store.events.deliver(runId, name, json, clock.now());
-      if (result.delivered) {
-        const run = await rt.store.runs.get(runId);
-        if (run) await rt.dispatchRun(run.id, run.workflow);
-      }
-      return result;
+    sendEvent(rawRunId, rawEvent, payload, rawSendOptions) {
+      return sendEvent(rt, checkPayload, rawRunId, rawEvent, payload, rawSendOptions);
     },
 
     async cancel(rawRunId, rawCancelOptions) {

@@ -15,6 +15,7 @@ import { uuidv4, uuidv7 } from './uuid.js';
 import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, StepFailure } from './execution-outcome.js';
 import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 import { TurnScheduler } from './turn-scheduler.js';
+import { checkEventName, eventNameOf } from './event-definition.js';
 import { CONTINUED_AS } from './continued-as.js';
 import { childStart } from './run-deadline.js';
 
@@ -202,7 +203,7 @@ export class Execution {
         }),
       sleepUntil: (name, until) =>
         this.guard((call) => this.sleepStep(call, name, checkWakeTime(until, this.rt.clock.now(), `sleepUntil ${JSON.stringify(name)}`))),
-      waitForEvent: (eventName, options) => this.guard((call) => this.eventStep(call, eventName, options ?? {})) as Promise<any>,
+      waitForEvent: (event: unknown, options?: WaitForEventOptions) => this.guard((call) => this.eventStep(call, event, options ?? {})) as Promise<any>,
       child: (workflow, input, options) => this.guard((call) => this.childStep(call, workflow, input, options ?? {})) as Promise<any>,
       setState: (key, value) => this.guard((call) => this.setState(call, key, value)),
       state: (key) => this.guard((call) => this.readState(call, key)) as Promise<any>,
@@ -646,8 +647,9 @@ export class Execution {
     return { turn, ok: true, value: undefined };
   }
 
-  private async eventStep(call: Call, eventName: string, options: WaitForEventOptions): Promise<Delivery> {
-    checkIdentifier('ctx.waitForEvent name', eventName, IDENTIFIER_LIMITS.eventName);
+  private async eventStep(call: Call, event: unknown, options: WaitForEventOptions): Promise<Delivery> {
+    // The same rule as engine.sendEvent, so no name can be sent that no wait accepts.
+    const eventName = checkEventName('ctx.waitForEvent name', eventNameOf(event));
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of event ${JSON.stringify(eventName)}`);
     const site = this.begin('event', `event:${eventName}`);
     if (this.probeKey !== undefined) return this.replayOnly(call, site);
@@ -660,23 +662,30 @@ export class Execution {
       const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'event wait failed' });
       return this.finished(call, site, step, async () => ({ ok: false, error }));
     }
-    const event = await this.rt.store.events.get(this.run.id, eventName);
+    // The k-th wait of a name (key `event:<name>#k`) takes the k-th message of that name: which
+    // message a wait gets depends on its place in the history only, never on timing.
+    const seq = site.key === site.name ? 1 : Number(site.key.slice(site.name.length + 1));
+    const message = await this.rt.store.events.get(this.run.id, eventName, seq);
     const now = this.rt.clock.now();
     if (!step) {
-      if (event) {
+      if (message) {
         const turn = await this.claim(call);
-        await this.insert(site, { status: 'succeeded', maxAttempts: 1, output: event.payload, turn });
-        return { turn, ok: true, value: event.payload };
+        this.fault('before-checkpoint', site.key);
+        await this.insert(site, { status: 'succeeded', maxAttempts: 1, output: message.payload, turn });
+        this.fault('after-checkpoint', site.key);
+        return { turn, ok: true, value: message.payload };
       }
       const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
       if (timeoutMs !== undefined) wait.wakeAt = now + timeoutMs;
       step = await this.insert(site, wait);
     }
     const from = { status: ['waiting' as const], attempt: step.attempt };
-    if (event) {
+    if (message) {
       const turn = await this.claim(call);
-      await this.transition({ key: site.key, from, to: { status: 'succeeded', output: event.payload, wakeAt: null, turn } });
-      return { turn, ok: true, value: event.payload };
+      this.fault('before-checkpoint', site.key);
+      await this.transition({ key: site.key, from, to: { status: 'succeeded', output: message.payload, wakeAt: null, turn } });
+      this.fault('after-checkpoint', site.key);
+      return { turn, ok: true, value: message.payload };
     }
     if (step.wakeAt !== undefined && step.wakeAt <= now) {
       const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, { data: { runId: this.run.id, event: eventName } });

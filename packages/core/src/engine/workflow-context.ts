@@ -2,6 +2,7 @@ import type { Json } from '../model/json.js';
 import type { Duration } from './duration.js';
 import type { BackoffOptions } from './retry-policy.js';
 import type { WorkflowDefinition } from './define-workflow.js';
+import type { EventDefinition } from './event-definition.js';
 
 /** What a step body receives. */
 export interface StepContext {
@@ -64,10 +65,16 @@ export interface WorkflowContext {
   /** A durable timer until a point in time. */
   sleepUntil(name: string, until: Date | number): Promise<void>;
   /**
-   * Resolves with the payload of the first event of that name sent to this run — also when it was
-   * sent before the wait began. Throws `EVENT_TIMEOUT` after `timeout`.
+   * Waits for the next message of an event: the k-th wait of a name in this run (its step key
+   * `event:<name>`, `event:<name>#2`, ...) resolves with the payload of the k-th message of that
+   * name sent to the run, whether it was sent before or after the wait began; until it arrives the
+   * run suspends (no worker held, nothing recorded but the wait). A wait that timed out keeps its
+   * place: the k-th message, if it comes later, goes to no other wait. `event` is a name or a
+   * `defineEvent` definition (which types the payload; its schema was applied on send). The name
+   * follows `checkEventName`, the same rule as `engine.sendEvent` (`INVALID_INPUT` otherwise).
+   * Throws `EVENT_TIMEOUT` after `timeout`.
    */
-  waitForEvent<T extends Json = Json>(eventName: string, options?: WaitForEventOptions): Promise<T>;
+  waitForEvent<T extends Json = Json>(event: string | EventDefinition<T>, options?: WaitForEventOptions): Promise<T>;
   /**
    * Starts a child run (once) and resolves with its output. A failed or cancelled child throws
    * `CHILD_FAILED`; cancelling this run cancels its children.

@@ -16,7 +16,10 @@ interface RunEntry {
   /** Attempt records by step key and number (see `attemptId`): O(1) to close or reopen one. */
   attempts: Map<string, AttemptRecord>;
   state: Map<string, Json>;
-  events: Map<string, EventRecord>;
+  /** The messages of each event name, in arrival order (`seq` = index + 1). */
+  events: Map<string, EventRecord[]>;
+  /** The message each idempotency key stored. */
+  eventKeys: Map<string, EventRecord>;
 }
 
 // Every value is copied in and out through JSON (structuredClone for records) so a caller mutating
@@ -128,7 +131,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
         if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
         if (input.deadline !== undefined) run.deadline = input.deadline;
-        runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map() });
+        runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map(), eventKeys: new Map() });
         if (idemKey !== undefined) idempotency.set(input.workflow, idemKey, run.id);
         return { run: copy(run), created: true };
       },
@@ -316,16 +319,26 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
     },
 
     events: {
-      async deliver(runId, name, payload, now) {
+      async deliver(runId, name, payload, now, options) {
         const e = entry(runId);
         if (!e) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-        if (isTerminalRunStatus(e.run.status) || e.events.has(name)) return { delivered: false };
-        e.events.set(name, { runId, name, payload: copy(payload), deliveredAt: now });
+        const key = options?.idempotencyKey;
+        const earlier = key === undefined ? undefined : e.eventKeys.get(key);
+        if (earlier) return { delivered: false, duplicate: true, seq: earlier.seq };
+        if (isTerminalRunStatus(e.run.status)) return { delivered: false, duplicate: false };
+        const messages = e.events.get(name) ?? [];
+        const record: EventRecord = { runId, name, seq: messages.length + 1, payload: copy(payload), deliveredAt: now };
+        if (key !== undefined) {
+          record.idempotencyKey = key;
+          e.eventKeys.set(key, record);
+        }
+        messages.push(record);
+        e.events.set(name, messages);
         wakeEntry(e, now);
-        return { delivered: true };
+        return { delivered: true, duplicate: false, seq: record.seq };
       },
-      async get(runId, name) {
-        return copy(entry(runId)?.events.get(name));
+      async get(runId, name, seq) {
+        return copy(entry(runId)?.events.get(name)?.[seq - 1]);
       },
     },
 

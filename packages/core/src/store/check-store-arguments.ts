@@ -209,17 +209,19 @@ function checkedState(state: StateStore): StateStore {
 
 function checkedEvents(events: EventStore): EventStore {
   return {
-    deliver: (runId, name, payload, now) =>
+    deliver: (runId, name, payload, now, options) =>
       checked(() => {
         str('events.deliver', 'runId', runId);
         str('events.deliver', 'name', name);
         num('events.deliver', 'now', now);
-      }, () => events.deliver(runId, name, payload, now)),
-    get: (runId, name) =>
+        if (options !== undefined) optStr('events.deliver', 'options.idempotencyKey', obj('events.deliver', 'options', options).idempotencyKey);
+      }, () => (options === undefined ? events.deliver(runId, name, payload, now) : events.deliver(runId, name, payload, now, options))),
+    get: (runId, name, seq) =>
       checked(() => {
         str('events.get', 'runId', runId);
         str('events.get', 'name', name);
-      }, () => events.get(runId, name)),
+        if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) throw invalidInput('events.get: seq', 'must be an integer from 1', seq);
+      }, () => events.get(runId, name, seq)),
   };
 }
 

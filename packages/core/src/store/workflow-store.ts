@@ -1,4 +1,4 @@
-import type { EventRecord } from '../model/event.js';
+import type { DeliverOptions, EventDelivery, EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
 import type {
   DueRun,
@@ -128,18 +128,29 @@ export interface StateStore {
   get(runId: string): Promise<Record<string, Json>>;
 }
 
-/** Events delivered to runs. */
+/**
+ * Messages sent to runs. Every send of a name is kept, numbered per (run, name) from 1 in the order
+ * the store accepted it (`EventRecord.seq`); the engine hands the k-th message of a name to the k-th
+ * wait for it.
+ */
 export interface EventStore {
   /**
-   * Stores the event if no event of that name was delivered to the run before (first write wins)
-   * and, in the same atomic unit, wakes the run (as `RunStore.wake`). Returns `delivered: false`
-   * when an event of that name already existed or the run is terminal; throws `RUN_NOT_FOUND`
+   * Appends the message as the next `seq` of (run, name) and, in the same atomic unit, wakes the run
+   * (as `RunStore.wake`). Of N concurrent sends to one (run, name) each gets its own `seq`, with no
+   * gap and no repeat. With `options.idempotencyKey`: when a message of that run already carries
+   * the key (whatever its name), nothing is written and `{ delivered: false, duplicate: true, seq }`
+   * names that message; of N concurrent sends with one key exactly one is stored. A repeat is
+   * reported as a duplicate even after the run ended. Otherwise, when the run is terminal, nothing
+   * is written and `{ delivered: false, duplicate: false }` is returned. Throws `RUN_NOT_FOUND`
    * when the run does not exist.
    */
-  deliver(runId: string, name: string, payload: Json, now: number): Promise<{ delivered: boolean }>;
+  deliver(runId: string, name: string, payload: Json, now: number, options?: DeliverOptions): Promise<EventDelivery>;
 
-  /** The event of that name delivered to the run, if any. */
-  get(runId: string, name: string): Promise<EventRecord | undefined>;
+  /**
+   * Message `seq` (1-based: 1 is the first message of that name) of the run, or `undefined` when
+   * fewer than `seq` messages of that name were sent to it.
+   */
+  get(runId: string, name: string, seq: number): Promise<EventRecord | undefined>;
 }
 
 /** Registered workflow versions. */
