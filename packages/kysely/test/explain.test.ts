@@ -28,8 +28,8 @@ async function bulkLoad(db: AnyDb, prefix: string): Promise<void> {
     select run_id, key_hash, 1, step_key, seq, 'succeeded', 'w', created_at, created_at from ${sql.table(t.steps)}`.execute(db);
   await sql`insert into ${sql.table(t.state)} (run_id, key_hash, state_key, value_json, updated_at)
     select run_id, key_hash, step_key, '1', created_at from ${sql.table(t.steps)}`.execute(db);
-  await sql`insert into ${sql.table(t.events)} (run_id, name_hash, name, payload_json, delivered_at)
-    select run_id, key_hash, step_key, '1', created_at from ${sql.table(t.steps)}`.execute(db);
+  await sql`insert into ${sql.table(t.events)} (run_id, name_hash, seq, name, payload_json, delivered_at, idempotency_hash, idempotency_key)
+    select run_id, key_hash, 1, step_key, '1', created_at, key_hash, step_key from ${sql.table(t.steps)}`.execute(db);
   await sql`analyze`.execute(db);
 }
 

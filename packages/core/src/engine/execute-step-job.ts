@@ -6,6 +6,7 @@ import { toJsonRoundTrip } from '../serialization/json-value.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { Execution } from './execution.js';
 import { runStepBody } from './run-step-body.js';
+import { decideRetry, type RetryDecision } from './retry-policy.js';
 import { stopReason, watchRun } from './cancel-watch.js';
 
 /** The payload of a step job. */
@@ -77,22 +78,25 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   }
   rt.faults.hit({ point: 'after-step-body', runId: job.runId, stepKey: job.key });
   const running = { status: ['running' as const], attempt: step.attempt };
-  let failure = result.ok ? undefined : toErrorRecord(result.error);
-  let retryable = !result.ok;
+  // The same decision as an inline step's (`decideRetry`): attempts left, not non-retryable,
+  // accepted by `retryIf`, after `retryAfter` or the backoff.
+  let decision: RetryDecision = result.ok ? { retry: false } : decideRetry(probe.policy, result.error, step.attempt, step.maxAttempts);
+  let failure = result.ok ? undefined : toErrorRecord(decision.retry ? result.error : (decision.error ?? result.error));
   let output;
   if (result.ok && result.value !== undefined) {
     try {
       output = toJsonRoundTrip(result.value, { what: `output of step ${JSON.stringify(job.key)}`, maxBytes: rt.maxPayloadBytes }).value;
     } catch (error) {
+      // Retrying cannot make a value serialisable: fail without further attempts.
       failure = toErrorRecord(error);
-      retryable = false;
+      decision = { retry: false };
     }
   }
   let transition: StepTransition;
   if (failure === undefined) {
     transition = { key: job.key, from: running, to: output === undefined ? { status: 'succeeded', wakeAt: null } : { status: 'succeeded', output, wakeAt: null }, endAttempt: { status: 'succeeded' } };
-  } else if (retryable && step.attempt < step.maxAttempts) {
-    transition = { key: job.key, from: running, to: { status: 'retry_wait', wakeAt: clock.now() + probe.policy.delayAfter(step.attempt) }, endAttempt: { status: 'failed', error: failure } };
+  } else if (decision.retry) {
+    transition = { key: job.key, from: running, to: { status: 'retry_wait', wakeAt: clock.now() + decision.delayMs }, endAttempt: { status: 'failed', error: failure } };
   } else {
     transition = { key: job.key, from: running, to: { status: 'failed', error: failure, wakeAt: null }, endAttempt: { status: 'failed', error: failure } };
   }

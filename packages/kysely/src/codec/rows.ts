@@ -99,12 +99,15 @@ export function toAttemptRecord(row: AttemptRow): AttemptRecord {
 
 /** An `events` row as an `EventRecord`. */
 export function toEventRecord(row: EventRow): EventRecord {
-  return {
+  const event: EventRecord = {
     runId: text(row.run_id),
     name: text(row.name),
+    seq: toNumber(row.seq),
     payload: decodeJson<Json>(row.payload_json) ?? null,
     deliveredAt: toNumber(row.delivered_at),
   };
+  if (row.idempotency_key !== null && row.idempotency_key !== undefined) event.idempotencyKey = text(row.idempotency_key);
+  return event;
 }
 
 /** A `versions` row as a `VersionRecord`. */

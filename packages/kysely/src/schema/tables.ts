@@ -92,13 +92,16 @@ export interface AttemptRow {
   error_json: string | null;
 }
 
-/** A row of `events`. */
+/** A row of `events` (one message; the shape of `cairn_0005_event_messages`). */
 export interface EventRow {
   run_id: string;
   name_hash: string;
+  seq: number | string;
   name: string;
   payload_json: string;
   delivered_at: number | string;
+  idempotency_hash: string | null;
+  idempotency_key: string | null;
 }
 
 /** A row of `versions`. */

@@ -11,6 +11,7 @@ import { tableNames } from '../../src/schema/tables.js';
 import type { AnyDb } from './databases.js';
 import { artefactsIn, dropPrefix } from './harness.js';
 import { stepTurnMigrationCase } from './step-turn-cases.js';
+import { eventMessagesMigrationCase } from './event-messages-cases.js';
 import { runDeadlineMigrationCase } from './run-deadline-cases.js';
 import { freshPrefix, type Target } from './targets.js';
 
@@ -195,10 +196,10 @@ export function storeCases(target: Target): void {
       for (const [i, key] of keys.entries()) assert.equal(state[key], i, `state key ${JSON.stringify(key.slice(0, 30))}`);
       for (const [i, key] of keys.entries()) {
         await ctx.store.steps.insert(run.id, run.fence, { key, name: key, kind: 'task', seq: i, status: 'succeeded', maxAttempts: 1, output: i }, T0);
-        assert.deepEqual(await ctx.store.events.deliver(run.id, key, i, T0), { delivered: true });
+        assert.deepEqual(await ctx.store.events.deliver(run.id, key, i, T0), { delivered: true, duplicate: false, seq: 1 });
       }
       assert.deepEqual((await ctx.store.steps.load(run.id)).map((s) => [s.key, s.name, s.output]), keys.map((k, i) => [k, k, i]));
-      for (const [i, key] of keys.entries()) assert.equal((await ctx.store.events.get(run.id, key))?.payload, i);
+      for (const [i, key] of keys.entries()) assert.equal((await ctx.store.events.get(run.id, key, 1))?.payload, i);
     });
 
     it('20 concurrent state.set of different keys over separate connections: none lost', async () => {
@@ -307,6 +308,7 @@ export function storeCases(target: Target): void {
 
     stepTurnMigrationCase(target);
     runDeadlineMigrationCase(target);
+    eventMessagesMigrationCase(target);
 
     it('PostgreSQL: a running step\'s start commits asynchronously, its finish durably; asyncStartCommit: false keeps both durable', { skip: target.dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
       const run = await runningRun(ctx.store);

@@ -49,7 +49,9 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   await store.state.get(id);
   await store.events.deliver(id, 'e', { p: 1 }, T0);
   await store.events.deliver(id, 'e', { p: 2 }, T0);
-  await store.events.get(id, 'e');
+  await store.events.get(id, 'e', 2);
+  await store.events.deliver(id, 'e', { p: 3 }, T0, { idempotencyKey: 'k' });
+  await store.events.deliver(id, 'e', { p: 3 }, T0, { idempotencyKey: 'k' });
   await store.runs.wake(id, T0 + 1);
   await store.runs.requestCancel(id, T0 + 1);
   await store.runs.transition(id, run.fence, { from: ['running'], to: 'waiting', wakeAt: T0 + 9 }, T0 + 2);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { Migrator } from 'kysely/migration';
-import { CAIRN_MIGRATION_NAMES, cairnMigrations, createKyselyStore, migrateToLatest } from '../../src/index.js';
+import { CAIRN_MIGRATION_NAMES, cairnMigrations, createKyselyStore } from '../../src/index.js';
 import { dropPrefix } from './harness.js';
 import type { Target } from './targets.js';
 
@@ -29,7 +29,7 @@ export function runDeadlineMigrationCase(target: Target): void {
       const store = createKyselyStore({ db, tablePrefix: prefix });
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
 
-      const up = await migrateToLatest(db, { tablePrefix: prefix });
+      const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[3]);
       assert.deepEqual(up.results?.map((r) => [r.migrationName, r.status]), [[CAIRN_MIGRATION_NAMES[3], 'Success']]);
       const before = await store.runs.get(old.id);
       assert.deepEqual([before?.input, 'deadline' in before!, 'cancelReason' in before!], [{ a: 1 }, false, false]);
@@ -46,7 +46,7 @@ export function runDeadlineMigrationCase(target: Target): void {
       const { created } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null }, T0);
       assert.equal(created, true, 'a run without a deadline is created at 0003');
 
-      await migrateToLatest(db, { tablePrefix: prefix });
+      await migrator.migrateTo(CAIRN_MIGRATION_NAMES[3]);
       const { run: again } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null, deadline: T0 + 1 }, T0);
       assert.equal((await store.runs.get(again.id))?.deadline, T0 + 1);
       assert.equal((await store.runs.requestCancel(again.id, T0 + 1, 'why'))?.cancelReason, 'why');
