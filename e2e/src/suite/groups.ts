@@ -19,6 +19,7 @@ import { deadlinesGroup } from './engine/deadlines.js';
 import { childrenGroup } from './engine/children.js';
 import { continueAsNewGroup } from './engine/continue-as-new.js';
 import { eventsEngineGroup } from './engine/events.js';
+import { failuresGroup } from './engine/failures.js';
 import { recoveryGroup } from './engine/recovery.js';
 import { replayGroup } from './engine/replay.js';
 import { retriesGroup } from './engine/retries.js';
@@ -52,6 +53,7 @@ export const storeGroups: readonly CaseGroup[] = [
 export const engineGroups: readonly CaseGroup[] = [
   replayGroup,
   retriesGroup,
+  failuresGroup,
   sleepsGroup,
   eventsEngineGroup,
   childrenGroup,

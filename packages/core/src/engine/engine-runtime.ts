@@ -4,6 +4,7 @@ import type { RunRecord } from '../model/run.js';
 import type { Queue } from '../queue/queue.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
 import type { FaultInjector } from './fault-point.js';
+import type { RetryOptions } from './retry-policy.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
 
 /** Where the engine reports what it cannot throw to a caller (background executions). */
@@ -22,8 +23,14 @@ export interface EngineTimings {
   dispatchTimeoutMs: number;
   /** Deadline of a queued attempt without its own `timeout`; past it the attempt counts as abandoned. */
   queuedStepTimeoutMs: number;
-  /** Backstop: a parent waiting for a child re-checks it at least this often. */
-  childCheckMs: number;
+  /**
+   * Backstop of a parent waiting for a child (default 1 h). A child's end wakes its parent right
+   * after the child's terminal write (and `deleteRun` of a child wakes it too), so the parent is not
+   * replayed while the child runs. Only a crash between that write and the wake loses the wake-up;
+   * the parent then looks at its child again after at most this long. So a parent waiting for a
+   * long child is replayed once per `childBackstopMs` at most (one steps read and one run read).
+   */
+  childBackstopMs: number;
   /** A new run not claimed within this long is dispatched again by recovery. */
   startGraceMs: number;
 }
@@ -36,6 +43,8 @@ export interface EngineRuntime {
   readonly workerId: string;
   readonly timings: EngineTimings;
   readonly maxPayloadBytes: number;
+  /** The engine's default retry options (`createEngine({ defaultRetry })`), checked. */
+  readonly defaultRetry?: RetryOptions;
   readonly faults: FaultInjector;
   readonly registry: WorkflowRegistry;
   readonly logger: EngineLogger;

@@ -1,6 +1,7 @@
+import type { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
 import type { Duration } from './duration.js';
-import type { BackoffOptions } from './retry-policy.js';
+import type { BackoffOptions, RetryPredicate } from './retry-policy.js';
 import type { WorkflowDefinition } from './define-workflow.js';
 import type { EventDefinition } from './event-definition.js';
 
@@ -17,17 +18,34 @@ export interface StepContext {
 
 /** Options of `ctx.step`. */
 export interface StepOptions {
-  /** Extra attempts after the first (default 0). Fixed when the step is first recorded. */
+  /**
+   * Extra attempts after the first (default: the engine's `defaultRetry.retries`, else 0). Fixed
+   * when the step is first recorded. A `NonRetryableError` (any error with `nonRetryable: true`)
+   * is never retried.
+   */
   retries?: number;
-  /** Wait between attempts (default fixed 1 s). */
+  /**
+   * Wait between attempts (default: the engine's `defaultRetry.backoff`, else fixed 1 s). A body
+   * that throws a `RetryAfterError` (any error with a `retryAfter` duration) waits that instead.
+   */
   backoff?: BackoffOptions;
+  /**
+   * Whether the error an attempt failed with may be retried (default: the engine's
+   * `defaultRetry.retryIf`, else every error but a non-retryable one). Called with attempts left
+   * only; a predicate that throws counts as `false`. Same decision inline and queued.
+   */
+  retryIf?: RetryPredicate;
   /** Per attempt; an attempt that exceeds it fails with `STEP_TIMEOUT` (and may be retried). */
   timeout?: Duration;
   /** Run the body on the step queue (any worker) instead of inline in the orchestrator. */
   queued?: boolean;
   /**
-   * Runs once, durably (as its own step `<key>:compensate`, with the same retry policy), after the
-   * step has failed its last attempt; then the step's error is thrown to the workflow as usual.
+   * Undoes the step once it has succeeded, if the run later fails or is cancelled (a saga): the
+   * compensations of a run's succeeded steps run in reverse call order (`seq`), each recorded
+   * once as the step `<key>:compensate` (with the step's retry policy; its body runs at least
+   * once), and a failing one does not stop the others: it is recorded `failed` and listed in the
+   * run error's `data.compensationFailures`. A step that failed is not compensated (it did not
+   * complete). `error` is the run's error (its failure, or the cancellation).
    */
   compensate?: (error: Error) => unknown;
 }
@@ -38,11 +56,31 @@ export interface WaitForEventOptions {
   timeout?: Duration;
 }
 
-/** Options of `ctx.child`. */
+/** Options of `ctx.child` and `ctx.childOutcome`. */
 export interface ChildOptions {
   /** The step name (default `child:<workflow>`). */
   name?: string;
 }
+
+/** Options of `ctx.startChild`. */
+export interface StartChildOptions {
+  /** The step name (default `startChild:<workflow>`). */
+  name?: string;
+}
+
+/** How a child run ended, as `ctx.childOutcome` returns it. */
+export type ChildOutcome<O> =
+  /** The child completed with `output`. */
+  | { ok: true; output: O }
+  /**
+   * The child failed, was cancelled, or was deleted while it ran (`status`). `error` is the
+   * `CHILD_FAILED` error `ctx.child` would throw (its `cause` is the child's own error, its
+   * `data` is `{ runId, childRunId, status }`).
+   */
+  | { ok: false; status: ChildEndStatus; error: CairnError };
+
+/** How a child run ended without completing. */
+export type ChildEndStatus = 'failed' | 'cancelled' | 'deleted';
 
 /**
  * The primitives a workflow handler uses. Every primitive but `setState`/`state` records a step;
@@ -76,10 +114,29 @@ export interface WorkflowContext {
    */
   waitForEvent<T extends Json = Json>(event: string | EventDefinition<T>, options?: WaitForEventOptions): Promise<T>;
   /**
-   * Starts a child run (once) and resolves with its output. A failed or cancelled child throws
-   * `CHILD_FAILED`; cancelling this run cancels its children.
+   * Starts a child run (once, also across crashes) and resolves with its output. A failed,
+   * cancelled or deleted child throws `CHILD_FAILED`; cancelling this run cancels its children.
+   * The run waits without a worker and without replays: the child's end wakes it (a crash in
+   * between is covered by `timings.childBackstopMs`).
    */
   child<I extends Json, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: ChildOptions): Promise<O>;
+  /**
+   * Like `child`, but the child's end is returned as a value instead of thrown: `{ ok: true,
+   * output }`, or `{ ok: false, status, error }` for a failed, cancelled or deleted child (`error`
+   * is the `CHILD_FAILED` error `child` would throw). Recorded like `child` (the same step kind
+   * and default name, so the two share key numbering): a replay returns the same outcome.
+   * Anything else (this run cancelled, bad arguments) still throws.
+   */
+  childOutcome<I extends Json, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: ChildOptions): Promise<ChildOutcome<O>>;
+  /**
+   * Starts a detached child run and resolves with its run id, without waiting for it. Created once,
+   * also across crashes (idempotency key `$child:<this run's id>:<step key>`), and recorded as a
+   * succeeded `child` step whose output and `childRunId` are the id: a replay returns the same id.
+   * A detached child is on its own: it has no `parent` (its end wakes no run), it is not cancelled
+   * when this run is cancelled, fails or completes, and it does not take this run's deadline (only
+   * its own workflow's default). Follow it with `engine.getRun(id)` / `engine.result(id)`.
+   */
+  startChild<I extends Json>(workflow: WorkflowDefinition<I, any> | string, input: I, options?: StartChildOptions): Promise<string>;
   /** Sets one state key durably and atomically (other keys are untouched). */
   setState(key: string, value: Json): Promise<void>;
   /** The latest value of a state key (`undefined` if never set). */
