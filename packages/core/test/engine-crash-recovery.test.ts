@@ -12,7 +12,7 @@ type Level = 'run' | 'step';
 
 const STEPS = ['s1', 's2', 's3', 's4', 's5'];
 const MIDDLE = 's3';
-const TIMINGS = { leaseMs: 1000, dispatchTimeoutMs: 2000, queuedStepTimeoutMs: 2000, startGraceMs: 1000, childCheckMs: 2000 };
+const TIMINGS = { leaseMs: 1000, dispatchTimeoutMs: 2000, queuedStepTimeoutMs: 2000, startGraceMs: 1000, childBackstopMs: 2000 };
 
 /** Does (point, level) have a site to crash at in this mode? */
 function applies(point: FaultPoint, level: Level, mode: Mode): boolean {

@@ -29,6 +29,7 @@ import type { EventDefinition } from './event-definition.js';
 import { sendEvent, type SendEventOptions } from './send-event.js';
 import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution-outcome.js';
+import { wakeParent } from './wake-parent.js';
 import { type DeadlineInput, earliest, resolveDeadline } from './run-deadline.js';
 
 // The longest cancel reason, in UTF-16 code units (stored as text on every backend).
@@ -177,7 +178,11 @@ export interface Engine {
   state(runId: string): Promise<Record<string, Json>>;
   /** Every attempt of every step, oldest first. */
   history(runId: string): Promise<HistoryEntry[]>;
-  /** Deletes a finished run and everything it recorded; `force` also deletes an active run. */
+  /**
+   * Deletes a finished run and everything it recorded; `force` also deletes an active run. Deleting
+   * an active child run wakes its parent, which takes the child as ended (`CHILD_FAILED`, status
+   * `deleted`).
+   */
   deleteRun(runId: string, options?: { force?: boolean }): Promise<boolean>;
   /** One pass of the recovery loop: dispatches every run whose timer is due or whose lease expired. Returns how many. */
   recover(): Promise<number>;
@@ -196,7 +201,7 @@ const DEFAULT_TIMINGS: EngineTimings = {
   inlineRetryMaxMs: 2_000,
   dispatchTimeoutMs: 60_000,
   queuedStepTimeoutMs: 300_000,
-  childCheckMs: 60_000,
+  childBackstopMs: 3_600_000,
   startGraceMs: 30_000,
 };
 
@@ -504,7 +509,11 @@ export function createEngine(options: EngineOptions): Engine {
       if (!isTerminalRunStatus(run.status) && !force) {
         throw new CairnError('RUN_ACTIVE', `Run ${runId} is ${run.status}; cancel it first or pass { force: true }`, { data: { runId, status: run.status } });
       }
-      return rt.store.runs.delete(runId);
+      const deleted = await rt.store.runs.delete(runId);
+      // A child deleted while running never ends on its own: its parent takes it as ended
+      // (CHILD_FAILED, status 'deleted') now. A terminal child woke its parent when it ended.
+      if (deleted && !isTerminalRunStatus(run.status)) await wakeParent(rt, run.parent);
+      return deleted;
     },
 
     recover,

@@ -5,6 +5,7 @@ import { Execution, type Outcome } from './execution.js';
 import { cancelCheckMs } from './cancel-watch.js';
 import { cancelledError, deadlineExceededError } from './execution-outcome.js';
 import { earliest } from './run-deadline.js';
+import { wakeParent } from './wake-parent.js';
 
 // A run woken while it executed is replayed again in place, but never endlessly in one call.
 const MAX_IMMEDIATE_REPLAYS = 50;
@@ -111,12 +112,8 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Prom
     return false;
   }
   rt.notifyFinished(after);
-  if (after.parent) {
-    // The parent may be waiting for this result: wake it, then dispatch it.
-    await store.runs.wake(after.parent.runId, clock.now());
-    const parent = await store.runs.get(after.parent.runId);
-    if (parent) await rt.dispatchRun(parent.id, parent.workflow);
-  }
+  // The parent waits for this outcome without any timer of its own (but a long backstop): wake it.
+  await wakeParent(rt, after.parent);
   return false;
 }
 

@@ -13,14 +13,15 @@ import { type RetryPolicy, resolveRetryPolicy } from './retry-policy.js';
 import { runStepBody } from './run-step-body.js';
 import { uuidv4, uuidv7 } from './uuid.js';
 import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, StepFailure } from './execution-outcome.js';
-import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
+import { checkIdentifier, checkOptions, IDENTIFIER_LIMITS } from './check-input.js';
 import { TurnScheduler } from './turn-scheduler.js';
 import { checkEventName, eventNameOf } from './event-definition.js';
 import { CONTINUED_AS } from './continued-as.js';
 import { childStart } from './run-deadline.js';
 
 export type { Outcome } from './execution-outcome.js';
-import type { ChildOptions, StepContext, StepOptions, WaitForEventOptions, WorkflowContext } from './workflow-context.js';
+import type { ChildOptions, StartChildOptions, StepContext, StepOptions, WaitForEventOptions, WorkflowContext } from './workflow-context.js';
+import { childOutcomeOf } from './child-outcome.js';
 
 // Returned by primitives that cannot continue in this execution; never settles, so the handler
 // simply stops there (the next execution replays past it).
@@ -166,7 +167,8 @@ export class Execution {
   }
 
   private async finishCancelled(): Promise<void> {
-    // Propagate to every child this run started that may still be running.
+    // Propagate to every child this run started that may still be running. Detached children
+    // (ctx.startChild: recorded `succeeded` at once, never in `children`) are left running.
     for (const step of this.recorded.values()) {
       if (step.kind === 'child' && step.status === 'waiting' && step.childRunId) this.children.add(step.childRunId);
     }
@@ -205,6 +207,13 @@ export class Execution {
         this.guard((call) => this.sleepStep(call, name, checkWakeTime(until, this.rt.clock.now(), `sleepUntil ${JSON.stringify(name)}`))),
       waitForEvent: (event: unknown, options?: WaitForEventOptions) => this.guard((call) => this.eventStep(call, event, options ?? {})) as Promise<any>,
       child: (workflow, input, options) => this.guard((call) => this.childStep(call, workflow, input, options ?? {})) as Promise<any>,
+      childOutcome: (workflow, input, options) =>
+        this.guard(async (call) => {
+          const checked = checkOptions('ctx.childOutcome options', options, ['name']) as ChildOptions;
+          return this.asChildOutcome(await this.childStep(call, workflow, input, checked, 'ctx.childOutcome'));
+        }) as Promise<any>,
+      startChild: (workflow, input, options) =>
+        this.guard((call) => this.startChildStep(call, workflow, input, checkOptions('ctx.startChild options', options, ['name']) as StartChildOptions)) as Promise<string>,
       setState: (key, value) => this.guard((call) => this.setState(call, key, value)),
       state: (key) => this.guard((call) => this.readState(call, key)) as Promise<any>,
       now: () => this.guard((call) => this.recordedValue(call, 'now', () => this.rt.clock.now())) as Promise<number>,
@@ -696,10 +705,15 @@ export class Execution {
     this.suspend(step.wakeAt);
   }
 
-  private async childStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions): Promise<Delivery> {
+  /**
+   * `ctx.child` (and `ctx.childOutcome`): starts the child once, then waits for it. The wait has no
+   * timer but the long backstop (`childBackstopMs`): the child's end wakes this run (see
+   * `wakeParent`), so this run is not replayed while its child runs.
+   */
+  private async childStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions, what = 'ctx.child'): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
     const childDef = this.rt.registry.forStart(childName);
-    if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier('ctx.child options.name', options.name, IDENTIFIER_LIMITS.stepName);
+    if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier(`${what} options.name`, options.name, IDENTIFIER_LIMITS.stepName);
     const site = this.begin('child', options.name ?? `child:${childName}`);
     if (this.probeKey !== undefined) return this.replayOnly(call, site);
     let step = site.recorded;
@@ -711,7 +725,7 @@ export class Execution {
       const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'child failed' });
       return this.finished(call, site, step, async () => ({ ok: false, error }));
     }
-    const { childCheckMs } = this.rt.timings;
+    const { childBackstopMs } = this.rt.timings;
     if (!step) {
       const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
       const { run: child } = await this.write((_fence, now) =>
@@ -729,10 +743,12 @@ export class Execution {
           now,
         ),
       );
+      this.fault('before-checkpoint', site.key);
       step = await this.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
+      this.fault('after-checkpoint', site.key);
       this.children.add(child.id);
       await this.rt.dispatchRun(child.id, child.workflow);
-      this.suspend(this.rt.clock.now() + childCheckMs);
+      this.suspend(this.rt.clock.now() + childBackstopMs);
     }
     const childId = step.childRunId as string;
     const child = await this.rt.store.runs.get(childId);
@@ -752,7 +768,64 @@ export class Execution {
       return { turn, ok: false, error };
     }
     this.children.add(childId);
-    this.suspend(this.rt.clock.now() + childCheckMs);
+    this.suspend(this.rt.clock.now() + childBackstopMs);
+  }
+
+  /** `ctx.childOutcome`: the child's end, as `ctx.child` delivers it, becomes a value (see `childOutcomeOf`). */
+  private asChildOutcome(delivery: Delivery): Delivery {
+    const { turn, key } = delivery;
+    return { turn, ...(key === undefined ? {} : { key }), ok: true, value: childOutcomeOf(delivery) };
+  }
+
+  /**
+   * `ctx.startChild`: creates the child once (idempotent on `$child:<run id>:<step key>`, as
+   * `ctx.child`) and records a succeeded step holding its id in the same write as the turn, so a
+   * replay returns the same id. The child has no `parent` (nothing wakes this run when it ends),
+   * is not in `children` (a cancel of this run leaves it running) and does not take this run's
+   * deadline.
+   */
+  private async startChildStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: StartChildOptions): Promise<Delivery> {
+    const childName = typeof workflow === 'string' ? workflow : workflow?.name;
+    const childDef = this.rt.registry.forStart(childName);
+    if (options.name !== undefined) checkIdentifier('ctx.startChild options.name', options.name, IDENTIFIER_LIMITS.stepName);
+    const site = this.begin('child', options.name ?? `startChild:${childName}`);
+    if (this.probeKey !== undefined) return this.replayOnly(call, site);
+    const recorded = site.recorded;
+    if (recorded) {
+      if (recorded.status !== 'succeeded' || recorded.childRunId === undefined) {
+        this.fatal = new CairnError(
+          'NON_DETERMINISM',
+          `Run ${this.run.id}: ctx.startChild ${JSON.stringify(site.key)} meets a child step the history holds as ${recorded.status} (an awaited ctx.child). The workflow code changed under a running run; register the new code as a new version.`,
+          { data: { runId: this.run.id, seq: site.seq, expected: site.key, actual: site.key } },
+        );
+        throw this.fatal;
+      }
+      const id = recorded.childRunId;
+      return this.finished(call, site, recorded, async () => ({ ok: true, value: id }));
+    }
+    const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
+    const { run: child } = await this.write((_fence, now) =>
+      this.rt.store.runs.create(
+        {
+          id: uuidv7(now),
+          workflow: childName,
+          version: childDef.version,
+          input: childInput,
+          // Makes the create idempotent across a crash before the step is recorded.
+          idempotencyKey: `$child:${this.run.id}:${site.key}`,
+          // Detached: bound by its own workflow's default deadline only, not by this run's.
+          ...childStart(undefined, childDef.options.deadline, now + this.rt.timings.startGraceMs, now),
+        },
+        now,
+      ),
+    );
+    const turn = await this.claim(call);
+    this.fault('before-checkpoint', site.key);
+    await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: child.id, output: child.id, turn });
+    this.fault('after-checkpoint', site.key);
+    // Lost with a crash here, the dispatch is made up by recovery (the child is due at start grace).
+    await this.rt.dispatchRun(child.id, child.workflow);
+    return { turn, ok: true, value: child.id };
   }
 
   private async setState(call: Call, key: string, value: Json): Promise<Delivery> {
