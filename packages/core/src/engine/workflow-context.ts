@@ -1,5 +1,4 @@
 import type { CairnError } from '../errors/cairn-error.js';
-import type { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
 import type { Duration } from './duration.js';
 import type { BackoffOptions, RetryPredicate } from './retry-policy.js';
