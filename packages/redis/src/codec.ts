@@ -151,12 +151,15 @@ export function parseAttempt(runId: string, hash: Hash): AttemptRecord {
   return attempt;
 }
 
-/** How an event is kept in the run's events hash: its delivery time and payload. */
-export const encodeEvent = (payload: Json, now: number): string => JSON.stringify([now, payload]);
+/** How a message is kept in the run's messages hash: its delivery time, payload and idempotency key. */
+export const encodeEvent = (payload: Json, now: number, idempotencyKey?: string): string =>
+  JSON.stringify(idempotencyKey === undefined ? [now, payload] : [now, payload, idempotencyKey]);
 
-export function parseEvent(runId: string, name: string, text: string): EventRecord {
-  const [deliveredAt, payload] = JSON.parse(text) as [number, Json];
-  return { runId, name, payload, deliveredAt };
+export function parseEvent(runId: string, name: string, seq: number, text: string): EventRecord {
+  const [deliveredAt, payload, idempotencyKey] = JSON.parse(text) as [number, Json, string?];
+  const event: EventRecord = { runId, name, seq, payload, deliveredAt };
+  if (idempotencyKey !== undefined) event.idempotencyKey = idempotencyKey;
+  return event;
 }
 
 export function parseVersion(hash: Hash): VersionRecord & { seq: number } {

@@ -25,8 +25,10 @@ export interface KeySpace {
   run(runId: string): string;
   /** Its state hash (one field per state key). */
   state(runId: string): string;
-  /** Its events hash (one field per event name). */
+  /** Its events hash as releases before messages wrote it (one field per event name); read only. */
   events(runId: string): string;
+  /** Its messages hash (see `DELIVER_EVENT`). */
+  messages(runId: string): string;
   statusIndex(status: string): string;
   workflowIndex(workflow: string): string;
   workflowStatusIndex(workflow: string, status: string): string;
@@ -69,6 +71,7 @@ export function createKeySpace(prefix: string): KeySpace {
     run,
     state: (runId) => `${run(runId)}:state`,
     events: (runId) => `${run(runId)}:events`,
+    messages: (runId) => `${run(runId)}:msgs`,
     statusIndex: (status) => `${global}:status:${status}`,
     workflowIndex: (workflow) => `${global}:wf:${workflow}`,
     workflowStatusIndex: (workflow, status) => `${global}:wfs:${status}:${workflow}`,

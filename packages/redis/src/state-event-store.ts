@@ -23,18 +23,29 @@ export function createStateStore(ctx: StoreContext): StateStore {
   };
 }
 
-/** The `events` part: first delivery of a name wins, and wakes the run in the same script. */
+/**
+ * The `events` part: every message is kept, numbered per (run, name), and wakes the run in the
+ * same script (see `DELIVER_EVENT` for the layout).
+ */
 export function createEventStore(ctx: StoreContext): EventStore {
   return {
-    async deliver(runId, name, payload, now) {
-      const reply = await runWrite(ctx, ctx.scripts.deliverEvent, runId, [String(now), name, encodeEvent(payload, now)], now);
+    async deliver(runId, name, payload, now, options) {
+      const key = options?.idempotencyKey;
+      const args = [String(now), name, encodeEvent(payload, now, key), key === undefined ? '' : '1', key ?? ''];
+      const reply = await runWrite(ctx, ctx.scripts.deliverEvent, runId, args, now);
       if (reply.code !== 'OK') throw writeError(runId, reply.code, reply.payload);
-      return { delivered: reply.payload[0] === '1' };
+      const [stored, seq] = reply.payload as string[];
+      if (stored === '1') return { delivered: true, duplicate: false, seq: Number(seq) };
+      return seq ? { delivered: false, duplicate: true, seq: Number(seq) } : { delivered: false, duplicate: false };
     },
 
-    async get(runId, name) {
-      const text = await ctx.caller.command('events.get', 'HGET', [ctx.keys.events(runId), name]);
-      return typeof text === 'string' ? parseEvent(runId, name, text) : undefined;
+    async get(runId, name, seq) {
+      const text = await ctx.caller.command('events.get', 'HGET', [ctx.keys.messages(runId), `m:${seq}:${name}`]);
+      if (typeof text === 'string') return parseEvent(runId, name, seq, text);
+      if (seq !== 1) return undefined;
+      // An event stored by a release before messages is message 1 of its name.
+      const legacy = await ctx.caller.command('events.get', 'HGET', [ctx.keys.events(runId), name]);
+      return typeof legacy === 'string' ? parseEvent(runId, name, 1, legacy) : undefined;
     },
   };
 }

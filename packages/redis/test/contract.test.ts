@@ -71,7 +71,7 @@ for (const mode of MODES) {
         await rejectsWith(store.runs.transition(id, fence, { from: ['cancelled'], to: 'running' }, T0 + 5), 'RUN_CONFLICT');
         await rejectsWith(store.state.set(id, null, 'k', 1, T0 + 5), 'RUN_CONFLICT');
         await rejectsWith(store.steps.insert(id, null, { key: 'n', name: 'n', kind: 'task', seq: 1, status: 'scheduled', maxAttempts: 1 }, T0 + 5), 'RUN_CONFLICT');
-        assert.deepEqual(await store.events.deliver(id, 'e', 1, T0 + 5), { delivered: false });
+        assert.deepEqual(await store.events.deliver(id, 'e', 1, T0 + 5), { delivered: false, duplicate: false });
         assert.equal(await store.runs.claim(id, 'w1', 1000, T0 + 5), undefined);
         await store.runs.wake(id, T0 + 5);
         assert.equal(await dump(client, prefix), terminal);

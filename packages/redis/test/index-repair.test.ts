@@ -49,7 +49,7 @@ describe('cluster mode: stale indexes after a crash between run write and index 
       await store.runs.transition(run.id, claimed!.fence, { from: ['running'], to: 'waiting' }, T0 + 2);
       assert.deepEqual(await store.runs.findDue(T0 + 1_000_000, 10), []);
       const heal = crashBefore(client, [split.syncIndex.sha]);
-      assert.deepEqual(await store.events.deliver(run.id, 'paid', 1, T0 + 10), { delivered: true });
+      assert.deepEqual(await store.events.deliver(run.id, 'paid', 1, T0 + 10), { delivered: true, duplicate: false, seq: 1 });
       heal();
       assert.deepEqual(await store.runs.findDue(T0 + 10, 10), [{ id: run.id, workflow: 'wf', reason: 'wake' }]);
     });

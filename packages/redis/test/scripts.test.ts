@@ -71,7 +71,7 @@ for (const mode of MODES) {
         }
         for (const id of ids) {
           const owned = perRun.get(id) ?? [];
-          // run hash, key set, steps, atts, step hash, 2 attempt hashes, state, events
+          // run hash, key set, steps, atts, step hash, 2 attempt hashes, state, messages
           assert.equal(owned.length, 9, `${JSON.stringify(id)} owns ${owned.join(', ')}`);
           assert.equal(new Set(owned.map(slotOf)).size, 1, `${JSON.stringify(id)} spans several slots`);
         }

@@ -94,15 +94,33 @@ redis.call('HSET', R, 'updatedAt', ARGV[2])
 return finish('OK')
 `;
 
-/** ARGV: now, name, stored event. First write wins; wakes the run in the same script. */
+/**
+ * ARGV: now, name, stored message, '1' when the send has an idempotency key (else ''), the key.
+ * Messages live in hash `R:msgs`: `c:<name>` counts the messages of a name, `m:<seq>:<name>` holds
+ * one, `k:<key>` the seq an idempotency key stored. A run whose events a release before messages
+ * stored (`R:events`, field = name, first write won) counts that event as message 1. Answers
+ * { '1', seq } when stored (and wakes the run), { '0', seq } for a known key, { '0', '' } for a
+ * terminal run.
+ */
 export const DELIVER_EVENT = /* lua */ `
 local status = redis.call('HGET', R, 'status')
 if not status then return finish('RUN_NOT_FOUND') end
-if TERMINAL[status] then return finish('OK', { '0' }, currentFacts()) end
+local M = R .. ':msgs'
+local name, keyed, key = ARGV[2], ARGV[4] == '1', ARGV[5]
+if keyed then
+  local earlier = redis.call('HGET', M, 'k:' .. key)
+  if earlier then return finish('OK', { '0', earlier }, currentFacts()) end
+end
+if TERMINAL[status] then return finish('OK', { '0', '' }, currentFacts()) end
 local before = snapshot()
-if redis.call('HSETNX', R .. ':events', ARGV[2], ARGV[3]) == 0 then return finish('OK', { '0' }, currentFacts()) end
+local count = redis.call('HGET', M, 'c:' .. name)
+if not count then count = redis.call('HEXISTS', R .. ':events', name) end
+local seq = tostring(tonumber(count) + 1)
+redis.call('HSET', M, 'c:' .. name, seq, 'm:' .. seq .. ':' .. name, ARGV[3])
+if keyed then redis.call('HSET', M, 'k:' .. key, seq) end
+redis.call('SADD', R .. ':keys', M)
 wakeRun(ARGV[1])
-return finish('OK', { '1' }, facts(before))
+return finish('OK', { '1', seq }, facts(before))
 `;
 
 /** Every step of the run in seq order, in one read: { key, fields }... */
