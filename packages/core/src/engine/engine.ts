@@ -24,6 +24,7 @@ import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { checkEngineDurations } from './engine-durations.js';
+import { resolveRetryPolicy, type RetryOptions } from './retry-policy.js';
 import type { EventDelivery } from '../model/event.js';
 import type { EventDefinition } from './event-definition.js';
 import { sendEvent, type SendEventOptions } from './send-event.js';
@@ -70,6 +71,12 @@ export interface EngineOptions {
   maxPayloadBytes?: number;
   /** Timing tunables; see `EngineTimings`. */
   timings?: Partial<EngineTimings>;
+  /**
+   * The retry policy of steps that set none: each of `retries`, `backoff`, `retryIf` a step leaves
+   * out is taken from here (then from the built-in default: no retry, fixed 1 s). Checked at once:
+   * bad values throw `INVALID_INPUT`.
+   */
+  defaultRetry?: RetryOptions;
   /** Injected time (tests use `ManualClock` from `@cairn/core/testing`). */
   clock?: Clock;
   /** Fault points for crash tests (see `@cairn/core/testing`). */
@@ -247,6 +254,15 @@ function workflowName(workflow: unknown): unknown {
   return name;
 }
 
+/** `createEngine({ defaultRetry })`: an object whose options resolve (INVALID_INPUT otherwise). */
+function checkDefaultRetry(value: unknown): RetryOptions | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput('createEngine defaultRetry', 'must be an object', value);
+  const options = value as RetryOptions;
+  resolveRetryPolicy(options.retries, options.backoff, options.retryIf);
+  return { ...options };
+}
+
 /** Builds an engine over a store and a queue. Nothing runs until `start()`. */
 export function createEngine(options: EngineOptions): Engine {
   if (!options?.store) throw new CairnError('INVALID_INPUT', 'createEngine: a store is required');
@@ -269,6 +285,7 @@ export function createEngine(options: EngineOptions): Engine {
     return queues;
   };
   const timings: EngineTimings = { ...DEFAULT_TIMINGS, ...options.timings };
+  const defaultRetry = checkDefaultRetry(options.defaultRetry);
   const maxPayloadBytes = Math.min(options.maxPayloadBytes ?? 1024 * 1024, options.store.capabilities.maxPayloadBytes);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const recoveryIntervalMs = options.recoveryIntervalMs ?? 2000;
@@ -299,6 +316,7 @@ export function createEngine(options: EngineOptions): Engine {
     workerId,
     timings,
     maxPayloadBytes,
+    ...(defaultRetry === undefined ? {} : { defaultRetry }),
     faults: options.faults ?? { hit: () => {} },
     registry,
     logger: outage.logger,

@@ -9,7 +9,7 @@ import type { WorkflowDefinition } from './define-workflow.js';
 import { checkWakeTime, toMilliseconds } from './duration.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import type { FaultPoint } from './fault-point.js';
-import { type RetryPolicy, resolveRetryPolicy } from './retry-policy.js';
+import { decideRetry, type RetryDecision, type RetryPolicy, resolveStepRetry } from './retry-policy.js';
 import { runStepBody } from './run-step-body.js';
 import { uuidv4, uuidv7 } from './uuid.js';
 import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, StepFailure } from './execution-outcome.js';
@@ -18,6 +18,7 @@ import { TurnScheduler } from './turn-scheduler.js';
 import { checkEventName, eventNameOf } from './event-definition.js';
 import { CONTINUED_AS } from './continued-as.js';
 import { childStart } from './run-deadline.js';
+import { type Compensation, type CompensationFailure, compensationKey, SAGA_PROBE_KEY, withCompensationFailures } from './compensation.js';
 
 export type { Outcome } from './execution-outcome.js';
 import type { ChildOptions, StartChildOptions, StepContext, StepOptions, WaitForEventOptions, WorkflowContext } from './workflow-context.js';
@@ -72,6 +73,12 @@ export class Execution {
   /** What ends the run once `cancelled`: CANCELLED (with the cancel's reason) or DEADLINE_EXCEEDED. */
   private cancelError: CairnError;
   private fatal: CairnError | undefined;
+  /** `compensate` closures of the task steps called in this execution, by step key (see `saga`). */
+  private readonly compensations = new Map<string, Compensation>();
+  /** The saga began: inline steps of this execution record no further outcome. */
+  private sealed = false;
+  /** Aborts compensation bodies when the execution ends (`abort` fires at cancellation already). */
+  private readonly sagaAbort = new AbortController();
   private settleOutcome: ((outcome: Outcome) => void) | undefined;
 
   constructor(
@@ -135,6 +142,7 @@ export class Execution {
     this.closed = true;
     this.turns.stop();
     if (!this.abort.signal.aborted) this.abort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
+    if (!this.sagaAbort.signal.aborted) this.sagaAbort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
     this.settleOutcome?.(outcome);
   }
 
@@ -156,14 +164,23 @@ export class Execution {
       );
       return this.settle({ kind: 'failed', error: toErrorRecord(error) });
     }
-    if (!result.ok) return this.settle({ kind: 'failed', error: toErrorRecord(result.error) });
+    // A failed run is undone: every call was made in this execution, so every compensation
+    // closure is known (a NON_DETERMINISM failure above is not: the code does not match its history).
+    if (!result.ok) return this.failAfterSaga(toErrorRecord(result.error), this.compensations);
     if (result.output === undefined) return this.settle({ kind: 'completed', output: undefined });
+    let value: Json;
     try {
-      const { value } = toJsonRoundTrip(result.output, { what: `output of workflow ${this.def.name}`, maxBytes: this.rt.maxPayloadBytes });
-      this.settle({ kind: 'completed', output: value });
+      value = toJsonRoundTrip(result.output, { what: `output of workflow ${this.def.name}`, maxBytes: this.rt.maxPayloadBytes }).value;
     } catch (error) {
-      this.settle({ kind: 'failed', error: toErrorRecord(error) });
+      return this.failAfterSaga(toErrorRecord(error), this.compensations);
     }
+    this.settle({ kind: 'completed', output: value });
+  }
+
+  /** Runs the saga for a failed run, then ends it failed with the error (naming failed compensations). */
+  private async failAfterSaga(error: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<void> {
+    const runError = await this.saga(error, compensations);
+    if (runError !== undefined) this.settle({ kind: 'failed', error: runError });
   }
 
   private async finishCancelled(): Promise<void> {
@@ -186,7 +203,94 @@ export class Execution {
     } catch (error) {
       return this.settle({ kind: 'crashed', error });
     }
-    this.settle({ kind: deadline ? 'failed' : 'cancelled', error: toErrorRecord(this.cancelError) });
+    // Compensation closures exist only for calls made in an execution, and this one may have made
+    // none (cancelled before the replay) or only some (cancelled mid-replay): a probe replays the
+    // handler over the history, writing nothing, and collects every step's closure.
+    let compensations: ReadonlyMap<string, Compensation>;
+    try {
+      const steps = await this.rt.store.steps.load(this.run.id);
+      if (this.closed) return;
+      const probe = new Execution(this.rt, this.run, steps, this.def, SAGA_PROBE_KEY);
+      await probe.start();
+      compensations = probe.compensations;
+    } catch (error) {
+      return this.settle({ kind: 'crashed', error });
+    }
+    const runError = await this.saga(toErrorRecord(this.cancelError), compensations);
+    if (runError !== undefined) this.settle({ kind: deadline ? 'failed' : 'cancelled', error: runError });
+  }
+
+  /**
+   * The saga: undoes the run's succeeded steps by running their compensations in reverse call
+   * order (`seq`), each recorded once as `<key>:compensate` (a recorded one is not run again; one
+   * left `running` by a crash is abandoned and run again, so each runs at least once). A failing
+   * compensation is recorded `failed` and does not stop the others. Before a step is looked at,
+   * it is made final: inline steps of this execution record nothing more (`sealed`), and a step
+   * still pending (a concurrent branch, a queued attempt on another worker) is failed with the run
+   * error, by compare-and-set, so it can never succeed after its compensation was skipped.
+   * Resolves the run error with `data.compensationFailures`, or `undefined` when the execution
+   * ended otherwise meanwhile (crash, lost lease, a compensation waiting for its retry: suspended).
+   */
+  private async saga(runError: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<ErrorRecord | undefined> {
+    this.sealed = true;
+    if (compensations.size === 0 || this.closed) return this.closed ? undefined : runError;
+    const error = fromErrorRecord(runError);
+    const failures: CompensationFailure[] = [];
+    try {
+      const steps = new Map((await this.rt.store.steps.load(this.run.id)).map((step) => [step.key, step]));
+      for (const entry of [...compensations.values()].sort((a, b) => b.site.seq - a.site.seq)) {
+        const step = await this.settleForSaga(steps.get(entry.site.key), runError);
+        if (step?.status !== 'succeeded') continue;
+        const key = compensationKey(entry.site.key);
+        const recorded = steps.get(key);
+        if (recorded?.status === 'succeeded') continue;
+        if (recorded?.status === 'failed') {
+          failures.push({ key, error: recorded.error ?? { name: 'Error', message: 'compensation failed' } });
+          continue;
+        }
+        const site: Site = { kind: 'task', name: compensationKey(entry.site.name), key, seq: entry.site.seq, recorded };
+        try {
+          await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaAbort.signal);
+        } catch (failure) {
+          if (!(failure instanceof StepFailure)) throw failure;
+          failures.push({ key, error: failure.record });
+        }
+      }
+    } catch (failure) {
+      if (this.closed) return undefined;
+      if (failure === SUSPEND) {
+        // A compensation waits for a retry due later: the run sleeps until then, and the next
+        // execution (replaying to the same failure, or cancelled again) resumes the saga.
+        const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
+        this.settle({ kind: 'suspended', wakeAt });
+      } else {
+        this.settle({ kind: 'crashed', error: failure });
+      }
+      return undefined;
+    }
+    return this.closed ? undefined : withCompensationFailures(runError, failures);
+  }
+
+  /**
+   * A step as the saga finds it, made final: a task step still pending (scheduled, running,
+   * waiting for a retry) is failed with the run error by compare-and-set; losing the race to its
+   * own result means it just became final, so it is read again.
+   */
+  private async settleForSaga(step: StepRecord | undefined, runError: ErrorRecord): Promise<StepRecord | undefined> {
+    for (let tries = 0; step !== undefined && step.status !== 'succeeded' && step.status !== 'failed'; tries += 1) {
+      const from = { status: [step.status], attempt: step.attempt };
+      const transition: StepTransition =
+        step.status === 'running'
+          ? { key: step.key, from, to: { status: 'failed', error: runError, wakeAt: null }, endAttempt: { status: 'abandoned', error: runError } }
+          : { key: step.key, from, to: { status: 'failed', error: runError, wakeAt: null } };
+      try {
+        return await this.transition(transition);
+      } catch (error) {
+        if (!CairnError.is(error, 'STEP_CONFLICT') || tries >= 5) throw error;
+        step = (await this.rt.store.steps.load(this.run.id)).find((s) => s.key === step?.key);
+      }
+    }
+    return step;
   }
 
   // ---------------------------------------------------------------- the machinery of primitives
@@ -448,9 +552,13 @@ export class Execution {
   private async taskStep(call: Call, name: string, fn: (s: StepContext) => unknown, options: StepOptions): Promise<Delivery> {
     checkIdentifier('ctx.step name', name, IDENTIFIER_LIMITS.stepName);
     if (typeof fn !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): the body must be a function`);
-    const policy = resolveRetryPolicy(options.retries, options.backoff);
+    const policy = resolveStepRetry(options, this.rt.defaultRetry);
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of step ${JSON.stringify(name)}`);
+    const { compensate } = options;
+    if (compensate !== undefined && typeof compensate !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): compensate must be a function`);
     const site = this.begin('task', name);
+    // Known from the call on, whatever the step's state: the saga decides from the store which ones run.
+    if (compensate !== undefined) this.compensations.set(site.key, { site, compensate, policy, timeoutMs });
     if (this.probeKey !== undefined) {
       if (site.key !== this.probeKey) return this.replayOnly(call, site);
       this.settle({ kind: 'probe-hit', fn, policy, timeoutMs });
@@ -458,7 +566,7 @@ export class Execution {
     }
     const recorded = site.recorded;
     if (recorded?.status === 'failed') {
-      return this.finished(call, site, recorded, async () => ({ ok: false, error: await this.failStep(site, recorded.error, options, policy, timeoutMs) }));
+      return this.finished(call, site, recorded, async () => ({ ok: false, error: this.failStep(site, recorded.error) }));
     }
     if (recorded?.status === 'succeeded') return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
     const queued = recorded ? recorded.queued : options.queued === true;
@@ -468,28 +576,18 @@ export class Execution {
     } catch (error) {
       if (error instanceof StepFailure) {
         const turn = await this.claim(call);
-        return { turn, ok: false, error: await this.failStep(site, error.record, options, policy, timeoutMs) };
+        return { turn, ok: false, error: this.failStep(site, error.record) };
       }
       throw error;
     }
   }
 
-  /** A step failed for good: run its compensation once (durably); returns the STEP_FAILED error. */
-  private async failStep(site: Site, record: ErrorRecord | undefined, options: StepOptions, policy: RetryPolicy, timeoutMs: number | undefined): Promise<CairnError> {
+  /**
+   * A step failed for good: returns the STEP_FAILED error the code sees. The step is not
+   * compensated: it did not complete (its compensation undoes a success, in the run's saga).
+   */
+  private failStep(site: Site, record: ErrorRecord | undefined): CairnError {
     const error = fromErrorRecord(record ?? { name: 'Error', message: 'step failed' });
-    if (options.compensate) {
-      const compensate = options.compensate;
-      const key = `${site.key}:compensate`;
-      const compSite: Site = { kind: 'task', name: `${site.name}:compensate`, key, seq: site.seq, recorded: this.recorded.get(key) };
-      if (compSite.recorded?.status !== 'succeeded' && compSite.recorded?.status !== 'failed') {
-        try {
-          await this.inlineTask(compSite, () => compensate(error), policy, timeoutMs, undefined);
-        } catch (compError) {
-          // A compensation that fails for good is recorded as a failed step; the step's own error wins.
-          if (!(compError instanceof StepFailure)) throw compError;
-        }
-      }
-    }
     return this.stepFailed(site, error);
   }
 
@@ -503,15 +601,16 @@ export class Execution {
   /**
    * Runs the step body inline until it succeeds or fails for good. `call`: the workflow call whose
    * outcome this is (its terminal write reserves the delivery turn); absent for a compensation,
-   * whose outcome the code never sees.
+   * whose outcome the code never sees. `signal`: what aborts the body besides its timeout (a
+   * compensation runs after cancellation, so it has its own).
    */
-  private async inlineTask(site: Site, fn: (s: StepContext) => unknown, policy: RetryPolicy, timeoutMs: number | undefined, call: Call | undefined): Promise<Json | undefined> {
+  private async inlineTask(site: Site, fn: (s: StepContext) => unknown, policy: RetryPolicy, timeoutMs: number | undefined, call: Call | undefined, signal: AbortSignal = this.abort.signal): Promise<Json | undefined> {
     const worker = this.rt.workerId;
     const turn = async () => (call === undefined ? {} : { turn: await this.claim(call) });
     let step = site.recorded;
     if (!step) {
       step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
-      if (step.status !== 'running' || step.attempt !== 1) return this.inlineTask({ ...site, recorded: step }, fn, policy, timeoutMs, call);
+      if (step.status !== 'running' || step.attempt !== 1) return this.inlineTask({ ...site, recorded: step }, fn, policy, timeoutMs, call, signal);
     } else if (step.status === 'running') {
       // We hold the lease, so whoever ran this attempt is gone: it was abandoned.
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
@@ -527,22 +626,27 @@ export class Execution {
         startAttempt: { worker },
       });
     } else if (step.status === 'retry_wait') {
-      step = await this.awaitRetry(site, step);
+      step = await this.awaitRetry(site, step, signal);
     }
     for (;;) {
       const attempt = step.attempt;
-      const result = await runStepBody(this.rt.clock, fn, { runId: this.run.id, key: site.key, attempt }, timeoutMs, this.abort.signal);
+      const result = await runStepBody(this.rt.clock, fn, { runId: this.run.id, key: site.key, attempt }, timeoutMs, signal);
       this.fault('after-step-body', site.key);
+      // The run's saga has begun: a workflow step's late outcome is not recorded (the saga failed
+      // the step, or is about to), so it can never succeed after its compensation was skipped.
+      if (this.sealed && call !== undefined) throw SUSPEND;
       let output: Json | undefined;
-      let failure = result.ok ? undefined : toErrorRecord(result.error);
-      let retryable = !result.ok;
+      // One decision for inline and queued steps (`decideRetry`): attempts left, not
+      // non-retryable, accepted by `retryIf`; the wait is `retryAfter` or the backoff.
+      let decision: RetryDecision = result.ok ? { retry: false } : decideRetry(policy, result.error, attempt, step.maxAttempts);
+      let failure = result.ok ? undefined : toErrorRecord(decision.retry ? result.error : (decision.error ?? result.error));
       if (result.ok && result.value !== undefined) {
         try {
           output = this.payload(result.value, `output of step ${JSON.stringify(site.key)}`);
         } catch (error) {
           // Retrying cannot make a value serialisable: fail without further attempts.
           failure = toErrorRecord(error);
-          retryable = false;
+          decision = { retry: false };
         }
       }
       const from = { status: ['running' as const], attempt };
@@ -553,13 +657,13 @@ export class Execution {
         this.fault('after-checkpoint', site.key);
         return output;
       }
-      if (this.cancelled) throw this.cancelError;
-      if (retryable && attempt < step.maxAttempts) {
-        const wakeAt = this.rt.clock.now() + policy.delayAfter(attempt);
+      if (this.cancelled && call !== undefined) throw this.cancelError;
+      if (decision.retry) {
+        const wakeAt = this.rt.clock.now() + decision.delayMs;
         this.fault('before-checkpoint', site.key);
         step = await this.transition({ key: site.key, from, to: { status: 'retry_wait', wakeAt }, endAttempt: { status: 'failed', error: failure } });
         this.fault('after-checkpoint', site.key);
-        step = await this.awaitRetry(site, step);
+        step = await this.awaitRetry(site, step, signal);
         continue;
       }
       this.fault('before-checkpoint', site.key);
@@ -570,10 +674,10 @@ export class Execution {
   }
 
   /** Waits out a retry delay in place when short, else suspends; then opens the next attempt. */
-  private async awaitRetry(site: Site, step: StepRecord): Promise<StepRecord> {
+  private async awaitRetry(site: Site, step: StepRecord, signal: AbortSignal): Promise<StepRecord> {
     const wait = (step.wakeAt ?? 0) - this.rt.clock.now();
     if (wait > this.rt.timings.inlineRetryMaxMs) this.suspend(step.wakeAt);
-    if (wait > 0) await this.rt.clock.sleep(wait, this.abort.signal);
+    if (wait > 0) await this.rt.clock.sleep(wait, signal);
     return this.transition({
       key: site.key,
       from: { status: ['retry_wait'], attempt: step.attempt },
