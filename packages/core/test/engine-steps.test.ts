@@ -397,11 +397,17 @@ describe('steps: retries and backoff', () => {
 });
 
 describe('steps: compensation', () => {
-  it('runs once after the last attempt fails, receives the error, and not again on replay', async () => {
+  it('a failed step is not compensated itself; when the run fails, succeeded steps are, once, with the run error, and not again on replay', async () => {
     let charges = 0;
     const compensations: string[] = [];
     const caught: string[][] = [];
     const wf = defineWorkflow('saga', async (ctx) => {
+      await ctx.step('reserve', () => 'reserved', {
+        compensate: (error) => {
+          compensations.push(`reserve: ${error.message}`);
+          return 'released';
+        },
+      });
       try {
         await ctx.step(
           'charge',
@@ -413,8 +419,7 @@ describe('steps: compensation', () => {
             retries: 2,
             backoff: { type: 'fixed', delay: 10 },
             compensate: (error) => {
-              compensations.push(error.message);
-              return 'refunded';
+              compensations.push(`charge: ${error.message}`);
             },
           },
         );
@@ -422,7 +427,7 @@ describe('steps: compensation', () => {
         caught.push(codeChain(error));
       }
       await ctx.sleep('nap', 1000); // forces a replay past the failed step
-      return 'done';
+      throw new Error('order abandoned');
     });
     const fx = await createFixture({ workflows: [wf] });
     try {
@@ -431,24 +436,25 @@ describe('steps: compensation', () => {
         await waitForStep(fx.inner, h.id, 'charge', 'retry_wait');
         await turns(5);
         await fx.clock.advance(10);
-        await until(async () => (await fx.inner.steps.load(h.id))[0]!.attempt === i + 2, 'next attempt');
+        await until(async () => (await fx.inner.steps.load(h.id)).find((s) => s.key === 'charge')!.attempt === i + 2, 'next attempt');
       }
       await waitForIdle(fx.inner, h.id);
+      assert.deepEqual(compensations, [], 'a caught step failure compensates nothing');
       await fx.clock.advance(1000);
-      await waitForStatus(fx.inner, h.id, 'completed');
-      assert.equal(await h.result(), 'done');
+      await waitForStatus(fx.inner, h.id, 'failed');
       assert.equal(charges, 3);
-      assert.deepEqual(compensations, ['card declined']);
+      assert.deepEqual(compensations, ['reserve: order abandoned']);
       assert.deepEqual(caught, [
         ['STEP_FAILED', '(Error)'],
         ['STEP_FAILED', '(Error)'],
       ]);
       const steps = await fx.inner.steps.load(h.id);
-      const comp = steps.find((s) => s.key === 'charge:compensate');
+      assert.equal(steps.some((s) => s.key === 'charge:compensate'), false);
+      const comp = steps.find((s) => s.key === 'reserve:compensate');
       assert.equal(comp?.status, 'succeeded');
-      assert.equal(comp?.output, 'refunded');
+      assert.equal(comp?.output, 'released');
       const history = await fx.engine.history(h.id);
-      assert.equal(history.filter((a) => a.stepKey === 'charge:compensate').length, 1);
+      assert.equal(history.filter((a) => a.stepKey === 'reserve:compensate').length, 1);
     } finally {
       await fx.engine.stop();
     }
