@@ -47,10 +47,21 @@ export interface StepDoc {
   attempts: Record<string, AttemptDoc>;
 }
 
-/** A delivered event, stored at `events.<encoded name>`. */
+/**
+ * One message, stored at `messages.<encoded name>.m<seq>`; also the shape of an event that a
+ * release before messages stored at `events.<encoded name>` (read as message 1 of its name).
+ */
 export interface EventDoc {
   payload: string;
   deliveredAt: number;
+  /** The idempotency key of the send, if any. */
+  key?: string;
+}
+
+/** The messages of one name: `n` counts them, `m<seq>` holds message `seq` (from 1). */
+export interface MessagesDoc {
+  n: number;
+  [message: `m${number}`]: EventDoc;
 }
 
 /**
@@ -86,7 +97,12 @@ export interface RunDoc {
   updatedAt: number;
   steps: Record<string, StepDoc>;
   state: Record<string, string>;
+  /** Events stored by releases before messages: one per name, first write won. Never written now. */
   events: Record<string, EventDoc>;
+  /** The messages of each event name, by encoded name (created by the first send). */
+  messages?: Record<string, MessagesDoc>;
+  /** The seq each idempotency key of a send stored, by encoded key (created by the first keyed send). */
+  eventKeys?: Record<string, { name: string; seq: number }>;
 }
 
 /** A registered version (collection `<prefix>versions`, unique on workflow + version). */
@@ -105,8 +121,8 @@ export const stepPath = (field: string): string => `steps.${field}`;
 /** Field name of attempt `n` inside a step's `attempts`. */
 export const attemptField = (n: number): string => `a${n}`;
 
-/** The projection that leaves the per-run collections (steps, state, events) on the server. */
-export const RUN_ONLY = { steps: 0, state: 0, events: 0 } as const;
+/** The projection that leaves the per-run collections (steps, state, events, messages) on the server. */
+export const RUN_ONLY = { steps: 0, state: 0, events: 0, messages: 0, eventKeys: 0 } as const;
 
 /** Converts a run document (steps/state/events may be absent) to the public record. */
 export function toRunRecord(doc: RunDoc): RunRecord {
@@ -176,8 +192,10 @@ export function toAttemptRecord(runId: string, stepKey: string, doc: AttemptDoc)
 }
 
 /** Converts a stored event to the public record. */
-export function toEventRecord(runId: string, name: string, doc: EventDoc): EventRecord {
-  return { runId, name, payload: decodeJson(doc.payload), deliveredAt: doc.deliveredAt };
+export function toEventRecord(runId: string, name: string, seq: number, doc: EventDoc): EventRecord {
+  const event: EventRecord = { runId, name, seq, payload: decodeJson(doc.payload), deliveredAt: doc.deliveredAt };
+  if (doc.key !== undefined) event.idempotencyKey = doc.key;
+  return event;
 }
 
 /** Converts a stored version to the public record. */

@@ -19,7 +19,7 @@ storeTest('payloads of maxPayloadBytes everywhere in one run round-trip (the run
   assert.equal((await store.steps.load(run.id))[0]?.output, big);
   assert.equal((await store.history.list(run.id))[0]?.output, big);
   assert.equal((await store.state.get(run.id)).big, big);
-  assert.equal((await store.events.get(run.id, 'big'))?.payload, big);
+  assert.equal((await store.events.get(run.id, 'big', 1))?.payload, big);
 });
 
 storeTest('a write that cannot fit a 16 MiB document is PAYLOAD_TOO_LARGE and writes nothing', async (store) => {

@@ -111,7 +111,7 @@ const outcome = async (op: Op, store: WorkflowStore) => {
 async function snapshot(store: WorkflowStore) {
   const out: unknown[] = [];
   for (const id of RUN_IDS) {
-    const events = await Promise.all(NAMES.map((n) => store.events.get(id, n)));
+    const events = await Promise.all(NAMES.flatMap((n) => [1, 2].map((seq) => store.events.get(id, n, seq))));
     out.push([await store.runs.get(id), await store.steps.load(id), await store.history.list(id), await store.state.get(id), events]);
   }
   out.push(await store.runs.list({ limit: 1000 }));

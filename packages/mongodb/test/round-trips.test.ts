@@ -26,9 +26,10 @@ storeTest('round trips: every hot-path operation is one command', async (store: 
     ['history.list', () => store.history.list(run.id), ['find']],
     ['state.get', () => store.state.get(run.id), ['find']],
     ['runs.transition running → waiting', () => store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: 900 }, 203), ['findAndModify']],
-    ['events.deliver (waiting run, wakes it)', () => store.events.deliver(run.id, 'e', 1, 204), ['update']],
+    // A message takes the next number of its name: the count is read, then compare-and-set.
+    ['events.deliver (waiting run, wakes it)', () => store.events.deliver(run.id, 'e', 1, 204), ['find', 'update']],
     ['runs.wake (waiting run)', () => store.runs.wake(run.id, 205), ['update']],
-    ['events.get', () => store.events.get(run.id, 'e'), ['find']],
+    ['events.get', () => store.events.get(run.id, 'e', 1), ['find']],
     ['runs.findDue', () => store.runs.findDue(1000, 10), ['find']],
     ['runs.list', () => store.runs.list({ status: 'waiting' }), ['find']],
     ['runs.transition → completed', async () => {
@@ -46,7 +47,8 @@ storeTest('round trips: the slower paths are bounded (wake of a running run, a w
   const run = await claimedRun(store, 100);
   // wake/deliver try the pending/waiting update first, then the running one.
   assert.deepEqual(await commandsOf(() => store.runs.wake(run.id, 150)), ['update', 'update']);
-  assert.deepEqual(await commandsOf(() => store.events.deliver(run.id, 'e', 1, 151)), ['update', 'update']);
+  // deliver first reads the count of the name (the compare-and-set needs it).
+  assert.deepEqual(await commandsOf(() => store.events.deliver(run.id, 'e', 1, 151)), ['find', 'update', 'update']);
   // The wait assumed no wake since the claim; one read finds it, one retry writes the merge.
   assert.deepEqual(await commandsOf(() => store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: 900 }, 160)), ['findAndModify', 'find', 'findAndModify']);
   // A refusal costs one extra read that names the reason.

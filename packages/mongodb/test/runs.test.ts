@@ -194,6 +194,6 @@ storeTest('delete removes everything in one write and reports whether the run ex
   assert.deepEqual(await store.steps.load(run.id), []);
   assert.deepEqual(await store.history.list(run.id), []);
   assert.deepEqual(await store.state.get(run.id), {});
-  assert.equal(await store.events.get(run.id, 'e'), undefined);
+  assert.equal(await store.events.get(run.id, 'e', 1), undefined);
   assert.equal(await store.runs.delete(run.id), false);
 });
