@@ -204,17 +204,20 @@ export class Execution {
       return this.settle({ kind: 'crashed', error });
     }
     // Compensation closures exist only for calls made in an execution, and this one may have made
-    // none (cancelled before the replay) or only some (cancelled mid-replay): a probe replays the
-    // handler over the history, writing nothing, and collects every step's closure.
-    let compensations: ReadonlyMap<string, Compensation>;
-    try {
-      const steps = await this.rt.store.steps.load(this.run.id);
-      if (this.closed) return;
-      const probe = new Execution(this.rt, this.run, steps, this.def, SAGA_PROBE_KEY);
-      await probe.start();
-      compensations = probe.compensations;
-    } catch (error) {
-      return this.settle({ kind: 'crashed', error });
+    // none (cancelled before the replay) or only some (cancelled mid-replay): then a probe replays
+    // the handler over the history, writing nothing, and collects every step's closure.
+    let compensations: ReadonlyMap<string, Compensation> = this.compensations;
+    const missed = [...this.recorded.values()].some((step) => step.kind === 'task' && !step.key.endsWith(':compensate') && !this.calledKeys.has(step.key));
+    if (missed) {
+      try {
+        const steps = await this.rt.store.steps.load(this.run.id);
+        if (this.closed) return;
+        const probe = new Execution(this.rt, this.run, steps, this.def, SAGA_PROBE_KEY);
+        await probe.start();
+        compensations = probe.compensations;
+      } catch (error) {
+        return this.settle({ kind: 'crashed', error });
+      }
     }
     const runError = await this.saga(toErrorRecord(this.cancelError), compensations);
     if (runError !== undefined) this.settle({ kind: deadline ? 'failed' : 'cancelled', error: runError });
