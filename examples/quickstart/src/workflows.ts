@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { defineWorkflow, type StepContext } from '@cairn/core';
+import { defineWorkflow, NonRetryableError, type StepContext } from '@cairn/core';
 
 /** Where step bodies log each execution (tab-separated), outside the engine, so the demo can count them. */
 export const executionsLog = (dir: string) => `${dir}/executions.log`;
@@ -21,6 +21,12 @@ const pause = (ms: number, signal: AbortSignal) =>
     });
   });
 
+/** A business failure: retrying cannot make the bank accept the card, so it is not retried. */
+export class CardDeclined extends NonRetryableError {
+  override name = 'CardDeclined';
+  readonly code = 'CARD_DECLINED';
+}
+
 /** The child workflow: ships a parcel. */
 export const ship = defineWorkflow('ship-parcel', async (ctx, input: { orderId: string }) => {
   const courier = await ctx.step('book courier', (s) => {
@@ -34,28 +40,34 @@ export const ship = defineWorkflow('ship-parcel', async (ctx, input: { orderId: 
   return { ...courier, label };
 });
 
-/** The order workflow the demo runs: retries, a crash-spanning step, a sleep, an event, a child, a compensation. */
+/**
+ * The order workflow the demo runs: retries, a failure that is not retried, a crash-spanning step,
+ * a sleep, an event, a child, and a compensation (the saga releases the stock if the order fails).
+ */
 export const order = defineWorkflow('order', async (ctx, input: { orderId: string; card: 'ok' | 'declined' }) => {
-  await ctx.step('reserve stock', (s) => {
-    ran(s);
-    return { reserved: 2 };
-  });
-  const payment = await ctx.step(
-    'charge card',
+  await ctx.step(
+    'reserve stock',
     (s) => {
       ran(s);
-      if (input.card === 'declined') throw new Error('card declined');
-      // The payment provider times out twice, then answers.
-      if (s.attempt < 3) throw new Error(`payment gateway timeout (attempt ${s.attempt})`);
-      return { paymentId: `pay_${input.orderId}` };
+      return { reserved: 2 };
     },
     {
-      retries: 2,
-      backoff: { type: 'exponential', delay: '150ms' },
+      // Runs (once, durably) only if the order fails or is cancelled after the stock was reserved.
       compensate: async () => {
         appendFileSync(executionsLog(logDir()), `${ctx.runId}\trelease-stock\t1\t${process.env.CAIRN_DEMO_WORKER ?? '?'}\n`);
       },
     },
+  );
+  const payment = await ctx.step(
+    'charge card',
+    (s) => {
+      ran(s);
+      if (input.card === 'declined') throw new CardDeclined('card declined');
+      // The payment provider times out twice, then answers.
+      if (s.attempt < 3) throw new Error(`payment gateway timeout (attempt ${s.attempt})`);
+      return { paymentId: `pay_${input.orderId}` };
+    },
+    { retries: 2, backoff: { type: 'exponential', delay: '150ms' } },
   );
   await ctx.step('pack parcel', async (s) => {
     ran(s);
