@@ -41,7 +41,7 @@ export async function runGreet(store: WorkflowStore, label: string): Promise<voi
       }
     };
     await waitForEvent();
-    assert.deepEqual(await engine.sendEvent(run.id, 'approve', { ok: true }), { delivered: true });
+    assert.deepEqual(await engine.sendEvent(run.id, 'approve', { ok: true }), { delivered: true, duplicate: false, seq: 1 });
     const result = await run.result({ timeout: '30s' });
     // @ts-expect-error `result.greeting` is a string
     const wrong: number = result.greeting;
