@@ -211,4 +211,60 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
       }
     }
   }),
+
+  conformanceCase('a cancel saga interrupted by a crash finishes after restart; each compensation is recorded once', async (env) => {
+    for (const point of ['after-step-body', 'before-checkpoint', 'after-checkpoint'] as const) {
+      const done: string[] = [];
+      const wf = defineWorkflow('saga-cancel-crash', async (ctx) => {
+        await sagaSteps(ctx, done);
+        await ctx.waitForEvent('never');
+      });
+      const faults = new CrashAtStep(point, 'c:compensate');
+      const w = await engineWorld(env, [wf], { faults });
+      const handle = await w.engine.startRun(wf, null);
+      await w.runUntil('the run waits', async () => (await w.raw.runs.get(handle.id))?.status === 'waiting');
+      await w.engine.cancel(handle.id);
+      await w.runUntil(`a crash at ${point} of c:compensate`, async () => faults.crashed);
+      await w.engine.stop();
+      await w.startEngine([wf]);
+      const run = await w.runToEnd(handle.id);
+      assert.equal(run.status, 'cancelled', point);
+      const history = await w.raw.history.list(handle.id);
+      for (const k of ['a:compensate', 'c:compensate']) assert.equal(history.filter((x) => x.stepKey === k && x.status === 'succeeded').length, 1, `${point}: ${k} succeeded once`);
+      assert.deepEqual(done.filter((d) => d === 'a'), ['a'], `${point}: ${done.join(',')}`);
+      assert.equal(done[done.length - 1], 'a', `${point}: reverse order ${done.join(',')}`);
+      await env.store.runs.delete(handle.id);
+    }
+  }),
+
+  conformanceCase('a step still running when the run fails is made final first: it never succeeds after the saga, and is not compensated', async (env) => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const done: string[] = [];
+    const wf = defineWorkflow('saga-pending-branch', async (ctx) => {
+      await ctx.step('first', () => 1, { compensate: () => void done.push('first') });
+      await Promise.all([
+        ctx.step('slow', async () => {
+          await gate; // ignores its signal on purpose
+          return 'late';
+        }, { compensate: () => void done.push('slow') }),
+        ctx.step('fail', () => {
+          throw new NonRetryableError('no');
+        }),
+      ]);
+    });
+    const w = await engineWorld(env, [wf]);
+    const handle = await w.engine.startRun(wf, null);
+    const run = await w.runToEnd(handle.id);
+    release();
+    await w.settle();
+    assert.equal(run.status, 'failed');
+    assert.deepEqual(done, ['first']);
+    const steps = await w.raw.steps.load(handle.id);
+    const slow = steps.find((s) => s.key === 'slow');
+    assert.equal(slow?.status, 'failed', 'the pending step was failed with the run error');
+    assert.equal(slow?.error?.code, 'STEP_FAILED');
+    assert.equal(steps.some((s) => s.key === 'slow:compensate'), false);
+    assert.deepEqual((await w.raw.history.list(handle.id)).filter((x) => x.stepKey === 'slow').map((x) => x.status), ['abandoned']);
+  }),
 ]);
