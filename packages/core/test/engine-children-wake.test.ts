@@ -258,6 +258,25 @@ describe('children: ctx.startChild', () => {
     }
   });
 
+  it('a queued step after a startChild is reached by the step worker, which sees the same id', async () => {
+    const kid = defineWorkflow('probe-free-kid', async () => 'kid');
+    const seen: string[] = [];
+    const parent = defineWorkflow('probe-free-parent', async (ctx) => {
+      const id = await ctx.startChild(kid, null);
+      return ctx.step('use-id', () => (seen.push(id), id), { queued: true });
+    });
+    const fx = await createFixture({ workflows: [parent, kid] });
+    try {
+      const h = await fx.engine.startRun(parent, null);
+      await waitForStatus(fx.inner, h.id, ['completed', 'failed']);
+      const id = await h.result();
+      assert.deepEqual(seen, [id]);
+      assert.equal((await fx.inner.steps.load(h.id))[0]?.childRunId, id);
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
   it('a detached child does not take its parent\u2019s deadline', async () => {
     const kid = defineWorkflow('late-kid', async (ctx) => {
       await ctx.sleep('work', '3h');
