@@ -267,4 +267,31 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     assert.equal(steps.some((s) => s.key === 'slow:compensate'), false);
     assert.deepEqual((await w.raw.history.list(handle.id)).filter((x) => x.stepKey === 'slow').map((x) => x.status), ['abandoned']);
   }),
+
+  conformanceCase('a run past its deadline compensates, and a compensation retried after a long backoff finishes without spinning', async (env) => {
+    const done: string[] = [];
+    const wf = defineWorkflow('saga-deadline', async (ctx) => {
+      await ctx.step('a', () => 'a', {
+        retries: 1,
+        backoff: { type: 'fixed', delay: '10s' },
+        compensate: () => {
+          done.push('a');
+          if (done.length === 1) throw new Error('refund service busy');
+        },
+      });
+      await ctx.waitForEvent('never');
+    });
+    const w = await engineWorld(env, [wf]);
+    const handle = await w.engine.startRun(wf, null, { deadline: '1m' });
+    const executions = () => w.store.count('runs.claim', handle.id);
+    await w.runUntil('the run waits', async () => (await w.raw.runs.get(handle.id))?.status === 'waiting');
+    const before = executions();
+    const run = await w.runToEnd(handle.id);
+    assert.equal(run.status, 'failed');
+    assert.equal(run.error?.code, 'DEADLINE_EXCEEDED');
+    assert.deepEqual(done, ['a', 'a']);
+    const history = await w.raw.history.list(handle.id);
+    assert.deepEqual(history.filter((x) => x.stepKey === 'a:compensate').map((x) => x.status), ['failed', 'succeeded']);
+    assert.ok(executions() - before <= 3, `claims after the deadline: ${executions() - before}`);
+  }),
 ]);

@@ -238,40 +238,61 @@ export class Execution {
     this.sealed = true;
     if (compensations.size === 0 || this.closed) return this.closed ? undefined : runError;
     const error = fromErrorRecord(runError);
-    const failures: CompensationFailure[] = [];
-    try {
-      const steps = new Map((await this.rt.store.steps.load(this.run.id)).map((step) => [step.key, step]));
-      for (const entry of [...compensations.values()].sort((a, b) => b.site.seq - a.site.seq)) {
-        const step = await this.settleForSaga(steps.get(entry.site.key), runError);
-        if (step?.status !== 'succeeded') continue;
-        const key = compensationKey(entry.site.key);
-        const recorded = steps.get(key);
-        if (recorded?.status === 'succeeded') continue;
-        if (recorded?.status === 'failed') {
-          failures.push({ key, error: recorded.error ?? { name: 'Error', message: 'compensation failed' } });
-          continue;
+    // Bodies of the workflow's own steps still running are of no use now: abort them.
+    if (!this.abort.signal.aborted) this.abort.abort(error);
+    for (;;) {
+      const failures: CompensationFailure[] = [];
+      try {
+        await this.sagaPass(runError, error, compensations, failures);
+        return this.closed ? undefined : withCompensationFailures(runError, failures);
+      } catch (failure) {
+        if (this.closed) return undefined;
+        if (failure !== SUSPEND) {
+          this.settle({ kind: 'crashed', error: failure });
+          return undefined;
         }
-        const site: Site = { kind: 'task', name: compensationKey(entry.site.name), key, seq: entry.site.seq, recorded };
-        try {
-          await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaAbort.signal);
-        } catch (failure) {
-          if (!(failure instanceof StepFailure)) throw failure;
-          failures.push({ key, error: failure.record });
-        }
-      }
-    } catch (failure) {
-      if (this.closed) return undefined;
-      if (failure === SUSPEND) {
-        // A compensation waits for a retry due later: the run sleeps until then, and the next
-        // execution (replaying to the same failure, or cancelled again) resumes the saga.
         const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
-        this.settle({ kind: 'suspended', wakeAt });
-      } else {
-        this.settle({ kind: 'crashed', error: failure });
+        const now = this.rt.clock.now();
+        if (wakeAt === undefined || this.run.deadline === undefined || this.run.deadline > now) {
+          // A compensation waits for a retry due later: the run sleeps until then, and the next
+          // execution (replaying to the same failure, or cancelled again) resumes the saga.
+          this.settle({ kind: 'suspended', wakeAt });
+          return undefined;
+        }
+        // Past its deadline a run is woken at once (its wake time never passes the deadline), so
+        // suspending would spin through executions: wait for the retry here, holding the lease.
+        this.waiting = false;
+        this.wakeTimes.length = 0;
+        try {
+          await this.rt.clock.sleep(Math.max(0, wakeAt - now), this.sagaAbort.signal);
+        } catch {
+          return undefined;
+        }
       }
-      return undefined;
     }
-    return this.closed ? undefined : withCompensationFailures(runError, failures);
+  }
+
+  /** One pass over the compensations, reading the steps afresh; throws SUSPEND when one must wait. */
+  private async sagaPass(runError: ErrorRecord, error: Error, compensations: ReadonlyMap<string, Compensation>, failures: CompensationFailure[]): Promise<void> {
+    const steps = new Map((await this.rt.store.steps.load(this.run.id)).map((step) => [step.key, step]));
+    for (const entry of [...compensations.values()].sort((a, b) => b.site.seq - a.site.seq)) {
+      const step = await this.settleForSaga(steps.get(entry.site.key), runError);
+      if (step?.status !== 'succeeded') continue;
+      const key = compensationKey(entry.site.key);
+      const recorded = steps.get(key);
+      if (recorded?.status === 'succeeded') continue;
+      if (recorded?.status === 'failed') {
+        failures.push({ key, error: recorded.error ?? { name: 'Error', message: 'compensation failed' } });
+        continue;
+      }
+      const site: Site = { kind: 'task', name: compensationKey(entry.site.name), key, seq: entry.site.seq, recorded };
+      try {
+        await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaAbort.signal);
+      } catch (failure) {
+        if (!(failure instanceof StepFailure)) throw failure;
+        failures.push({ key, error: failure.record });
+      }
+    }
   }
 
   /**
