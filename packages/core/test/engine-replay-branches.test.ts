@@ -41,10 +41,8 @@ describe('replay of concurrent branches', () => {
 
   it('a call made after awaiting a timer while another branch is in flight fails with NON_DETERMINISM and records nothing for it', async () => {
     const wf = defineWorkflow('stray', async (ctx) => {
-      const slow = ctx.step('slow', async () => {
-        await new Promise<void>((resolve) => setTimeout(resolve, 200)); // still running when the timer below fires
-        return 1;
-      });
+      // Still running when the timer below fires: it ends only when the run's end aborts it.
+      const slow = ctx.step('slow', ({ signal }) => new Promise<number>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
       const stray = (async () => {
         await new Promise<void>((resolve) => setTimeout(resolve, 5)); // not a primitive
         return ctx.step('after-timer', () => 2);
