@@ -18,6 +18,7 @@ import { cancelReachGroup } from './engine/cancel-reach.js';
 import { deadlinesGroup } from './engine/deadlines.js';
 import { childrenGroup } from './engine/children.js';
 import { continueAsNewGroup } from './engine/continue-as-new.js';
+import { selectGroup } from './engine/select.js';
 import { eventsEngineGroup } from './engine/events.js';
 import { failuresGroup } from './engine/failures.js';
 import { recoveryGroup } from './engine/recovery.js';
@@ -58,6 +59,7 @@ export const engineGroups: readonly CaseGroup[] = [
   eventsEngineGroup,
   childrenGroup,
   continueAsNewGroup,
+  selectGroup,
   cancellationGroup,
   cancelReachGroup,
   deadlinesGroup,

@@ -79,6 +79,8 @@ export { checkEventName, defineEvent } from './engine/event-definition.js';
 export type { DefineEventOptions, EventDefinition, EventSchema } from './engine/event-definition.js';
 export type { SendEventOptions } from './engine/send-event.js';
 export { CONTINUED_AS, continuedAs } from './engine/continued-as.js';
+export { MAX_SELECT_ALTERNATIVES } from './engine/select-alternatives.js';
+export type { SelectAlternative, SelectResult } from './engine/select-alternatives.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
 export type { DeadlineInput } from './engine/run-deadline.js';
 export type { EngineLogger, EngineTimings } from './engine/engine-runtime.js';

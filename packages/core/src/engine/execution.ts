@@ -17,6 +17,7 @@ import { checkIdentifier, checkOptions, IDENTIFIER_LIMITS } from './check-input.
 import { TurnScheduler } from './turn-scheduler.js';
 import { checkEventName, eventNameOf } from './event-definition.js';
 import { CONTINUED_AS } from './continued-as.js';
+import { checkAlternatives, type CheckedAlternative } from './select-alternatives.js';
 import { childStart } from './run-deadline.js';
 import { type Compensation, type CompensationFailure, compensationKey, SAGA_PROBE_KEY, withCompensationFailures } from './compensation.js';
 
@@ -40,7 +41,7 @@ interface Call {
  * A primitive's outcome and the turn in which workflow code may see it. `key`: the recorded step it
  * replays (its turn waits for it).
  */
-type Delivery = { turn: number; key?: string } & ({ ok: true; value: unknown } | { ok: false; error: unknown });
+type Delivery = { turn: number; key?: string; onDeliver?: () => void } & ({ ok: true; value: unknown } | { ok: false; error: unknown });
 /**
  * One replay of a run: runs the handler from the top, serving recorded steps from the snapshot read
  * at the start, executing the first unrecorded ones, and ending as completed, failed, cancelled or
@@ -348,6 +349,7 @@ export class Execution {
       random: () => this.guard((call) => this.recordedValue(call, 'random', () => Math.random())) as Promise<number>,
       uuid: () => this.guard((call) => this.recordedValue(call, 'uuid', () => uuidv4())) as Promise<string>,
       continueAsNew: (input) => this.guard((call) => this.continueAsNew(call, input)) as Promise<never>,
+      select: (name, alternatives) => this.guard((call) => this.selectStep(call, name, alternatives)) as Promise<any>,
     };
   }
 
@@ -396,6 +398,9 @@ export class Execution {
           const settle = () => {
             this.inflight--;
             if (this.closed) return;
+            // Bookkeeping that must happen exactly when the code sees the outcome (a select
+            // taking a message), on every execution alike.
+            delivery.onDeliver?.();
             if (delivery.ok) resolve(delivery.value as T);
             else reject(delivery.error);
           };
@@ -1018,5 +1023,104 @@ export class Execution {
     }
     this.settle({ kind: 'completed', output: { [CONTINUED_AS]: successorId } });
     throw SUSPEND;
+  }
+
+  /**
+   * `ctx.select`: waits for the first of several events, timers and children, records which won
+   * (and its value) as one step, and hands that back on every replay. Losing children are
+   * cancelled; a losing event's message is not taken (the next wait of that name gets it).
+   */
+  private async selectStep(call: Call, name: string, alternatives: unknown): Promise<Delivery> {
+    checkIdentifier('ctx.select name', name, IDENTIFIER_LIMITS.stepName);
+    const alts = checkAlternatives(name, alternatives, this.rt.clock.now());
+    const site = this.begin('select', name);
+    // The message each event alternative would take: the next one no wait of that name took yet.
+    const messageOf = (event: string) => (this.occurrences.get(`event:${event}`) ?? 0) + 1;
+    const taken = (output: Json | undefined) => () => {
+      const won = output as { kind?: string; event?: string; seq?: number } | undefined;
+      if (won?.kind !== 'event' || typeof won.event !== 'string' || typeof won.seq !== 'number') return;
+      const key = `event:${won.event}`;
+      this.occurrences.set(key, Math.max(this.occurrences.get(key) ?? 0, won.seq));
+    };
+    const recordedDelivery = async (step: StepRecord): Promise<Delivery> => {
+      const { winner, kind, value } = step.output as { winner: string; kind: string; value: Json };
+      return { ...(await this.finished(call, site, step, async () => ({ ok: true, value: { winner, kind, value } }))), onDeliver: taken(step.output) };
+    };
+    if (this.probeKey !== undefined) {
+      if (site.recorded?.status === 'succeeded' && site.recorded.turn !== undefined) return recordedDelivery(site.recorded);
+      this.suspend(undefined);
+    }
+    let step = site.recorded;
+    if (step?.status === 'succeeded') return recordedDelivery(step);
+    const timers = alts.flatMap((alt) => (alt.kind === 'timer' ? [alt.wakeAt] : []));
+    if (!step) {
+      const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
+      if (timers.length > 0) wait.wakeAt = Math.min(...timers);
+      step = await this.insert(site, wait);
+    }
+    // The timers count from the first execution's call: its earliest deadline is the step's wakeAt,
+    // and the others keep their distance from it.
+    const shift = step.wakeAt === undefined || timers.length === 0 ? 0 : step.wakeAt - Math.min(...timers);
+    const children = new Map<string, string>();
+    for (const alt of alts) {
+      if (alt.kind !== 'child') continue;
+      const def = this.rt.registry.forStart(alt.workflow);
+      const input = this.payload(alt.input, `input of child ${JSON.stringify(alt.workflow)}`);
+      const { run: child, created } = await this.write((_fence, now) =>
+        this.rt.store.runs.create(
+          {
+            id: uuidv7(now),
+            workflow: alt.workflow,
+            version: def.version,
+            input,
+            parent: { runId: this.run.id, stepKey: site.key },
+            // One child per alternative, whatever crashes; each look finds the same one.
+            idempotencyKey: `$child:${this.run.id}:${site.key}/${alt.key}`,
+            wakeAt: now + this.rt.timings.startGraceMs,
+          },
+          now,
+        ),
+      );
+      children.set(alt.key, child.id);
+      this.children.add(child.id);
+      if (created) await this.rt.dispatchRun(child.id, child.workflow);
+    }
+    const now = this.rt.clock.now();
+    let won: Json | undefined;
+    for (const alt of alts) {
+      won = await this.lookAt(alt, now, shift, children, messageOf);
+      if (won !== undefined) break;
+    }
+    if (won === undefined) this.suspend(step.wakeAt);
+    // Losing children are cancelled (and told at once when they run here).
+    const winner = (won as { winner: string }).winner;
+    for (const [key, childId] of children) {
+      if (key === winner) continue;
+      const child = await this.rt.store.runs.requestCancel(childId, this.rt.clock.now());
+      if (child && child.status !== 'completed' && child.status !== 'failed' && child.status !== 'cancelled') {
+        this.rt.executing.get(child.id)?.observeCancel(cancelledError(child.id, child.cancelReason));
+        await this.rt.dispatchRun(child.id, child.workflow);
+      }
+    }
+    const turn = await this.claim(call);
+    await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', output: won as Json, wakeAt: null, turn } });
+    const { kind, value } = won as { kind: string; value: Json };
+    return { turn, ok: true, value: { winner, kind, value }, onDeliver: taken(won) };
+  }
+
+  /** Whether one select alternative is ready now; its recorded outcome if so. */
+  private async lookAt(alt: CheckedAlternative, now: number, shift: number, children: Map<string, string>, messageOf: (event: string) => number): Promise<Json | undefined> {
+    if (alt.kind === 'timer') return alt.wakeAt + shift <= now ? { winner: alt.key, kind: 'timer', value: null } : undefined;
+    if (alt.kind === 'event') {
+      const seq = messageOf(alt.event);
+      const message = await this.rt.store.events.get(this.run.id, alt.event, seq);
+      return message ? { winner: alt.key, kind: 'event', value: message.payload, event: alt.event, seq } : undefined;
+    }
+    const child = await this.rt.store.runs.get(children.get(alt.key) as string);
+    if (child?.status === 'completed') return { winner: alt.key, kind: 'child', value: { ok: true, output: child.output ?? null } };
+    if (!child || child.status === 'failed' || child.status === 'cancelled') {
+      return { winner: alt.key, kind: 'child', value: { ok: false, status: child?.status ?? 'deleted', error: (child?.error ?? null) as Json } };
+    }
+    return undefined;
   }
 }

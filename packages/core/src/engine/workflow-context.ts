@@ -1,6 +1,7 @@
 import type { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
 import type { Duration } from './duration.js';
+import type { SelectAlternative, SelectResult } from './select-alternatives.js';
 import type { BackoffOptions, RetryPredicate } from './retry-policy.js';
 import type { WorkflowDefinition } from './define-workflow.js';
 import type { EventDefinition } from './event-definition.js';
@@ -156,4 +157,13 @@ export interface WorkflowContext {
    * last run's outcome. The returned promise never settles: nothing after the call runs.
    */
   continueAsNew(input: Json): Promise<never>;
+  /**
+   * Waits for whichever comes first of several events, timers and children (`{ event }`,
+   * `{ timer }`, `{ until }`, `{ child, input }`, keyed by names you choose) and resolves with
+   * `{ winner, kind, value }`. The winner is recorded under `name` and returned again on every
+   * replay. When several are ready at one look, the first in the order given wins. Losers are
+   * cancelled: a losing child is cancelled, a losing timer is dropped, and a losing event's message
+   * is not taken (the next wait or select of that name receives it).
+   */
+  select<K extends string>(name: string, alternatives: Record<K, SelectAlternative>): Promise<SelectResult<K>>;
 }

@@ -2,7 +2,7 @@ import type { ErrorRecord } from './error-record.js';
 import type { Json } from './json.js';
 
 /** What a step records. */
-export type StepKind = 'task' | 'sleep' | 'event' | 'child' | 'now' | 'random' | 'uuid';
+export type StepKind = 'task' | 'sleep' | 'event' | 'child' | 'select' | 'now' | 'random' | 'uuid';
 
 /**
  * Step statuses. `scheduled` (queued) → `running` → `succeeded` | `failed`; `running` →
