@@ -294,4 +294,20 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     assert.deepEqual(history.filter((x) => x.stepKey === 'a:compensate').map((x) => x.status), ['failed', 'succeeded']);
     assert.ok(executions() - before <= 3, `claims after the deadline: ${executions() - before}`);
   }),
+
+  conformanceCase('a retryIf or compensate that is not a function is INVALID_INPUT at the call, and nothing is recorded for it', async (env) => {
+    const codes: string[] = [];
+    const wf = defineWorkflow('failures-bad-options', async (ctx) => {
+      for (const options of [{ retryIf: 5 }, { compensate: 'undo' }, { retryIf: 'always' }]) {
+        await ctx.step('bad', () => 1, options as never).catch((error: { code?: string }) => codes.push(error.code ?? 'none'));
+      }
+      return ctx.step('good', () => 2, { retryIf: () => true, compensate: () => undefined });
+    });
+    const w = await engineWorld(env, [wf]);
+    const handle = await w.engine.startRun(wf, null);
+    const run = await w.runToEnd(handle.id);
+    assert.equal(run.output, 2);
+    assert.deepEqual(codes, ['INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT']);
+    assert.deepEqual((await w.raw.steps.load(handle.id)).map((s) => s.key), ['good']);
+  }),
 ]);

@@ -583,7 +583,8 @@ export class Execution {
     if (typeof fn !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): the body must be a function`);
     const policy = resolveStepRetry(options, this.rt.defaultRetry);
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of step ${JSON.stringify(name)}`);
-    const { compensate } = options;
+    // `null` means "not set", as for every other step option (and as `compensate` always did).
+    const compensate = options.compensate ?? undefined;
     if (compensate !== undefined && typeof compensate !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): compensate must be a function`);
     const site = this.begin('task', name);
     // Known from the call on, whatever the step's state: the saga decides from the store which ones run.
