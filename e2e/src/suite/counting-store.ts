@@ -27,6 +27,8 @@ export interface StoreCall {
   /** The run the call concerned, when its first argument is a run id. */
   runId?: string;
   write: boolean;
+  /** Set when the call settled: whether it resolved with a value other than `undefined`. */
+  returned?: boolean;
 }
 
 /** A store that records every call it forwards, for round-trip budgets. */
@@ -37,6 +39,8 @@ export interface CountingStore extends WorkflowStore {
   readonly inflight: number;
   /** How many times `noun.method` was called (optionally only for `runId`). */
   count(method: string, runId?: string): number;
+  /** Like `count`, only the calls that resolved with a value (a claim that took the lease). */
+  countReturned(method: string, runId?: string): number;
   /** Calls that wrote, optionally only for `runId`. */
   writes(runId?: string): StoreCall[];
   /** Calls per `noun.method`. */
@@ -76,6 +80,10 @@ export function countingStore(store: WorkflowStore): CountingStore {
             inflight -= 1;
             return result;
           }
+          result.then(
+            (value) => void (call.returned = value !== undefined),
+            () => void (call.returned = false),
+          );
           return result.finally(() => {
             inflight -= 1;
           });
@@ -95,6 +103,10 @@ export function countingStore(store: WorkflowStore): CountingStore {
     count: {
       value: (method: string, runId?: string) =>
         calls.filter((c) => c.method === method && (runId === undefined || c.runId === runId)).length,
+    },
+    countReturned: {
+      value: (method: string, runId?: string) =>
+        calls.filter((c) => c.method === method && c.returned === true && (runId === undefined || c.runId === runId)).length,
     },
     writes: { value: (runId?: string) => calls.filter((c) => c.write && (runId === undefined || c.runId === runId)) },
     counts: {

@@ -111,11 +111,11 @@ export const childrenGroup: CaseGroup = caseGroup('engine.children', 'engine: ch
     const w = await engineWorld(env, [parent, child]);
     const handle = await w.engine.startRun(parent, null);
     const childId = await untilChildWaits(env, w, handle.id, 'child:child-slow');
-    assert.equal(w.store.count('runs.claim', handle.id), 1, 'the parent executed once to start its child');
+    assert.equal(w.store.countReturned('runs.claim', handle.id), 1, 'the parent executed once to start its child');
     const run = await w.runToEnd(handle.id);
     assert.equal(run.output, 'slow done');
     assert.equal((await env.store.runs.get(childId))?.status, 'completed');
-    assert.equal(w.store.count('runs.claim', handle.id), 2, 'the parent executed to start its child and once after the child ended, never in between');
+    assert.equal(w.store.countReturned('runs.claim', handle.id), 2, 'the parent executed to start its child and once after the child ended, never in between');
   }),
 
   conformanceCase('a waiting parent is woken at once when its child is cancelled or deleted', async (env) => {
@@ -147,7 +147,7 @@ export const childrenGroup: CaseGroup = caseGroup('engine.children', 'engine: ch
       assert.ok(run && isTerminalRunStatus(run.status), `${end}: the parent ended without waiting for a timer (status ${run?.status})`);
       assert.equal(run.output, end);
       assert.equal(w.clock.now(), before, `${end}: no clock time passed`);
-      assert.equal(w.store.count('runs.claim', handle.id), 2, `${end}: the parent executed twice`);
+      assert.equal(w.store.countReturned('runs.claim', handle.id), 2, `${end}: the parent executed twice`);
     }
   }),
 
@@ -250,7 +250,9 @@ export const childrenGroup: CaseGroup = caseGroup('engine.children', 'engine: ch
     assert.equal(ids[0], ids[1]);
     assert.equal(run.output, ids[0]);
     assert.equal((await env.store.runs.get(ids[0] as string))?.status, 'completed');
-    assert.equal(w.store.count('runs.claim', handle.id), 2);
+    // Claims that took the lease: a redundant job for the same wake-up (the delayed job and the
+    // recovery loop's) may also try, and find the run leased or ended.
+    assert.equal(w.store.countReturned('runs.claim', handle.id), 2);
   }),
 
   conformanceCase('a crash at any fault point while starting children leaves exactly one child per call', async (env) => {
