@@ -1,23 +1,9 @@
 import assert from 'node:assert/strict';
-import { CairnError, defineWorkflow, isTerminalRunStatus, type FaultInjector, type FaultPoint, type FaultSite, type Json } from '@cairn/core';
-import { FAULT_POINTS, SimulatedCrash } from '@cairn/core/testing';
+import { CairnError, defineWorkflow, isTerminalRunStatus, type Json } from '@cairn/core';
+import { FAULT_POINTS } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
+import { CrashAt } from '../fixtures/crash-at.js';
 import { engineWorld, type EngineWorld } from './engine-world.js';
-
-/** Crashes at the k-th hit of one fault point (any run). */
-class CrashAt implements FaultInjector {
-  private hits = 0;
-  crashed = false;
-  constructor(private readonly point: FaultPoint, private readonly k: number) {}
-  hit(site: FaultSite): void {
-    if (this.crashed || site.point !== this.point) return;
-    this.hits += 1;
-    if (this.hits === this.k) {
-      this.crashed = true;
-      throw new SimulatedCrash(site);
-    }
-  }
-}
 
 /** The child run a parent's step `key` started, once it is recorded. */
 async function childOf(env: CaseEnv, parentId: string, key: string): Promise<string | undefined> {

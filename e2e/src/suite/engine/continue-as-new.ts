@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { CONTINUED_AS, defineWorkflow, type FaultInjector, type FaultPoint, type FaultSite } from '@cairn/core';
-import { FAULT_POINTS, SimulatedCrash } from '@cairn/core/testing';
+import { CONTINUED_AS, defineWorkflow } from '@cairn/core';
+import { FAULT_POINTS } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
+import { CrashAt } from '../fixtures/crash-at.js';
 import { engineWorld } from './engine-world.js';
 
 /** A counter that sleeps, then continues as new until it reaches `until`; `ran` counts its bodies. */
@@ -15,21 +16,6 @@ function counter(ran: Map<string, number>) {
     if (n >= input.until) return { done: n };
     return ctx.continueAsNew({ n, until: input.until });
   });
-}
-
-/** Crashes at the k-th hit of one fault point. */
-class CrashAt implements FaultInjector {
-  private hits = 0;
-  crashed = false;
-  constructor(private readonly point: FaultPoint, private readonly k: number) {}
-  hit(site: FaultSite): void {
-    if (this.crashed || site.point !== this.point) return;
-    this.hits += 1;
-    if (this.hits === this.k) {
-      this.crashed = true;
-      throw new SimulatedCrash(site);
-    }
-  }
 }
 
 /** Every run of the chain starting at `first`, in order, read through the store. */

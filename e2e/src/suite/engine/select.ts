@@ -1,19 +1,8 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, type FaultInjector, type FaultPoint, type FaultSite } from '@cairn/core';
-import { SimulatedCrash } from '@cairn/core/testing';
+import { defineWorkflow, type FaultPoint } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv } from '../case.js';
+import { CrashAt } from '../fixtures/crash-at.js';
 import { engineWorld, type EngineWorld } from './engine-world.js';
-
-/** Crashes once, at the first hit of `point` on the select step (or on any step, if `key` is undefined). */
-class CrashOnce implements FaultInjector {
-  crashed = false;
-  constructor(private readonly point: FaultPoint) {}
-  hit(site: FaultSite): void {
-    if (this.crashed || site.point !== this.point) return;
-    this.crashed = true;
-    throw new SimulatedCrash(site);
-  }
-}
 
 const child = defineWorkflow('select-child', async (ctx, input: { ms: number }) => {
   await ctx.sleep('work', input.ms);
@@ -82,7 +71,7 @@ export const selectGroup = caseGroup('engine.select', 'engine: first of N (ctx.s
   conformanceCase('each kind of winner is returned again after a crash at every checkpoint, and decided once', async (env) => {
     for (const point of ['before-checkpoint', 'after-checkpoint', 'after-claim', 'before-ack'] as FaultPoint[]) {
       for (const kind of ['event', 'timer', 'child'] as const) {
-        const faults = new CrashOnce(point);
+        const faults = new CrashAt(point);
         const w = await engineWorld(env, [approval, child], { faults });
         const handle = await w.engine.startRun(approval, { childMs: kind === 'child' ? 60_000 : 7_200_000 });
         if (kind === 'event') {
