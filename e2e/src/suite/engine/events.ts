@@ -170,17 +170,18 @@ export const eventsEngineGroup: CaseGroup = caseGroup('engine.events', 'engine: 
     assert.equal(await w.raw.events.get(handle.id, 'approved', 1), undefined);
   }),
 
-  conformanceCase('a wait that timed out keeps its place: the next wait takes the next message', async (env) => {
-    const wf = defineWorkflow('event-timeout-place', async (ctx) => {
+  conformanceCase('a wait that timed out takes no message: a message sent after the timeout goes to the next wait', async (env) => {
+    const wf = defineWorkflow('event-timeout-gives-back', async (ctx) => {
       const first = await ctx.waitForEvent('msg', { timeout: '5m' }).catch((error: unknown) => (CairnError.is(error, 'EVENT_TIMEOUT') ? 'timed out' : 'other'));
-      return [first, await ctx.waitForEvent('msg')];
+      await ctx.step('remind', () => 'reminded');
+      return [first, await ctx.waitForEvent('msg'), await ctx.waitForEvent('msg')];
     });
     const w = await engineWorld(env, [wf]);
     const handle = await w.engine.startRun(wf, null);
     await w.runUntil('the first wait timed out', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:msg#2' && s.status === 'waiting'));
-    assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'for the first wait'), stored(1));
-    assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'for the second wait'), stored(2));
-    assert.deepEqual((await w.runToEnd(handle.id)).output, ['timed out', 'for the second wait']);
+    assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'late answer'), stored(1));
+    assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'another'), stored(2));
+    assert.deepEqual((await w.runToEnd(handle.id)).output, ['timed out', 'late answer', 'another']);
   }),
 
   conformanceCase('a send with an idempotency key is stored once; a repeat says so', async (env) => {

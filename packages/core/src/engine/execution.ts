@@ -57,6 +57,8 @@ export class Execution {
   private readonly children = new Set<string>();
   /** Keys called in this execution (a recorded turn must not wait for a key never called). */
   private readonly calledKeys = new Set<string>();
+  /** Per event name, the next message a wait or a select takes (see `reserveMessage`). */
+  private readonly messageCursor = new Map<string, number>();
   /** The highest position the history recorded a call at (-1: none). */
   private readonly maxRecordedSeq: number;
   /** New outcomes waiting for the replay to catch up with the history (see `claim`). */
@@ -795,7 +797,15 @@ export class Execution {
     const eventName = checkEventName('ctx.waitForEvent name', eventNameOf(event));
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of event ${JSON.stringify(eventName)}`);
     const site = this.begin('event', `event:${eventName}`);
-    if (this.probeKey !== undefined) return this.replayOnly(call, site);
+    // The message this wait takes: the next one of its name that no earlier wait took or still
+    // waits for. It depends on the order of calls and outcomes only (both replayed exactly), never
+    // on timing. A wait that times out gives its message back (see `releaseMessage`).
+    const seq = this.reserveMessage(eventName);
+    const release = () => this.releaseMessage(eventName, seq);
+    if (this.probeKey !== undefined) {
+      const delivery = await this.replayOnly(call, site);
+      return delivery.ok ? delivery : { ...delivery, onDeliver: release };
+    }
     let step = site.recorded;
     if (step?.status === 'succeeded') {
       const output = step.output ?? null;
@@ -803,11 +813,8 @@ export class Execution {
     }
     if (step?.status === 'failed') {
       const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'event wait failed' });
-      return this.finished(call, site, step, async () => ({ ok: false, error }));
+      return { ...(await this.finished(call, site, step, async () => ({ ok: false, error }))), onDeliver: release };
     }
-    // The k-th wait of a name (key `event:<name>#k`) takes the k-th message of that name: which
-    // message a wait gets depends on its place in the history only, never on timing.
-    const seq = site.key === site.name ? 1 : Number(site.key.slice(site.name.length + 1));
     const message = await this.rt.store.events.get(this.run.id, eventName, seq);
     const now = this.rt.clock.now();
     if (!step) {
@@ -834,9 +841,24 @@ export class Execution {
       const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, { data: { runId: this.run.id, event: eventName } });
       const turn = await this.claim(call);
       await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
-      return { turn, ok: false, error };
+      return { turn, ok: false, error, onDeliver: release };
     }
     this.suspend(step.wakeAt);
+  }
+
+  /** Reserves the next message of `name` for a wait (1, 2, ...). */
+  private reserveMessage(name: string): number {
+    const seq = this.messageCursor.get(name) ?? 1;
+    this.messageCursor.set(name, seq + 1);
+    return seq;
+  }
+
+  /**
+   * A wait for message `seq` of `name` timed out: the message goes to the next wait of that name,
+   * when no later wait of it reserved one meanwhile (concurrent waits of one name keep their places).
+   */
+  private releaseMessage(name: string, seq: number): void {
+    if ((this.messageCursor.get(name) ?? 1) === seq + 1) this.messageCursor.set(name, seq);
   }
 
   /**
@@ -1036,12 +1058,11 @@ export class Execution {
     const alts = checkAlternatives(name, alternatives, this.rt.clock.now());
     const site = this.begin('select', name);
     // The message each event alternative would take: the next one no wait of that name took yet.
-    const messageOf = (event: string) => (this.occurrences.get(`event:${event}`) ?? 0) + 1;
+    const messageOf = (event: string) => this.messageCursor.get(event) ?? 1;
     const taken = (output: Json | undefined) => () => {
       const won = output as { kind?: string; event?: string; seq?: number } | undefined;
       if (won?.kind !== 'event' || typeof won.event !== 'string' || typeof won.seq !== 'number') return;
-      const key = `event:${won.event}`;
-      this.occurrences.set(key, Math.max(this.occurrences.get(key) ?? 0, won.seq));
+      this.messageCursor.set(won.event, Math.max(this.messageCursor.get(won.event) ?? 1, won.seq + 1));
     };
     const recordedDelivery = async (step: StepRecord): Promise<Delivery> => {
       const { winner, kind, value } = step.output as { winner: string; kind: string; value: Json };
