@@ -61,6 +61,18 @@ export const continueAsNewGroup: CaseGroup = caseGroup('engine.continue-as-new',
     assert.deepEqual([...ran.entries()].sort(), [['bump-0', 1], ['bump-1', 1], ['bump-2', 1]]);
   }),
 
+  conformanceCase('a child that continues as new: its parent receives the last run\'s output, woken by its end', async (env) => {
+    const ran = new Map<string, number>();
+    const wf = counter(ran);
+    const parent = defineWorkflow('counter-parent', async (ctx) => ({ got: await ctx.child(wf, { n: 0, until: 3 }) }));
+    const w = await engineWorld(env, [parent, wf]);
+    const handle = await w.engine.startRun(parent, null);
+    const run = await w.runToEnd(handle.id);
+    assert.equal(run.status, 'completed', JSON.stringify(run.error));
+    assert.deepEqual(run.output, { got: { done: 3 } });
+    assert.deepEqual([...ran.entries()].sort(), [['bump-0', 1], ['bump-1', 1], ['bump-2', 1]]);
+  }),
+
   conformanceCase('a crash at any fault point while continuing as new leaves exactly one successor per run', async (env) => {
     let fired = 0;
     for (const point of FAULT_POINTS) {

@@ -16,7 +16,7 @@ import { ABANDON_GRACE, cancelledError, INFRA_CODES, type Outcome, type Site, St
 import { checkIdentifier, checkOptions, IDENTIFIER_LIMITS } from './check-input.js';
 import { TurnScheduler } from './turn-scheduler.js';
 import { checkEventName, eventNameOf } from './event-definition.js';
-import { CONTINUED_AS } from './continued-as.js';
+import { CONTINUED_AS, continuedAs } from './continued-as.js';
 import { checkAlternatives, type CheckedAlternative } from './select-alternatives.js';
 import { childStart } from './run-deadline.js';
 import { type Compensation, type CompensationFailure, compensationKey, SAGA_PROBE_KEY, withCompensationFailures } from './compensation.js';
@@ -907,7 +907,7 @@ export class Execution {
       this.suspend(this.rt.clock.now() + childBackstopMs);
     }
     const childId = step.childRunId as string;
-    const child = await this.rt.store.runs.get(childId);
+    const child = await this.lastOfChain(childId);
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (child?.status === 'completed') {
       const turn = await this.claim(call);
@@ -1035,6 +1035,9 @@ export class Execution {
             input: json,
             // One successor, whatever crashes: a repeated create returns the first one.
             idempotencyKey: `$continue:${this.run.id}`,
+            // A child that continues as new stays its parent's child: the successor's end wakes it.
+            ...(this.run.parent === undefined ? {} : { parent: this.run.parent }),
+            ...(this.run.deadline === undefined ? {} : { deadline: this.run.deadline }),
             wakeAt: now + this.rt.timings.startGraceMs,
           },
           now,
@@ -1138,11 +1141,20 @@ export class Execution {
       const message = await this.rt.store.events.get(this.run.id, alt.event, seq);
       return message ? { winner: alt.key, kind: 'event', value: message.payload, event: alt.event, seq } : undefined;
     }
-    const child = await this.rt.store.runs.get(children.get(alt.key) as string);
+    const child = await this.lastOfChain(children.get(alt.key) as string);
     if (child?.status === 'completed') return { winner: alt.key, kind: 'child', value: { ok: true, output: child.output ?? null } };
     if (!child || child.status === 'failed' || child.status === 'cancelled') {
       return { winner: alt.key, kind: 'child', value: { ok: false, status: child?.status ?? 'deleted', error: (child?.error ?? null) as Json } };
     }
     return undefined;
+  }
+
+  /** The run, or the last run of its continue-as-new chain (a child that continued as new). */
+  private async lastOfChain(runId: string): Promise<RunRecord | undefined> {
+    let run = await this.rt.store.runs.get(runId);
+    for (let next = run?.status === 'completed' ? continuedAs(run.output) : undefined; next !== undefined; next = run?.status === 'completed' ? continuedAs(run.output) : undefined) {
+      run = await this.rt.store.runs.get(next);
+    }
+    return run;
   }
 }
