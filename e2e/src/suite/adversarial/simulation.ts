@@ -220,6 +220,7 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
   // Events are messages: the k-th wait of a name takes the k-th message, so every wait gets one.
   // Early names get all their messages now; a late one gets a message per wait the run records.
   const sent = new Set<string>();
+  const lateSent = new Map<string, number>();
   const waits = waitsPerEvent(program.body);
   for (const [name, when] of Object.entries(program.events)) {
     if (when !== 'early') continue;
@@ -245,12 +246,22 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
         }
         run = await w.raw.runs.get(handle.id);
         if (run && isTerminalRunStatus(run.status)) return true;
-        // A late event is sent once the run has recorded a wait for it.
+        // A late event gets one message per wait of its name the run has recorded. Counted per
+        // name, not per waiting step: waits take messages in their call order, and after a crash a
+        // later wait's record can land before an earlier one's, so the message sent "for" one wait
+        // may be taken by another (one send per waiting key then starved the last wait).
+        const recorded = new Map<string, number>();
         for (const step of await w.raw.steps.load(handle.id)) {
-          const name = step.kind === 'event' ? step.name.replace(/^event:/, '') : undefined;
-          if (name === undefined || sent.has(name) || sent.has(`key:${step.key}`) || step.status !== 'waiting') continue;
-          sent.add(`key:${step.key}`);
-          await engine.sendEvent(handle.id, name, eventPayload(name));
+          if (step.kind !== 'event') continue;
+          const name = step.name.replace(/^event:/, '');
+          recorded.set(name, (recorded.get(name) ?? 0) + 1);
+        }
+        for (const [name, count] of recorded) {
+          if (sent.has(name)) continue;
+          while ((lateSent.get(name) ?? 0) < Math.min(count, waits.get(name) ?? 0)) {
+            lateSent.set(name, (lateSent.get(name) ?? 0) + 1);
+            await engine.sendEvent(handle.id, name, eventPayload(name));
+          }
         }
         return false;
       },
