@@ -5,7 +5,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createEngine, createLocalQueue, defineWorkflow, type Engine, type EngineLogger, type Queue, type WorkflowStore } from '@cairn/core';
-import { bullmqQueue, kyselyStore, pgBossQueue, redisStore } from '../proof/deps.js';
+import { bullmqQueue, kyselyMysql, kyselyPostgres, pgBossQueue, redisStore } from '../proof/deps.js';
 
 export type OutageBackend = 'postgres' | 'mysql' | 'redis';
 
@@ -63,10 +63,10 @@ export interface Opened {
 export async function openStore(config: OutageConfig): Promise<{ store: WorkflowStore; close(): Promise<void> }> {
   let store: WorkflowStore;
   if (config.backend === 'postgres') {
-    const { openPostgresStore } = await kyselyStore();
+    const { openPostgresStore } = await kyselyPostgres();
     store = await openPostgresStore({ connectionString: config.url, max: 5 }, { migrate: false });
   } else if (config.backend === 'mysql') {
-    const { openMysqlStore } = await kyselyStore();
+    const { openMysqlStore } = await kyselyMysql();
     store = await openMysqlStore({ uri: config.url, connectionLimit: 5 }, { migrate: false });
   } else {
     const { openRedisStore } = await redisStore();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowStore } from '@cairn/core';
 import { createMysqlDatabase, createPostgresDatabase, freshRedisPrefix, type RunningService } from '../src/services/index.js';
-import { kysely, kyselyStore, mysql2, pg } from '../proof/deps.js';
+import { kysely, kyselyMysql, kyselyPostgres, kyselyStore, mysql2, pg } from '../proof/deps.js';
 import { expectedOutput, openEngine, openStore, outageWorkflow, STEPS, type OutageBackend, type OutageConfig } from './common.js';
 
 export interface OutageReport {
@@ -80,7 +80,9 @@ export async function prepare(backend: OutageBackend, service: RunningService, c
   if (backend === 'redis') return { backend, url: service.url, prefix: freshRedisPrefix(), countsFile };
   // Guarded like every pool here: a connection still closing when the test halts the server
   // receives its shutdown notice, which would otherwise be an uncaught 'error'.
-  const { migrateToLatest, guardPostgresPool, guardMysqlPool } = await kyselyStore();
+  const { migrateToLatest } = await kyselyStore();
+  const { guardPostgresPool } = await kyselyPostgres();
+  const { guardMysqlPool } = await kyselyMysql();
   const k = await kysely();
   if (backend === 'postgres') {
     const url = await createPostgresDatabase(service.url);

@@ -13,6 +13,8 @@ async function load(name: string): Promise<any> {
 }
 
 export const kyselyStore = () => load('@cairn/kysely');
+export const kyselyPostgres = () => load('@cairn/kysely/postgres');
+export const kyselyMysql = () => load('@cairn/kysely/mysql');
 export const redisStore = () => load('@cairn/redis');
 export const pgBossQueue = () => load('@cairn/queue-pg-boss');
 export const bullmqQueue = () => load('@cairn/queue-bullmq');

@@ -8,7 +8,8 @@ export { detectDialect } from './dialect/detect.js';
 export type { SqlDialectName } from './dialect/types.js';
 export { tableNames, TABLES } from './schema/tables.js';
 export type { TableName, TableNames } from './schema/tables.js';
-export { openPostgresStore, openMysqlStore } from './server-stores.js';
+// openPostgresStore / guardPostgresPool live in `@cairn/kysely/postgres`, openMysqlStore /
+// guardMysqlPool in `@cairn/kysely/mysql`: each needs its driver's types, which a project on
+// another dialect does not install.
 export type { ServerStoreOptions } from './server-stores.js';
-export { guardPostgresPool, guardMysqlPool } from './connection-guards.js';
 export type { ConnectionErrorHandler } from './connection-guards.js';

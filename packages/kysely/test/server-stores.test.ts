@@ -11,7 +11,8 @@ import pg from 'pg';
 import mysqlPromise from 'mysql2/promise';
 import { CairnError } from '@cairn/core';
 import { createMysqlDatabase, createPostgresDatabase, stopSharedServices } from '@cairn/conformance/services';
-import { openMysqlStore, openPostgresStore } from '@cairn/kysely';
+import { openMysqlStore } from '@cairn/kysely/mysql';
+import { openPostgresStore } from '@cairn/kysely/postgres';
 import { mysqlServer, postgresServer, type SqlServer } from './support/servers.js';
 
 after(() => stopSharedServices());

@@ -9,7 +9,8 @@
 import pg from 'pg';
 import mysql from 'mysql2';
 import mysqlPromise from 'mysql2/promise';
-import { guardMysqlPool, guardPostgresPool } from '@cairn/kysely';
+import { guardMysqlPool } from '@cairn/kysely/mysql';
+import { guardPostgresPool } from '@cairn/kysely/postgres';
 
 const [dialect, url, mode] = process.argv.slice(2) as ['postgres' | 'mysql', string, 'bare' | 'guarded'];
 const caught: unknown[] = [];
