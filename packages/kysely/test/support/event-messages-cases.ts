@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { Migrator } from 'kysely/migration';
-import { CAIRN_MIGRATION_NAMES, cairnMigrations, createKyselyStore, migrateToLatest, tableNames } from '../../src/index.js';
+import { CAIRN_MIGRATION_NAMES, createKyselyStore, migrateToLatest, tableNames } from '../../src/index.js';
 import { dropPrefix } from './harness.js';
+import { prefixedMigrator } from './prefixed-migrator.js';
 import type { Target } from './targets.js';
 
 const T0 = 1_750_000_000_000;
@@ -17,14 +17,8 @@ const T0 = 1_750_000_000_000;
 export function eventMessagesMigrationCase(target: Target): void {
   it('cairn_0005_event_messages upgrades a database at cairn_0004_run_deadline; stored events become message 1; down and up again', async () => {
     const db = await target.open();
-    const prefix = `t${randomUUID().slice(0, 8)}_`;
+    const { prefix, migrator } = prefixedMigrator(db);
     const names = tableNames(prefix);
-    const migrator = new Migrator({
-      db,
-      provider: cairnMigrations({ tablePrefix: prefix }),
-      migrationTableName: `${prefix}migrations`,
-      migrationLockTableName: `${prefix}migrations_lock`,
-    });
     try {
       assert.equal((await migrator.migrateTo(CAIRN_MIGRATION_NAMES[3])).error, undefined);
       const store = createKyselyStore({ db, tablePrefix: prefix });

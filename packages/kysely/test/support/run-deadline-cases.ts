@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { Migrator } from 'kysely/migration';
-import { CAIRN_MIGRATION_NAMES, cairnMigrations, createKyselyStore } from '../../src/index.js';
+import { CAIRN_MIGRATION_NAMES, createKyselyStore } from '../../src/index.js';
 import { dropPrefix } from './harness.js';
+import { prefixedMigrator } from './prefixed-migrator.js';
 import type { Target } from './targets.js';
 
 const T0 = 1_750_000_000_000;
@@ -17,13 +17,7 @@ const T0 = 1_750_000_000_000;
 export function runDeadlineMigrationCase(target: Target): void {
   it('cairn_0004_run_deadline upgrades a database at cairn_0003_step_turn; old runs have no deadline or reason; down and up again', async () => {
     const db = await target.open();
-    const prefix = `t${randomUUID().slice(0, 8)}_`;
-    const migrator = new Migrator({
-      db,
-      provider: cairnMigrations({ tablePrefix: prefix }),
-      migrationTableName: `${prefix}migrations`,
-      migrationLockTableName: `${prefix}migrations_lock`,
-    });
+    const { prefix, migrator } = prefixedMigrator(db);
     try {
       assert.equal((await migrator.migrateTo(CAIRN_MIGRATION_NAMES[2])).error, undefined);
       const store = createKyselyStore({ db, tablePrefix: prefix });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { Migrator } from 'kysely/migration';
 import { CairnError } from '@cairn/core';
-import { CAIRN_MIGRATION_NAMES, cairnMigrations, createKyselyStore, migrateToLatest } from '../../src/index.js';
+import { CAIRN_MIGRATION_NAMES, createKyselyStore, migrateToLatest } from '../../src/index.js';
 import { keyHash } from '../../src/codec/text.js';
 import { STEP_COLUMNS_0001, tableNames } from '../../src/schema/tables.js';
 import { dropPrefix } from './harness.js';
+import { prefixedMigrator } from './prefixed-migrator.js';
 import type { Target } from './targets.js';
 
 const T0 = 1_750_000_000_000;
@@ -23,13 +23,7 @@ const saysMigrate = (error: unknown) =>
 export function stepTurnMigrationCase(target: Target): void {
   it('cairn_0003_step_turn upgrades a database at cairn_0002_step_routines; the steps it held keep their data, without turn; down and up again', async () => {
     const db = await target.open();
-    const prefix = `t${randomUUID().slice(0, 8)}_`;
-    const migrator = new Migrator({
-      db,
-      provider: cairnMigrations({ tablePrefix: prefix }),
-      migrationTableName: `${prefix}migrations`,
-      migrationLockTableName: `${prefix}migrations_lock`,
-    });
+    const { prefix, migrator } = prefixedMigrator(db);
     try {
       assert.equal((await migrator.migrateTo(CAIRN_MIGRATION_NAMES[1])).error, undefined);
       const store = createKyselyStore({ db, tablePrefix: prefix });
