@@ -5,20 +5,8 @@
  * `{ stop: true }`. It must survive the server's restart: the driver fails if it exits.
  */
 import { openEngine, type OutageConfig } from './common.js';
+import { runWorkerProcess } from '../proof/worker-process.js';
 
 const config = JSON.parse(process.env.CAIRN_OUTAGE_CONFIG ?? '{}') as OutageConfig;
 
-async function main(): Promise<void> {
-  const opened = await openEngine(config, `outage-worker:${process.pid}`);
-  await opened.engine.start();
-  process.on('message', (message) => {
-    if (!(message as { stop?: boolean }).stop) return;
-    void opened.close().then(() => process.exit(0));
-  });
-  process.send?.({ ready: true });
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runWorkerProcess(() => openEngine(config, `outage-worker:${process.pid}`));

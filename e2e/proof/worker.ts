@@ -4,20 +4,8 @@
  * stops on `{ stop: true }`. The driver SIGKILLs some of these mid-run.
  */
 import { openEngine, type ProofConfig } from './common.js';
+import { runWorkerProcess } from './worker-process.js';
 
 const config = JSON.parse(process.env.CAIRN_PROOF_CONFIG ?? '{}') as ProofConfig;
 
-async function main(): Promise<void> {
-  const opened = await openEngine(config, `proof-worker:${process.pid}`);
-  await opened.engine.start();
-  process.on('message', (message) => {
-    if (!(message as { stop?: boolean }).stop) return;
-    void opened.close().then(() => process.exit(0));
-  });
-  process.send?.({ ready: true });
-}
-
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runWorkerProcess(() => openEngine(config, `proof-worker:${process.pid}`));
