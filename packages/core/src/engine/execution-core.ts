@@ -1,0 +1,349 @@
+import { CairnError } from '../errors/cairn-error.js';
+import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
+import type { Json } from '../model/json.js';
+import type { RunRecord } from '../model/run.js';
+import type { NewStep, StepKind, StepRecord, StepTransition } from '../model/step.js';
+import { toJsonRoundTrip } from '../serialization/json-value.js';
+import type { WorkflowDefinition } from './define-workflow.js';
+import type { EngineRuntime } from './engine-runtime.js';
+import type { FaultPoint } from './fault-point.js';
+import { cancelledError, INFRA_CODES, type Outcome, type Site } from './execution-outcome.js';
+import { TurnScheduler } from './turn-scheduler.js';
+import type { Compensation } from './compensation.js';
+
+// Returned by primitives that cannot continue in this execution; never settles, so the handler
+// simply stops there (the next execution replays past it).
+export const NEVER: Promise<never> = new Promise(() => {});
+// Thrown inside a primitive to unwind it when it must wait; turned into NEVER by `guard`.
+export const SUSPEND = Symbol('suspend');
+
+/** One primitive call: its number in call order, and the delivery turn it reserved, if any. */
+export interface Call {
+  no: number;
+  turn: number | undefined;
+}
+
+/**
+ * A primitive's outcome and the turn in which workflow code may see it. `key`: the recorded step it
+ * replays (its turn waits for it).
+ */
+export type Delivery = { turn: number; key?: string; onDeliver?: () => void } & ({ ok: true; value: unknown } | { ok: false; error: unknown });
+
+/**
+ * The machinery every primitive of an execution shares: the recorded history, the turn scheduler,
+ * the guard around each call, key assignment and its checks, fenced writes, and how an execution
+ * ends. `ExecutionSteps` adds the task steps and the saga; `Execution` the rest of the primitives.
+ */
+export class ExecutionCore {
+  protected readonly recorded = new Map<string, StepRecord>();
+  protected readonly recordedBySeq = new Map<number, StepRecord>();
+  protected readonly occurrences = new Map<string, number>();
+  protected readonly abort = new AbortController();
+  protected readonly stateOverlay = new Map<string, Json>();
+  protected readonly children = new Set<string>();
+  /** Keys called in this execution (a recorded turn must not wait for a key never called). */
+  protected readonly calledKeys = new Set<string>();
+  /** Per event name, the next message a wait or a select takes (see `reserveMessage`). */
+  protected readonly messageCursor = new Map<string, number>();
+  /** The highest position the history recorded a call at (-1: none). */
+  protected readonly maxRecordedSeq: number;
+  /** New outcomes waiting for the replay to catch up with the history (see `claim`). */
+  protected readonly catchUpWaiters: (() => void)[] = [];
+  protected stateSnapshot: Record<string, Json> | undefined;
+  protected callIndex = 0;
+  protected callNo = 0;
+  protected inflight = 0;
+  protected readonly turns: TurnScheduler;
+  protected readonly wakeTimes: number[] = [];
+  protected waiting = false;
+  protected finishing = false;
+  protected closed = false;
+  protected cancelled: boolean;
+  /** What ends the run once `cancelled`: CANCELLED (with the cancel's reason) or DEADLINE_EXCEEDED. */
+  protected cancelError: CairnError;
+  protected fatal: CairnError | undefined;
+  /** `compensate` closures of the task steps called in this execution, by step key (see `saga`). */
+  protected readonly compensations = new Map<string, Compensation>();
+  /** The saga began: inline steps of this execution record no further outcome. */
+  protected sealed = false;
+  /** Aborts compensation bodies when the execution ends (`abort` fires at cancellation already). */
+  protected readonly sagaAbort = new AbortController();
+  protected settleOutcome: ((outcome: Outcome) => void) | undefined;
+
+  constructor(
+    protected readonly rt: EngineRuntime,
+    protected readonly run: RunRecord,
+    steps: readonly StepRecord[],
+    protected readonly def: WorkflowDefinition<any, any>,
+    protected readonly probeKey?: string,
+  ) {
+    for (const step of steps) {
+      this.recorded.set(step.key, step);
+      // Compensation steps share their step's seq; the position check only covers primary calls.
+      if (!step.key.endsWith(':compensate')) this.recordedBySeq.set(step.seq, step);
+    }
+    this.cancelled = run.cancelRequested && probeKey === undefined;
+    this.cancelError = cancelledError(run.id, run.cancelReason);
+    this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress, () => this.releaseCaughtUp());
+    this.maxRecordedSeq = Math.max(-1, ...this.recordedBySeq.keys());
+  }
+
+
+  /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
+  crash(error: unknown): void {
+    this.settle({ kind: 'crashed', error });
+  }
+
+  protected settle(outcome: Outcome): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.turns.stop();
+    if (!this.abort.signal.aborted) this.abort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
+    if (!this.sagaAbort.signal.aborted) this.sagaAbort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
+    this.settleOutcome?.(outcome);
+  }
+
+
+  /**
+   * Wraps every primitive: refuses work once the execution ended, counts calls whose outcome the
+   * code has not seen yet, and hands each outcome over in its turn (see TurnScheduler). Errors
+   * raised before the primitive touched the store (bad arguments) reach the code at once.
+   */
+  protected guard<T>(body: (call: Call) => Promise<Delivery>): Promise<T> {
+    if (this.closed) return NEVER;
+    if (this.fatal) return Promise.reject(this.fatal);
+    if (this.cancelled) return Promise.reject(this.cancelError);
+    if (this.turns.drained && this.inflight > 0) {
+      // The code resumed outside any turn (it awaited a timer or I/O rather than a primitive)
+      // while other branches wait for outcomes: where this call falls among theirs depends on
+      // timing, so no replay could give every call its own record. Refuse before anything is written.
+      this.fatal = new CairnError(
+        'NON_DETERMINISM',
+        `Run ${this.run.id}: a primitive was called after the workflow awaited something other than a Cairn primitive while other branches were in flight; its place among their calls cannot be replayed. Move that asynchronous work into a ctx.step.`,
+        { data: { runId: this.run.id } },
+      );
+      return Promise.reject(this.fatal);
+    }
+    const call: Call = { no: this.callNo++, turn: undefined };
+    this.inflight++;
+    let promise: Promise<Delivery>;
+    try {
+      promise = body(call);
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
+    return new Promise<T>((resolve, reject) => {
+      promise.then(
+        (delivery) => {
+          if (this.closed) return;
+          if (delivery.turn <= this.turns.turn) {
+            this.fatal = new CairnError(
+              'NON_DETERMINISM',
+              `Run ${this.run.id}: step ${JSON.stringify(delivery.key)} was delivered in turn ${delivery.turn} of the recorded execution, but this replay reached its call only in turn ${this.turns.turn}. The workflow code changed under a running run; register the new code as a new version.`,
+              { data: { runId: this.run.id, key: delivery.key ?? null } },
+            );
+            this.inflight--;
+            reject(this.fatal);
+            return;
+          }
+          const settle = () => {
+            this.inflight--;
+            if (this.closed) return;
+            // Bookkeeping that must happen exactly when the code sees the outcome (a select
+            // taking a message), on every execution alike.
+            delivery.onDeliver?.();
+            if (delivery.ok) resolve(delivery.value as T);
+            else reject(delivery.error);
+          };
+          const options: { expected: boolean; key?: string } = { expected: call.turn === delivery.turn };
+          if (delivery.key !== undefined) options.key = delivery.key;
+          if (call.turn !== undefined && call.turn !== delivery.turn) this.turns.cancel(call.turn);
+          this.turns.ready(delivery.turn, call.no, settle, options);
+        },
+        (error: unknown) => {
+          this.inflight--;
+          if (call.turn !== undefined) this.turns.cancel(call.turn);
+          else this.turns.advance();
+          if (error === SUSPEND || this.closed) return;
+          if (CairnError.is(error) && INFRA_CODES.has(error.code)) return this.crash(error);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /**
+   * Reserves the next delivery turn for this call's outcome, before the write that records it. An
+   * outcome new to this execution waits until the replay has caught up with the history: every
+   * recorded call made again and every recorded turn handed over. Why: the previous execution may
+   * have gone on past its last recorded turn with outcomes nothing records (state reads and
+   * writes), and recorded calls made in those turns must fall where they fell then.
+   */
+  protected async claim(call: Call): Promise<number> {
+    if (call.turn !== undefined) return call.turn;
+    if (!this.caughtUp()) {
+      await new Promise<void>((resolve) => this.catchUpWaiters.push(resolve));
+      if (this.closed) throw SUSPEND;
+      if (call.turn !== undefined) return call.turn;
+    }
+    call.turn = this.turns.nextTurn();
+    this.turns.expect(call.turn);
+    return call.turn;
+  }
+
+  /** Every recorded call was made again and every recorded turn handed over. */
+  protected caughtUp(): boolean {
+    return this.callIndex > this.maxRecordedSeq && this.turns.turn >= this.turns.maxRecorded;
+  }
+
+  /** Lets outcomes that waited for the replay to catch up take their turns. */
+  protected releaseCaughtUp(): void {
+    if (this.catchUpWaiters.length === 0 || !this.caughtUp()) return;
+    for (const resolve of this.catchUpWaiters.splice(0)) resolve();
+  }
+
+  /**
+   * An outcome nothing records (a state read or write): the code sees it in the turn after the
+   * call, on every execution alike.
+   */
+  protected claimNext(call: Call): number {
+    call.turn = this.turns.turn + 1;
+    this.turns.expect(call.turn);
+    return call.turn;
+  }
+
+  /** The code is quiet and no turn can start: suspend if every branch waits on the store. */
+  protected quiet(): void {
+    if (this.closed || this.finishing) return;
+    if (this.inflight > 0) {
+      // The next recorded turn waits for a call the code has not made, although the code is quiet
+      // and, with other outcomes still to come, could only make it in a turn (a call from outside
+      // any turn is refused then): this replay has left the recorded path. Fail instead of holding
+      // the lease for ever.
+      let missing = this.turns.awaitedNext().find((key) => !this.calledKeys.has(key));
+      if (missing === undefined && this.catchUpWaiters.length > 0 && this.turns.turn >= this.turns.maxRecorded && !this.turns.hasOutcomesComing()) {
+        // New outcomes wait for recorded calls that the quiet code will not make.
+        for (let seq = this.callIndex; seq <= this.maxRecordedSeq && missing === undefined; seq += 1) missing = this.recordedBySeq.get(seq)?.key;
+      }
+      if (missing === undefined) return;
+      if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
+      const step = this.recorded.get(missing);
+      this.fatal = new CairnError(
+        'NON_DETERMINISM',
+        `Run ${this.run.id}: the history has ${step?.kind} ${JSON.stringify(missing)} at #${step?.seq}, but this replay never called it (it is quiet in turn ${this.turns.turn}). The workflow code changed under a running run; register the new code as a new version.`,
+        { data: { runId: this.run.id, seq: step?.seq ?? null, expected: missing, actual: null } },
+      );
+      this.settle({ kind: 'failed', error: toErrorRecord(this.fatal) });
+      return;
+    }
+    // Nothing in flight and no branch waiting: the handler is awaiting its own async work
+    // between primitives and will call the next one (or return) later. A probe must wait for
+    // it like an execution does, not declare the queued step unreachable.
+    if (!this.waiting) return;
+    if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
+    const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
+    this.settle({ kind: 'suspended', wakeAt });
+  }
+
+  /** Unwinds the current primitive: this branch waits until `wakeAt` (or for news, if undefined). */
+  protected suspend(wakeAt: number | undefined): never {
+    this.waiting = true;
+    if (wakeAt !== undefined) this.wakeTimes.push(wakeAt);
+    throw SUSPEND;
+  }
+
+  /** Assigns the call its key and position and checks them against what was recorded. */
+  protected begin(kind: StepKind, name: string): Site {
+    if (typeof name !== 'string' || name.length === 0 || name.length > 500) {
+      throw new CairnError('INVALID_INPUT', `A step name must be a non-empty string of at most 500 characters`);
+    }
+    if (/#\d+$/.test(name) || name.endsWith(':compensate')) {
+      throw new CairnError('INVALID_INPUT', `Step name ${JSON.stringify(name)} is reserved (it ends like a generated key)`);
+    }
+    const occurrence = (this.occurrences.get(name) ?? 0) + 1;
+    this.occurrences.set(name, occurrence);
+    const key = occurrence === 1 ? name : `${name}#${occurrence}`;
+    const seq = this.callIndex++;
+    const recorded = this.recorded.get(key);
+    const atSeq = this.recordedBySeq.get(seq);
+    if ((recorded && (recorded.kind !== kind || recorded.seq !== seq)) || (!recorded && atSeq)) {
+      const found = recorded ?? atSeq;
+      this.fatal = new CairnError(
+        'NON_DETERMINISM',
+        `Run ${this.run.id}: call #${seq} is ${kind} ${JSON.stringify(key)}, but the history has ${found?.kind} ${JSON.stringify(found?.key)} at #${found?.seq}. The workflow code changed under a running run; register the new code as a new version.`,
+        { data: { runId: this.run.id, seq, expected: found?.key ?? null, actual: key } },
+      );
+      throw this.fatal;
+    }
+    this.calledKeys.add(key);
+    // Runs after this call's own synchronous part: an outcome released now takes the next turn.
+    if (this.catchUpWaiters.length > 0) queueMicrotask(() => this.releaseCaughtUp());
+    return { kind, name, key, seq, recorded };
+  }
+
+  protected fault(point: FaultPoint, stepKey?: string): void {
+    try {
+      this.rt.faults.hit(stepKey === undefined ? { point, runId: this.run.id } : { point, runId: this.run.id, stepKey });
+    } catch (error) {
+      this.crash(error);
+      throw SUSPEND;
+    }
+  }
+
+  /** Every store write of this execution goes through here: fenced, and refused once ended. */
+  protected async write<T>(op: (fence: number, now: number) => Promise<T>): Promise<T> {
+    if (this.closed) throw SUSPEND;
+    const result = await op(this.run.fence, this.rt.clock.now());
+    if (this.closed) throw SUSPEND;
+    return result;
+  }
+
+  protected insert(site: Site, step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'>): Promise<StepRecord> {
+    return this.write(async (fence, now) => {
+      const full: NewStep = { key: site.key, name: site.name, kind: site.kind, seq: site.seq, ...step };
+      return (await this.rt.store.steps.insert(this.run.id, fence, full, now)).step;
+    });
+  }
+
+  protected transition(transition: StepTransition): Promise<StepRecord> {
+    return this.write((fence, now) => this.rt.store.steps.transition(this.run.id, fence, transition, now));
+  }
+
+  protected payload(value: unknown, what: string): Json {
+    return toJsonRoundTrip(value, { what, maxBytes: this.rt.maxPayloadBytes }).value;
+  }
+
+  /**
+   * A step the history holds as finished: its outcome goes to the code in its recorded turn. A
+   * step finished without a turn (by a queued step worker, or before turns were recorded) is
+   * given one first, so every later execution delivers it at the same point.
+   */
+  protected async finished(call: Call, site: Site, step: StepRecord, outcome: () => Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>): Promise<Delivery> {
+    if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
+    // A probe writes nothing: this outcome was never delivered, so no call it knows of follows it.
+    if (this.probeKey !== undefined) this.suspend(undefined);
+    const turn = await this.claim(call);
+    await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
+    return { turn, ...(await outcome()) };
+  }
+
+  protected stepFailed(site: Site, error: Error): CairnError {
+    return new CairnError('STEP_FAILED', `Step ${JSON.stringify(site.key)} failed: ${error.message}`, {
+      cause: error,
+      data: { runId: this.run.id, key: site.key },
+    });
+  }
+
+  /** Probe mode: serve what is recorded (in its turn), wait on everything else. */
+  protected async replayOnly(call: Call, site: Site): Promise<Delivery> {
+    const step = site.recorded;
+    if (step?.turn === undefined) this.suspend(undefined);
+    if (step.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: step.output }));
+    if (step.status === 'failed') {
+      const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });
+      return this.finished(call, site, step, async () => ({ ok: false, error: step.kind === 'task' ? this.stepFailed(site, error) : error }));
+    }
+    this.suspend(undefined);
+  }
+
+}

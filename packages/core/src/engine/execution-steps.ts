@@ -1,0 +1,289 @@
+import { CairnError } from '../errors/cairn-error.js';
+import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
+import type { ErrorRecord } from '../model/error-record.js';
+import type { Json } from '../model/json.js';
+import type { StepRecord, StepTransition } from '../model/step.js';
+import { toMilliseconds } from './duration.js';
+import { decideRetry, type RetryDecision, type RetryPolicy, resolveStepRetry } from './retry-policy.js';
+import { runStepBody } from './run-step-body.js';
+import { ABANDON_GRACE, type Site, StepFailure } from './execution-outcome.js';
+import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
+import { type Compensation, type CompensationFailure, compensationKey, withCompensationFailures } from './compensation.js';
+import type { StepContext, StepOptions } from './workflow-context.js';
+import { type Call, type Delivery, ExecutionCore, SUSPEND } from './execution-core.js';
+
+/** Task steps (`ctx.step`: inline, queued, retries, compensations) and the saga a failed or cancelled run runs. */
+export class ExecutionSteps extends ExecutionCore {
+  /** Runs the saga for a failed run, then ends it failed with the error (naming failed compensations). */
+  protected async failAfterSaga(error: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<void> {
+    const runError = await this.saga(error, compensations);
+    if (runError !== undefined) this.settle({ kind: 'failed', error: runError });
+  }
+
+  /**
+   * The saga: undoes the run's succeeded steps by running their compensations in reverse call
+   * order (`seq`), each recorded once as `<key>:compensate` (a recorded one is not run again; one
+   * left `running` by a crash is abandoned and run again, so each runs at least once). A failing
+   * compensation is recorded `failed` and does not stop the others. Before a step is looked at,
+   * it is made final: inline steps of this execution record nothing more (`sealed`), and a step
+   * still pending (a concurrent branch, a queued attempt on another worker) is failed with the run
+   * error, by compare-and-set, so it can never succeed after its compensation was skipped.
+   * Resolves the run error with `data.compensationFailures`, or `undefined` when the execution
+   * ended otherwise meanwhile (crash, lost lease, a compensation waiting for its retry: suspended).
+   */
+  protected async saga(runError: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<ErrorRecord | undefined> {
+    this.sealed = true;
+    if (compensations.size === 0 || this.closed) return this.closed ? undefined : runError;
+    const error = fromErrorRecord(runError);
+    // Bodies of the workflow's own steps still running are of no use now: abort them.
+    if (!this.abort.signal.aborted) this.abort.abort(error);
+    for (;;) {
+      const failures: CompensationFailure[] = [];
+      try {
+        await this.sagaPass(runError, error, compensations, failures);
+        return this.closed ? undefined : withCompensationFailures(runError, failures);
+      } catch (failure) {
+        if (this.closed) return undefined;
+        if (failure !== SUSPEND) {
+          this.settle({ kind: 'crashed', error: failure });
+          return undefined;
+        }
+        const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
+        const now = this.rt.clock.now();
+        if (wakeAt === undefined || this.run.deadline === undefined || this.run.deadline > now) {
+          // A compensation waits for a retry due later: the run sleeps until then, and the next
+          // execution (replaying to the same failure, or cancelled again) resumes the saga.
+          this.settle({ kind: 'suspended', wakeAt });
+          return undefined;
+        }
+        // Past its deadline a run is woken at once (its wake time never passes the deadline), so
+        // suspending would spin through executions: wait for the retry here, holding the lease.
+        this.waiting = false;
+        this.wakeTimes.length = 0;
+        try {
+          await this.rt.clock.sleep(Math.max(0, wakeAt - now), this.sagaAbort.signal);
+        } catch {
+          return undefined;
+        }
+      }
+    }
+  }
+
+  /** One pass over the compensations, reading the steps afresh; throws SUSPEND when one must wait. */
+  protected async sagaPass(runError: ErrorRecord, error: Error, compensations: ReadonlyMap<string, Compensation>, failures: CompensationFailure[]): Promise<void> {
+    const steps = new Map((await this.rt.store.steps.load(this.run.id)).map((step) => [step.key, step]));
+    for (const entry of [...compensations.values()].sort((a, b) => b.site.seq - a.site.seq)) {
+      const step = await this.settleForSaga(steps.get(entry.site.key), runError);
+      if (step?.status !== 'succeeded') continue;
+      const key = compensationKey(entry.site.key);
+      const recorded = steps.get(key);
+      if (recorded?.status === 'succeeded') continue;
+      if (recorded?.status === 'failed') {
+        failures.push({ key, error: recorded.error ?? { name: 'Error', message: 'compensation failed' } });
+        continue;
+      }
+      const site: Site = { kind: 'task', name: compensationKey(entry.site.name), key, seq: entry.site.seq, recorded };
+      try {
+        await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaAbort.signal);
+      } catch (failure) {
+        if (!(failure instanceof StepFailure)) throw failure;
+        failures.push({ key, error: failure.record });
+      }
+    }
+  }
+
+  /**
+   * A step as the saga finds it, made final: a task step still pending (scheduled, running,
+   * waiting for a retry) is failed with the run error by compare-and-set; losing the race to its
+   * own result means it just became final, so it is read again.
+   */
+  protected async settleForSaga(step: StepRecord | undefined, runError: ErrorRecord): Promise<StepRecord | undefined> {
+    for (let tries = 0; step !== undefined && step.status !== 'succeeded' && step.status !== 'failed'; tries += 1) {
+      const from = { status: [step.status], attempt: step.attempt };
+      const transition: StepTransition =
+        step.status === 'running'
+          ? { key: step.key, from, to: { status: 'failed', error: runError, wakeAt: null }, endAttempt: { status: 'abandoned', error: runError } }
+          : { key: step.key, from, to: { status: 'failed', error: runError, wakeAt: null } };
+      try {
+        return await this.transition(transition);
+      } catch (error) {
+        if (!CairnError.is(error, 'STEP_CONFLICT') || tries >= 5) throw error;
+        step = (await this.rt.store.steps.load(this.run.id)).find((s) => s.key === step?.key);
+      }
+    }
+    return step;
+  }
+
+  protected async taskStep(call: Call, name: string, fn: (s: StepContext) => unknown, options: StepOptions): Promise<Delivery> {
+    checkIdentifier('ctx.step name', name, IDENTIFIER_LIMITS.stepName);
+    if (typeof fn !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): the body must be a function`);
+    const policy = resolveStepRetry(options, this.rt.defaultRetry);
+    const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of step ${JSON.stringify(name)}`);
+    // `null` means "not set", as for every other step option (and as `compensate` always did).
+    const compensate = options.compensate ?? undefined;
+    if (compensate !== undefined && typeof compensate !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): compensate must be a function`);
+    const site = this.begin('task', name);
+    // Known from the call on, whatever the step's state: the saga decides from the store which ones run.
+    if (compensate !== undefined) this.compensations.set(site.key, { site, compensate, policy, timeoutMs });
+    if (this.probeKey !== undefined) {
+      if (site.key !== this.probeKey) return this.replayOnly(call, site);
+      this.settle({ kind: 'probe-hit', fn, policy, timeoutMs });
+      throw SUSPEND;
+    }
+    const recorded = site.recorded;
+    if (recorded?.status === 'failed') {
+      return this.finished(call, site, recorded, async () => ({ ok: false, error: this.failStep(site, recorded.error) }));
+    }
+    if (recorded?.status === 'succeeded') return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
+    const queued = recorded ? recorded.queued : options.queued === true;
+    try {
+      const value = queued ? await this.queuedTask(call, site, policy) : await this.inlineTask(site, fn, policy, timeoutMs, call);
+      return { turn: await this.claim(call), ok: true, value };
+    } catch (error) {
+      if (error instanceof StepFailure) {
+        const turn = await this.claim(call);
+        return { turn, ok: false, error: this.failStep(site, error.record) };
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * A step failed for good: returns the STEP_FAILED error the code sees. The step is not
+   * compensated: it did not complete (its compensation undoes a success, in the run's saga).
+   */
+  protected failStep(site: Site, record: ErrorRecord | undefined): CairnError {
+    const error = fromErrorRecord(record ?? { name: 'Error', message: 'step failed' });
+    return this.stepFailed(site, error);
+  }
+
+  /**
+   * Runs the step body inline until it succeeds or fails for good. `call`: the workflow call whose
+   * outcome this is (its terminal write reserves the delivery turn); absent for a compensation,
+   * whose outcome the code never sees. `signal`: what aborts the body besides its timeout (a
+   * compensation runs after cancellation, so it has its own).
+   */
+  protected async inlineTask(site: Site, fn: (s: StepContext) => unknown, policy: RetryPolicy, timeoutMs: number | undefined, call: Call | undefined, signal: AbortSignal = this.abort.signal): Promise<Json | undefined> {
+    const worker = this.rt.workerId;
+    const turn = async () => (call === undefined ? {} : { turn: await this.claim(call) });
+    let step = site.recorded;
+    if (!step) {
+      step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
+      if (step.status !== 'running' || step.attempt !== 1) return this.inlineTask({ ...site, recorded: step }, fn, policy, timeoutMs, call, signal);
+    } else if (step.status === 'running') {
+      // We hold the lease, so whoever ran this attempt is gone: it was abandoned.
+      if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
+        const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
+        await this.transition({ key: site.key, from: { status: ['running'], attempt: step.attempt }, to: { status: 'failed', error, ...(await turn()) }, endAttempt: { status: 'abandoned', error } });
+        throw new StepFailure(error);
+      }
+      step = await this.transition({
+        key: site.key,
+        from: { status: ['running'], attempt: step.attempt },
+        to: { status: 'running', attempt: step.attempt + 1 },
+        endAttempt: { status: 'abandoned' },
+        startAttempt: { worker },
+      });
+    } else if (step.status === 'retry_wait') {
+      step = await this.awaitRetry(site, step, signal);
+    }
+    for (;;) {
+      const attempt = step.attempt;
+      const result = await runStepBody(this.rt.clock, fn, { runId: this.run.id, key: site.key, attempt }, timeoutMs, signal);
+      this.fault('after-step-body', site.key);
+      // The run's saga has begun: a workflow step's late outcome is not recorded (the saga failed
+      // the step, or is about to), so it can never succeed after its compensation was skipped.
+      if (this.sealed && call !== undefined) throw SUSPEND;
+      let output: Json | undefined;
+      // One decision for inline and queued steps (`decideRetry`): attempts left, not
+      // non-retryable, accepted by `retryIf`; the wait is `retryAfter` or the backoff.
+      let decision: RetryDecision = result.ok ? { retry: false } : decideRetry(policy, result.error, attempt, step.maxAttempts);
+      let failure = result.ok ? undefined : toErrorRecord(decision.retry ? result.error : (decision.error ?? result.error));
+      if (result.ok && result.value !== undefined) {
+        try {
+          output = this.payload(result.value, `output of step ${JSON.stringify(site.key)}`);
+        } catch (error) {
+          // Retrying cannot make a value serialisable: fail without further attempts.
+          failure = toErrorRecord(error);
+          decision = { retry: false };
+        }
+      }
+      const from = { status: ['running' as const], attempt };
+      if (failure === undefined) {
+        this.fault('before-checkpoint', site.key);
+        const to = output === undefined ? { status: 'succeeded' as const, ...(await turn()) } : { status: 'succeeded' as const, output, ...(await turn()) };
+        await this.transition({ key: site.key, from, to, endAttempt: { status: 'succeeded' } });
+        this.fault('after-checkpoint', site.key);
+        return output;
+      }
+      if (this.cancelled && call !== undefined) throw this.cancelError;
+      if (decision.retry) {
+        const wakeAt = this.rt.clock.now() + decision.delayMs;
+        this.fault('before-checkpoint', site.key);
+        step = await this.transition({ key: site.key, from, to: { status: 'retry_wait', wakeAt }, endAttempt: { status: 'failed', error: failure } });
+        this.fault('after-checkpoint', site.key);
+        step = await this.awaitRetry(site, step, signal);
+        continue;
+      }
+      this.fault('before-checkpoint', site.key);
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: failure, ...(await turn()) }, endAttempt: { status: 'failed', error: failure } });
+      this.fault('after-checkpoint', site.key);
+      throw new StepFailure(failure);
+    }
+  }
+
+  /** Waits out a retry delay in place when short, else suspends; then opens the next attempt. */
+  protected async awaitRetry(site: Site, step: StepRecord, signal: AbortSignal): Promise<StepRecord> {
+    const wait = (step.wakeAt ?? 0) - this.rt.clock.now();
+    if (wait > this.rt.timings.inlineRetryMaxMs) this.suspend(step.wakeAt);
+    if (wait > 0) await this.rt.clock.sleep(wait, signal);
+    return this.transition({
+      key: site.key,
+      from: { status: ['retry_wait'], attempt: step.attempt },
+      to: { status: 'running', attempt: step.attempt + 1, wakeAt: null },
+      startAttempt: { worker: this.rt.workerId },
+    });
+  }
+
+  /** A step whose body runs on the step queue: record the dispatch, send it, watch it. */
+  protected async queuedTask(call: Call, site: Site, policy: RetryPolicy): Promise<Json | undefined> {
+    const { dispatchTimeoutMs } = this.rt.timings;
+    const now = this.rt.clock.now();
+    let step = site.recorded;
+    if (!step) {
+      step = await this.insert(site, { status: 'scheduled', queued: true, maxAttempts: policy.maxAttempts, wakeAt: now + dispatchTimeoutMs });
+      await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, step.attempt);
+      this.suspend(step.wakeAt);
+    }
+    const due = step.wakeAt === undefined || step.wakeAt <= now;
+    if (!due) this.suspend(step.wakeAt);
+    const from = { status: [step.status], attempt: step.attempt };
+    let next: StepTransition;
+    if (step.status === 'scheduled') {
+      next = { key: site.key, from, to: { status: 'scheduled', wakeAt: now + dispatchTimeoutMs } };
+    } else if (step.status === 'running') {
+      if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
+        const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
+        await this.queuedWrite({ key: site.key, from, to: { status: 'failed', error, turn: await this.claim(call) }, endAttempt: { status: 'abandoned', error } });
+        throw new StepFailure(error);
+      }
+      next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs }, endAttempt: { status: 'abandoned' } };
+    } else {
+      next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs } };
+    }
+    const written = await this.queuedWrite(next);
+    await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, written.attempt);
+    this.suspend(written.wakeAt);
+  }
+
+  /** A write racing the step worker: losing the race only means the step moved on; look again soon. */
+  protected async queuedWrite(transition: StepTransition): Promise<StepRecord> {
+    try {
+      return await this.transition(transition);
+    } catch (error) {
+      if (CairnError.is(error, 'STEP_CONFLICT')) this.suspend(this.rt.clock.now());
+      throw error;
+    }
+  }
+
+}
