@@ -262,7 +262,7 @@ export class Execution extends ExecutionSteps {
    */
   private async childStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions, what = 'ctx.child'): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
-    const childDef = this.rt.registry.forStart(childName);
+    this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
     if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier(`${what} options.name`, options.name, IDENTIFIER_LIMITS.stepName);
     const site = this.begin('child', options.name ?? `child:${childName}`);
     if (this.probeKey !== undefined) return this.replayOnly(call, site);
@@ -278,21 +278,8 @@ export class Execution extends ExecutionSteps {
     const { childBackstopMs } = this.rt.timings;
     if (!step) {
       const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
-      const { run: child } = await this.write((_fence, now) =>
-        this.rt.store.runs.create(
-          {
-            id: uuidv7(now),
-            workflow: childName,
-            version: childDef.version,
-            input: childInput,
-            parent: { runId: this.run.id, stepKey: site.key },
-            // Makes the create idempotent across a crash before the step is recorded.
-            idempotencyKey: `$child:${this.run.id}:${site.key}`,
-            ...childStart(this.run.deadline, childDef.options.deadline, now + this.rt.timings.startGraceMs, now),
-          },
-          now,
-        ),
-      );
+      // Idempotent across a crash before the step is recorded.
+      const { run: child } = await this.createRun(childName, childInput, `$child:${this.run.id}:${site.key}`, { parent: { runId: this.run.id, stepKey: site.key }, deadline: 'inherit' });
       this.fault('before-checkpoint', site.key);
       step = await this.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
       this.fault('after-checkpoint', site.key);
@@ -336,7 +323,7 @@ export class Execution extends ExecutionSteps {
    */
   private async startChildStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: StartChildOptions): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
-    const childDef = this.rt.registry.forStart(childName);
+    this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
     if (options.name !== undefined) checkIdentifier('ctx.startChild options.name', options.name, IDENTIFIER_LIMITS.stepName);
     const site = this.begin('child', options.name ?? `startChild:${childName}`);
     if (this.probeKey !== undefined) return this.replayOnly(call, site);
@@ -354,21 +341,9 @@ export class Execution extends ExecutionSteps {
       return this.finished(call, site, recorded, async () => ({ ok: true, value: id }));
     }
     const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
-    const { run: child } = await this.write((_fence, now) =>
-      this.rt.store.runs.create(
-        {
-          id: uuidv7(now),
-          workflow: childName,
-          version: childDef.version,
-          input: childInput,
-          // Makes the create idempotent across a crash before the step is recorded.
-          idempotencyKey: `$child:${this.run.id}:${site.key}`,
-          // Detached: bound by its own workflow's default deadline only, not by this run's.
-          ...childStart(undefined, childDef.options.deadline, now + this.rt.timings.startGraceMs, now),
-        },
-        now,
-      ),
-    );
+    // Idempotent across a crash before the step is recorded. Detached: no parent, and bound by its
+    // own workflow's default deadline only, not by this run's.
+    const { run: child } = await this.createRun(childName, childInput, `$child:${this.run.id}:${site.key}`, { deadline: 'own' });
     const turn = await this.claim(call);
     this.fault('before-checkpoint', site.key);
     await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: child.id, output: child.id, turn });
@@ -419,24 +394,10 @@ export class Execution extends ExecutionSteps {
     if (this.probeKey !== undefined) this.suspend(undefined);
     let successorId = site.recorded?.childRunId;
     if (successorId === undefined) {
-      const def = this.rt.registry.forStart(this.run.workflow);
-      const { run: successor } = await this.write((_fence, now) =>
-        this.rt.store.runs.create(
-          {
-            id: uuidv7(now),
-            workflow: this.run.workflow,
-            version: def.version,
-            input: json,
-            // One successor, whatever crashes: a repeated create returns the first one.
-            idempotencyKey: `$continue:${this.run.id}`,
-            // A child that continues as new stays its parent's child: the successor's end wakes it.
-            ...(this.run.parent === undefined ? {} : { parent: this.run.parent }),
-            ...(this.run.deadline === undefined ? {} : { deadline: this.run.deadline }),
-            wakeAt: now + this.rt.timings.startGraceMs,
-          },
-          now,
-        ),
-      );
+      // One successor, whatever crashes: a repeated create returns the first one. A child that
+      // continues as new stays its parent's child (the successor's end wakes it), and the chain
+      // keeps the run's deadline.
+      const { run: successor } = await this.createRun(this.run.workflow, json, `$continue:${this.run.id}`, { ...(this.run.parent === undefined ? {} : { parent: this.run.parent }), deadline: 'keep' });
       await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
       await this.rt.dispatchRun(successor.id, successor.workflow);
       successorId = successor.id;
@@ -483,23 +444,9 @@ export class Execution extends ExecutionSteps {
     const children = new Map<string, string>();
     for (const alt of alts) {
       if (alt.kind !== 'child') continue;
-      const def = this.rt.registry.forStart(alt.workflow);
       const input = this.payload(alt.input, `input of child ${JSON.stringify(alt.workflow)}`);
-      const { run: child, created } = await this.write((_fence, now) =>
-        this.rt.store.runs.create(
-          {
-            id: uuidv7(now),
-            workflow: alt.workflow,
-            version: def.version,
-            input,
-            parent: { runId: this.run.id, stepKey: site.key },
-            // One child per alternative, whatever crashes; each look finds the same one.
-            idempotencyKey: `$child:${this.run.id}:${site.key}/${alt.key}`,
-            wakeAt: now + this.rt.timings.startGraceMs,
-          },
-          now,
-        ),
-      );
+      // One child per alternative, whatever crashes; each look finds the same one.
+      const { run: child, created } = await this.createRun(alt.workflow, input, `$child:${this.run.id}:${site.key}/${alt.key}`, { parent: { runId: this.run.id, stepKey: site.key }, deadline: 'inherit' });
       children.set(alt.key, child.id);
       this.children.add(child.id);
       if (created) await this.rt.dispatchRun(child.id, child.workflow);
@@ -550,5 +497,23 @@ export class Execution extends ExecutionSteps {
       run = await this.rt.store.runs.get(next);
     }
     return run;
+  }
+
+  /**
+   * Creates a run this run starts — a child, a detached child, a successor — once: `idempotencyKey`
+   * makes a repeated create (after a crash) return the first run. Its deadline: `inherit`, the
+   * earlier of this run's and its workflow's default; `own`, its workflow's default only; `keep`,
+   * this run's. Its `wakeAt` (the start grace) is never later than its deadline.
+   */
+  private createRun(workflow: string, input: Json, idempotencyKey: string, how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' }): Promise<{ run: RunRecord; created: boolean }> {
+    const def = this.rt.registry.forStart(workflow);
+    return this.write((_fence, now) => {
+      const grace = now + this.rt.timings.startGraceMs;
+      const timing =
+        how.deadline === 'keep'
+          ? childStart(this.run.deadline, undefined, grace, now)
+          : childStart(how.deadline === 'inherit' ? this.run.deadline : undefined, def.options.deadline, grace, now);
+      return this.rt.store.runs.create({ id: uuidv7(now), workflow, version: def.version, input, idempotencyKey, ...(how.parent ? { parent: how.parent } : {}), ...timing }, now);
+    });
   }
 }
