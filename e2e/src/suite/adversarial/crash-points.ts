@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, type FaultInjector, type FaultPoint, type FaultSite, type WorkflowDefinition } from '@cairn/core';
-import { FAULT_POINTS, SimulatedCrash } from '@cairn/core/testing';
+import { defineWorkflow, type FaultPoint, type WorkflowDefinition } from '@cairn/core';
+import { FAULT_POINTS } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld } from '../engine/engine-world.js';
+import { CrashOnceAtSite } from '../fixtures/crash-at.js';
 import { assertEachStepOnce } from './duplicate-delivery.js';
 
 const EXPECTED_OUTPUT = { a: 1, q: 2, p1: 3, p2: 4 };
@@ -23,26 +24,11 @@ function crashWorkflow(ran: Record<string, number>): WorkflowDefinition<null, un
   });
 }
 
-/** Records every fault site and crashes at the first hit of one (point, step key) pair. */
-class CrashOnce implements FaultInjector {
-  readonly hits: FaultSite[] = [];
-  crashed: FaultSite | undefined;
-  constructor(private readonly target?: { point: FaultPoint; stepKey: string | undefined }) {}
-  hit(site: FaultSite): void {
-    this.hits.push(site);
-    if (this.crashed || !this.target) return;
-    if (site.point === this.target.point && site.stepKey === this.target.stepKey) {
-      this.crashed = site;
-      throw new SimulatedCrash(site);
-    }
-  }
-}
-
 const siteName = (site: { point: FaultPoint; stepKey?: string | undefined }) => `${site.point}${site.stepKey === undefined ? ' (run)' : ` (step ${site.stepKey})`}`;
 
 async function crashAndRecover(env: CaseEnv, point: FaultPoint): Promise<void> {
   // A clean run first, to learn every site where this point is hit.
-  const probe = new CrashOnce();
+  const probe = new CrashOnceAtSite();
   const dry = await engineWorld(env, [crashWorkflow({})], { faults: probe });
   const dryRun = await dry.runToEnd((await dry.engine.startRun('crashy', null)).id);
   assert.deepEqual(dryRun.output, EXPECTED_OUTPUT);
@@ -53,7 +39,7 @@ async function crashAndRecover(env: CaseEnv, point: FaultPoint): Promise<void> {
   for (const target of sites) {
     const ran: Record<string, number> = {};
     const wf = crashWorkflow(ran);
-    const faults = new CrashOnce(target);
+    const faults = new CrashOnceAtSite(target);
     const w = await engineWorld(env, [wf], { faults });
     const handle = await w.engine.startRun(wf, null);
     await w.runUntil(`a crash at ${siteName(target)}`, async () => faults.crashed !== undefined);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { CairnError, defineEvent, defineWorkflow, type FaultInjector, type FaultPoint, type FaultSite, type Json } from '@cairn/core';
-import { SimulatedCrash } from '@cairn/core/testing';
+import { CairnError, defineEvent, defineWorkflow, type FaultPoint, type Json } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
+import { CrashOnceAtSite } from '../fixtures/crash-at.js';
 import { uuidv7 } from '../fixtures/uuid-v7.js';
 import { engineWorld } from './engine-world.js';
 
@@ -25,26 +25,11 @@ const loopsOverMessages = (name: string, count: number) =>
 
 const stored = (seq: number) => ({ delivered: true, duplicate: false, seq });
 
-/** Crashes at the first hit of one (point, step key) pair; records every site. */
-class CrashOnce implements FaultInjector {
-  readonly hits: FaultSite[] = [];
-  crashed: FaultSite | undefined;
-  constructor(private readonly target?: { point: FaultPoint; stepKey: string | undefined }) {}
-  hit(site: FaultSite): void {
-    this.hits.push(site);
-    if (this.crashed || !this.target) return;
-    if (site.point === this.target.point && site.stepKey === this.target.stepKey) {
-      this.crashed = site;
-      throw new SimulatedCrash(site);
-    }
-  }
-}
-
 /** Names both ends must refuse: generated-key endings and names too long for the wait's key. */
 const RESERVED_EVENT_NAMES = ['order#42', 'order#1', 'pay:compensate', 'e'.repeat(495), 'e'.repeat(10_000)];
 
 async function crashDuringMessages(env: CaseEnv, point: FaultPoint): Promise<void> {
-  const probe = new CrashOnce();
+  const probe = new CrashOnceAtSite();
   const dry = await engineWorld(env, [loopsOverMessages('event-crash', 3)], { faults: probe });
   const dryRun = (await dry.engine.startRun('event-crash', null)).id;
   for (const n of [1, 2, 3]) await dry.engine.sendEvent(dryRun, 'msg', { n });
@@ -55,7 +40,7 @@ async function crashDuringMessages(env: CaseEnv, point: FaultPoint): Promise<voi
 
   for (const stepKey of sites) {
     const wf = loopsOverMessages('event-crash', 3);
-    const faults = new CrashOnce({ point, stepKey });
+    const faults = new CrashOnceAtSite({ point, stepKey });
     const w = await engineWorld(env, [wf], { faults });
     const handle = await w.engine.startRun(wf, null);
     // One message before the run starts waiting, the others while it waits or after the crash.
