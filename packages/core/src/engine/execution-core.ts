@@ -77,15 +77,19 @@ export class ExecutionCore {
     protected readonly def: WorkflowDefinition<any, any>,
     protected readonly probeKey?: string,
   ) {
+    let maxSeq = -1;
     for (const step of steps) {
       this.recorded.set(step.key, step);
       // Compensation steps share their step's seq; the position check only covers primary calls.
-      if (!step.key.endsWith(':compensate')) this.recordedBySeq.set(step.seq, step);
+      if (step.key.endsWith(':compensate')) continue;
+      this.recordedBySeq.set(step.seq, step);
+      maxSeq = Math.max(maxSeq, step.seq);
     }
     this.cancelled = run.cancelRequested && probeKey === undefined;
     this.cancelError = cancelledError(run.id, run.cancelReason);
     this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress, () => this.releaseCaughtUp());
-    this.maxRecordedSeq = Math.max(-1, ...this.recordedBySeq.keys());
+    // Computed in the loop: spreading a long history into Math.max overflows the call stack.
+    this.maxRecordedSeq = maxSeq;
   }
 
 
