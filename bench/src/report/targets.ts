@@ -18,6 +18,16 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         enforced: true,
       });
     }
+    if (b.latency) {
+      const { inline, queued } = b.latency.readsPerResult;
+      out.push({
+        target: 'no store read by result() of a run executing in the same process',
+        subject: b.title,
+        measured: `${fmt(inline, 2)} runs.get per result() (inline start); ${fmt(queued, 2)} when started on the local queue`,
+        holds: inline === 0,
+        enforced: true,
+      });
+    }
     if (b.replay) {
       const reads = b.replay.sizes.map((s) => s.stepReadRoundTrips);
       const loads = b.replay.sizes.map((s) => s.stepLoads);

@@ -20,6 +20,12 @@ export interface LatencyResult {
   /** Worst completion → result() of those 10-step runs. */
   tenStepWorstLagMs: number;
   tenStepReps: number;
+  /**
+   * Store reads (`runs.get`) per `result()` made by the engine executing the run: inline starts
+   * (the sameProcess samples), and queued starts on the local queue (result() called right after
+   * startRun, before the worker has claimed the run). Counts, checked in every mode.
+   */
+  readsPerResult: { inline: number; queued: number };
 }
 
 export interface LatencyOptions {
@@ -68,7 +74,10 @@ export async function resultLatency(backend: BackendInstance, options: LatencyOp
       }
       return out;
     };
+    const reads = () => probe.calls.get('runs.get') ?? 0;
+    const readsBefore = reads();
     const sameProcess = stats(await measure(engine, 1));
+    const inlineReads = (reads() - readsBefore) / (options.samples + options.warmup);
     const polling = stats(await measure(client, 1));
     // The documented call as users make it: result() is called right away and waits.
     const tenSteps = async (mode: 'inline' | 'queued') => {
@@ -83,7 +92,9 @@ export async function resultLatency(backend: BackendInstance, options: LatencyOp
       return { total: median(samples.map((s) => s.total)), lag: Math.max(...samples.map((s) => s.lag)) };
     };
     const inline = await tenSteps('inline');
+    const queuedBefore = reads();
     const queued = await tenSteps('queued');
+    const queuedReads = (reads() - queuedBefore) / (options.reps + options.warmup);
     return {
       sameProcess,
       polling,
@@ -91,6 +102,7 @@ export async function resultLatency(backend: BackendInstance, options: LatencyOp
       queuedStartToResultMs: queued.total,
       tenStepWorstLagMs: Math.max(inline.lag, queued.lag),
       tenStepReps: options.reps,
+      readsPerResult: { inline: inlineReads, queued: queuedReads },
     };
   } finally {
     probe.trackRuns = false;

@@ -65,4 +65,6 @@ export interface EngineRuntime {
   dispatchStep(runId: string, workflow: string, key: string, attempt: number): Promise<void>;
   /** Tells in-process result waiters that a run ended. */
   notifyFinished(run: RunRecord): void;
+  /** Tells in-process result waiters that this process's execution of a run stopped (ended or not). */
+  executionLeft(runId: string): void;
 }

@@ -152,8 +152,9 @@ export interface Engine {
   startRun<I, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: StartOptions): Promise<RunHandle<O>>;
   /**
    * Resolves with the output of a completed run; throws `RUN_FAILED` / `RUN_CANCELLED` (cause: the
-   * run's error), `RUN_NOT_FOUND`, or `RESULT_TIMEOUT`. Polls from ~10 ms up to `pollIntervalMs`
-   * and resolves at once when the run ends in this process.
+   * run's error), `RUN_NOT_FOUND`, or `RESULT_TIMEOUT`. While this process executes the run it
+   * makes no store read and resolves at once when the run ends here; otherwise (the run is
+   * suspended, or executes elsewhere) it polls the store from ~10 ms up to `pollIntervalMs`.
    */
   result<O = unknown>(runId: string, options?: { timeout?: Duration }): Promise<O>;
   /**
@@ -290,7 +291,7 @@ export function createEngine(options: EngineOptions): Engine {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const recoveryIntervalMs = options.recoveryIntervalMs ?? 2000;
   const workerId = options.workerId === undefined ? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}` : checkIdentifier('createEngine workerId', options.workerId, IDENTIFIER_LIMITS.workerId);
-  const waiter = new ResultWaiter();
+  const waiter = new ResultWaiter((runId) => rt.executing.has(runId));
   const groupOf = (workflow: string) => {
     const tier = registry.current(workflow)?.options.tier;
     return strategy === 'shared-groups' ? { group: tier === undefined ? { id: workflow } : { id: workflow, tier } } : {};
@@ -332,6 +333,7 @@ export function createEngine(options: EngineOptions): Engine {
     dispatchStep: (runId, workflow, key, attempt) =>
       send(queuesFor(workflow).step, { runId, workflow, key, attempt } satisfies StepJob as unknown as Json, { ...groupOf(workflow), dedupeKey: `step:${runId}:${key}:${attempt}` }),
     notifyFinished: (run) => waiter.notify(run),
+    executionLeft: (runId) => waiter.left(runId),
   };
 
   const workers: QueueWorker[] = [];

@@ -35,6 +35,7 @@ export async function executeRun(rt: EngineRuntime, runId: string): Promise<void
   } finally {
     rt.executing.delete(runId);
     rt.rerun.delete(runId);
+    rt.executionLeft(runId);
   }
 }
 

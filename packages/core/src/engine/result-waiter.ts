@@ -8,16 +8,35 @@ import type { WorkflowStore } from '../store/workflow-store.js';
 // milliseconds, long runs cost one read per ceiling interval.
 const FIRST_POLL_MS = 10;
 
-/** Waits for runs to end: in-process notifications first, store polling with backoff otherwise. */
+/** One waiter of a run: told when the run ends here, or when its execution here ends. */
+interface Listener {
+  ended(run: RunRecord): void;
+  left(): void;
+}
+
+/**
+ * Waits for runs to end: in-process notifications first, store polling with backoff otherwise.
+ * While this process executes the run, the waiter makes no store read at all: the execution
+ * tells it when the run ends (`notify`) or when the execution stops without ending it (`left`:
+ * suspended, crashed, lease lost), and only then does it look at the store again.
+ */
 export class ResultWaiter {
-  private readonly listeners = new Map<string, Set<(run: RunRecord) => void>>();
+  private readonly listeners = new Map<string, Set<Listener>>();
+
+  /** @param executingHere - true while this process has an execution of the run in flight. */
+  constructor(private readonly executingHere: (runId: string) => boolean) {}
 
   /** Called when a run ended in this process. */
   notify(run: RunRecord): void {
     const set = this.listeners.get(run.id);
     if (!set) return;
     this.listeners.delete(run.id);
-    for (const listener of set) listener(run);
+    for (const listener of set) listener.ended(run);
+  }
+
+  /** Called when this process's execution of a run stopped, whether or not the run ended. */
+  left(runId: string): void {
+    for (const listener of this.listeners.get(runId) ?? []) listener.left();
   }
 
   /**
@@ -30,9 +49,12 @@ export class ResultWaiter {
     // next poll (which can be a whole pollIntervalMs away).
     let ended: RunRecord | undefined;
     let wakeUp: (() => void) | undefined;
-    const listener = (run: RunRecord) => {
-      ended = run;
-      wakeUp?.();
+    const listener: Listener = {
+      ended: (run) => {
+        ended = run;
+        wakeUp?.();
+      },
+      left: () => wakeUp?.(),
     };
     const set = this.listeners.get(runId) ?? new Set();
     set.add(listener);
@@ -40,15 +62,23 @@ export class ResultWaiter {
     try {
       let delay = FIRST_POLL_MS;
       for (;;) {
+        if (!ended && this.executingHere(runId)) {
+          // The execution here will say when it ends or leaves: wait for that (or the timeout),
+          // then look again with the fastest poll, as for a run just started.
+          const remaining = deadline - clock.now();
+          if (remaining <= 0) throw new CairnError('RESULT_TIMEOUT', `Run ${runId} is still executing`, { data: { runId, status: 'running' } });
+          await this.pause(clock, remaining, (wake) => (wakeUp = wake));
+          wakeUp = undefined;
+          delay = FIRST_POLL_MS;
+          continue;
+        }
         const run = ended ?? (await store.runs.get(runId));
         if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
         if (isTerminalRunStatus(run.status)) return settle(run);
         if (ended) return settle(ended);
         const remaining = deadline - clock.now();
         if (remaining <= 0) throw new CairnError('RESULT_TIMEOUT', `Run ${runId} is still ${run.status}`, { data: { runId, status: run.status } });
-        const controller = new AbortController();
-        wakeUp = () => controller.abort();
-        await clock.sleep(Math.min(delay, remaining), controller.signal).catch(() => {});
+        await this.pause(clock, Math.min(delay, remaining), (wake) => (wakeUp = wake));
         wakeUp = undefined;
         delay = Math.min(delay * 2, options.pollIntervalMs);
       }
@@ -56,6 +86,17 @@ export class ResultWaiter {
       set.delete(listener);
       if (set.size === 0 && this.listeners.get(runId) === set) this.listeners.delete(runId);
     }
+  }
+
+  /** Sleeps up to `ms` (`Infinity`: until woken), ending early when `arm`'s wake-up is called. */
+  private async pause(clock: Clock, ms: number, arm: (wake: () => void) => void): Promise<void> {
+    const controller = new AbortController();
+    arm(() => controller.abort());
+    if (ms === Number.POSITIVE_INFINITY) {
+      await new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
+      return;
+    }
+    await clock.sleep(ms, controller.signal).catch(() => {});
   }
 }
 
