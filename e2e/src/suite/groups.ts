@@ -16,6 +16,7 @@ import type { CaseGroup } from './case.js';
 import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
 import { deadlinesGroup } from './engine/deadlines.js';
+import { doctorGroup } from './engine/doctor.js';
 import { childrenGroup } from './engine/children.js';
 import { continueAsNewGroup } from './engine/continue-as-new.js';
 import { selectGroup } from './engine/select.js';
@@ -66,6 +67,7 @@ export const engineGroups: readonly CaseGroup[] = [
   versionsEngineGroup,
   stateEngineGroup,
   recoveryGroup,
+  doctorGroup,
 ];
 
 /** Layer 3: adversarial cases. */

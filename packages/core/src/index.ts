@@ -34,6 +34,8 @@ export type {
   StoreCapabilities,
   Fence,
 } from './store/workflow-store.js';
+export type { DoctorFinding, DoctorSeverity, StoreDoctorOptions, StoreDoctorResult } from './store/store-doctor.js';
+export type { DoctorOptions, DoctorReport, DoctorThresholds, DoctorLimits } from './engine/doctor/doctor-options.js';
 export { encodeRunCursor, decodeRunCursor, normaliseListLimit } from './store/run-cursor.js';
 export type { RunCursor } from './store/run-cursor.js';
 export { newStepRecord } from './store/new-step-record.js';

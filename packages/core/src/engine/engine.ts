@@ -32,6 +32,8 @@ import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution-outcome.js';
 import { wakeParent } from './wake-parent.js';
 import { type DeadlineInput, earliest, resolveDeadline } from './run-deadline.js';
+import type { DoctorOptions, DoctorReport } from './doctor/doctor-options.js';
+import { runDoctor } from './doctor/run-doctor.js';
 
 // The longest cancel reason, in UTF-16 code units (stored as text on every backend).
 const MAX_CANCEL_REASON = 1000;
@@ -194,6 +196,18 @@ export interface Engine {
   deleteRun(runId: string, options?: { force?: boolean }): Promise<boolean>;
   /** One pass of the recovery loop: dispatches every run whose timer is due or whose lease expired. Returns how many. */
   recover(): Promise<number>;
+  /**
+   * Looks for what is stuck or inconsistent in the store — runs whose lease expired and nobody
+   * took over, runs due and never dispatched, queued steps no worker started, parents not woken
+   * by their ended child, orphaned children, runs pinned to versions no engine registered, waits
+   * nothing can end, and the backend's own drift (`WorkflowStore.doctor`) — and says what each
+   * means. Bounded: every read is indexed and capped by `limits` (a capped read is named in
+   * `truncated`). Read-only unless `fix: true`, which repairs only what is safe (dispatch a stuck
+   * run or step, wake a parent, drop dangling index entries) and marks each repaired finding
+   * `fixed`. Bad options reject with `INVALID_INPUT`. Works without `start()` (no workers needed);
+   * a repair that dispatches goes through this engine's queue. See docs/operating.md.
+   */
+  doctor(options?: DoctorOptions): Promise<DoctorReport>;
   /** This process's worker id. */
   readonly workerId: string;
   /**
@@ -366,6 +380,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   const engine: Engine = {
     workerId,
+    doctor: (doctorOptions) => runDoctor(rt, clock.now(), doctorOptions),
     get turnsInProgress() {
       return rt.turnsInProgress.count;
     },

@@ -10,6 +10,7 @@ import type {
 } from '../model/run.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
+import type { StoreDoctorOptions, StoreDoctorResult } from './store-doctor.js';
 
 /**
  * The fencing token a write carries: the run's `fence` from the claim that produced it, or
@@ -201,6 +202,15 @@ export interface WorkflowStore {
   readonly events: EventStore;
   readonly versions: VersionStore;
   readonly history: HistoryStore;
+  /**
+   * Optional: the backend's own consistency check, called by `engine.doctor()`. It looks for drift
+   * the generic checks cannot see (index entries without their record, records missing from an
+   * index...), examining at most `options.limit` entries per structure (never a full scan: it
+   * reports a structure it stopped walking in `truncated`), and with `options.fix` repairs what is
+   * safe and marks those findings `fixed`. Read-only without `fix`. Codes start with the backend's
+   * name. A backend without drift to look for leaves it out. See docs/writing-a-backend.md.
+   */
+  doctor?(options: StoreDoctorOptions): Promise<StoreDoctorResult>;
   /** Releases what the store itself created (never a client the user passed in). */
   close(): Promise<void>;
 }
