@@ -8,6 +8,7 @@ import { scriptsFor } from './scripts/index.js';
 import { createEventStore, createStateStore } from './state-event-store.js';
 import { createHistoryStore, createStepStore } from './step-store.js';
 import { createVersionStore } from './version-store.js';
+import { redisDoctor } from './doctor.js';
 
 /** Options of `createRedisStore`. */
 export interface RedisStoreOptions {
@@ -90,6 +91,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     events: createEventStore(ctx),
     versions: createVersionStore(ctx),
     history: createHistoryStore(ctx),
+    doctor: redisDoctor(ctx),
     async close() {
       // The client belongs to the caller; the store holds nothing else.
     },

@@ -2,25 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
 import { scriptsFor } from '../src/scripts/index.js';
+import { crashBefore } from './support/crash-before.js';
 import { keysOf, skip, withStore } from './support/fixture.js';
 import { newRun, T0 } from './support/runs.js';
 
 const split = scriptsFor('split');
-
-/**
- * Makes the client drop the given scripts, as if the process had died right after the run write
- * (before its index write). Returns a function that heals it.
- */
-function crashBefore(client: Redis, shas: string[]): () => void {
-  const original = client.call.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  (client as unknown as { call: (...args: unknown[]) => Promise<unknown> }).call = (...args: unknown[]) => {
-    if (args[0] === 'EVALSHA' && shas.includes(String(args[1]))) return Promise.reject(new Error('simulated crash'));
-    return original(...args);
-  };
-  return () => {
-    (client as unknown as { call: typeof original }).call = original;
-  };
-}
 
 describe('cluster mode: stale indexes after a crash between run write and index write', { skip }, () => {
   it('a run whose index write was lost is still found by findDue, then the index is repaired', async () => {
