@@ -7,6 +7,7 @@ import { guard } from './errors.js';
 import { createEventStore } from './event-store.js';
 import { createHistoryStore } from './history-store.js';
 import { RUN_INDEXES, VERSION_INDEXES } from './indexes.js';
+import { mongoDoctor } from './doctor.js';
 import { createRunStore } from './run-store.js';
 import { createStateStore } from './state-store.js';
 import { createStepStore } from './step-store.js';
@@ -82,6 +83,7 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
     events: createEventStore(ctx),
     versions: createVersionStore(ctx),
     history: createHistoryStore(ctx),
+    doctor: mongoDoctor(ctx),
     server: () => ctx.server(),
     init: () =>
       guard('init', async () => {
