@@ -6,7 +6,7 @@ export interface BenchConfig {
   latency: { samples: number; maxWorkMs: number; warmup: number; reps: number };
   floor: { steps: number; warmup: number; reps: number };
   localThroughput: { runs: number; steps: number; concurrency: number; reps: number };
-  processThroughput: { runs: number; steps: number; concurrency: number; workers: number[] };
+  processThroughput: { runs: number; steps: number; concurrency: number; workers: number[]; idleMs: number };
   fairness: { smallRuns: number; ratio: number; workMs: number; concurrency: number; groupConcurrency: number };
 }
 
@@ -17,7 +17,7 @@ export const FULL: BenchConfig = {
   latency: { samples: 100, maxWorkMs: 40, warmup: 3, reps: 11 },
   floor: { steps: 100, warmup: 2, reps: 9 },
   localThroughput: { runs: 200, steps: 3, concurrency: 10, reps: 3 },
-  processThroughput: { runs: 600, steps: 3, concurrency: 10, workers: [1, 2, 4] },
+  processThroughput: { runs: 600, steps: 3, concurrency: 10, workers: [1, 2, 4, 8], idleMs: 5000 },
   fairness: { smallRuns: 5, ratio: 100, workMs: 2, concurrency: 10, groupConcurrency: 5 },
 };
 
@@ -28,6 +28,6 @@ export const SMOKE: BenchConfig = {
   latency: { samples: 3, maxWorkMs: 5, warmup: 1, reps: 1 },
   floor: { steps: 10, warmup: 1, reps: 2 },
   localThroughput: { runs: 10, steps: 2, concurrency: 4, reps: 1 },
-  processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [2] },
+  processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [1, 2], idleMs: 1000 },
   fairness: { smallRuns: 1, ratio: 20, workMs: 1, concurrency: 4, groupConcurrency: 2 },
 };

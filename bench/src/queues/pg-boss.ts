@@ -1,4 +1,5 @@
 import { createPgBossQueue } from '@cairn/queue-pg-boss';
+import { openPostgresRequestCounter } from './postgres-request-counter.js';
 import type { QueueAdapter } from './types.js';
 
 /** pg-boss on the bench's durable PostgreSQL (schema `cairn_bench`), paired with the PostgreSQL store. */
@@ -8,4 +9,5 @@ export const pgBossQueue: QueueAdapter = {
   async create(url) {
     return createPgBossQueue({ connectionString: url, schema: 'cairn_bench', onError: () => {} });
   },
+  openRequestCounter: openPostgresRequestCounter,
 };

@@ -1,5 +1,6 @@
 import type { Queue } from '@cairn/core';
 import type { BackendName } from '../backends/types.js';
+import type { RequestCounter } from './request-counter.js';
 
 /** A distributed queue the bench runs worker processes on. */
 export interface QueueAdapter {
@@ -8,4 +9,6 @@ export interface QueueAdapter {
   readonly store: BackendName;
   /** Opens the queue on the server at `url` (the same server as its store). */
   create(url: string): Promise<Queue>;
+  /** Counts the requests its server receives from every process (queue and store alike). */
+  openRequestCounter(url: string): Promise<RequestCounter>;
 }

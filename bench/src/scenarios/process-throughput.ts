@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { BackendInstance } from '../backends/types.js';
 import type { QueueAdapter } from '../queues/types.js';
+import { sleep } from '../stats.js';
 import { benchEngine, queuedWorkflow } from './workflows.js';
 import type { WorkerConfig } from '../workers/worker-config.js';
 
@@ -11,7 +12,24 @@ export interface ProcessThroughputResult {
   runs: number;
   stepsPerRun: number;
   concurrency: number;
-  byWorkers: { workers: number; runsPerSecond: number; seconds: number }[];
+  byWorkers: WorkerCountResult[];
+  /** How long the idle window of each round lasted (requests then are divided by it). */
+  idleSeconds: number;
+}
+
+/** One round: N worker processes. Requests are counted by the server, from every process. */
+export interface WorkerCountResult {
+  workers: number;
+  runsPerSecond: number;
+  seconds: number;
+  /** Server requests (PostgreSQL statements, Redis commands) from submit to the last result, per run. */
+  requestsPerRun: number;
+  /** The most frequent requests of that window, per run. */
+  topPerRun: { request: string; perRun: number }[];
+  /** Requests per second with every engine idle (workers started, nothing to do). */
+  idleRequestsPerSecond: number;
+  /** The most frequent idle requests, per second. */
+  idleTop: { request: string; perSecond: number }[];
 }
 
 export interface ProcessThroughputOptions {
@@ -19,6 +37,8 @@ export interface ProcessThroughputOptions {
   steps: number;
   concurrency: number;
   workers: readonly number[];
+  /** The idle window after each round, in milliseconds. */
+  idleMs: number;
 }
 
 const WORKER = fileURLToPath(new URL('../workers/worker-process.ts', import.meta.url));
@@ -67,10 +87,12 @@ export async function processThroughput(backend: BackendInstance, queue: QueueAd
     const children: ChildProcess[] = [];
     const q = await queue.create(url);
     const client = benchEngine(await opened.peer(), { queue: q, queuePrefix, pollIntervalMs: 200 });
+    const counter = await queue.openRequestCounter(url);
     try {
       // One after another: the first worker to start creates the queue's tables or keys.
       for (let i = 0; i < workers; i++) children.push(await startWorker(config));
       await client.start({ workers: false });
+      await counter.reset();
       const t0 = Date.now();
       const ids: string[] = [];
       for (let i = 0; i < options.runs; i++) ids.push((await client.startRun(queuedWorkflow, { steps: options.steps })).id);
@@ -78,13 +100,28 @@ export async function processThroughput(backend: BackendInstance, queue: QueueAd
       let last = 0;
       for (const id of ids) last = Math.max(last, (await client.getRun(id))?.updatedAt ?? 0);
       const seconds = (last - t0) / 1000;
-      byWorkers.push({ workers, runsPerSecond: options.runs / seconds, seconds });
+      const busy = await counter.read();
+      // Nothing left to do: what every engine and queue client costs the server while idle.
+      await counter.reset();
+      await sleep(options.idleMs);
+      const idle = await counter.read();
+      const perSecond = 1000 / options.idleMs;
+      byWorkers.push({
+        workers,
+        runsPerSecond: options.runs / seconds,
+        seconds,
+        requestsPerRun: busy.total / options.runs,
+        topPerRun: busy.top.map((t) => ({ request: t.request, perRun: t.count / options.runs })),
+        idleRequestsPerSecond: idle.total * perSecond,
+        idleTop: idle.top.map((t) => ({ request: t.request, perSecond: t.count * perSecond })),
+      });
     } finally {
+      await counter.close();
       await Promise.all(children.map(stopWorker));
       await client.stop();
       await q.close();
       await opened.close();
     }
   }
-  return { queue: queue.name, store: backend.title, runs: options.runs, stepsPerRun: options.steps, concurrency: options.concurrency, byWorkers };
+  return { queue: queue.name, store: backend.title, runs: options.runs, stepsPerRun: options.steps, concurrency: options.concurrency, byWorkers, idleSeconds: options.idleMs / 1000 };
 }

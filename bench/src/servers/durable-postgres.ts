@@ -77,8 +77,9 @@ export async function startDurablePostgres(log: (line: string) => void): Promise
     await execFileAsync(initCmd, initArgs, { cwd: dir, env: { ...process.env, LC_ALL: 'C' } });
     const port = await freePort();
     // Durability settings are left at their defaults on purpose (fsync, synchronous_commit,
-    // full_page_writes all on).
-    const [cmd, args] = wrap(join(bin, 'postgres'), ['-D', data, '-c', 'listen_addresses=127.0.0.1', '-p', String(port), '-k', dir, '-c', 'max_connections=200']);
+    // full_page_writes all on). pg_stat_statements is preloaded so the worker-process scenario can
+    // count every statement the server receives, from every process.
+    const [cmd, args] = wrap(join(bin, 'postgres'), ['-D', data, '-c', 'listen_addresses=127.0.0.1', '-p', String(port), '-k', dir, '-c', 'max_connections=200', '-c', 'shared_preload_libraries=pg_stat_statements']);
     const started = Date.now();
     child = spawn(cmd, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], detached: false });
     let stderr = '';

@@ -1,0 +1,31 @@
+import { Redis } from 'ioredis';
+import type { RequestCounter } from './request-counter.js';
+
+/**
+ * Commands counted by Redis (INFO commandstats), by command name. A Lua script is one `evalsha`
+ * (the commands it runs inside are not requests). The counter's own INFO and CONFIG are left out.
+ */
+export async function openRedisRequestCounter(url: string): Promise<RequestCounter> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => {});
+  await redis.connect();
+  return {
+    async reset() {
+      await redis.config('RESETSTAT');
+    },
+    async read() {
+      const info = await redis.info('commandstats');
+      const rows: { request: string; count: number }[] = [];
+      for (const line of info.split('\n')) {
+        const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+        if (!m || m[1] === 'info' || m[1]!.startsWith('config')) continue;
+        rows.push({ request: m[1]!, count: Number(m[2]) });
+      }
+      rows.sort((a, b) => b.count - a.count);
+      return { total: rows.reduce((sum, r) => sum + r.count, 0), top: rows.slice(0, 8) };
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
