@@ -88,6 +88,11 @@ export const doctorGroup: CaseGroup = caseGroup('engine.doctor', 'engine: the do
     const report = await ops.doctor();
     assert.deepEqual(found(report), [`run-not-dispatched ${id}`]);
     assert.match(report.findings[0]?.message ?? '', /never started/);
+    // From a process with no workers and no shared queue, a dispatch would reach nobody: not made.
+    const idle = await w.engine.doctor({ fix: true });
+    assert.deepEqual(idle.findings.map((f) => [f.code, f.fixed]), [['run-not-dispatched', false]]);
+    assert.match(idle.findings[0]?.action ?? '', /runs no workers/);
+    assert.equal(idle.remaining, 1);
     assertAllFixed(await ops.doctor({ fix: true }));
     assert.equal((await w.runToEnd(id)).output, 'ran');
     assertClean(await ops.doctor(), 'after the repair');
@@ -128,7 +133,12 @@ export const doctorGroup: CaseGroup = caseGroup('engine.doctor', 'engine: the do
     assert.equal((await w.raw.runs.get(id))?.status, 'waiting');
     const report = await w.engine.doctor();
     assert.deepEqual(found(report), [`parent-not-woken ${id}`]);
-    assertAllFixed(await w.engine.doctor({ fix: true }));
+    // The repair is the wake: made even from a process without workers (a CLI), after which the
+    // running engine's recovery loop dispatches the parent.
+    const cli = await w.startEngine([parent, kid], { noWorkers: true });
+    const fixed = await cli.doctor({ fix: true });
+    assertAllFixed(fixed);
+    assert.match(fixed.findings[0]?.action ?? '', /woke the run/);
     assert.equal((await w.runToEnd(id)).output, 'ended elsewhere');
     assertClean(await w.engine.doctor(), 'after the repair');
   }),

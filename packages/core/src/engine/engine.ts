@@ -204,8 +204,10 @@ export interface Engine {
    * means. Bounded: every read is indexed and capped by `limits` (a capped read is named in
    * `truncated`). Read-only unless `fix: true`, which repairs only what is safe (dispatch a stuck
    * run or step, wake a parent, drop dangling index entries) and marks each repaired finding
-   * `fixed`. Bad options reject with `INVALID_INPUT`. Works without `start()` (no workers needed);
-   * a repair that dispatches goes through this engine's queue. See docs/operating.md.
+   * `fixed`. Bad options reject with `INVALID_INPUT`. Works without `start()` (no workers needed).
+   * A repair that dispatches goes through this engine's queue, so it is made only when a worker can
+   * get the job: the queue was passed in (shared with workers) or this engine runs workers;
+   * otherwise the finding stays unfixed and its `action` says why. See docs/operating.md.
    */
   doctor(options?: DoctorOptions): Promise<DoctorReport>;
   /** This process's worker id. */
@@ -380,7 +382,12 @@ export function createEngine(options: EngineOptions): Engine {
 
   const engine: Engine = {
     workerId,
-    doctor: (doctorOptions) => runDoctor(rt, clock.now(), doctorOptions),
+    doctor: (doctorOptions) =>
+      runDoctor(
+        { store: rt.store, dispatchRun: rt.dispatchRun, dispatchStep: rt.dispatchStep, reachesWorkers: () => !ownsQueue || workers.length > 0 },
+        clock.now(),
+        doctorOptions,
+      ),
     get turnsInProgress() {
       return rt.turnsInProgress.count;
     },

@@ -7,7 +7,8 @@ import { ago, type DoctorContext } from './doctor-context.js';
  * ended (or was deleted) more than `childWakeMs` ago, and that is not due: the process that ended
  * the child died between the child's terminal write and waking the parent. The parent would look
  * again only at its backstop (`timings.childBackstopMs`, 1 h by default). Fix: wake the parent
- * (`runs.wake`, due now) and dispatch it; it replays and takes the child's outcome.
+ * (`runs.wake`, due now) and, when a worker can get it, dispatch it; it replays and takes the
+ * child's outcome.
  */
 export async function checkUnwokenParents(ctx: DoctorContext): Promise<DoctorFinding[]> {
   const findings: DoctorFinding[] = [];
@@ -33,10 +34,13 @@ export async function checkUnwokenParents(ctx: DoctorContext): Promise<DoctorFin
           `--fix wakes and dispatches it.`,
         fixable: true,
       };
+      // The wake alone is the repair: any running recovery loop dispatches a due run. The dispatch
+      // only saves that wait, when a worker can get it.
+      const dispatch = ctx.engine.reachesWorkers();
       findings.push(
-        await ctx.repair(finding, 'woke the run and dispatched it', async () => {
+        await ctx.repair(finding, dispatch ? 'woke the run (due now) and dispatched it' : 'woke the run (due now; the next recovery pass dispatches it)', async () => {
           await ctx.store.runs.wake(run.id, ctx.now);
-          await ctx.engine.dispatchRun(run.id, run.workflow);
+          if (dispatch) await ctx.engine.dispatchRun(run.id, run.workflow);
         }),
       );
       break;

@@ -9,7 +9,17 @@ export interface DoctorEngine {
   readonly store: WorkflowStore;
   dispatchRun(runId: string, workflow: string): Promise<void>;
   dispatchStep(runId: string, workflow: string, key: string, attempt: number): Promise<void>;
+  /**
+   * False when a dispatch would reach nobody: the engine's queue is its own in-process one and it
+   * runs no workers (a CLI with only a store). Repairs that need a dispatch are then not made.
+   */
+  reachesWorkers(): boolean;
 }
+
+/** Why a repair that needs a dispatch was not made (see `DoctorEngine.reachesWorkers`). */
+export const NO_WORKERS =
+  "not dispatched: this engine's queue is in-process and it runs no workers, so a job would reach nobody; run the doctor " +
+  'from a process whose engine runs workers, or give it the queue the workers use (pg-boss, BullMQ)';
 
 const ACTIVE = ['pending', 'running', 'waiting'] as const;
 // One page of the active-runs read (the store's largest page is 1000).
@@ -97,6 +107,12 @@ export class DoctorContext {
       this.steps.set(runId, load);
     }
     return load;
+  }
+
+  /** Like `repair`, for a repair that is a dispatch: not made (and said so) when no worker would get it. */
+  dispatchRepair(finding: DoctorFinding, action: string, dispatch: () => Promise<void>): Promise<DoctorFinding> {
+    if (this.fix && finding.fixable && !this.engine.reachesWorkers()) return Promise.resolve({ ...finding, fixed: false, action: NO_WORKERS });
+    return this.repair(finding, action, dispatch);
   }
 
   /**
