@@ -42,8 +42,25 @@ export const doctorGroup: CaseGroup = caseGroup('engine.doctor', 'engine: the do
     const w = await engineWorld(env, [wf]);
     await w.runToEnd((await w.engine.startRun(wf, null)).id);
     assertClean(await w.engine.doctor(), 'after a completed run');
-    for (const bad of [{ fix: 'yes' }, { now: -1 }, { thresholds: { overdueMs: -5 } }, { limits: { runs: 0 } }, { colour: true }]) {
-      await assert.rejects(w.engine.doctor(bad as never), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'), JSON.stringify(bad));
+    const bad: Array<[unknown, string]> = [
+      [{ fix: 'yes' }, 'doctor fix'],
+      [{ now: -1 }, 'doctor now'],
+      [{ thresholds: { overdueMs: -5 } }, 'doctor thresholds.overdueMs'],
+      [{ thresholds: { overdue: 5 } }, 'doctor thresholds'],
+      [{ limits: { runs: 0 } }, 'doctor limits.runs'],
+      [{ limits: { stepLoads: 1.5 } }, 'doctor limits.stepLoads'],
+      [{ colour: true }, 'doctor options'],
+      ['fix', 'doctor options'],
+    ];
+    for (const [options, argument] of bad) {
+      await w.settle();
+      w.store.reset();
+      await assert.rejects(
+        w.engine.doctor(options as never),
+        (error: unknown) => CairnError.is(error, 'INVALID_INPUT') && error.message.includes(argument),
+        JSON.stringify(options),
+      );
+      assert.deepEqual(w.store.calls, [], `${JSON.stringify(options)}: refused before any store call`);
     }
   }),
 
