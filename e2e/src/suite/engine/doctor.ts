@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { CairnError, defineWorkflow, uuidv7, type DoctorReport, type Engine, type WorkflowDefinition } from '@cairn/core';
-import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
+import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { CrashAt } from '../fixtures/crash-at.js';
 import { WORLD_TIMINGS, engineWorld, type EngineWorld } from './engine-world.js';
 
@@ -33,6 +33,20 @@ function assertAllFixed(report: DoctorReport): void {
     assert.equal(typeof finding.action, 'string');
   }
   assert.equal(report.remaining, 0);
+}
+
+/** A parent run waiting in `ctx.child` for a child that waits for the event `go`. */
+async function parentWithWaitingChild(env: CaseEnv, parentName: string, kidName: string) {
+  const kid = defineWorkflow(kidName, async (ctx) => ctx.waitForEvent('go'));
+  const parent = defineWorkflow(parentName, async (ctx) => ctx.child(kid, null));
+  const w = await engineWorld(env, [parent, kid]);
+  const { id } = await w.engine.startRun(parent, null);
+  let childId = '';
+  await w.runUntil('the child waits', async () => {
+    childId = (await w.raw.steps.load(id)).find((s) => s.kind === 'child')?.childRunId ?? '';
+    return childId !== '' && (await w.raw.steps.load(childId)).some((s) => s.kind === 'event');
+  });
+  return { w, parent, kid, id, childId };
 }
 
 /** Engine scenarios: the doctor finds each kind of stuck state made by real means, and repairs what is safe. */
@@ -133,15 +147,7 @@ export const doctorGroup: CaseGroup = caseGroup('engine.doctor', 'engine: the do
   }),
 
   conformanceCase('parent-not-woken: a parent whose child ended without waking it is reported, and --fix wakes it', async (env) => {
-    const kid = defineWorkflow('doc-kid', async (ctx) => ctx.waitForEvent('go'));
-    const parent = defineWorkflow('doc-parent', async (ctx) => ctx.child(kid, null));
-    const w = await engineWorld(env, [parent, kid]);
-    const { id } = await w.engine.startRun(parent, null);
-    let childId = '';
-    await w.runUntil('the child waits', async () => {
-      childId = (await w.raw.steps.load(id)).find((s) => s.kind === 'child')?.childRunId ?? '';
-      return childId !== '' && (await w.raw.steps.load(childId)).some((s) => s.kind === 'event');
-    });
+    const { w, parent, kid, id, childId } = await parentWithWaitingChild(env, 'doc-parent', 'doc-kid');
     // A process ends the child and dies before waking the parent (as a crash between the two would).
     const claimed = await w.raw.runs.claim(childId, 'doomed-worker', WORLD_TIMINGS.leaseMs, w.clock.now());
     assert.ok(claimed);
@@ -161,15 +167,7 @@ export const doctorGroup: CaseGroup = caseGroup('engine.doctor', 'engine: the do
   }),
 
   conformanceCase('child-orphaned: a child whose parent was deleted is reported; nothing is repaired', async (env) => {
-    const kid = defineWorkflow('doc-orphan', async (ctx) => ctx.waitForEvent('go'));
-    const parent = defineWorkflow('doc-deleted-parent', async (ctx) => ctx.child(kid, null));
-    const w = await engineWorld(env, [parent, kid]);
-    const { id } = await w.engine.startRun(parent, null);
-    let childId = '';
-    await w.runUntil('the child waits', async () => {
-      childId = (await w.raw.steps.load(id)).find((s) => s.kind === 'child')?.childRunId ?? '';
-      return childId !== '' && (await w.raw.steps.load(childId)).some((s) => s.kind === 'event');
-    });
+    const { w, id, childId } = await parentWithWaitingChild(env, 'doc-deleted-parent', 'doc-orphan');
     assert.equal(await w.engine.deleteRun(id, { force: true }), true);
     const later = w.clock.now() + LATE;
     const report = await w.engine.doctor({ now: later, fix: true });
