@@ -1,12 +1,12 @@
 // `pnpm demo`: an order workflow on a SQLite file that survives a SIGKILL of its worker process.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CairnError, createEngine, type RunRecord } from '@cairn/core';
 import { openSqliteStore } from '@cairn/kysely';
-import { formatTimeline } from './timeline.js';
+import { renderTimeline } from '@cairn/cli';
 import { executionsLog, order, ship } from './workflows.js';
 
 const dir = join(tmpdir(), `cairn-demo-${process.pid}`);
@@ -77,12 +77,11 @@ worker2.kill('SIGTERM');
 await new Promise((r) => worker2.once('exit', r));
 
 say('\n── timelines ─────────────────────────────────────────────────────────────');
-for (const id of [runA, runB.id]) {
-  say(await formatTimeline(engine, (await engine.getRun(id)) as RunRecord));
+const child = (await engine.steps(runA)).find((s) => s.kind === 'child');
+for (const id of [runA, runB.id, ...(child?.childRunId ? [child.childRunId] : [])]) {
+  say(renderTimeline(await engine.timeline(id)));
   say('');
 }
-const child = (await engine.steps(runA)).find((s) => s.kind === 'child');
-if (child?.childRunId) say(await formatTimeline(engine, (await engine.getRun(child.childRunId)) as RunRecord));
 
 // The proof, checked from the store and from the step bodies' own log (outside the engine).
 const log = readFileSync(executionsLog(dir), 'utf8').trim().split('\n').map((l) => l.split('\t'));
@@ -103,7 +102,8 @@ say('── what this proved ─────────────────
 for (const [claim, ok] of checks) say(`${ok ? '✔' : '✘'} ${claim}`);
 await engine.stop();
 await store.close();
-rmSync(dir, { recursive: true, force: true });
+// The SQLite file stays, for the command line to inspect.
+say(`\nInspect the runs with the cairn command line (the SQLite file is kept):\n  pnpm cairn show ${runA} --url sqlite:${db}\n  pnpm cairn runs --url sqlite:${db}`);
 if (checks.some(([, ok]) => !ok)) {
   say('\nThe demo did not prove what it should: that is a bug, please report it.');
   process.exit(1);

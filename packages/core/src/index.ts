@@ -85,6 +85,8 @@ export { MAX_SELECT_ALTERNATIVES } from './engine/select-alternatives.js';
 export type { SelectAlternative, SelectResult } from './engine/select-alternatives.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
 export type { DeadlineInput } from './engine/run-deadline.js';
+export { buildRunTimeline } from './engine/run-timeline.js';
+export type { RunTimeline, TimelineRun, TimelineStep, TimelineStepKind, TimelineAttempt, TimelineWait, TimelineChild } from './engine/run-timeline.js';
 export type { EngineLogger, EngineTimings } from './engine/engine-runtime.js';
 export { computeQueueNames } from './engine/queue-names.js';
 export type { QueueStrategy, WorkflowQueues } from './engine/queue-names.js';

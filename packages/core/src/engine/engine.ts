@@ -34,6 +34,7 @@ import { wakeParent } from './wake-parent.js';
 import { type DeadlineInput, earliest, resolveDeadline } from './run-deadline.js';
 import type { DoctorOptions, DoctorReport } from './doctor/doctor-options.js';
 import { runDoctor } from './doctor/run-doctor.js';
+import { buildRunTimeline, type RunTimeline } from './run-timeline.js';
 
 // The longest cancel reason, in UTF-16 code units (stored as text on every backend).
 const MAX_CANCEL_REASON = 1000;
@@ -188,6 +189,12 @@ export interface Engine {
   state(runId: string): Promise<Record<string, Json>>;
   /** Every attempt of every step, oldest first. */
   history(runId: string): Promise<HistoryEntry[]>;
+  /**
+   * The run's timeline as plain JSON (see `RunTimeline`): the run, every step with its attempts and
+   * waits, the children it started, its state. Four store reads (run, steps, attempts, state), in
+   * parallel, whatever the number of steps. `RUN_NOT_FOUND` when the run does not exist.
+   */
+  timeline(runId: string): Promise<RunTimeline>;
   /**
    * Deletes a finished run and everything it recorded; `force` also deletes an active run. Deleting
    * an active child run wakes its parent, which takes the child as ended (`CHILD_FAILED`, status
@@ -540,6 +547,13 @@ export function createEngine(options: EngineOptions): Engine {
       const [steps, attempts] = await Promise.all([rt.store.steps.load(runId), rt.store.history.list(runId)]);
       const byKey = new Map(steps.map((s) => [s.key, s]));
       return attempts.map((a) => ({ ...a, stepName: byKey.get(a.stepKey)?.name ?? a.stepKey, kind: byKey.get(a.stepKey)?.kind ?? 'task' }));
+    },
+
+    async timeline(rawRunId) {
+      const runId = checkRunId('timeline runId', rawRunId);
+      const [run, steps, attempts, state] = await Promise.all([rt.store.runs.get(runId), rt.store.steps.load(runId), rt.store.history.list(runId), rt.store.state.get(runId)]);
+      if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+      return buildRunTimeline(run, steps, attempts, state);
     },
 
     async deleteRun(rawRunId, rawDeleteOptions) {

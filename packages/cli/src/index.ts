@@ -1,0 +1,14 @@
+export { runCli, exitCodeOf } from './run-cli.js';
+export type { CliIo, CliContext, GlobalOptions } from './cli-context.js';
+export type { CliCommand } from './command.js';
+export { CliError } from './cli-error.js';
+export { EXIT } from './exit-codes.js';
+export type { ExitCode } from './exit-codes.js';
+export type { CairnConfig } from './connect/load-config.js';
+export { renderTimeline } from './render/timeline-view.js';
+export type { TimelineViewOptions } from './render/timeline-view.js';
+export { renderRunsTable } from './render/runs-table.js';
+export type { RunRow } from './render/runs-table.js';
+export { safeText, safeJson } from './render/safe-text.js';
+export { colors, colorEnabled } from './render/colors.js';
+export type { Colors } from './render/colors.js';

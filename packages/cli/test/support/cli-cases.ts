@@ -1,0 +1,196 @@
+// The CLI against one real store: runs in every status made by a real engine, then each command
+// run as a child process, and the store checked afterwards.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createEngine, type RunRecord, type WorkflowStore } from '@cairn/core';
+import { runCairn, type CairnResult } from './run-cairn.js';
+import { HOSTILE, seedRuns, type SeededRuns } from './seed-runs.js';
+
+/** A store the CLI reaches by `url`, and that the test opens itself to seed and check. */
+export interface CliTarget {
+  name: string;
+  /** Why it cannot run here (printed as the skip reason). */
+  skip?: string;
+  /** Prepares a fresh namespace; returns the --url and extra CLI arguments (e.g. --prefix). */
+  setup(): Promise<{ url: string; args: string[] }>;
+  /** Opens the store on that namespace (migrated). */
+  open(): Promise<WorkflowStore>;
+  teardown(): Promise<void>;
+}
+
+// Raw terminal controls must never reach stdout or stderr: ESC, BEL, 8-bit CSI, bidi override.
+const RAW_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+export function assertNoRawControls(result: CairnResult, what: string): void {
+  assert.doesNotMatch(result.stdout, RAW_CONTROLS, `${what}: stdout carries a raw control character`);
+  assert.doesNotMatch(result.stderr, RAW_CONTROLS, `${what}: stderr carries a raw control character`);
+}
+
+/** Every run id in the store, sorted (the "nothing changed" check). */
+async function allRuns(store: WorkflowStore): Promise<RunRecord[]> {
+  const out: RunRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.runs.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+    out.push(...page.runs);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return out.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export function cliCases(target: CliTarget): void {
+  describe(`cairn on ${target.name}`, { skip: target.skip ?? false }, () => {
+    let store: WorkflowStore;
+    let seeded: SeededRuns;
+    let base: string[];
+    const cairn = (...args: string[]) => runCairn([...base, ...args]);
+    const ok = async (...args: string[]) => {
+      const result = await cairn(...args);
+      assert.equal(result.code, 0, `cairn ${args.join(' ')} exited ${result.code}:\n${result.stderr}${result.stdout}`);
+      assertNoRawControls(result, `cairn ${args.join(' ')}`);
+      return result;
+    };
+
+    before(async () => {
+      const { url, args } = await target.setup();
+      base = ['--url', url, ...args];
+      store = await target.open();
+      seeded = await seedRuns(store);
+    });
+    after(async () => {
+      await store?.close();
+      await target.teardown();
+    });
+
+    it('runs: every run, newest first; filters by status (one or several), workflow and time; pages with --limit/--cursor', async () => {
+      const all = JSON.parse((await ok('runs', '--json', '--limit', '100')).stdout) as { runs: RunRecord[]; nextCursor?: string };
+      assert.deepEqual(all.runs.map((r) => r.id).sort(), [...seeded.all].sort());
+      assert.equal(all.nextCursor, undefined);
+      const failed = JSON.parse((await ok('runs', '--status', 'failed', '--json')).stdout) as { runs: RunRecord[] };
+      assert.deepEqual(failed.runs.map((r) => r.id).sort(), [seeded.byStatus.failed, seeded.hostile].sort());
+      const several = JSON.parse((await ok('runs', '--status', 'pending,running', '--status', 'cancelled', '--json')).stdout) as { runs: RunRecord[] };
+      assert.deepEqual(several.runs.map((r) => r.id).sort(), [seeded.byStatus.pending, seeded.byStatus.running, seeded.byStatus.cancelled].sort());
+      const waits = JSON.parse((await ok('runs', '--workflow', 'cli-waits', '--status', 'waiting', '--json')).stdout) as { runs: RunRecord[] };
+      assert.deepEqual(waits.runs.map((r) => r.id), [seeded.byStatus.waiting]);
+      const future = JSON.parse((await ok('runs', '--since', '2999-01-01', '--json')).stdout) as { runs: RunRecord[] };
+      assert.deepEqual(future.runs, []);
+      const past = JSON.parse((await ok('runs', '--until', '2000-01-01T00:00:00Z', '--json')).stdout) as { runs: RunRecord[] };
+      assert.deepEqual(past.runs, []);
+      const recent = JSON.parse((await ok('runs', '--since', '1h', '--json', '--limit', '100')).stdout) as { runs: RunRecord[] };
+      assert.equal(recent.runs.length, seeded.all.length);
+
+      // Paging: 3 + 3 + 2, no run twice, none missed; the table says how to get the next page.
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = JSON.parse((await ok('runs', '--limit', '3', '--json', ...(cursor === undefined ? [] : ['--cursor', cursor]))).stdout) as { runs: RunRecord[]; nextCursor?: string };
+        seen.push(...page.runs.map((r) => r.id));
+        cursor = page.nextCursor;
+        pages += 1;
+      } while (cursor !== undefined && pages < 10);
+      assert.deepEqual([...seen].sort(), [...seeded.all].sort());
+      assert.equal(new Set(seen).size, seen.length);
+      const table = await ok('runs', '--limit', '3');
+      assert.match(table.stdout, /^id\s+workflow\s+status\s+created \(UTC\)$/m);
+      assert.match(table.stdout, /more: --cursor \S+/);
+      for (const line of table.stdout.trimEnd().split('\n')) if (!line.startsWith('more:')) assert.ok(line.length <= 80, `wider than 80 columns: ${line}`);
+    });
+
+    it('show: the timeline of a run with a retried step, a state change, a sleep, an event and a child; --json is engine.timeline', async () => {
+      const { stdout } = await ok('show', seeded.rich);
+      assert.match(stdout, new RegExp(`^cli-rich ${seeded.rich}$`, 'm'));
+      assert.match(stdout, /^status\s+COMPLETED after /m);
+      assert.match(stdout, /^key\s+order-42$/m);
+      assert.match(stdout, /^state\s+phase = "charged"$/m);
+      assert.match(stdout, new RegExp(`^child\\s+${seeded.child} \\(step child:cli-child\\)$`, 'm'));
+      assert.match(stdout, /^flaky\s+1 failed\s/m);
+      assert.match(stdout, /first attempt fails/);
+      assert.match(stdout, /^\s+2 succeeded\s/m);
+      assert.match(stdout, /^nap\s+— succeeded .* sleep /m);
+      assert.match(stdout, /event "approval" received \{"by":"Ada"\}/);
+      assert.match(stdout, new RegExp(`child run ${seeded.child}`));
+      for (const line of stdout.split('\n')) assert.ok([...line].length <= 80, `wider than 80 columns: ${line}`);
+
+      const json = JSON.parse((await ok('show', seeded.rich, '--json')).stdout) as unknown;
+      const engine = createEngine({ store, workflows: [] });
+      assert.deepEqual(json, await engine.timeline(seeded.rich));
+      const childView = await ok('show', seeded.child);
+      assert.match(childView.stdout, new RegExp(`^parent\\s+${seeded.rich} \\(step child:cli-child\\)$`, 'm'));
+    });
+
+    it('hostile run data (escape sequences, control characters, bidi override) is shown escaped, never raw', async () => {
+      const shown = await ok('show', seeded.hostile);
+      assert.match(shown.stdout, /^pay\\x1b\[31m RED /m);
+      assert.match(shown.stdout, /boom \\x1b\]0;pwned\\x07/);
+      assert.match(shown.stdout, /k\\x1b\[1m = "out \\x9b2J \\u202e reversed"/);
+      const json = await ok('show', seeded.hostile, '--json');
+      // Escaped in the text, the same values once parsed.
+      const timeline = JSON.parse(json.stdout) as { steps: { name: string }[]; state: Record<string, string> };
+      assert.equal(timeline.steps[0]?.name, HOSTILE.step);
+      assert.equal(timeline.state[HOSTILE.stateKey], HOSTILE.output);
+      await ok('runs', '--limit', '100');
+      await ok('runs', '--json', '--limit', '100');
+      // Even with colours forced on, the only escapes are the CLI's own colour codes (SGR).
+      const coloured = await runCairn([...base, 'show', seeded.hostile], { env: { FORCE_COLOR: '1' } });
+      assert.equal(coloured.code, 0);
+      const withoutSgr = coloured.stdout.replace(/\u001b\[\d+(;\d+)*m/g, '');
+      assert.notEqual(withoutSgr, coloured.stdout, 'FORCE_COLOR colours the output');
+      assert.doesNotMatch(withoutSgr, RAW_CONTROLS);
+    });
+
+    it('cancel: requests it (reason stored); a finished run is refused (exit 4), an unknown one is not found (exit 3)', async () => {
+      const done = await ok('cancel', seeded.byStatus.waiting, '--reason', 'operator said so');
+      assert.match(done.stdout, /Cancellation of run .* requested/);
+      const run = await store.runs.get(seeded.byStatus.waiting);
+      assert.equal(run?.cancelRequested, true);
+      assert.equal(run?.cancelReason, 'operator said so');
+
+      const before = await store.runs.get(seeded.byStatus.completed);
+      const refused = await cairn('cancel', seeded.byStatus.completed);
+      assert.equal(refused.code, 4, refused.stderr);
+      assert.match(refused.stderr, /already ended completed/);
+      assert.deepEqual(await store.runs.get(seeded.byStatus.completed), before);
+      const missing = await cairn('cancel', '0195f3a2-0000-7000-8000-000000000000');
+      assert.equal(missing.code, 3, missing.stderr);
+      assert.match(missing.stderr, /not found/);
+    });
+
+    it('delete: a finished run goes with everything it recorded; an active one needs --force (exit 4 without); unknown: exit 3', async () => {
+      const refused = await cairn('delete', seeded.byStatus.pending);
+      assert.equal(refused.code, 4, refused.stderr);
+      assert.match(refused.stderr, /RUN_ACTIVE/);
+      assert.equal((await store.runs.get(seeded.byStatus.pending))?.status, 'pending');
+
+      await ok('delete', seeded.byStatus.failed);
+      assert.equal(await store.runs.get(seeded.byStatus.failed), undefined);
+      assert.deepEqual(await store.steps.load(seeded.byStatus.failed), []);
+      await ok('delete', seeded.byStatus.pending, '--force');
+      assert.equal(await store.runs.get(seeded.byStatus.pending), undefined);
+      const again = await cairn('delete', seeded.byStatus.failed);
+      assert.equal(again.code, 3, again.stderr);
+    });
+
+    it('bad input: a clear message, a non-zero exit, nothing changed', async () => {
+      const before = await allRuns(store);
+      const cases: Array<[string[], RegExp]> = [
+        [['runs', '--status', 'bogus'], /"bogus" is not a run status/],
+        [['runs', '--limit', '0'], /must be a whole number from 1 to 1000/],
+        [['runs', '--since', 'yesterday'], /is not a time/],
+        [['runs', '--cursor', 'not-a-cursor'], /INVALID_INPUT/],
+        [['show'], /missing required argument 'run-id'/],
+        [['show', 'x'.repeat(5000)], /INVALID_INPUT/],
+        [['cancel', seeded.byStatus.running, '--reason', 'x'.repeat(2000)], /INVALID_INPUT/],
+        [['delete', seeded.byStatus.running, '--forse'], /unknown option '--forse'/],
+        [['frobnicate'], /unknown command 'frobnicate'/],
+      ];
+      for (const [args, message] of cases) {
+        const result = await cairn(...args);
+        assert.equal(result.code, 2, `cairn ${args.join(' ').slice(0, 80)}: exit ${result.code}\n${result.stderr}`);
+        assert.match(result.stderr, message, `cairn ${args.join(' ').slice(0, 80)}`);
+        assertNoRawControls(result, args[0] as string);
+      }
+      assert.deepEqual(await allRuns(store), before);
+    });
+  });
+}
