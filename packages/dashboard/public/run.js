@@ -1,0 +1,168 @@
+// The run page: details, timeline, steps, waits, events, state, parent and children, and the
+// cancel / retry / fork actions (each behind a confirmation dialog).
+import { api, badge, confirmDialog, fill, formatDuration, formatError, formatJson, formatTime, h, poll, runLink, showError } from './dom.js';
+import { drawTimeline } from './timeline.js';
+
+const REFRESH_MS = 2000;
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const $ = (id) => document.getElementById(id);
+const runId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
+
+let view;
+let acting = false;
+let actedAt = 0;
+let actionsDrawn = '';
+// The step chosen for a fork survives the refreshes.
+let forkStep = '';
+
+// Record fields the details list shows in its own way; any other field is listed as JSON.
+const SHOWN = new Set(['id', 'workflow', 'version', 'status', 'input', 'output', 'error', 'parent', 'idempotencyKey', 'lease', 'fence', 'cancelRequested', 'cancelReason', 'deadline', 'wakeAt', 'createdAt', 'updatedAt']);
+
+function notice(message) {
+  $('notice').hidden = !message;
+  fill($('notice'), message ?? '');
+}
+
+function detail(term, ...value) {
+  return [h('dt', {}, term), h('dd', {}, ...value)];
+}
+
+function renderDetails(run) {
+  const items = [
+    detail('Run', h('code', {}, run.id)),
+    detail('Workflow', run.workflow, h('span', { class: 'version' }, ` version ${run.version}`)),
+    detail('Created', formatTime(run.createdAt)),
+    detail('Updated', formatTime(run.updatedAt), TERMINAL.has(run.status) ? ` (took ${formatDuration(run.updatedAt - run.createdAt)})` : ''),
+    run.idempotencyKey !== undefined ? detail('Idempotency key', h('code', {}, run.idempotencyKey)) : [],
+    run.parent ? detail('Parent', runLink(run.parent.runId), ` step ${run.parent.stepKey}`) : [],
+    run.deadline !== undefined ? detail('Deadline', formatTime(run.deadline)) : [],
+    run.wakeAt !== undefined && !TERMINAL.has(run.status) ? detail('Wakes at', formatTime(run.wakeAt)) : [],
+    run.cancelRequested ? detail('Cancel requested', run.cancelReason ?? 'no reason given') : [],
+    run.lease && !TERMINAL.has(run.status) ? detail('Leased by', run.lease.owner, ` until ${formatTime(run.lease.expiresAt)}`) : [],
+    Object.entries(run).filter(([key]) => !SHOWN.has(key)).map(([key, value]) => detail(key, h('code', {}, typeof value === 'string' ? value : JSON.stringify(value)))),
+  ];
+  fill($('details'), items.flat(2));
+}
+
+function attemptsOf(step) {
+  const lane = view.timeline.lanes.find((l) => l.key === step.key);
+  return lane ? lane.bars.filter((b) => b.kind === 'attempt') : [];
+}
+
+function stepRow(step) {
+  const attempts = attemptsOf(step);
+  const first = attempts[0]?.start ?? step.createdAt;
+  const last = attempts.at(-1);
+  const ended = step.status === 'succeeded' || step.status === 'failed';
+  const took = ended ? (last?.end ?? step.updatedAt) - first : undefined;
+  const result = step.error ? h('span', { class: 'error-text' }, formatError(step.error)) : step.output !== undefined ? h('code', { class: 'json' }, JSON.stringify(step.output)) : '';
+  return h('tr', { 'data-step': step.key, 'data-status': step.status },
+    h('td', {}, String(step.seq)),
+    h('td', { class: 'step-name' }, step.key),
+    h('td', {}, step.kind, step.queued ? ' (queued)' : ''),
+    h('td', {}, badge(step.status)),
+    h('td', {}, step.kind === 'task' ? `${step.attempt} / ${step.maxAttempts}` : ''),
+    h('td', {}, formatTime(first)),
+    h('td', {}, took === undefined ? '' : formatDuration(took)),
+    h('td', { class: 'result' }, result));
+}
+
+function waitItem(wait) {
+  const what = wait.kind === 'sleep' ? `timer until ${formatTime(wait.wakeAt)}`
+    : wait.kind === 'event' ? `event “${wait.name.replace(/^event:/, '')}”${wait.wakeAt ? ` (times out ${formatTime(wait.wakeAt)})` : ''}`
+    : wait.kind === 'child' && wait.childRunId ? ['child run ', runLink(wait.childRunId)]
+    : `${wait.kind}${wait.wakeAt ? ` until ${formatTime(wait.wakeAt)}` : ''}`;
+  return h('li', { 'data-step': wait.key }, h('strong', {}, wait.key), ': ', what);
+}
+
+async function act(action, dialog, body = {}) {
+  const values = await confirmDialog(dialog);
+  if (values === undefined) return;
+  acting = true;
+  actedAt = Date.now();
+  try {
+    const answer = await api(`/api/runs/${encodeURIComponent(runId)}/${action}`, { method: 'POST', body: { ...body, ...values } });
+    if (action === 'fork' && answer.runId) {
+      notice(h('span', {}, 'Forked as ', runLink(answer.runId), '.'));
+    } else {
+      notice(action === 'cancel' ? 'Cancellation requested.' : 'Retry requested.');
+    }
+    showError($('error'), '');
+    await load();
+  } catch (error) {
+    showError($('error'), `${action} failed: ${error.message}`);
+  } finally {
+    acting = false;
+  }
+}
+
+function renderActions() {
+  const { run, actions, steps } = view;
+  // Redrawn only when what they offer changes, so a refresh never swaps a button under the pointer.
+  const drawn = JSON.stringify([run.status, actions, steps.map((s) => s.key)]);
+  if (drawn === actionsDrawn) return;
+  actionsDrawn = drawn;
+  const buttons = [];
+  if (actions.cancel) {
+    buttons.push(h('button', { type: 'button', id: 'cancel', class: 'danger', onclick: () => act('cancel', {
+      title: 'Cancel this run?', danger: true, confirmLabel: 'Cancel run',
+      message: `${run.workflow} ${run.id} will stop at its next step; its children are cancelled too.`,
+      fields: [{ name: 'reason', label: 'Reason (optional)' }],
+    }) }, 'Cancel…'));
+  }
+  if (actions.retry) {
+    buttons.push(h('button', { type: 'button', id: 'retry', onclick: () => act('retry', {
+      title: 'Retry this run?', confirmLabel: 'Retry run',
+      message: `${run.workflow} ${run.id} resumes from where it ${run.status === 'failed' ? 'failed' : 'stopped'}, keeping every step that succeeded.`,
+      fields: [{ name: 'reason', label: 'Reason (optional)' }],
+    }) }, 'Retry…'));
+  }
+  if (actions.fork) {
+    const keys = steps.map((s) => s.key);
+    if (!keys.includes(forkStep)) forkStep = keys[0] ?? '';
+    const select = h('select', { id: 'fork-step', 'aria-label': 'Fork from step', onchange: (event) => { forkStep = event.target.value; } },
+      keys.map((key) => h('option', { value: key, selected: key === forkStep }, key)));
+    buttons.push(h('span', { class: 'fork' }, h('label', { for: 'fork-step' }, 'Fork from '), select,
+      h('button', { type: 'button', id: 'fork', class: 'secondary', onclick: () => act('fork', {
+        title: 'Fork this run?', confirmLabel: 'Fork run',
+        message: `A new run of ${run.workflow} reuses the recorded outputs of the steps before “${forkStep}” and runs the rest with the current code.`,
+      }, { fromStep: forkStep }) }, 'Fork…')));
+  }
+  fill($('actions'), buttons.length > 0 ? buttons : h('span', { class: 'hint' }, 'No actions for a run in this state.'));
+}
+
+function render() {
+  const { run } = view;
+  document.title = `${run.workflow} ${run.id.slice(0, 8)} · Cairn`;
+  fill($('crumb'), run.workflow);
+  fill($('title'), run.workflow, ' ', badge(run.status));
+  fill($('head-meta'), h('code', {}, run.id));
+  renderActions();
+  renderDetails(run);
+  fill($('timeline'), drawTimeline(view.timeline, Date.now()));
+  fill($('steps'), view.steps.slice().sort((a, b) => a.seq - b.seq).map(stepRow));
+  fill($('waits'), view.waits.length > 0 ? view.waits.map(waitItem) : h('li', { class: 'hint' }, TERMINAL.has(run.status) ? 'Nothing: the run has ended.' : 'Nothing right now.'));
+  fill($('events'), view.events.map((e) => h('tr', { 'data-step': e.key }, h('td', {}, e.name), h('td', {}, badge(e.status)), h('td', {}, formatTime(e.at)), h('td', {}, h('code', { class: 'json' }, formatJson(e.payload))))));
+  fill($('state'), Object.entries(view.state).map(([key, value]) => h('tr', {}, h('td', {}, h('code', {}, key)), h('td', {}, h('code', { class: 'json' }, JSON.stringify(value))))));
+  fill($('children'), view.children.map((c) => h('tr', { 'data-run-id': c.id }, h('td', {}, badge(c.status)), h('td', {}, c.workflow), h('td', {}, runLink(c.id)))));
+  fill($('all-children'), view.children.length > 0 ? h('a', { href: `/?parentRunId=${encodeURIComponent(run.id)}` }, 'All children in the runs table →') : h('span', { class: 'hint' }, 'No children.'));
+  $('input').textContent = formatJson(run.input);
+  $('result-title').textContent = run.error ? 'Error' : 'Output';
+  $('result').textContent = run.error ? `${formatError(run.error)}\n\n${run.error.stack ?? ''}`.trim() : formatJson(run.output);
+  $('refreshed').textContent = `updated ${formatTime(Date.now()).slice(11)}`;
+}
+
+async function load() {
+  try {
+    view = await api(`/api/runs/${encodeURIComponent(runId)}`);
+    render();
+    showError($('error'), '');
+  } catch (error) {
+    showError($('error'), error.message);
+  }
+}
+
+// Refreshes while the run is live (or was just acted on) and no dialog or action is open.
+const ACTION_FOLLOW_MS = 15_000;
+const live = () => !view || !TERMINAL.has(view.run.status) || Date.now() - actedAt < ACTION_FOLLOW_MS;
+void poll(load, REFRESH_MS, () => !acting && !document.querySelector('dialog[open]') && live());

@@ -1,0 +1,122 @@
+// The runs table: filters (kept in the address bar), cursor paging, live refresh.
+import { api, badge, fill, formatTime, h, poll, runLink, showError } from './dom.js';
+
+const REFRESH_MS = 2000;
+const $ = (id) => document.getElementById(id);
+const form = $('filters');
+const text = { workflow: $('f-workflow'), parentRunId: $('f-parent'), idempotencyKey: $('f-key') };
+const statusBoxes = [...form.querySelectorAll('input[name=status]')];
+
+// Cursors of the pages before the current one: [undefined (page 1), cursor of page 2, ...].
+let cursors = [];
+let cursor;
+let nextCursor;
+
+/** epoch ms → the value of a datetime-local input (browser time zone), and back. */
+const toLocalInput = (ms) => {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 19);
+};
+const fromLocalInput = (value) => (value ? new Date(value).getTime() : undefined);
+
+/** The filters as query parameters (times as epoch ms). */
+function filterParams() {
+  const params = new URLSearchParams();
+  for (const [name, input] of Object.entries(text)) if (input.value.trim()) params.set(name, input.value.trim());
+  const statuses = statusBoxes.filter((b) => b.checked).map((b) => b.value);
+  if (statuses.length > 0) params.set('status', statuses.join(','));
+  const after = fromLocalInput($('f-after').value);
+  const before = fromLocalInput($('f-before').value);
+  if (after !== undefined) params.set('createdAfter', String(after));
+  if (before !== undefined) params.set('createdBefore', String(before));
+  const limit = $('f-limit').value.trim();
+  if (limit && limit !== '50') params.set('limit', limit);
+  return params;
+}
+
+/** Fills the form from the address bar, so a filtered view can be linked and reloaded. */
+function readAddress() {
+  const params = new URLSearchParams(location.search);
+  for (const [name, input] of Object.entries(text)) input.value = params.get(name) ?? '';
+  const statuses = (params.get('status') ?? '').split(',');
+  for (const box of statusBoxes) box.checked = statuses.includes(box.value);
+  const after = Number(params.get('createdAfter'));
+  const before = Number(params.get('createdBefore'));
+  $('f-after').value = after ? toLocalInput(after) : '';
+  $('f-before').value = before ? toLocalInput(before) : '';
+  $('f-limit').value = params.get('limit') ?? '50';
+}
+
+// The table shows the code (or class) and the start of the message; the cell's title has it all.
+const briefError = (error) => {
+  if (!error) return '';
+  const text = `${error.code ?? error.name}: ${error.message}`;
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+};
+
+const sameDay = (a, b) => formatTime(a).slice(0, 10) === formatTime(b).slice(0, 10);
+
+/** A run link showing the id's random tail (UUIDv7s of one period share their head); the full id on hover. */
+function shortRunLink(id) {
+  const link = runLink(id, id.length > 14 ? `…${id.slice(-12)}` : id);
+  link.setAttribute('title', id);
+  return link;
+}
+
+function row(run) {
+  return h('tr', { 'data-run-id': run.id, 'data-status': run.status },
+    h('td', {}, badge(run.status), run.cancelRequested && run.status !== 'cancelled' ? h('span', { class: 'hint' }, ' cancelling') : null),
+    h('td', { class: 'workflow' }, run.workflow, h('span', { class: 'version' }, ` v${run.version}`)),
+    h('td', { class: 'nowrap' }, runLink(run.id)),
+    h('td', { class: 'nowrap' }, formatTime(run.createdAt)),
+    h('td', { class: 'nowrap' }, sameDay(run.createdAt, run.updatedAt) ? formatTime(run.updatedAt).slice(11) : formatTime(run.updatedAt)),
+    h('td', { class: 'nowrap' }, run.parentRunId ? shortRunLink(run.parentRunId) : ''),
+    h('td', { class: 'key' }, run.idempotencyKey ?? ''),
+    h('td', { class: 'error-cell', title: run.error ? `${run.error.name}: ${run.error.message}` : null }, briefError(run.error)));
+}
+
+async function load() {
+  const params = filterParams();
+  if (cursor) params.set('cursor', cursor);
+  try {
+    const page = await api(`/api/runs?${params}`);
+    fill($('rows'), page.runs.map(row));
+    $('empty').hidden = page.runs.length > 0;
+    nextCursor = page.nextCursor;
+    $('older').disabled = !nextCursor;
+    $('newer').disabled = cursors.length === 0;
+    $('page').textContent = `Page ${cursors.length + 1}`;
+    $('refreshed').textContent = `updated ${formatTime(Date.now()).slice(11)}`;
+    showError($('error'), '');
+  } catch (error) {
+    showError($('error'), error.message);
+  }
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  cursors = [];
+  cursor = undefined;
+  const params = filterParams();
+  history.replaceState(null, '', params.size > 0 ? `/?${params}` : '/');
+  void load();
+});
+$('clear').addEventListener('click', () => {
+  history.replaceState(null, '', '/');
+  readAddress();
+  form.requestSubmit();
+});
+$('older').addEventListener('click', () => {
+  if (!nextCursor) return;
+  cursors.push(cursor);
+  cursor = nextCursor;
+  void load();
+});
+$('newer').addEventListener('click', () => {
+  if (cursors.length === 0) return;
+  cursor = cursors.pop();
+  void load();
+});
+
+readAddress();
+void poll(load, REFRESH_MS, () => $('live').checked);

@@ -1,0 +1,109 @@
+import type { IncomingMessage } from 'node:http';
+import { CairnError, type Engine, type Json } from '@cairn/core';
+import { actionSupport, type OperatorMethods } from './engine-actions.js';
+import { parseRunFilters } from './run-filters.js';
+import { toRunSummary } from './run-summary.js';
+import { runView } from './run-view.js';
+
+/** An API answer: a status and a JSON body. */
+export interface ApiAnswer {
+  status: number;
+  body: Json | object;
+}
+
+// Action bodies are a reason or a step key: a few KiB at most.
+const MAX_BODY_BYTES = 64 * 1024;
+const RUN_PATH = /^\/api\/runs\/([^/]+)$/;
+const ACTION_PATH = /^\/api\/runs\/([^/]+)\/(cancel|retry|fork)$/;
+
+const STATUS_OF_CODE: Partial<Record<string, number>> = { INVALID_INPUT: 400, RUN_NOT_FOUND: 404, WORKFLOW_NOT_FOUND: 404, VERSION_NOT_FOUND: 404, NOT_SERIALIZABLE: 400, PAYLOAD_TOO_LARGE: 413 };
+
+async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new CairnError('PAYLOAD_TOO_LARGE', `the request body is over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  let body: unknown;
+  try {
+    body = text.length === 0 ? {} : JSON.parse(text);
+  } catch {
+    throw new CairnError('INVALID_INPUT', 'the request body is not JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new CairnError('INVALID_INPUT', 'the request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+const decodeRunId = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new CairnError('INVALID_INPUT', 'the run id in the path is not valid percent-encoding');
+  }
+};
+
+const optionalString = (body: Record<string, unknown>, name: string): string | undefined => {
+  const value = body[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new CairnError('INVALID_INPUT', `${name} must be a string`);
+  return value;
+};
+
+async function act(engine: Engine, runId: string, action: string, body: Record<string, unknown>): Promise<ApiAnswer> {
+  const ops = engine as Engine & OperatorMethods;
+  const reason = optionalString(body, 'reason');
+  if (action === 'cancel') {
+    await engine.cancel(runId, reason === undefined ? {} : { reason });
+    return { status: 200, body: { ok: true } };
+  }
+  if (action === 'retry') {
+    if (!ops.retryRun) return { status: 501, body: { error: { code: 'UNSUPPORTED', message: 'This engine has no retryRun.' } } };
+    await ops.retryRun(runId, reason === undefined ? {} : { reason });
+    return { status: 200, body: { ok: true } };
+  }
+  if (!ops.forkRun) return { status: 501, body: { error: { code: 'UNSUPPORTED', message: 'This engine has no forkRun.' } } };
+  const fromStep = optionalString(body, 'fromStep');
+  if (fromStep === undefined) throw new CairnError('INVALID_INPUT', 'fromStep is required');
+  const handle = await ops.forkRun(runId, { fromStep });
+  return { status: 200, body: { ok: true, runId: handle.id } };
+}
+
+/** Turns an error into an answer: a Cairn error keeps its code and message, anything else is a 500 that says no more. */
+export function errorAnswer(error: unknown): ApiAnswer {
+  if (CairnError.is(error)) return { status: STATUS_OF_CODE[error.code] ?? 409, body: { error: { code: error.code, message: error.message } } };
+  return { status: 500, body: { error: { code: 'INTERNAL', message: 'The dashboard failed to answer; see the server log.' } } };
+}
+
+/**
+ * The JSON API the pages use:
+ * - `GET /api/meta`: which actions the engine supports;
+ * - `GET /api/runs?filters`: a page of run summaries (`{ runs, nextCursor? }`), no payloads;
+ * - `GET /api/runs/:id`: the run page (`RunView`), 404 when there is no such run;
+ * - `POST /api/runs/:id/cancel|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`).
+ * Answers `undefined` for a path it does not know.
+ */
+export async function answerApi(engine: Engine, request: IncomingMessage, url: URL, now: () => number): Promise<ApiAnswer | undefined> {
+  const path = url.pathname;
+  try {
+    if (request.method === 'POST') {
+      const m = ACTION_PATH.exec(path);
+      if (!m) return undefined;
+      const body = await readJsonBody(request);
+      return await act(engine, decodeRunId(m[1] as string), m[2] as string, body);
+    }
+    if (path === '/api/meta') return { status: 200, body: { actions: actionSupport(engine) } };
+    if (path === '/api/runs') {
+      const page = await engine.listRuns(parseRunFilters(url.searchParams));
+      return { status: 200, body: { runs: page.runs.map(toRunSummary), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) } };
+    }
+    const m = RUN_PATH.exec(path);
+    if (!m) return undefined;
+    const view = await runView(engine, decodeRunId(m[1] as string), now());
+    return view ? { status: 200, body: view } : { status: 404, body: { error: { code: 'RUN_NOT_FOUND', message: 'No such run.' } } };
+  } catch (error) {
+    return errorAnswer(error);
+  }
+}

@@ -1,0 +1,6 @@
+export { startDashboard, CONTENT_SECURITY_POLICY } from './start-dashboard.js';
+export type { Dashboard } from './start-dashboard.js';
+export type { DashboardOptions } from './dashboard-options.js';
+export type { RunView } from './run-view.js';
+export type { RunSummaryView } from './run-summary.js';
+export type { TimelineView, TimelineLane, TimelineBar } from './timeline-lanes.js';

@@ -1,0 +1,247 @@
+// The dashboard in a real browser over a real engine: the runs table (every status, each filter,
+// paging, live refresh), run pages (timeline bars, steps, waits, events, state, parent and child
+// links), and cancel / retry / fork through the buttons and their confirmation dialogs, checked
+// in the store afterwards. Run once per backend (sqlite.browser.test.ts, postgres.browser.test.ts).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WorkflowStore } from '@cairn/core';
+import type { Browser, Page } from 'playwright-core';
+import { startDashboard, type Dashboard } from '@cairn/dashboard';
+import { chromiumMissing, launchChromium } from './chromium.js';
+import { seedRuns, until, untilStatus, type Scenario } from './scenario.js';
+
+/** Where the tests write screenshots (`docs/images/` holds the copies the docs show). */
+export const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
+
+export interface BrowserSuiteOptions {
+  /** Opens a fresh, empty store; `close` removes it. `undefined`: the backend is unavailable. */
+  open(): Promise<{ store: WorkflowStore; close(): Promise<void> }>;
+  /** Why the backend cannot run (skips the suite). */
+  skip?: string | false;
+  /** Saves dashboard-runs.png and dashboard-run.png under OUTPUT_DIR/<name>. */
+  screenshots?: boolean;
+}
+
+/** The ids of the rows the runs table shows now. */
+const rowIds = (page: Page) => page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')));
+
+/** Applies filters in the form, after clearing it. */
+async function filter(page: Page, fill: (page: Page) => Promise<void>): Promise<void> {
+  await page.click('#clear');
+  await fill(page);
+  await page.click('#apply');
+}
+
+/** Waits until the table shows exactly `ids` (in any order). */
+async function expectRows(page: Page, ids: string[]): Promise<void> {
+  const want = [...ids].sort().join();
+  await until(async () => (await rowIds(page)).sort().join() === want, `rows ${want} (have ${(await rowIds(page)).join()})`, 10_000);
+}
+
+export function browserSuite(name: string, options: BrowserSuiteOptions): void {
+  const skip = options.skip || chromiumMissing();
+  describe(`dashboard in Chromium on ${name}`, { skip }, () => {
+    let closeStore: (() => Promise<void>) | undefined;
+    let scenario: Scenario;
+    let dashboard: Dashboard;
+    let browser: Browser;
+    let page: Page;
+    let seededFrom: number;
+    const shots = join(OUTPUT_DIR, name);
+    const open = (path: string) => page.goto(new URL(path, dashboard.url).href);
+    const runPage = async (id: string) => {
+      await open(`/runs/${encodeURIComponent(id)}`);
+      await page.locator('#title .badge').waitFor();
+    };
+
+    before(async () => {
+      seededFrom = Date.now();
+      const opened = await options.open();
+      closeStore = opened.close;
+      scenario = await seedRuns(opened.store);
+      dashboard = await startDashboard({ engine: scenario.engine });
+      browser = await launchChromium();
+      page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+      mkdirSync(shots, { recursive: true });
+    });
+    after(async () => {
+      await browser?.close();
+      await dashboard?.close();
+      await scenario?.stop();
+      await closeStore?.();
+    });
+
+    test('the runs table shows runs in every status and filters them', async () => {
+      const { runs } = scenario;
+      await open('/');
+      const all = Object.values(runs);
+      await expectRows(page, all);
+      const statuses = await page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
+      for (const status of ['completed', 'failed', 'cancelled', 'waiting', 'running']) assert.ok(statuses.includes(status), `a ${status} run is listed`);
+      if (options.screenshots) await page.screenshot({ path: join(shots, 'dashboard-runs.png'), fullPage: true });
+
+      await filter(page, (p) => p.check('input[name=status][value=failed]'));
+      await expectRows(page, [runs.failed]);
+      assert.match(page.url(), /status=failed/);
+      await filter(page, async (p) => {
+        await p.check('input[name=status][value=waiting]');
+        await p.check('input[name=status][value=running]');
+      });
+      await expectRows(page, [runs.waitingEvent, runs.sleeping, runs.running, runs.parent, runs.child]);
+      await filter(page, (p) => p.fill('#f-workflow', 'await-approval'));
+      await expectRows(page, [runs.cancelled, runs.waitingEvent, runs.answered]);
+      const local = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+      await filter(page, (p) => p.fill('#f-before', local(seededFrom - 1000)));
+      await expectRows(page, []);
+      assert.equal(await page.locator('#empty').isVisible(), true);
+      await filter(page, (p) => p.fill('#f-after', local(seededFrom - 1000)));
+      await expectRows(page, all);
+
+      // Paging: 9 runs, 4 a page.
+      await filter(page, (p) => p.fill('#f-limit', '4'));
+      const pages: string[][] = [];
+      for (;;) {
+        await until(async () => (await rowIds(page)).length > 0, 'a page of runs');
+        pages.push(await rowIds(page) as string[]);
+        if (await page.locator('#older').isDisabled()) break;
+        const first = pages.at(-1)?.[0] as string;
+        await page.click('#older');
+        await until(async () => (await rowIds(page))[0] !== first, 'the next page');
+      }
+      assert.deepEqual(pages.map((p) => p.length), [4, 4, 1]);
+      assert.deepEqual(new Set(pages.flat()), new Set(all));
+      await page.click('#newer');
+      await expectRows(page, pages[1] as string[]);
+      assert.equal(await page.locator('#page').textContent(), 'Page 2');
+
+      // Live refresh: a run started now appears without a reload.
+      await filter(page, async () => {});
+      const late = await scenario.engine.startRun('nightly-report', {});
+      await expectRows(page, [...all, late.id]);
+      await untilStatus(scenario.engine, late.id, 'waiting');
+      await scenario.engine.cancel(late.id);
+      await untilStatus(scenario.engine, late.id, 'cancelled');
+      await page.locator(`#rows tr[data-run-id="${late.id}"][data-status=cancelled]`).waitFor();
+
+    });
+
+    test('the runs table filters by parent run and idempotency key', async (t) => {
+      const { engine, runs } = scenario;
+      // These filters came with the operations API (findRun, listRuns filters).
+      if (typeof (engine as { findRun?: unknown }).findRun !== 'function') return t.skip('this engine has no parent / idempotency key filters');
+      await open('/');
+      await filter(page, (p) => p.fill('#f-key', 'order-A-1042'));
+      await expectRows(page, [runs.parent]);
+      await filter(page, (p) => p.fill('#f-parent', runs.parent));
+      await expectRows(page, [runs.child]);
+    });
+
+    test('a run page draws its timeline, steps, waits, events, state and family', async () => {
+      const { runs } = scenario;
+      // The failed charge: three failed attempts of reserve-funds after one validate-card.
+      await open('/');
+      await page.click(`#rows tr[data-run-id="${runs.failed}"] a.run-id >> nth=0`);
+      await page.locator('#title .badge[data-status=failed]').waitFor();
+      assert.match(await page.locator('#title').textContent() ?? '', /charge-card/);
+      const bars = (step: string) => page.locator(`#timeline rect.bar[data-step="${step}"]`);
+      assert.equal(await bars('validate-card').count(), 1);
+      assert.deepEqual(await bars('reserve-funds').evaluateAll((rects) => rects.map((r) => [r.getAttribute('data-attempt'), r.getAttribute('data-status')])), [['1', 'failed'], ['2', 'failed'], ['3', 'failed']]);
+      for (const rect of await bars('reserve-funds').all()) assert.ok(Number(await rect.getAttribute('width')) > 0);
+      assert.deepEqual(await page.locator('#steps tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-step'), r.getAttribute('data-status')])), [['validate-card', 'succeeded'], ['reserve-funds', 'failed']]);
+      assert.match(await page.locator('#steps tr[data-step="reserve-funds"]').textContent() ?? '', /card declined by issuer/);
+      assert.match(await page.locator('#result').textContent() ?? '', /card declined by issuer/);
+      if (options.screenshots) await page.screenshot({ path: join(shots, 'dashboard-run.png'), fullPage: true });
+
+      // The invoice: three steps, its state.
+      await runPage(runs.completed);
+      assert.equal(await page.locator('#timeline g.lane').count(), 3);
+      assert.match(await page.locator('#state').textContent() ?? '', /invoice-A-1001\.pdf.*"sent":true/);
+      assert.match(await page.locator('#result').textContent() ?? '', /"sent": true/);
+
+      // The answered approval: the event and its payload.
+      await runPage(runs.answered);
+      assert.match(await page.locator('#events tr').first().textContent() ?? '', /approval.*succeeded.*"approvedBy": "dana"/s);
+      // The waiting one: waits for the event, its open wait bar.
+      await runPage(runs.waitingEvent);
+      assert.match(await page.locator('#waits').textContent() ?? '', /approval/);
+      assert.equal(await page.locator('#timeline rect.bar-open').count(), 1);
+      // The sleeping report: a timer.
+      await runPage(runs.sleeping);
+      assert.match(await page.locator('#waits').textContent() ?? '', /until-morning: timer until/);
+      // The running import: an open attempt bar.
+      await runPage(runs.running);
+      assert.equal(await page.locator('#timeline rect.bar[data-step="write-rows"][data-status=running]').count(), 1);
+
+      // Parent → child → parent.
+      await runPage(runs.parent);
+      await page.click(`#children tr[data-run-id="${runs.child}"] a`);
+      await page.locator('#title .badge').waitFor();
+      assert.match(await page.locator('#title').textContent() ?? '', /ship-parcel/);
+      await page.click(`#details a[href="/runs/${runs.parent}"]`);
+      await page.locator('#title .badge').waitFor();
+      assert.match(await page.locator('#title').textContent() ?? '', /fulfil-order/);
+    });
+
+    test('cancelling a waiting run goes through a confirmation and cancels it in the store', async () => {
+      const { engine, runs } = scenario;
+      await runPage(runs.waitingEvent);
+      await page.click('#cancel');
+      await page.locator('dialog[open]').waitFor();
+      await page.click('dialog[open] [data-dismiss]');
+      await page.locator('dialog').waitFor({ state: 'detached' });
+      assert.equal((await engine.getRun(runs.waitingEvent))?.status, 'waiting', 'Back cancels nothing');
+
+      await page.click('#cancel');
+      await page.fill('dialog[open] input[name=reason]', 'customer withdrew the refund');
+      await page.click('dialog[open] [data-confirm]');
+      await page.locator('#title .badge[data-status=cancelled]').waitFor();
+      const run = await engine.getRun(runs.waitingEvent);
+      assert.equal(run?.status, 'cancelled');
+      assert.equal(run?.cancelReason, 'customer withdrew the refund');
+      assert.equal(await page.locator('#cancel').count(), 0, 'no Cancel button on an ended run');
+    });
+
+    test('retrying a failed run goes through a confirmation and completes it, keeping its succeeded steps', async (t) => {
+      const { engine, runs, control } = scenario;
+      await runPage(runs.failed);
+      if (await page.locator('#retry').count() === 0) {
+        assert.equal(typeof (engine as { retryRun?: unknown }).retryRun, 'undefined', 'a Retry button whenever the engine can retry');
+        return t.skip('this engine has no retryRun');
+      }
+      control.declines = false;
+      await page.click('#retry');
+      await page.click('dialog[open] [data-confirm]');
+      await page.locator('#title .badge[data-status=completed]').waitFor({ timeout: 20_000 });
+      assert.equal((await engine.getRun(runs.failed))?.status, 'completed');
+      const history = await engine.history(runs.failed);
+      assert.equal(history.filter((a) => a.stepKey === 'validate-card').length, 1, 'the succeeded step is kept, not run again');
+      assert.equal(history.filter((a) => a.stepKey === 'reserve-funds' && a.status === 'succeeded').length, 1);
+      assert.deepEqual((await engine.steps(runs.failed)).map((s) => [s.key, s.status]), [['validate-card', 'succeeded'], ['reserve-funds', 'succeeded'], ['capture', 'succeeded']]);
+    });
+
+    test('forking a run from a chosen step starts a new run that completes', async (t) => {
+      const { engine, runs } = scenario;
+      await runPage(runs.completed);
+      if (await page.locator('#fork').count() === 0) {
+        assert.equal(typeof (engine as { forkRun?: unknown }).forkRun, 'undefined', 'a Fork button whenever the engine can fork');
+        return t.skip('this engine has no forkRun');
+      }
+      await page.selectOption('#fork-step', 'email-customer');
+      await page.click('#fork');
+      await page.click('dialog[open] [data-confirm]');
+      const link = page.locator('#notice a.run-id');
+      await link.waitFor();
+      const forked = (await link.textContent()) as string;
+      assert.notEqual(forked, runs.completed);
+      await untilStatus(engine, forked, 'completed');
+      const run = await engine.getRun(forked);
+      assert.equal(run?.workflow, 'send-invoice');
+      assert.deepEqual(await engine.result(forked), { sent: true, file: 'invoice-A-1001.pdf' });
+      await link.click();
+      await page.locator('#title .badge[data-status=completed]').waitFor();
+    });
+  });
+}
