@@ -27,6 +27,7 @@ import { replayGroup } from './engine/replay.js';
 import { retriesGroup } from './engine/retries.js';
 import { sleepsGroup } from './engine/sleeps.js';
 import { stateEngineGroup } from './engine/state.js';
+import { timelineGroup } from './engine/timeline.js';
 import { versionsEngineGroup } from './engine/versions.js';
 import { eventsGroup } from './store/events.js';
 import { historyGroup } from './store/history.js';
@@ -66,6 +67,7 @@ export const engineGroups: readonly CaseGroup[] = [
   deadlinesGroup,
   versionsEngineGroup,
   stateEngineGroup,
+  timelineGroup,
   recoveryGroup,
   doctorGroup,
 ];
