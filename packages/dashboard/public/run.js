@@ -44,35 +44,39 @@ function renderDetails(run) {
   fill($('details'), items.flat(2));
 }
 
-function attemptsOf(step) {
-  const lane = view.timeline.lanes.find((l) => l.key === step.key);
-  return lane ? lane.bars.filter((b) => b.kind === 'attempt') : [];
-}
-
 function stepRow(step) {
-  const attempts = attemptsOf(step);
-  const first = attempts[0]?.start ?? step.createdAt;
-  const last = attempts.at(-1);
-  const ended = step.status === 'succeeded' || step.status === 'failed';
-  const took = ended ? (last?.end ?? step.updatedAt) - first : undefined;
   const result = step.error ? h('span', { class: 'error-text' }, formatError(step.error)) : step.output !== undefined ? h('code', { class: 'json' }, JSON.stringify(step.output)) : '';
   return h('tr', { 'data-step': step.key, 'data-status': step.status },
     h('td', {}, String(step.seq)),
     h('td', { class: 'step-name' }, step.key),
     h('td', {}, step.kind, step.queued ? ' (queued)' : ''),
     h('td', {}, badge(step.status)),
-    h('td', {}, step.kind === 'task' ? `${step.attempt} / ${step.maxAttempts}` : ''),
-    h('td', {}, formatTime(first)),
-    h('td', {}, took === undefined ? '' : formatDuration(took)),
+    h('td', {}, step.kind === 'task' || step.kind === 'compensation' ? `${step.attempts.length} / ${step.maxAttempts}` : ''),
+    h('td', {}, formatTime(step.startedAt)),
+    h('td', {}, step.durationMs === undefined ? '' : formatDuration(step.durationMs)),
     h('td', { class: 'result' }, result));
 }
 
-function waitItem(wait) {
-  const what = wait.kind === 'sleep' ? `timer until ${formatTime(wait.wakeAt)}`
-    : wait.kind === 'event' ? `event “${wait.name.replace(/^event:/, '')}”${wait.wakeAt ? ` (times out ${formatTime(wait.wakeAt)})` : ''}`
-    : wait.kind === 'child' && wait.childRunId ? ['child run ', runLink(wait.childRunId)]
-    : `${wait.kind}${wait.wakeAt ? ` until ${formatTime(wait.wakeAt)}` : ''}`;
-  return h('li', { 'data-step': wait.key }, h('strong', {}, wait.key), ': ', what);
+const LIVE_STEP = new Set(['waiting', 'retry_wait', 'scheduled']);
+
+function waitItem(step) {
+  const wait = step.wait ?? { kind: step.kind };
+  const what = wait.kind === 'sleep' ? `timer until ${formatTime(wait.until)}`
+    : wait.kind === 'event' ? `event “${wait.event}”${wait.timeoutAt ? ` (times out ${formatTime(wait.timeoutAt)})` : ''}`
+    : wait.kind === 'child' ? ['child run ', runLink(wait.childRunId)]
+    : wait.kind === 'retry' ? `attempt ${step.attempts.length + 1} at ${formatTime(wait.at)}`
+    : wait.kind === 'select' ? `first of several${wait.timeoutAt ? ` (times out ${formatTime(wait.timeoutAt)})` : ''}`
+    : `a worker to run it (${step.status})`;
+  return h('li', { 'data-step': step.key }, h('strong', {}, step.key), ': ', what);
+}
+
+function eventRow(step) {
+  const at = step.endedAt ?? step.startedAt;
+  return h('tr', { 'data-step': step.key },
+    h('td', {}, step.wait.event),
+    h('td', {}, badge(step.status)),
+    h('td', {}, formatTime(at)),
+    h('td', {}, h('code', { class: 'json' }, 'received' in step.wait ? formatJson(step.wait.received) : step.wait.timedOut ? 'timed out' : '—')));
 }
 
 async function act(action, dialog, body = {}) {
@@ -97,7 +101,8 @@ async function act(action, dialog, body = {}) {
 }
 
 function renderActions() {
-  const { run, actions, steps } = view;
+  const { run, actions } = view;
+  const steps = view.timeline.steps;
   // Redrawn only when what they offer changes, so a refresh never swaps a button under the pointer.
   const drawn = JSON.stringify([run.status, actions, steps.map((s) => s.key)]);
   if (drawn === actionsDrawn) return;
@@ -139,12 +144,14 @@ function render() {
   fill($('head-meta'), h('code', {}, run.id));
   renderActions();
   renderDetails(run);
+  const { steps, state } = view.timeline;
   fill($('timeline'), drawTimeline(view.timeline, Date.now()));
-  fill($('steps'), view.steps.slice().sort((a, b) => a.seq - b.seq).map(stepRow));
-  fill($('waits'), view.waits.length > 0 ? view.waits.map(waitItem) : h('li', { class: 'hint' }, TERMINAL.has(run.status) ? 'Nothing: the run has ended.' : 'Nothing right now.'));
-  fill($('events'), view.events.map((e) => h('tr', { 'data-step': e.key }, h('td', {}, e.name), h('td', {}, badge(e.status)), h('td', {}, formatTime(e.at)), h('td', {}, h('code', { class: 'json' }, formatJson(e.payload))))));
-  fill($('state'), Object.entries(view.state).map(([key, value]) => h('tr', {}, h('td', {}, h('code', {}, key)), h('td', {}, h('code', { class: 'json' }, JSON.stringify(value))))));
-  fill($('children'), view.children.map((c) => h('tr', { 'data-run-id': c.id }, h('td', {}, badge(c.status)), h('td', {}, c.workflow), h('td', {}, runLink(c.id)))));
+  fill($('steps'), steps.map(stepRow));
+  const waits = steps.filter((s) => LIVE_STEP.has(s.status));
+  fill($('waits'), waits.length > 0 ? waits.map(waitItem) : h('li', { class: 'hint' }, TERMINAL.has(run.status) ? 'Nothing: the run has ended.' : 'Nothing right now.'));
+  fill($('events'), steps.filter((s) => s.wait?.kind === 'event').map(eventRow));
+  fill($('state'), Object.entries(state).map(([key, value]) => h('tr', {}, h('td', {}, h('code', {}, key)), h('td', {}, h('code', { class: 'json' }, JSON.stringify(value))))));
+  fill($('children'), view.children.map((c) => h('tr', { 'data-run-id': c.id }, h('td', {}, badge(c.status)), h('td', {}, c.workflow, c.relation === 'child' ? '' : h('span', { class: 'hint' }, ` (${c.relation})`)), h('td', {}, runLink(c.id)))));
   fill($('all-children'), view.children.length > 0 ? h('a', { href: `/?parentRunId=${encodeURIComponent(run.id)}` }, 'All children in the runs table →') : h('span', { class: 'hint' }, 'No children.'));
   $('input').textContent = formatJson(run.input);
   $('result-title').textContent = run.error ? 'Error' : 'Output';

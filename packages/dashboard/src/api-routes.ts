@@ -85,7 +85,7 @@ export function errorAnswer(error: unknown): ApiAnswer {
  * - `POST /api/runs/:id/cancel|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`).
  * Answers `undefined` for a path it does not know.
  */
-export async function answerApi(engine: Engine, request: IncomingMessage, url: URL, now: () => number): Promise<ApiAnswer | undefined> {
+export async function answerApi(engine: Engine, request: IncomingMessage, url: URL): Promise<ApiAnswer | undefined> {
   const path = url.pathname;
   try {
     if (request.method === 'POST') {
@@ -101,7 +101,7 @@ export async function answerApi(engine: Engine, request: IncomingMessage, url: U
     }
     const m = RUN_PATH.exec(path);
     if (!m) return undefined;
-    const view = await runView(engine, decodeRunId(m[1] as string), now());
+    const view = await runView(engine, decodeRunId(m[1] as string));
     return view ? { status: 200, body: view } : { status: 404, body: { error: { code: 'RUN_NOT_FOUND', message: 'No such run.' } } };
   } catch (error) {
     return errorAnswer(error);

@@ -3,4 +3,3 @@ export type { Dashboard } from './start-dashboard.js';
 export type { DashboardOptions } from './dashboard-options.js';
 export type { RunView } from './run-view.js';
 export type { RunSummaryView } from './run-summary.js';
-export type { TimelineView, TimelineLane, TimelineBar } from './timeline-lanes.js';

@@ -79,7 +79,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
     if (decision.kind === 'set-cookie') return send(response, 303, 'text/plain; charset=utf-8', '', { location: decision.location, 'set-cookie': decision.cookie });
     if (url.pathname.startsWith('/api/')) {
-      const answer = await answerApi(checked.engine, request, url, Date.now);
+      const answer = await answerApi(checked.engine, request, url);
       if (answer) return sendJson(response, answer.status, answer.body);
       return sendJson(response, 404, { error: { code: 'NOT_FOUND', message: 'No such API path.' } });
     }
