@@ -68,7 +68,7 @@ describe('a server restart under load: two worker processes survive it', () => {
 function capture(): EngineLogger & { errors: string[]; warnings: string[] } {
   const errors: string[] = [];
   const warnings: string[] = [];
-  return { errors, warnings, error: (message) => void errors.push(message), warn: (message) => void warnings.push(message) };
+  return { errors, warnings, error: (_data, message) => void errors.push(message), warn: (_data, message) => void warnings.push(message) };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

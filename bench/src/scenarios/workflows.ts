@@ -42,12 +42,12 @@ function describe(data: Record<string, unknown> | undefined): string {
 
 /** One line per engine complaint (no stacks): the bench counts them and reports them per scenario. */
 const logger = {
-  warn: (message: string, data?: Record<string, unknown>) => {
+  warn: (data: Record<string, unknown>, message: string) => {
     engineLog.warnings += 1;
     engineLog.last = `${message}: ${describe(data)}`;
     process.stderr.write(`[cairn] warn: ${engineLog.last}\n`);
   },
-  error: (message: string, data?: Record<string, unknown>) => {
+  error: (data: Record<string, unknown>, message: string) => {
     if (/abandoned/.test(message)) engineLog.abandoned += 1;
     engineLog.last = `${message}: ${describe(data)}`;
     process.stderr.write(`[cairn] error: ${engineLog.last}\n`);

@@ -87,7 +87,10 @@ export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, His
 export type { DeadlineInput } from './engine/run-deadline.js';
 export { buildRunTimeline } from './engine/run-timeline.js';
 export type { RunTimeline, TimelineRun, TimelineStep, TimelineStepKind, TimelineAttempt, TimelineWait, TimelineChild } from './engine/run-timeline.js';
-export type { EngineLogger, EngineTimings } from './engine/engine-runtime.js';
+export type { EngineTimings } from './engine/engine-runtime.js';
+export type { EngineLogger, LogData, LogLevel, LogMethod } from './logging/engine-logger.js';
+export { fromStringLogger } from './logging/from-string-logger.js';
+export type { StringFirstLogger, StringLoggerOptions } from './logging/from-string-logger.js';
 export { computeQueueNames } from './engine/queue-names.js';
 export type { QueueStrategy, WorkflowQueues } from './engine/queue-names.js';
 export type { FaultPoint, FaultSite, FaultInjector } from './engine/fault-point.js';

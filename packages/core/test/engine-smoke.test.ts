@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEngine, createMemoryStore, defineWorkflow, CairnError } from '@cairn/core';
+import { createEngine, createMemoryStore, defineWorkflow, CairnError, fromStringLogger } from '@cairn/core';
 
 test('smoke: steps, retries, sleep, event, child, state', async () => {
   let fails = 0;
@@ -23,7 +23,7 @@ test('smoke: steps, retries, sleep, event, child, state', async () => {
     return { a, b, ev, c, x, y, falsy, id: input.id };
   });
   const store = createMemoryStore();
-  const engine = createEngine({ store, workflows: [wf, child], logger: { warn: console.warn, error: console.error } });
+  const engine = createEngine({ store, workflows: [wf, child], logger: fromStringLogger(console) });
   await engine.start();
   const h = await engine.startRun(wf, { id: 'o1' });
   setTimeout(() => void engine.sendEvent(h.id, 'approve', { ok: true }), 50);

@@ -7,7 +7,7 @@ import { redisOptions } from './support/bullmq-harness.js';
 import { provideRedis } from './support/redis.js';
 
 const server = await provideRedis();
-const quietLogger = { warn: () => {}, error: (message: string, data?: Record<string, unknown>) => console.error(message, data) };
+const quietLogger = { warn: () => {}, error: (data: Record<string, unknown>, message: string) => console.error(message, data) };
 
 /** A workflow of three steps (one of them queued, so it travels through the step queue) and a sleep. */
 const order = defineWorkflow('order', async (ctx, input: { id: string }) => {

@@ -7,7 +7,7 @@ import { TEST_SCHEMA } from './support/pg-boss-harness.js';
 import { createDatabase, dropDatabase, providePostgres } from './support/postgres.js';
 
 const server = await providePostgres();
-const quietLogger = { warn: () => {}, error: (message: string, data?: Record<string, unknown>) => console.error(message, data) };
+const quietLogger = { warn: () => {}, error: (data: Record<string, unknown>, message: string) => console.error(message, data) };
 
 /** A workflow of three steps (one of them queued, so it travels through the step queue) and a sleep. */
 function orderWorkflow(name: string, tier?: string) {

@@ -72,8 +72,8 @@ export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefi
       workerId: name,
       recoveryIntervalMs: WORLD_RECOVERY_MS,
       logger: {
-        warn: (message) => void log.push(`${name} warn: ${message}`),
-        error: (message, data) => void log.push(`${name} error: ${message} ${describe(data?.error)}`),
+        warn: (_data, message) => void log.push(`${name} warn: ${message}`),
+        error: (data, message) => void log.push(`${name} error: ${message} ${describe(data['err'])}`),
       },
       timings: { ...WORLD_TIMINGS, ...timings },
       ...rest,

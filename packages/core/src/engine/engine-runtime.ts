@@ -4,14 +4,9 @@ import type { RunRecord } from '../model/run.js';
 import type { Queue } from '../queue/queue.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
 import type { FaultInjector } from './fault-point.js';
+import type { RuntimeLogger } from '../logging/runtime-logger.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
-
-/** Where the engine reports what it cannot throw to a caller (background executions). */
-export interface EngineLogger {
-  warn(message: string, data?: Record<string, unknown>): void;
-  error(message: string, data?: Record<string, unknown>): void;
-}
 
 /** Tunables shared by every part of the engine (all in milliseconds). */
 export interface EngineTimings {
@@ -47,7 +42,7 @@ export interface EngineRuntime {
   readonly defaultRetry?: RetryOptions;
   readonly faults: FaultInjector;
   readonly registry: WorkflowRegistry;
-  readonly logger: EngineLogger;
+  readonly logger: RuntimeLogger;
   /**
    * Runs being executed by this process, so a duplicate job does not execute one twice at once;
    * `abandon` ends the execution at once (its step bodies' signals abort, it writes nothing more).

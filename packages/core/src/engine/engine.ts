@@ -12,7 +12,10 @@ import type { Queue, QueueWorker, WorkOptions, GroupConcurrency } from '../queue
 import { toJsonRoundTrip } from '../serialization/json-value.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
 import type { WorkflowDefinition } from './define-workflow.js';
-import type { EngineLogger, EngineRuntime, EngineTimings } from './engine-runtime.js';
+import type { EngineRuntime, EngineTimings } from './engine-runtime.js';
+import type { EngineLogger } from '../logging/engine-logger.js';
+import { consoleLogger, toRuntimeLogger } from '../logging/runtime-logger.js';
+import { checkLogger } from '../logging/check-logger.js';
 import { executeRun } from './execute-run.js';
 import { executeStepJob, type StepJob } from './execute-step-job.js';
 import type { FaultInjector } from './fault-point.js';
@@ -86,7 +89,17 @@ export interface EngineOptions {
   faults?: FaultInjector;
   /** This process's worker id (default host:pid:random). */
   workerId?: string;
+  /**
+   * Where the engine logs (see `EngineLogger`): pino and Bunyan loggers fit as they are; wrap a
+   * string-first one (console, winston) in `fromStringLogger`. Default: warnings and errors to the
+   * console. A logger that is not an object with `warn` and `error` functions throws `INVALID_INPUT`.
+   */
   logger?: EngineLogger;
+  /**
+   * Lets log entries carry inputs, outputs, event payloads and state values (default false: they
+   * carry ids, names, attempts, timings and errors only, never what a workflow handles).
+   */
+  logPayloads?: boolean;
 }
 
 /** Options of `Engine.startRun`. */
@@ -262,11 +275,6 @@ async function settlesWithin(clock: Clock, work: Promise<unknown>, ms: number): 
   }
 }
 
-const consoleLogger: EngineLogger = {
-  warn: (message, data) => console.warn(`[cairn] ${message}`, data ?? ''),
-  error: (message, data) => console.error(`[cairn] ${message}`, data ?? ''),
-};
-
 /**
  * The name `startRun` was given: a string as it is, a definition's `name`; anything else is
  * handed on for `checkIdentifier` to refuse.
@@ -329,7 +337,7 @@ export function createEngine(options: EngineOptions): Engine {
   };
 
   // Store and queue errors are logged once per cause during an outage, not once per call.
-  const outage = new OutageLog(options.logger ?? consoleLogger, clock);
+  const outage = new OutageLog(toRuntimeLogger(checkLogger(options.logger) ?? consoleLogger, checkOptionalBoolean('createEngine logPayloads', options.logPayloads) ?? false), clock);
   const startTimeoutMs = checkStartTimeout(options.startTimeoutMs);
   let startWait: AbortController | undefined;
 
@@ -443,7 +451,7 @@ export function createEngine(options: EngineOptions): Engine {
             await recover();
             outage.recovered();
           } catch (error) {
-            if (!signal.aborted) rt.logger.error('recovery pass failed', { error });
+            if (!signal.aborted) rt.logger.error({ workerId, err: error }, 'recovery pass failed');
           }
         }
       })();
@@ -497,7 +505,7 @@ export function createEngine(options: EngineOptions): Engine {
       );
       if (created) {
         if (mode === 'inline') {
-          const execution = executeRun(rt, run.id).catch((error) => rt.logger.error(`Run ${run.id}: inline execution failed`, { error }));
+          const execution = executeRun(rt, run.id).catch((error) => rt.logger.error({ runId: run.id, workflow: run.workflow, version: run.version, workerId, err: error }, `Run ${run.id}: inline execution failed`));
           inlineRuns.add(execution);
           void execution.finally(() => inlineRuns.delete(execution));
         } else {

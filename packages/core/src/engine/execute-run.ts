@@ -48,7 +48,7 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   const def = rt.registry.find(run.workflow, run.version);
   if (!def) {
     // A worker from another deploy may know this version: step aside and let recovery retry.
-    rt.logger.warn(`Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`, { runId });
+    rt.logger.warn({ runId, workflow: run.workflow, version: run.version, workerId: rt.workerId }, `Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`);
     await store.runs.transition(runId, run.fence, { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number }, clock.now());
     return false;
   }
@@ -77,7 +77,7 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Prom
       await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: clock.now() }, clock.now()).catch(() => undefined);
       return false;
     }
-    if (!isExpectedCrash(outcome.error)) rt.logger.error(`Run ${run.id}: execution abandoned`, { runId: run.id, error: outcome.error });
+    if (!isExpectedCrash(outcome.error)) rt.logger.error({ runId: run.id, workflow: run.workflow, version: run.version, workerId: rt.workerId, err: outcome.error }, `Run ${run.id}: execution abandoned`);
     if (isSimulatedCrash(outcome.error)) throw outcome.error;
     return false;
   }

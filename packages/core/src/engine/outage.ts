@@ -1,7 +1,8 @@
 import type { Clock } from '../clock/clock.js';
 import { CairnError } from '../errors/cairn-error.js';
 import { OUTAGE_QUIET_MS, errorCause } from '../errors/outage-log.js';
-import type { EngineLogger } from './engine-runtime.js';
+import type { RuntimeLogger } from '../logging/runtime-logger.js';
+import type { LogData } from '../logging/engine-logger.js';
 
 /** Default of `EngineOptions.startTimeoutMs`: how long `engine.start()` waits for an unreachable store or queue. */
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -21,31 +22,39 @@ const causeKey = (error: CairnError): string => `${error.code}|${errorCause(erro
 /**
  * Logs an outage of the store or the queue once per cause instead of once per failed call or
  * retry, and its end once. The engine's logger is wrapped (`logger`): a `STORE_ERROR` or
- * `QUEUE_ERROR` passed as `data.error` is logged the first time its cause is seen during an
+ * `QUEUE_ERROR` passed as `data.err` is logged the first time its cause is seen during an
  * outage and counted after that; everything else goes through unchanged. `recovered()` (called
  * when a store round trip of the recovery loop or of `start()` succeeds) ends an open outage with
  * one line saying how long it lasted and how many errors were not logged — once no error has come
  * for `OUTAGE_QUIET_MS` (1 s), so the stragglers of work begun during the outage stay part of it.
  */
 export class OutageLog {
-  readonly logger: EngineLogger;
+  readonly logger: RuntimeLogger;
   #since: number | undefined;
   #lastFailure = 0;
   readonly #causes = new Set<string>();
   #suppressed = 0;
 
   constructor(
-    private readonly target: EngineLogger,
+    private readonly target: RuntimeLogger,
     private readonly clock: Clock,
   ) {
     this.logger = {
-      warn: (message, data) => (isOutageError(data?.['error']) ? this.failed(message, data['error'] as CairnError, data, 'warn') : target.warn(message, data)),
-      error: (message, data) => (isOutageError(data?.['error']) ? this.failed(message, data['error'] as CairnError, data, 'error') : target.error(message, data)),
+      ...target,
+      warn: (data, message) => this.route('warn', data, message),
+      error: (data, message) => this.route('error', data, message),
     };
   }
 
+  // An outage error passed as `data.err` is reported once per cause; anything else goes through.
+  private route(level: 'warn' | 'error', data: LogData, message: string): void {
+    const error = data?.['err'];
+    if (isOutageError(error)) this.failed(message, error, data, level);
+    else this.target[level](data, message);
+  }
+
   /** Reports an outage error: logged if its cause is new in this outage, counted otherwise. */
-  failed(message: string, error: CairnError, data: Record<string, unknown> = { error }, level: 'warn' | 'error' = 'error'): void {
+  failed(message: string, error: CairnError, data: LogData = { err: error }, level: 'warn' | 'error' = 'error'): void {
     this.#since ??= this.clock.now();
     this.#lastFailure = this.clock.now();
     const key = causeKey(error);
@@ -54,7 +63,7 @@ export class OutageLog {
       return;
     }
     this.#causes.add(key);
-    this.target[level](`${message} (store or queue unreachable? further errors with this cause are not logged until it recovers)`, data);
+    this.target[level](data, `${message} (store or queue unreachable? further errors with this cause are not logged until it recovers)`);
   }
 
   /**
@@ -64,7 +73,7 @@ export class OutageLog {
   recovered(now = false): void {
     if (this.#since === undefined || (!now && this.clock.now() - this.#lastFailure < OUTAGE_QUIET_MS)) return;
     const seconds = ((this.clock.now() - this.#since) / 1000).toFixed(1);
-    this.target.warn(`store and queue reachable again after ${seconds} s of errors (${this.#suppressed} more errors with the same causes were not logged)`);
+    this.target.warn({ outageMs: this.clock.now() - this.#since, suppressed: this.#suppressed }, `store and queue reachable again after ${seconds} s of errors (${this.#suppressed} more errors with the same causes were not logged)`);
     this.#since = undefined;
     this.#causes.clear();
     this.#suppressed = 0;

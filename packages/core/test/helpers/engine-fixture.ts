@@ -132,8 +132,8 @@ export async function createFixture(options: FixtureOptions): Promise<Fixture> {
     clock,
     faults,
     logger: {
-      warn: (message, data) => void logs.push({ level: 'warn', message, data }),
-      error: (message, data) => void logs.push({ level: 'error', message, data }),
+      warn: (data, message) => void logs.push({ level: 'warn', message, data }),
+      error: (data, message) => void logs.push({ level: 'error', message, data }),
     },
   });
   // engine.stop() waits for in-flight jobs; one stuck on a ManualClock timer (an in-place retry
