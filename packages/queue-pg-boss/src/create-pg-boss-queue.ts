@@ -46,9 +46,10 @@ export interface PgBossQueueOptions {
    */
   heartbeatSeconds?: number | null;
   /**
-   * Idle polling interval of each worker slot (default 2, minimum 0.5). With LISTEN/NOTIFY a new
-   * ready job wakes the workers at once; delayed jobs are found by this poll, so a delay may be
-   * honoured up to this much late.
+   * Idle polling interval of each queue a worker serves (default 2, minimum 0.5): while every slot
+   * is idle, one fetch per queue per interval in each process, whatever its concurrency. With
+   * LISTEN/NOTIFY a new ready job wakes the workers at once; delayed jobs are found by this poll,
+   * so a delay may be honoured up to this much late.
    */
   pollingIntervalSeconds?: number;
   /** How long finished jobs stay in pg-boss's tables (default 3600). Cairn keeps results in its store. */
@@ -77,6 +78,12 @@ const POLICY = 'short';
 
 /** Least time between two wakes of an idle slot by one grouped worker (see #wakeOneIdleWorker). */
 const IDLE_WAKE_MS = 50;
+
+/**
+ * How often each idle slot of a worker with several slots polls on its own (seconds). The adapter
+ * wakes one idle slot per `pollingIntervalSeconds` itself (the ticker in `work`), so this is only a backstop.
+ */
+const SLOT_BACKSTOP_POLL_SECONDS = 60;
 
 /**
  * Creates a Cairn queue over pg-boss 12: jobs are rows in PostgreSQL, visible to every process
@@ -203,6 +210,13 @@ class PgBossQueue implements Queue {
       this.#groupCaps.set(queue, { key: capKey, workers: (held?.workers ?? 0) + 1 });
     }
     let workId: string | undefined;
+    // pg-boss polls once per interval per slot: an idle process would fetch concurrency × queues
+    // times per interval (70 a second for 7 workflows at concurrency 10), and every process added
+    // adds as many. So with several slots each slot polls only as a backstop, and the adapter
+    // wakes one idle slot per interval itself (a ticker): one idle fetch per queue per interval. A
+    // slot that gets a job wakes another idle one (#runBatch), so a backlog still spreads over
+    // every slot at fetch speed, and NOTIFY still wakes them all for a new ready job.
+    const slotPollSeconds = concurrency > 1 ? Math.max(SLOT_BACKSTOP_POLL_SECONDS, this.#pollingIntervalSeconds) : this.#pollingIntervalSeconds;
     try {
       await this.#ensureQueue(queue);
       workId = await this.#call(`work on ${queue}`, () =>
@@ -211,9 +225,9 @@ class PgBossQueue implements Queue {
           {
             localConcurrency: concurrency,
             batchSize: 1,
-            pollingIntervalSeconds: this.#pollingIntervalSeconds,
+            pollingIntervalSeconds: slotPollSeconds,
             // Delayed jobs never NOTIFY; a relaxed notify-mode poll would find them late.
-            notifyPollingIntervalSeconds: this.#pollingIntervalSeconds,
+            notifyPollingIntervalSeconds: slotPollSeconds,
             ...(groupConcurrency === undefined ? {} : { localGroupConcurrency: clampCaps(groupConcurrency, concurrency) }),
             // Lets a throwing handler fail its job terminally while redelivery stays on.
             perJobResults: true,
@@ -225,7 +239,11 @@ class PgBossQueue implements Queue {
       if (groupConcurrency !== undefined) this.#releaseGroupCap(queue);
       throw error;
     }
+    const id = workId;
+    const ticker = concurrency > 1 ? setInterval(() => this.#wakeIdleSlot(id), this.#pollingIntervalSeconds * 1000) : undefined;
+    ticker?.unref();
     const worker = new PgBossWorker(this.#boss, queue, workId, () => {
+      clearInterval(ticker);
       this.#workers.delete(worker);
       if (groupConcurrency !== undefined) this.#releaseGroupCap(queue);
     });
@@ -254,7 +272,12 @@ class PgBossQueue implements Queue {
     const results: JobResult[] = [];
     // A fetch that returned jobs: the database answers again.
     this.#outage?.recovered();
-    if (grouped && workId !== undefined) this.#wakeOneIdleWorker(workId);
+    if (workId !== undefined) {
+      if (grouped) this.#wakeOneIdleWorker(workId);
+      // More may be ready (a backlog, delayed jobs come due together): the next idle slot looks.
+      // A fetch that finds nothing wakes nobody, so the chain ends with the work.
+      else this.#wakeIdleSlot(workId);
+    }
     try {
       for (const bossJob of jobs) results.push(await this.#runOne(queue, bossJob, handler));
     } finally {
@@ -296,10 +319,15 @@ class PgBossQueue implements Queue {
   #wakeOneIdleWorker(workId: string): void {
     const now = Date.now();
     if (now - (this.#lastIdleWake.get(workId) ?? 0) < IDLE_WAKE_MS) return;
+    if (this.#wakeIdleSlot(workId)) this.#lastIdleWake.set(workId, now);
+  }
+
+  /** Makes one idle slot of the worker fetch now; false when every slot is busy. */
+  #wakeIdleSlot(workId: string): boolean {
     const idle = this.#boss.getWipData().find((wip) => wip.workId === workId && wip.count === 0);
-    if (idle === undefined) return;
-    this.#lastIdleWake.set(workId, now);
+    if (idle === undefined) return false;
     this.#boss.notifyWorker(idle.id);
+    return true;
   }
 
   #jobSettings(): BossSendOptions {

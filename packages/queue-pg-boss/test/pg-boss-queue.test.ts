@@ -4,6 +4,7 @@ import { CairnError, type Job, type Queue } from '@cairn/core';
 import { stopSharedServices } from '@cairn/conformance/services';
 import { createPgBossQueue } from '@cairn/queue-pg-boss';
 import { PgBoss } from 'pg-boss';
+import pg from 'pg';
 import { createDatabase, dropDatabase, providePostgres } from './support/postgres.js';
 
 const server = await providePostgres();
@@ -31,6 +32,27 @@ function countingBoss(boss: PgBoss): { boss: PgBoss; calls: Map<string, string[]
     },
   });
   return { boss: proxy, calls };
+}
+
+/**
+ * A pg-boss `db` over a real pool that counts pg-boss's job fetches (its `WITH next AS (...)`
+ * statement), so a test can say how often idle workers poll.
+ */
+function countingDb(url: string): { db: { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> }; fetches: () => number; reset: () => void; close: () => Promise<void> } {
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  pool.on('error', () => {});
+  let fetches = 0;
+  return {
+    db: {
+      async executeSql(text, values) {
+        if (/WITH\s+next\s+AS/i.test(text)) fetches++;
+        return pool.query(text, values as unknown[]);
+      },
+    },
+    fetches: () => fetches,
+    reset: () => void (fetches = 0),
+    close: () => pool.end(),
+  };
 }
 
 describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${server.skip}` : false }, () => {
@@ -200,6 +222,60 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     const smallAt = starts.flatMap((g, i) => (g === 'small' ? [i] : []));
     assert.equal(smallAt.length, 5);
     assert.ok(smallAt[4]! < 250, `the last small job started after ${smallAt[4]} others (of 305)`);
+  });
+
+  it('idle workers poll each queue about once per polling interval, not once per slot', async () => {
+    // Ten slots on each of three queues, idle: pg-boss alone would have each slot fetch every
+    // interval (30 fetches per 0.5 s here, 60 a second); the adapter keeps one idle fetch per queue
+    // per interval, the other slots waking only when there is work.
+    const counting = countingDb(dbUrl);
+    cleanups.push(() => counting.close());
+    const queue = open({ schema: 'idle', pollingIntervalSeconds: 0.5, bossOptions: { db: counting.db } });
+    for (const name of ['idle-a', 'idle-b', 'idle-c']) await queue.work(name, async () => {}, { concurrency: 10 });
+    await sleep(1000); // start-up: every slot makes its first fetch
+    counting.reset();
+    await sleep(3000);
+    const fetches = counting.fetches();
+    // 3 queues × 3 s / 0.5 s = 18 at one fetch per queue per interval; 180 at one per slot.
+    assert.ok(fetches <= 30, `idle fetches in 3 s over 3 queues of 10 slots: ${fetches}`);
+    // Work still starts: a job sent now runs, and a backlog spreads over the slots.
+    const running = new Set<number>();
+    let peak = 0;
+    let done = 0;
+    await queue.work('idle-d', async (job) => {
+      const i = (job.payload as { i: number }).i;
+      running.add(i);
+      peak = Math.max(peak, running.size);
+      await sleep(200);
+      running.delete(i);
+      done++;
+    }, { concurrency: 5 });
+    for (let i = 0; i < 10; i++) await queue.send('idle-d', { i });
+    await waitFor(() => done === 10, 30_000, '10 jobs');
+    assert.ok(peak >= 4, `a backlog of 10 jobs of 200 ms ran at most ${peak} at once on 5 slots`);
+  });
+
+  it('a delayed job starts about a polling interval after it is due even while a slot is busy for long', async () => {
+    const queue = open({ schema: 'delayed', pollingIntervalSeconds: 0.5 });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    cleanups.push(async () => release());
+    const starts: string[] = [];
+    await queue.work('delayed', async (job) => {
+      const kind = (job.payload as { kind: string }).kind;
+      starts.push(kind);
+      if (kind === 'long') await held;
+    }, { concurrency: 3 });
+    await queue.send('delayed', { kind: 'long' });
+    await waitFor(() => starts.includes('long'), 10_000, 'the long job');
+    const sent = Date.now();
+    await queue.send('delayed', { kind: 'later' }, { delayMs: 1000 });
+    await waitFor(() => starts.includes('later'), 20_000, 'the delayed job');
+    const waited = Date.now() - sent;
+    release();
+    // Due after 1 s, found by the next idle fetch (0.5 s): anything near a relaxed slot's own poll
+    // (tens of seconds) means nobody polled while the first slot was busy.
+    assert.ok(waited < 8000, `a job due after 1 s started after ${waited} ms`);
   });
 
   it('reports a throwing handler to onError with its job, and fails the job for good', async () => {
