@@ -74,7 +74,7 @@ export function formatJson(value) {
 /** An error record as one line: `CODE Name: message`. */
 export function formatError(error) {
   if (!error) return '';
-  return `${error.code ? `${error.code} ` : ''}${error.name}: ${error.message}`;
+  return `${error.code ? `${error.code} ` : ''}${error.name ?? 'Error'}: ${error.message}`;
 }
 
 /** Calls the dashboard's API; rejects with the server's message when the answer is not 2xx. */

@@ -16,7 +16,7 @@ let actionsDrawn = '';
 let forkStep = '';
 
 // Record fields the details list shows in its own way; any other field is listed as JSON.
-const SHOWN = new Set(['id', 'workflow', 'version', 'status', 'input', 'output', 'error', 'parent', 'idempotencyKey', 'lease', 'fence', 'cancelRequested', 'cancelReason', 'deadline', 'wakeAt', 'createdAt', 'updatedAt']);
+const SHOWN = new Set(['id', 'workflow', 'version', 'status', 'input', 'output', 'error', 'parent', 'idempotencyKey', 'lease', 'fence', 'cancelRequested', 'cancelReason', 'deadline', 'wakeAt', 'createdAt', 'updatedAt', 'forkedFrom', 'retries']);
 
 function notice(message) {
   $('notice').hidden = !message;
@@ -38,6 +38,10 @@ function renderDetails(run) {
     run.deadline !== undefined ? detail('Deadline', formatTime(run.deadline)) : [],
     run.wakeAt !== undefined && !TERMINAL.has(run.status) ? detail('Wakes at', formatTime(run.wakeAt)) : [],
     run.cancelRequested ? detail('Cancel requested', run.cancelReason ?? 'no reason given') : [],
+    run.forkedFrom ? detail('Forked from', runLink(run.forkedFrom.runId), ` at step ${run.forkedFrom.stepKey}`) : [],
+    (run.retries ?? []).map((retry, i) => detail(`Retry ${i + 1}`, formatTime(retry.at), ` from ${retry.previousStatus}`,
+      retry.previousError ? ` (${retry.previousError.message})` : '', retry.reason ? `: ${retry.reason}` : '',
+      retry.forgottenSteps?.length ? `; ran again: ${retry.forgottenSteps.join(', ')}` : '')),
     run.lease && !TERMINAL.has(run.status) ? detail('Leased by', run.lease.owner, ` until ${formatTime(run.lease.expiresAt)}`) : [],
     Object.entries(run).filter(([key]) => !SHOWN.has(key)).map(([key, value]) => detail(key, h('code', {}, typeof value === 'string' ? value : JSON.stringify(value)))),
   ];

@@ -72,7 +72,7 @@ function row(run) {
     h('td', { class: 'nowrap' }, sameDay(run.createdAt, run.updatedAt) ? formatTime(run.updatedAt).slice(11) : formatTime(run.updatedAt)),
     h('td', { class: 'nowrap' }, run.parentRunId ? shortRunLink(run.parentRunId) : ''),
     h('td', { class: 'key' }, run.idempotencyKey ?? ''),
-    h('td', { class: 'error-cell', title: run.error ? `${run.error.name}: ${run.error.message}` : null }, briefError(run.error)));
+    h('td', { class: 'error-cell', title: run.error ? `${run.error.name ?? run.error.code}: ${run.error.message}` : null }, briefError(run.error)));
 }
 
 async function load() {

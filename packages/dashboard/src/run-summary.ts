@@ -1,4 +1,4 @@
-import type { ErrorRecord, RunRecord, RunStatus } from '@cairn/core';
+import type { RunRecord, RunStatus } from '@cairn/core';
 
 /** A run as the runs table shows it: no input, output or state. */
 export interface RunSummaryView {
@@ -14,17 +14,23 @@ export interface RunSummaryView {
   wakeAt?: number;
   deadline?: number;
   /** The error's name, code and message (no stack, no data). */
-  error?: { name: string; code?: string; message: string };
+  error?: BriefError;
 }
 
-/** The fields of a run record or summary that `toRunSummary` reads. */
-type RunLike = Pick<RunRecord, 'id' | 'workflow' | 'version' | 'status' | 'createdAt' | 'updatedAt'> &
-  Partial<Pick<RunRecord, 'parent' | 'idempotencyKey' | 'cancelRequested' | 'wakeAt' | 'deadline' | 'error'>> & { parentRunId?: string };
+/** An error as the table shows it: a record's or a summary's name, code and message. */
+export interface BriefError {
+  name?: string;
+  code?: string;
+  message: string;
+}
 
-/** The error as a table cell shows it. */
-export function briefError(error: ErrorRecord | undefined): RunSummaryView['error'] {
+/** The fields of a run record or of the engine's run summary that `toRunSummary` reads. */
+type RunLike = Pick<RunRecord, 'id' | 'workflow' | 'version' | 'status' | 'createdAt' | 'updatedAt'> &
+  Partial<Pick<RunRecord, 'parent' | 'idempotencyKey' | 'cancelRequested' | 'wakeAt' | 'deadline'>> & { parentRunId?: string; error?: BriefError };
+
+function briefError(error: BriefError | undefined): BriefError | undefined {
   if (!error) return undefined;
-  return { name: error.name, message: error.message, ...(error.code === undefined ? {} : { code: error.code }) };
+  return { message: error.message, ...(error.name === undefined ? {} : { name: error.name }), ...(error.code === undefined ? {} : { code: error.code }) };
 }
 
 /**

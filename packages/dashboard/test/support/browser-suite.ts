@@ -133,7 +133,11 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       // These filters came with the operations API (findRun, listRuns filters).
       if (typeof (engine as { findRun?: unknown }).findRun !== 'function') return t.skip('this engine has no parent / idempotency key filters');
       await open('/');
-      await filter(page, (p) => p.fill('#f-key', 'order-A-1042'));
+      // Keys are unique per workflow: the key filter goes with one.
+      await filter(page, async (p) => {
+        await p.fill('#f-workflow', 'fulfil-order');
+        await p.fill('#f-key', 'order-A-1042');
+      });
       await expectRows(page, [runs.parent]);
       await filter(page, (p) => p.fill('#f-parent', runs.parent));
       await expectRows(page, [runs.child]);
