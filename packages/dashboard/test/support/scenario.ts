@@ -101,7 +101,7 @@ export async function seedRuns(store: WorkflowStore): Promise<Scenario> {
   const engine = createEngine({
     store,
     workflows: [sendInvoice, chargeCard, awaitApproval, nightlyReport, importBatch, shipParcel, fulfilOrder],
-    logger: { warn: () => {}, error: (message, data) => console.error(`[cairn] ${message}`, data ?? '') },
+    logger: { warn: () => {}, error: (data, message) => console.error(`[cairn] ${message}`, data) },
   });
   await engine.start();
 
