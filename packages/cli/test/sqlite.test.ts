@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { openSqliteStore } from '@cairn/kysely';
 import { cliCases } from './support/cli-cases.js';
-import { runCairn } from './support/run-cairn.js';
+import { runCairn, startCairn } from './support/run-cairn.js';
 import { seedRuns } from './support/seed-runs.js';
 
 let dir = '';
@@ -24,7 +24,7 @@ cliCases({
   },
 });
 
-const COMMAND_NAMES = ['runs', 'show', 'cancel', 'delete'];
+const COMMAND_NAMES = ['runs', 'show', 'cancel', 'delete', 'dashboard'];
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
 describe('cairn: help, connection and config', () => {
@@ -89,5 +89,41 @@ describe('cairn: help, connection and config', () => {
     const bad = await runCairn(['--config', join(FIXTURES, 'no-store.config.ts'), 'runs']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /must export a store/);
+  });
+
+  it('dashboard: serves @cairn/dashboard over the store, with the token it is given; stops on SIGTERM with exit 0', async () => {
+    const token = 'a-token-of-32-characters-exactly';
+    const child = startCairn(['dashboard', '--url', `sqlite:${db}`, '--port', '0'], { env: { CAIRN_DASHBOARD_TOKEN: token } });
+    let out = '';
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      const url = await new Promise<URL>((resolve, reject) => {
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          const m = /^Cairn dashboard on (\S+)/m.exec(out);
+          if (m) resolve(new URL(m[1] as string));
+        });
+        child.on('close', () => reject(new Error(`cairn dashboard exited:\n${out}\n${err}`)));
+      });
+      assert.equal(url.hostname, '127.0.0.1');
+      assert.equal(url.searchParams.get('token'), token);
+      const refused = await fetch(new URL('/api/runs', url));
+      assert.equal(refused.status, 401);
+      const answer = await fetch(new URL('/api/runs', url), { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(answer.status, 200);
+      const body = (await answer.json()) as { runs: { id: string }[] };
+      assert.ok(body.runs.some((r) => r.id === completed));
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0, err);
+  });
+
+  it('dashboard: a non-loopback host without --allow-remote and a token is refused (exit 2), nothing served', async () => {
+    const result = await runCairn(['dashboard', '--url', `sqlite:${db}`, '--host', '0.0.0.0', '--port', '0']);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /not a loopback address/);
   });
 });

@@ -1,9 +1,10 @@
 import type { CliCommand } from '../command.js';
 import { cancelCommand } from './cancel.js';
+import { dashboardCommand } from './dashboard.js';
 import { deleteCommand } from './delete.js';
 import { doctorCommand } from './doctor.js';
 import { runsCommand } from './runs.js';
 import { showCommand } from './show.js';
 
 /** Every `cairn` command, in the order `cairn --help` lists them. A new command: one file, one line here. */
-export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, cancelCommand, deleteCommand, doctorCommand];
+export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, cancelCommand, deleteCommand, doctorCommand, dashboardCommand];
