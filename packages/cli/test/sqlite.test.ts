@@ -14,6 +14,7 @@ import { seedRuns } from './support/seed-runs.js';
 let dir = '';
 cliCases({
   name: 'SQLite (--url sqlite:<file>)',
+  thorough: true,
   async setup() {
     dir = mkdtempSync(join(tmpdir(), 'cairn-cli-sqlite-'));
     return { url: `sqlite:${join(dir, 'cairn.sqlite')}`, args: [] };
