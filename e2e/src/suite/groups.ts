@@ -37,12 +37,15 @@ import { payloadsGroup } from './store/payloads.js';
 import { runsGroup } from './store/runs.js';
 import { stateGroup } from './store/state.js';
 import { stepsGroup } from './store/steps.js';
+import { finishedStepsGroup } from './store/finished-steps.js';
+import { crashLoopGroup } from './engine/crash-loop.js';
 import { versionsGroup } from './store/versions.js';
 
 /** Layer 1: the store contract, noun by noun. */
 export const storeGroups: readonly CaseGroup[] = [
   runsGroup,
   stepsGroup,
+  finishedStepsGroup,
   stateGroup,
   eventsGroup,
   versionsGroup,
@@ -57,6 +60,7 @@ export const engineGroups: readonly CaseGroup[] = [
   replayGroup,
   retriesGroup,
   failuresGroup,
+  crashLoopGroup,
   sleepsGroup,
   eventsEngineGroup,
   childrenGroup,

@@ -18,6 +18,7 @@ export type {
   StepRecord,
   AttemptStatus,
   AttemptRecord,
+  FinishedAttempt,
   NewStep,
   StepTransition,
 } from './model/step.js';

@@ -1,5 +1,6 @@
-// Store round trips are counted, not assumed: an inline step costs two writes and no read, and a
-// replay reads the run's steps once however long the run is.
+// Store round trips are counted, not assumed: an inline step costs one write (recorded once,
+// finished, with its attempt) and no read, and a replay reads the run's steps once however long
+// the run is.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type NewStep, type StepTransition, defineWorkflow } from '@cairn/core';
@@ -18,7 +19,7 @@ describe('replay cost', () => {
   const replayTotals = new Map<number, Record<string, number>>();
 
   for (const n of [10, 100, 1000]) {
-    it(`a run with ${n} recorded steps: 2 writes per inline step, then a replay that reads its steps once`, async (t) => {
+    it(`a run with ${n} recorded steps: 1 write per inline step, then a replay that reads its steps once`, async (t) => {
       const wf = longWorkflow(n);
       const fx = await createFixture({ workflows: [wf] });
       try {
@@ -30,11 +31,10 @@ describe('replay cost', () => {
           'runs.create': 1,
           'runs.claim': 1,
           'steps.load': 1,
-          'steps.insert': n + 1, // every step, and the sleep
-          'steps.transition': n,
+          'steps.insert': n + 1, // every step (finished), and the sleep
           'runs.transition': 1, // running -> waiting
         });
-        // Per step: exactly one insert (straight into `running`) and one transition (the result).
+        // Per step: exactly one insert, straight into `succeeded` with its finished attempt.
         for (let i = 0; i < n; i += Math.max(1, Math.floor(n / 10))) {
           const key = `s${i}`;
           const calls = fx.counter.calls.filter(
@@ -42,12 +42,14 @@ describe('replay cost', () => {
           );
           assert.deepEqual(
             calls.map((c) => c.name),
-            ['steps.insert', 'steps.transition'],
+            ['steps.insert'],
             key,
           );
-          assert.equal((calls[0]!.args[2] as NewStep).status, 'running');
-          assert.equal((calls[1]!.args[2] as StepTransition).to.status, 'succeeded');
+          assert.equal((calls[0]!.args[2] as NewStep).status, 'succeeded');
+          assert.equal((calls[0]!.args[2] as NewStep).finishedAttempt?.status, 'succeeded');
         }
+        const history = await fx.inner.history.list(h.id);
+        assert.equal(history.filter((a) => a.status === 'succeeded').length, n, 'every attempt is in the history');
 
         fx.counter.reset();
         await fx.clock.advance(1000);
@@ -91,7 +93,7 @@ describe('replay cost', () => {
         fx.counter.calls
           .filter((c) => (c.name === 'steps.insert' && (c.args[2] as NewStep).key === key) || (c.name === 'steps.transition' && (c.args[2] as StepTransition).key === key))
           .map((c) => `${c.name}:${c.name === 'steps.insert' ? (c.args[2] as NewStep).status : (c.args[2] as StepTransition).to.status}`);
-      assert.deepEqual(writesFor('a'), ['steps.insert:running', 'steps.transition:succeeded']);
+      assert.deepEqual(writesFor('a'), ['steps.insert:succeeded']);
       // The last write is the orchestrator recording the turn in which it hands the worker's result
       // to the code (decision 20): without it a later replay could hand it over at another point.
       assert.deepEqual(writesFor('q'), ['steps.insert:scheduled', 'steps.transition:running', 'steps.transition:succeeded', 'steps.transition:succeeded']);

@@ -41,8 +41,9 @@ describe('result() reads', () => {
 
   it('makes no store read while the run executes here from the local queue', async () => {
     const g = gate();
+    let started = false;
     const wf = defineWorkflow('result-reads-queued', async (ctx) => {
-      await ctx.step('slow', () => g.promise);
+      await ctx.step('slow', () => ((started = true), g.promise));
       return 'done';
     });
     const fx = await createFixture({ workflows: [wf], pollIntervalMs: 50 });
@@ -50,7 +51,8 @@ describe('result() reads', () => {
       const handle = await fx.engine.startRun(wf, null, { mode: 'queued' });
       // Wait until the local worker has claimed it: from then on the execution is in this process.
       await waitForStatus(fx.inner, handle.id, 'running');
-      await until(async () => (await fx.engine.steps(handle.id)).length === 1, 'the slow step started');
+      // The body runs before anything records the step (one write, once finished).
+      await until(async () => started, 'the slow step started');
       fx.counter.reset();
       const result = fx.engine.result(handle.id);
       for (let i = 0; i < 20; i++) {

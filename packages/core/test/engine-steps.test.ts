@@ -262,7 +262,10 @@ describe('steps: results are recorded once and replayed', () => {
       const fx = await createFixture({ workflows: [wf] });
       try {
         const h = await fx.engine.startRun(wf, null);
-        await waitForStep(fx.inner, h.id, 'slow', 'running');
+        // Inline, the first attempt's start is recorded only once the body outlasts
+        // `recordStartAfterMs` (during the advance below); queued, the worker records it first.
+        if (mode === 'inline') await until(async () => signals.length === 1, 'first attempt started');
+        else await waitForStep(fx.inner, h.id, 'slow', 'running');
         await turns(10);
         await fx.clock.advance(5000);
         await waitForStep(fx.inner, h.id, 'slow', 'retry_wait');

@@ -28,6 +28,14 @@ export interface EngineTimings {
   childBackstopMs: number;
   /** A new run not claimed within this long is dispatched again by recovery. */
   startGraceMs: number;
+  /**
+   * An inline step is recorded once, finished, in one write; when its body is still running after
+   * this long, its start is recorded meanwhile (the write overlaps the body instead of adding a
+   * round trip), so a long attempt shows as `running` and a crash during it leaves an `abandoned`
+   * attempt. 0: record every start before the body runs (two writes per step). See
+   * docs/semantics.md, "What one write per step means for crashes".
+   */
+  recordStartAfterMs: number;
 }
 
 /** The internals an execution needs; built once by `createEngine`. */

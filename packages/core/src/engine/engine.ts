@@ -247,6 +247,7 @@ const DEFAULT_TIMINGS: EngineTimings = {
   queuedStepTimeoutMs: 300_000,
   childBackstopMs: 3_600_000,
   startGraceMs: 30_000,
+  recordStartAfterMs: 250,
 };
 
 const DEFAULT_STOP_GRACE_MS = 30_000;

@@ -163,6 +163,7 @@ function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution): Abo
       try {
         const renewed = await rt.store.runs.renew(run.id, run.fence, rt.timings.leaseMs, now);
         heldUntil = now + rt.timings.leaseMs;
+        execution.leaseHeldUntil = heldUntil;
         delay = every;
         if (renewed.cancelRequested) execution.observeCancel(cancelledError(run.id, renewed.cancelReason));
       } catch (error) {

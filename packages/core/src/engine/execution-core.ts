@@ -47,6 +47,17 @@ export class ExecutionCore {
   protected readonly messageCursor = new Map<string, number>();
   /** The highest position the history recorded a call at (-1: none). */
   protected readonly maxRecordedSeq: number;
+  /**
+   * The highest `StepRecord.fence` of the run: the claim whose execution last recorded a step (0
+   * when none carries one). Set to this execution's fence by its first step insert.
+   */
+  protected lastInsertFence: number;
+  /**
+   * Until when this execution's lease holds, as its last claim or renewal gave it (kept up by the
+   * lease renewal). Past it, a step's body does not run before a fenced write says the lease is
+   * still ours.
+   */
+  leaseHeldUntil: number;
   /** New outcomes waiting for the replay to catch up with the history (see `claim`). */
   protected readonly catchUpWaiters: (() => void)[] = [];
   protected stateSnapshot: Record<string, Json> | undefined;
@@ -64,6 +75,8 @@ export class ExecutionCore {
   protected fatal: CairnError | undefined;
   /** `compensate` closures of the task steps called in this execution, by step key (see `saga`). */
   protected readonly compensations = new Map<string, Compensation>();
+  /** Inline steps whose first attempt runs before anything is recorded: key → when it started. */
+  protected readonly unrecorded = new Map<string, number>();
   /** The saga began: inline steps of this execution record no further outcome. */
   protected sealed = false;
   /** Aborts compensation bodies when the execution ends (`abort` fires at cancellation already). */
@@ -78,8 +91,10 @@ export class ExecutionCore {
     protected readonly probeKey?: string,
   ) {
     let maxSeq = -1;
+    let lastFence = 0;
     for (const step of steps) {
       this.recorded.set(step.key, step);
+      if (step.fence !== undefined && step.fence > lastFence) lastFence = step.fence;
       // Compensation steps share their step's seq; the position check only covers primary calls.
       if (step.key.endsWith(':compensate')) continue;
       this.recordedBySeq.set(step.seq, step);
@@ -90,6 +105,8 @@ export class ExecutionCore {
     this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress, () => this.releaseCaughtUp());
     // Computed in the loop: spreading a long history into Math.max overflows the call stack.
     this.maxRecordedSeq = maxSeq;
+    this.lastInsertFence = lastFence;
+    this.leaseHeldUntil = run.lease?.expiresAt ?? rt.clock.now() + rt.timings.leaseMs;
   }
 
 
@@ -166,6 +183,10 @@ export class ExecutionCore {
         },
         (error: unknown) => {
           this.inflight--;
+          // An error the code will see: its continuation runs before quiet is looked for, else a
+          // branch suspended meanwhile could end the execution with the error never delivered.
+          const delivered = error !== SUSPEND && !this.closed && !(CairnError.is(error) && INFRA_CODES.has(error.code));
+          if (delivered) this.turns.resumed();
           if (call.turn !== undefined) this.turns.cancel(call.turn);
           else this.turns.advance();
           if (error === SUSPEND || this.closed) return;
@@ -305,8 +326,19 @@ export class ExecutionCore {
   protected insert(site: Site, step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'>): Promise<StepRecord> {
     return this.write(async (fence, now) => {
       const full: NewStep = { key: site.key, name: site.name, kind: site.kind, seq: site.seq, ...step };
-      return (await this.rt.store.steps.insert(this.run.id, fence, full, now)).step;
+      const { step: written, created } = await this.rt.store.steps.insert(this.run.id, fence, full, now);
+      if (created) this.lastInsertFence = fence;
+      return written;
     });
+  }
+
+  /**
+   * Claims of the run since it last recorded a step, this one included: 1 while executions make
+   * progress; more when earlier claims ended without recording anything (a crash, typically a step
+   * body that killed its process before its result was written).
+   */
+  protected claimsWithoutProgress(): number {
+    return this.run.fence - this.lastInsertFence;
   }
 
   protected transition(transition: StepTransition): Promise<StepRecord> {

@@ -2,15 +2,18 @@ import { CairnError } from '../errors/cairn-error.js';
 import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
 import type { ErrorRecord } from '../model/error-record.js';
 import type { Json } from '../model/json.js';
-import type { StepRecord, StepTransition } from '../model/step.js';
+import type { FinishedAttempt, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import { toMilliseconds } from './duration.js';
 import { decideRetry, type RetryDecision, type RetryPolicy, resolveStepRetry } from './retry-policy.js';
-import { runStepBody } from './run-step-body.js';
+import { type BodyResult, runStepBody } from './run-step-body.js';
 import { ABANDON_GRACE, type Site, StepFailure } from './execution-outcome.js';
 import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 import { type Compensation, type CompensationFailure, compensationKey, withCompensationFailures } from './compensation.js';
 import type { StepContext, StepOptions } from './workflow-context.js';
 import { type Call, type Delivery, ExecutionCore, SUSPEND } from './execution-core.js';
+
+/** What an attempt's outcome makes of its step (a transition's `to`). */
+type StepOutcome = StepTransition['to'];
 
 /** Task steps (`ctx.step`: inline, queued, retries, compensations) and the saga a failed or cancelled run runs. */
 export class ExecutionSteps extends ExecutionCore {
@@ -73,7 +76,7 @@ export class ExecutionSteps extends ExecutionCore {
   protected async sagaPass(runError: ErrorRecord, error: Error, compensations: ReadonlyMap<string, Compensation>, failures: CompensationFailure[]): Promise<void> {
     const steps = new Map((await this.rt.store.steps.load(this.run.id)).map((step) => [step.key, step]));
     for (const entry of [...compensations.values()].sort((a, b) => b.site.seq - a.site.seq)) {
-      const step = await this.settleForSaga(steps.get(entry.site.key), runError);
+      const step = await this.settleForSaga(steps.get(entry.site.key) ?? (await this.recordUnrecorded(entry.site, entry.policy.maxAttempts, runError)), runError);
       if (step?.status !== 'succeeded') continue;
       const key = compensationKey(entry.site.key);
       const recorded = steps.get(key);
@@ -90,6 +93,24 @@ export class ExecutionSteps extends ExecutionCore {
         failures.push({ key, error: failure.record });
       }
     }
+  }
+
+  /**
+   * A step of this execution whose first attempt is still running unrecorded, as the saga finds it:
+   * recorded failed with the run error, its attempt `abandoned` (what a start recorded before the
+   * body would have shown). `undefined` when there is no such step.
+   */
+  protected async recordUnrecorded(site: Site, maxAttempts: number, runError: ErrorRecord): Promise<StepRecord | undefined> {
+    const startedAt = this.unrecorded.get(site.key);
+    if (startedAt === undefined) return undefined;
+    const step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = {
+      status: 'failed',
+      maxAttempts,
+      error: runError,
+      finishedAttempt: { status: 'abandoned', error: runError, worker: this.rt.workerId, startedAt },
+    };
+    // If its start write got there first, that record is returned and made final by the caller.
+    return this.insert(site, step);
   }
 
   /**
@@ -168,8 +189,10 @@ export class ExecutionSteps extends ExecutionCore {
     const turn = async () => (call === undefined ? {} : { turn: await this.claim(call) });
     let step = site.recorded;
     if (!step) {
-      step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
-      if (step.status !== 'running' || step.attempt !== 1) return this.inlineTask({ ...site, recorded: step }, fn, policy, timeoutMs, call, signal);
+      if (this.recordsStartFirst()) {
+        step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
+        if (step.status !== 'running' || step.attempt !== 1) return this.inlineTask({ ...site, recorded: step }, fn, policy, timeoutMs, call, signal);
+      }
     } else if (step.status === 'running') {
       // We hold the lease, so whoever ran this attempt is gone: it was abandoned.
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
@@ -188,16 +211,25 @@ export class ExecutionSteps extends ExecutionCore {
       step = await this.awaitRetry(site, step, signal);
     }
     for (;;) {
-      const attempt = step.attempt;
-      const result = await runStepBody(this.rt.clock, fn, { runId: this.run.id, key: site.key, attempt }, timeoutMs, signal);
-      this.fault('after-step-body', site.key);
-      // The run's saga has begun: a workflow step's late outcome is not recorded (the saga failed
-      // the step, or is about to), so it can never succeed after its compensation was skipped.
-      if (this.sealed && call !== undefined) throw SUSPEND;
+      const attempt = step?.attempt ?? 1;
+      // Not recorded yet: the body runs first and the step is recorded once, finished (one write);
+      // a body still running after `recordStartAfterMs` has its start recorded meanwhile.
+      const deferred = step === undefined ? this.deferStart(site, policy.maxAttempts, call) : undefined;
+      let result: BodyResult;
+      try {
+        result = await runStepBody(this.rt.clock, fn, { runId: this.run.id, key: site.key, attempt }, timeoutMs, signal);
+        this.fault('after-step-body', site.key);
+        // The run's saga has begun: a workflow step's late outcome is not recorded (the saga failed
+        // the step, or is about to), so it can never succeed after its compensation was skipped.
+        if (this.sealed && call !== undefined) throw SUSPEND;
+        if (deferred !== undefined) step = await deferred.settle();
+      } finally {
+        deferred?.stop();
+      }
       let output: Json | undefined;
       // One decision for inline and queued steps (`decideRetry`): attempts left, not
       // non-retryable, accepted by `retryIf`; the wait is `retryAfter` or the backoff.
-      let decision: RetryDecision = result.ok ? { retry: false } : decideRetry(policy, result.error, attempt, step.maxAttempts);
+      let decision: RetryDecision = result.ok ? { retry: false } : decideRetry(policy, result.error, attempt, step?.maxAttempts ?? policy.maxAttempts);
       let failure = result.ok ? undefined : toErrorRecord(decision.retry ? result.error : (decision.error ?? result.error));
       if (result.ok && result.value !== undefined) {
         try {
@@ -208,11 +240,15 @@ export class ExecutionSteps extends ExecutionCore {
           decision = { retry: false };
         }
       }
-      const from = { status: ['running' as const], attempt };
+      // The attempt's outcome: a transition of the recorded step, or the step's first record.
+      const finish = (to: StepOutcome, endAttempt: StepTransition['endAttempt'] & {}): Promise<StepRecord> =>
+        step === undefined
+          ? this.insertFinished(site, policy.maxAttempts, to, { ...endAttempt, worker, startedAt: deferred?.startedAt ?? this.rt.clock.now() })
+          : this.transition({ key: site.key, from: { status: ['running'], attempt }, to, endAttempt });
       if (failure === undefined) {
         this.fault('before-checkpoint', site.key);
         const to = output === undefined ? { status: 'succeeded' as const, ...(await turn()) } : { status: 'succeeded' as const, output, ...(await turn()) };
-        await this.transition({ key: site.key, from, to, endAttempt: { status: 'succeeded' } });
+        await finish(to, { status: 'succeeded' });
         this.fault('after-checkpoint', site.key);
         return output;
       }
@@ -220,16 +256,87 @@ export class ExecutionSteps extends ExecutionCore {
       if (decision.retry) {
         const wakeAt = this.rt.clock.now() + decision.delayMs;
         this.fault('before-checkpoint', site.key);
-        step = await this.transition({ key: site.key, from, to: { status: 'retry_wait', wakeAt }, endAttempt: { status: 'failed', error: failure } });
+        step = await finish({ status: 'retry_wait', wakeAt }, { status: 'failed', error: failure });
         this.fault('after-checkpoint', site.key);
         step = await this.awaitRetry(site, step, signal);
         continue;
       }
       this.fault('before-checkpoint', site.key);
-      await this.transition({ key: site.key, from, to: { status: 'failed', error: failure, ...(await turn()) }, endAttempt: { status: 'failed', error: failure } });
+      await finish({ status: 'failed', error: failure, ...(await turn()) }, { status: 'failed', error: failure });
       this.fault('after-checkpoint', site.key);
       throw new StepFailure(failure);
     }
+  }
+
+  /**
+   * Whether a new inline step records its start before its body runs (two writes) instead of once,
+   * finished: when the store cannot record a finished step in one write, when configured so
+   * (`recordStartAfterMs: 0`), and in careful mode — an earlier claim of this run ended without
+   * recording anything, as a body that kills its process does. Then every attempt is on record
+   * before its body runs, so a crash-looping step is counted and ends failed after its attempts.
+   * Also when the lease may be gone (not renewed in time, e.g. a paused process): the fenced start
+   * write then refuses before the body runs, as it always did.
+   */
+  protected recordsStartFirst(): boolean {
+    return (
+      this.rt.store.capabilities.insertFinished !== true ||
+      this.rt.timings.recordStartAfterMs === 0 ||
+      this.claimsWithoutProgress() > 1 ||
+      this.rt.clock.now() >= this.leaseHeldUntil
+    );
+  }
+
+  /**
+   * Arms the start write of a step whose body runs before it is recorded: fired when the body is
+   * still running after `recordStartAfterMs`. `settle` (the body finished) disarms it and gives the
+   * step it recorded, if it fired; `stop` disarms it. Until settled the step is listed in
+   * `unrecorded`, so a saga that begins meanwhile records it failed with an abandoned attempt.
+   */
+  protected deferStart(site: Site, maxAttempts: number, call: Call | undefined): { startedAt: number; settle(): Promise<StepRecord | undefined>; stop(): void } {
+    const startedAt = this.rt.clock.now();
+    const timer = new AbortController();
+    let disarmed = false;
+    let started: Promise<StepRecord> | undefined;
+    this.unrecorded.set(site.key, startedAt);
+    this.rt.clock.sleep(this.rt.timings.recordStartAfterMs, timer.signal).then(
+      () => {
+        // A workflow step's body no longer counts once the saga began (see `inlineTask`).
+        if (disarmed || this.closed || (this.sealed && call !== undefined)) return;
+        started = this.insert(site, { status: 'running', maxAttempts, worker: this.rt.workerId });
+        started.catch(() => {});
+      },
+      () => {},
+    );
+    const stop = () => {
+      disarmed = true;
+      timer.abort();
+    };
+    return {
+      startedAt,
+      stop,
+      settle: async () => {
+        stop();
+        this.unrecorded.delete(site.key);
+        if (started === undefined) return undefined;
+        const step = await started;
+        // Only this execution writes this key while it holds the lease: anything else is a defect.
+        if (step.status !== 'running' || step.attempt !== 1) throw new CairnError('STEP_CONFLICT', `Step ${JSON.stringify(site.key)} was recorded ${step.status} (attempt ${step.attempt}) while its first attempt ran`);
+        return step;
+      },
+    };
+  }
+
+  /** Records a step that is not on record yet with its finished first attempt: ONE write. */
+  protected async insertFinished(site: Site, maxAttempts: number, to: StepOutcome, finishedAttempt: FinishedAttempt): Promise<StepRecord> {
+    const step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: to.status, maxAttempts, finishedAttempt };
+    if (to.output !== undefined) step.output = to.output;
+    if (to.error !== undefined) step.error = to.error;
+    if (typeof to.wakeAt === 'number') step.wakeAt = to.wakeAt;
+    if (to.turn !== undefined) step.turn = to.turn;
+    const written = await this.insert(site, step);
+    // Only this execution writes this key while it holds the lease: anything else is a defect.
+    if (written.status !== to.status || written.attempt !== 1) throw new CairnError('STEP_CONFLICT', `Step ${JSON.stringify(site.key)} was already recorded ${written.status} (attempt ${written.attempt})`);
+    return written;
   }
 
   /** Waits out a retry delay in place when short, else suspends; then opens the next attempt. */

@@ -97,6 +97,14 @@ export class TurnScheduler {
     this.scheduleDrain();
   }
 
+  /**
+   * The code was handed an outcome outside any turn (an error that took no turn): it may call
+   * primitives in its continuations, so quiet is looked for again only after they ran.
+   */
+  resumed(): void {
+    if (!this.stopped) this.scheduleDrain();
+  }
+
   /** No more deliveries (the execution ended). */
   stop(): void {
     this.stopped = true;

@@ -103,7 +103,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
   // Arguments of the wrong runtime type are refused before they reach the maps, as on every backend.
   return withArgumentChecks({
     name: 'memory',
-    capabilities: { multiProcess: false, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024 },
+    capabilities: { multiProcess: false, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024, insertFinished: true },
 
     runs: {
       async create(input: NewRun, now: number) {
@@ -259,11 +259,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const e = writable(runId, fence);
         const existing = e.steps.get(step.key);
         if (existing) return { step: copy(existing), created: false };
-        const record = newStepRecord(runId, step, now);
+        const record = newStepRecord(runId, step, now, fence);
         e.steps.set(step.key, record);
         if (step.status === 'running') {
           const attempt: AttemptRecord = { runId, stepKey: step.key, attempt: 1, status: 'running', startedAt: now };
           if (step.worker !== undefined) attempt.worker = step.worker;
+          e.attempts.set(attemptId(step.key, 1), attempt);
+        } else if (step.finishedAttempt !== undefined) {
+          const done = step.finishedAttempt;
+          const attempt: AttemptRecord = { runId, stepKey: step.key, attempt: 1, status: done.status, worker: done.worker, startedAt: done.startedAt, endedAt: now };
+          if (done.output !== undefined) attempt.output = copy(done.output);
+          if (done.error !== undefined) attempt.error = copy(done.error);
           e.attempts.set(attemptId(step.key, 1), attempt);
         }
         return { step: copy(record), created: true };

@@ -40,6 +40,13 @@ export interface StepRecord {
    * branches see them in the order the first execution did; see docs/semantics.md.
    */
   turn?: number;
+  /**
+   * The run's `fence` when the step was recorded (its `steps.insert`): the claim whose execution
+   * recorded it. Absent for a step inserted without a fence, and on stores whose capabilities do
+   * not include `insertFinished` (and for steps they recorded before). The engine compares it with
+   * the run's fence to count the claims since the run last recorded a step (see docs/semantics.md).
+   */
+  fence?: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -61,7 +68,10 @@ export interface AttemptRecord {
   error?: ErrorRecord;
 }
 
-/** What `steps.insert` records. A `running` step also opens attempt 1 in the same atomic write. */
+/**
+ * What `steps.insert` records. A `running` step also opens attempt 1 in the same atomic write; a
+ * step given `finishedAttempt` records that finished attempt 1 in it.
+ */
 export interface NewStep {
   key: string;
   name: string;
@@ -78,6 +88,24 @@ export interface NewStep {
   turn?: number;
   /** Required when `status` is `running`: the worker opening attempt 1. */
   worker?: string;
+  /**
+   * A step recorded after its first attempt already ran (status `succeeded`, `failed` or
+   * `retry_wait`): attempt 1's record, written in the same atomic write as the step, with
+   * `startedAt` as given and `endedAt` = the insert's `now`. Only on stores whose capabilities
+   * include `insertFinished`.
+   */
+  finishedAttempt?: FinishedAttempt;
+}
+
+/** Attempt 1 of a step recorded already finished (`NewStep.finishedAttempt`). */
+export interface FinishedAttempt {
+  status: Exclude<AttemptStatus, 'running'>;
+  /** The worker that ran it. */
+  worker: string;
+  /** When its body started (epoch ms), before the insert's `now`. */
+  startedAt: number;
+  output?: Json;
+  error?: ErrorRecord;
 }
 
 /** A compare-and-set on one step, written with its attempt records as one atomic unit. */

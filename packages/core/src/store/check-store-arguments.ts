@@ -93,6 +93,19 @@ function newStep(op: string, value: NewStep): void {
   optStr(op, 'step.worker', step.worker);
   optStr(op, 'step.childRunId', step.childRunId);
   optNum(op, 'step.wakeAt', step.wakeAt);
+  if (step.finishedAttempt !== undefined) finishedAttempt(op, step.status, step.finishedAttempt);
+}
+
+// A step recorded finished carries attempt 1's outcome; a live status would leave it open.
+const FINISHED_STEP_STATUSES: ReadonlySet<unknown> = new Set(['succeeded', 'failed', 'retry_wait']);
+const FINISHED_ATTEMPT_STATUSES: ReadonlySet<unknown> = new Set(['succeeded', 'failed', 'abandoned']);
+
+function finishedAttempt(op: string, stepStatus: unknown, value: unknown): void {
+  const attempt = obj(op, 'step.finishedAttempt', value);
+  if (!FINISHED_STEP_STATUSES.has(stepStatus)) throw invalidInput(`${op}: step.status`, 'must be succeeded, failed or retry_wait with a finishedAttempt', stepStatus);
+  if (!FINISHED_ATTEMPT_STATUSES.has(attempt.status)) throw invalidInput(`${op}: step.finishedAttempt.status`, 'must be succeeded, failed or abandoned', attempt.status);
+  str(op, 'step.finishedAttempt.worker', attempt.worker);
+  num(op, 'step.finishedAttempt.startedAt', attempt.startedAt);
 }
 
 function stepTransition(op: string, value: StepTransition): void {

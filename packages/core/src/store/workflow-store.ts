@@ -103,6 +103,11 @@ export interface StepStore {
    * written and the existing step is returned with `created: false`. A `running` step opens attempt
    * 1 in the same atomic write. Throws `LEASE_LOST` when `fence` is not the run's fence (nothing is
    * written), and `RUN_CONFLICT` when the run is terminal.
+   *
+   * On stores with `capabilities.insertFinished`: a step given `finishedAttempt` (status
+   * `succeeded`, `failed` or `retry_wait`) is recorded with that finished attempt 1 in the same
+   * atomic write (no reader sees one without the other), and a numeric `fence` is stamped on the new
+   * step as `StepRecord.fence`.
    */
   insert(runId: string, fence: Fence, step: NewStep, now: number): Promise<{ step: StepRecord; created: boolean }>;
 
@@ -187,6 +192,12 @@ export interface StoreCapabilities {
   multiProcess: boolean;
   /** The largest JSON payload (bytes of its UTF-8 serialisation) the backend stores. */
   maxPayloadBytes: number;
+  /**
+   * `steps.insert` records `NewStep.finishedAttempt` and stamps `StepRecord.fence`: an inline step
+   * is then one write (recorded once finished). Absent or false: the engine records every inline
+   * step's start before its body runs (two writes per step).
+   */
+  insertFinished?: boolean;
 }
 
 /**
