@@ -212,7 +212,7 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
     return next ? new CrashAt(next.point, next.n) : undefined;
   };
   let faults = injectorFor();
-  const w = await engineWorld(env, [def], faults ? { faults } : {});
+  const w = await engineWorld(env, [def], { workerId: workerOf(tracker.gen), ...(faults ? { faults } : {}) });
   let engine = w.engine;
   const report: RunReport = { wrong: [], doubleRun: [], lost: [], stuck: [], crashes: tracker.crashes, log: w.log, looks: 0, storeCalls: 0, ms: 0 };
   const started = performance.now();
@@ -241,7 +241,7 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
           await stopDead(w, engine);
           tracker.gen += 1;
           faults = injectorFor();
-          engine = await w.startEngine([def], faults ? { faults } : {});
+          engine = await w.startEngine([def], { workerId: workerOf(tracker.gen), ...(faults ? { faults } : {}) });
           return false;
         }
         run = await w.raw.runs.get(handle.id);
@@ -302,23 +302,32 @@ function tally(values: readonly unknown[]): string {
   return [...counts].map(([value, n]) => `${value} ×${n}`).join(', ');
 }
 
+/** The worker id of the engine ("process") of generation `gen`: attempts record who ran them. */
+function workerOf(gen: number): string {
+  return `sim-gen-${gen}`;
+}
+
 /**
  * Every body must have succeeded exactly once. A success counts once it is recorded (its attempt
- * is in the run's history as succeeded); a success never recorded is allowed only in an engine that
- * crashed (the crash fell between that body and its record, or cut a sibling's record short).
+ * is in the run's history as succeeded, run by its engine); a success never recorded is allowed
+ * only in an engine that crashed (the crash fell between that body and its record, or cut a
+ * sibling's record short). The engine is part of the identity: an inline step is recorded once,
+ * finished, so an attempt that crashed before its record leaves none, and the next engine's
+ * attempt has the same number.
  */
 async function judgeBodies(w: EngineWorld, tracker: Tracker, truth: Truth, mode: string, completed: boolean, report: RunReport): Promise<void> {
   const recordedAttempts = new Set<string>();
   for (const runId of new Set(tracker.successes.map((s) => s.runId))) {
     for (const attempt of await w.raw.history.list(runId)) {
-      if (attempt.status === 'succeeded') recordedAttempts.add(`${runId}|${attempt.stepKey}|${attempt.attempt}`);
+      if (attempt.status === 'succeeded') recordedAttempts.add(`${runId}|${attempt.stepKey}|${attempt.attempt}|${attempt.worker}`);
     }
   }
+  const isRecorded = (s: BodySuccess) => recordedAttempts.has(`${s.runId}|${s.key}|${s.attempt}|${workerOf(s.gen)}`);
   for (const path of truth.bodies) {
     const successes = tracker.successes.filter((s) => s.path === path);
-    const recorded = successes.filter((s) => recordedAttempts.has(`${s.runId}|${s.key}|${s.attempt}`));
-    const unexcused = successes.filter((s) => !recordedAttempts.has(`${s.runId}|${s.key}|${s.attempt}`) && !tracker.crashedGens.has(s.gen));
-    const where = successes.map((s) => `${s.key} attempt ${s.attempt} engine ${s.gen}${recordedAttempts.has(`${s.runId}|${s.key}|${s.attempt}`) ? '' : ' (unrecorded)'}`).join('; ');
+    const recorded = successes.filter(isRecorded);
+    const unexcused = successes.filter((s) => !isRecorded(s) && !tracker.crashedGens.has(s.gen));
+    const where = successes.map((s) => `${s.key} attempt ${s.attempt} engine ${s.gen}${isRecorded(s) ? '' : ' (unrecorded)'}`).join('; ');
     if (recorded.length + unexcused.length > 1) report.doubleRun.push(`${mode}: body ${path} succeeded ${successes.length} times: ${where}`);
     if (completed && recorded.length === 0) report.lost.push(`${mode}: body ${path} never recorded a success${successes.length ? `: ${where}` : ' (never ran)'}`);
   }
