@@ -36,6 +36,7 @@ export type {
   Fence,
 } from './store/workflow-store.js';
 export type { DoctorFinding, DoctorSeverity, StoreDoctorOptions, StoreDoctorResult } from './store/store-doctor.js';
+export { checkStoreDoctorOptions } from './store/check-store-doctor-options.js';
 export type { DoctorOptions, DoctorReport, DoctorThresholds, DoctorLimits } from './engine/doctor/doctor-options.js';
 export { encodeRunCursor, decodeRunCursor, normaliseListLimit } from './store/run-cursor.js';
 export type { RunCursor } from './store/run-cursor.js';

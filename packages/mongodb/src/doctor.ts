@@ -1,4 +1,4 @@
-import type { DoctorFinding, StoreDoctorOptions, StoreDoctorResult } from '@cairn/core';
+import { checkStoreDoctorOptions, type DoctorFinding, type StoreDoctorOptions, type StoreDoctorResult } from '@cairn/core';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import type { RunDoc } from './documents.js';
@@ -32,7 +32,10 @@ const show = (at: number | undefined) => (at === undefined ? 'absent' : new Date
  * index) are read, each a projection of six fields; a read that hit the cap is named in `truncated`.
  */
 export function mongoDoctor(ctx: StoreContext): (options: StoreDoctorOptions) => Promise<StoreDoctorResult> {
-  return (options) => guard('doctor', () => inspect(ctx, options));
+  return async (options) => {
+    const checked = checkStoreDoctorOptions(options);
+    return guard('doctor', () => inspect(ctx, checked));
+  };
 }
 
 async function inspect(ctx: StoreContext, { fix, limit }: StoreDoctorOptions): Promise<StoreDoctorResult> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createEngine } from '@cairn/core';
+import { CairnError, createEngine } from '@cairn/core';
 import { createMongoStore, type MongoStore } from '../src/index.js';
 import type { Collection } from 'mongodb';
 import type { RunDoc } from '../src/documents.js';
@@ -25,6 +25,9 @@ test('mongodb doctor: a healthy store reports nothing', { skip: skipReason }, as
   await store.runs.claim(run.id, 'w', 30_000, 1500);
   await createRun(store, 1000);
   assert.deepEqual(await store.doctor!({ fix: false, now: NOW, limit: 100 }), clean);
+  for (const bad of [{ fix: 'yes', now: NOW, limit: 1 }, { fix: true, now: NOW, limit: 1.5 }, undefined]) {
+    await assert.rejects(store.doctor!(bad as never), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'), JSON.stringify(bad));
+  }
 });
 
 test('mongodb doctor: a dropped index is reported, and fix creates it again', { skip: skipReason }, async () => {

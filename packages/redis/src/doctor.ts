@@ -1,4 +1,4 @@
-import type { DoctorFinding, StoreDoctorOptions, StoreDoctorResult } from '@cairn/core';
+import { checkStoreDoctorOptions, type DoctorFinding, type StoreDoctorOptions, type StoreDoctorResult } from '@cairn/core';
 import type { Cluster, Redis } from 'ioredis';
 import { opt, type Hash } from './codec.js';
 import { factsOf, syncIndex, type StoreContext } from './context.js';
@@ -73,7 +73,8 @@ export function redisDoctor(ctx: StoreContext): (options: StoreDoctorOptions) =>
   };
   const forget = (id: string, idemField?: string) => ctx.caller.script(ctx.scripts.forgetRun, [ctx.keys.runs], [id, '', opt(idemField)]);
 
-  return async ({ fix, limit }) => {
+  return async (options) => {
+    const { fix, limit } = checkStoreDoctorOptions(options);
     const findings: DoctorFinding[] = [];
     const truncated: string[] = [];
     const repair = async (finding: DoctorFinding, action: string, work: () => Promise<unknown>) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createEngine, type DoctorFinding } from '@cairn/core';
+import { CairnError, createEngine, type DoctorFinding } from '@cairn/core';
 import { scriptsFor } from '../src/scripts/index.js';
 import { crashBefore } from './support/crash-before.js';
 import { keysOf, skip, withStore } from './support/fixture.js';
@@ -24,6 +24,9 @@ describe('redis doctor: index drift', { skip }, () => {
         await store.runs.create(newRun(), T0);
         await store.runs.delete(run.id);
         assert.deepEqual(await store.doctor!({ fix: false, now: NOW, limit: 100 }), { findings: [], truncated: [] });
+        for (const bad of [{ fix: 'yes', now: NOW, limit: 1 }, { fix: true, now: NOW, limit: 0 }, { fix: true, now: Number.NaN, limit: 1 }, null]) {
+          await assert.rejects(store.doctor!(bad as never), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'), JSON.stringify(bad));
+        }
       });
     }
   });

@@ -64,7 +64,7 @@ export const DEFAULT_THRESHOLDS: DoctorThresholds = {
 
 export const DEFAULT_LIMITS: DoctorLimits = { runs: 1000, stepLoads: 200 };
 
-/** The largest cap a caller may set: the doctor must stay a bounded read. */
+/** The largest cap a caller may set: the doctor must stay a bounded read (the store hook's bound too). */
 const MAX_LIMIT = 100_000;
 
 /** Checks `engine.doctor` options (INVALID_INPUT naming the bad one) and fills in the defaults. */
