@@ -9,7 +9,8 @@ const EVENT_STEP_PREFIX = 'event:';
  * has waited more than `eventWaitMs` for an event with no timeout. Whether someone outside will
  * still send it, Cairn cannot know; what it can say is that nothing inside Cairn will ever end this
  * wait — no timer, no deadline — so only `engine.sendEvent(runId, name)` or a cancel can. Not
- * fixable: sending or cancelling is the operator's decision.
+ * fixable: sending or cancelling is the operator's decision. Only `ctx.waitForEvent` waits are
+ * judged: a `select`'s step does not record its alternatives (a child among them may end it).
  */
 export async function checkUnboundedEventWaits(ctx: DoctorContext): Promise<DoctorFinding[]> {
   const findings: DoctorFinding[] = [];
