@@ -1,3 +1,4 @@
+import { CairnError } from '@cairn/core';
 import { CliError } from '../cli-error.js';
 import type { CliCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -14,7 +15,11 @@ export const deleteCommand: CliCommand = {
       .option('-f, --force', 'also delete a run that has not ended (its parent, if any, sees it as deleted)')
       .action(async (runId: string, options: { force?: boolean }) => {
         await cli.withConnection(async ({ engine }) => {
-          const deleted = await engine.deleteRun(runId, options.force ? { force: true } : {});
+          const deleted = await engine.deleteRun(runId, options.force ? { force: true } : {}).catch((error: unknown) => {
+            if (!CairnError.is(error, 'RUN_ACTIVE')) throw error;
+            const status = ((error as CairnError).data as { status?: string } | undefined)?.status ?? 'active';
+            throw new CliError(EXIT.refused, `Run ${safeText(runId)} is ${status}: cancel it first, or pass --force`);
+          });
           if (!deleted) throw new CliError(EXIT.notFound, `Run ${safeText(runId)} not found`);
           cli.print(`Run ${safeText(runId)} deleted.`);
         });

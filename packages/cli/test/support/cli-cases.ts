@@ -165,7 +165,7 @@ export function cliCases(target: CliTarget): void {
     it('delete: a finished run goes with everything it recorded; an active one needs --force (exit 4 without); unknown: exit 3', async () => {
       const refused = await cairn('delete', seeded.byStatus.pending);
       assert.equal(refused.code, 4, refused.stderr);
-      assert.match(refused.stderr, /RUN_ACTIVE/);
+      assert.match(refused.stderr, /is pending: cancel it first, or pass --force/);
       assert.equal((await store.runs.get(seeded.byStatus.pending))?.status, 'pending');
 
       await ok('delete', seeded.byStatus.failed);
