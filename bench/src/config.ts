@@ -8,6 +8,7 @@ export interface BenchConfig {
   localThroughput: { runs: number; steps: number; concurrency: number; reps: number };
   processThroughput: { runs: number; steps: number; concurrency: number; workers: number[]; idleMs: number };
   fairness: { smallRuns: number; ratio: number; workMs: number; concurrency: number; groupConcurrency: number };
+  observability: { runs: number; steps: number; reps: number };
 }
 
 export const FULL: BenchConfig = {
@@ -19,6 +20,7 @@ export const FULL: BenchConfig = {
   localThroughput: { runs: 200, steps: 3, concurrency: 10, reps: 3 },
   processThroughput: { runs: 600, steps: 3, concurrency: 10, workers: [1, 2, 4, 8], idleMs: 5000 },
   fairness: { smallRuns: 5, ratio: 100, workMs: 2, concurrency: 10, groupConcurrency: 5 },
+  observability: { runs: 40, steps: 25, reps: 11 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -30,4 +32,5 @@ export const SMOKE: BenchConfig = {
   localThroughput: { runs: 10, steps: 2, concurrency: 4, reps: 1 },
   processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [1, 2], idleMs: 1000 },
   fairness: { smallRuns: 1, ratio: 20, workMs: 1, concurrency: 4, groupConcurrency: 2 },
+  observability: { runs: 2, steps: 3, reps: 1 },
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,floor,processes,fairness] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,floor,processes,fairness,observability] [--out=path] [--render[=path]]`
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
  * `bench/results/latest.json` (smoke: `smoke.tmp.json`, not committed). Round-trip targets are checked in every
@@ -25,6 +25,7 @@ import { pgFloor } from './scenarios/pg-floor.js';
 import { processThroughput } from './scenarios/process-throughput.js';
 import { resultLatency } from './scenarios/result-latency.js';
 import { replayGrowth } from './scenarios/replay.js';
+import { observabilityOverhead } from './scenarios/observability.js';
 import { engineLog } from './scenarios/workflows.js';
 import { Servers } from './servers/servers.js';
 import { nowMs } from './stats.js';
@@ -33,7 +34,7 @@ const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',').filter(Boolean);
 const config = smoke ? SMOKE : FULL;
-// --scenarios=inline,replay,latency,local,floor,processes,fairness (default: all)
+// --scenarios=inline,replay,latency,local,floor,processes,fairness,observability (default: all)
 const scenarios = args.find((a) => a.startsWith('--scenarios='))?.slice('--scenarios='.length).split(',').filter(Boolean);
 const wants = (name: string) => !scenarios || scenarios.includes(name);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -166,6 +167,11 @@ async function main(): Promise<number> {
     if (memory && wants('fairness')) {
       const f = await scenario(results.errors, 'fairness (local queue)', () => fairness(memory, config.fairness), results.notes);
       if (f) results.fairness.push(f);
+    }
+    // What lifecycle events cost, with nobody listening and with a subscriber (memory store, one process).
+    if (instances.has('memory') && wants('observability')) {
+      const o = await scenario(results.errors, 'observability overhead', () => observabilityOverhead(config.observability), results.notes);
+      if (o) results.observability = o;
     }
     const pgForFairness = instances.get('postgres');
     const boss = QUEUES.find((q) => q.name === 'pg-boss');

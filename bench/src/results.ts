@@ -7,6 +7,7 @@ import type { LocalThroughputResult } from './scenarios/local-throughput.js';
 import type { FloorResult } from './scenarios/pg-floor.js';
 import type { ProcessThroughputResult } from './scenarios/process-throughput.js';
 import type { ReplayResult } from './scenarios/replay.js';
+import type { ObservabilityResult } from './scenarios/observability.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -54,6 +55,8 @@ export interface BenchResults {
   floor?: FloorResult & { cairnWriteTransactionsPerStep?: number; cairnAsyncCommitsPerStep: number };
   processThroughput: ProcessThroughputResult[];
   fairness: FairnessResult[];
+  /** Cost of lifecycle events and tracing on the memory store (`--scenarios=observability`). */
+  observability?: ObservabilityResult;
   errors: ScenarioError[];
   notes: string[];
   targets: TargetCheck[];

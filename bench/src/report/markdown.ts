@@ -188,6 +188,16 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
   }
 
+  if (r.observability) {
+    const o = r.observability;
+    out.push(`### Observability overhead (memory store, ${o.runs} inline runs of ${o.stepsPerRun} no-op steps, median of ${o.reps} interleaved repetitions)`);
+    out.push('');
+    out.push(table(['lifecycle events', 'µs per step', 'ratio to none'], o.variants.map((v) => [v.name, fmt(v.microsPerStep, 2), `${fmt(v.ratio, 3)}×`])));
+    out.push('');
+    out.push(`With nobody listening the engine makes ${fmt(o.checksPerStep, 2)} "does anyone listen?" checks per step at ${fmt(o.checkNanos, 1)} ns each: ${fmt(o.idleOverheadPercent, 3)} % of a step (target ≤ 2 %).`);
+    out.push('');
+  }
+
   out.push('### Targets');
   out.push('');
   out.push(

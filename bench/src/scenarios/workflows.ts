@@ -35,7 +35,7 @@ export const ALL_WORKFLOWS: WorkflowDefinition<any, any>[] = [stepsWorkflow, rep
 export const engineLog = { abandoned: 0, warnings: 0, last: '' };
 
 function describe(data: Record<string, unknown> | undefined): string {
-  const error = data?.['error'];
+  const error = data?.['err'];
   if (error instanceof Error) return `${error.message}`;
   return data ? JSON.stringify(data).slice(0, 300) : '';
 }

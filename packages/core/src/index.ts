@@ -93,6 +93,8 @@ export type { EngineTimings } from './engine/engine-runtime.js';
 export type { EngineLogger, LogData, LogLevel, LogMethod } from './logging/engine-logger.js';
 export { fromStringLogger } from './logging/from-string-logger.js';
 export type { StringFirstLogger, StringLoggerOptions } from './logging/from-string-logger.js';
+export { CAIRN_CHANNELS } from './observe/lifecycle-events.js';
+export type { CairnLifecycleEvent, LifecycleBase, LifecycleError, RecoveryLifecycleEvent, RunLifecycleEvent, StepBase, StepLifecycleEvent, SuspendReason } from './observe/lifecycle-events.js';
 export { computeQueueNames } from './engine/queue-names.js';
 export type { QueueStrategy, WorkflowQueues } from './engine/queue-names.js';
 export type { FaultPoint, FaultSite, FaultInjector } from './engine/fault-point.js';

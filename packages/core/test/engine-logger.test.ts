@@ -68,6 +68,25 @@ describe('the engine logger', () => {
     assert.match(entry.msg, /is not registered on this worker/);
   });
 
+  it('at debug, run and step lifecycle entries carry ids and no payload unless logPayloads is set', async () => {
+    const wf = defineWorkflow('payloads', async (_ctx, input: { secret: string }) => ({ echoed: input.secret }));
+    for (const logPayloads of [false, true]) {
+      const { logger, lines } = pinoToArray('debug');
+      const engine = createEngine({ store: createMemoryStore(), workflows: [wf], logger, logPayloads, recoveryIntervalMs: 60_000 });
+      await engine.start();
+      try {
+        const { id } = await engine.startRun(wf, { secret: 'hunter2' });
+        await engine.result(id, { timeout: '10s' });
+      } finally {
+        await engine.stop();
+      }
+      assert.deepEqual(lines.filter((l) => l.level >= 30).map((l) => l.type), ['run.created', 'run.completed']);
+      assert.deepEqual(lines.filter((l) => l.level === 20).map((l) => l.type), ['run.started']);
+      assert.equal(lines.some((l) => JSON.stringify(l).includes('hunter2')), logPayloads, `logPayloads: ${logPayloads}`);
+      if (logPayloads) assert.deepEqual(lines.find((l) => l.type === 'run.completed')?.output, { echoed: 'hunter2' });
+    }
+  });
+
   it('fromStringLogger passes message first and data second, from its level up', () => {
     const calls: unknown[][] = [];
     const target = {

@@ -5,6 +5,7 @@ import type { Queue } from '../queue/queue.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
 import type { FaultInjector } from './fault-point.js';
 import type { RuntimeLogger } from '../logging/runtime-logger.js';
+import type { Lifecycle } from '../observe/lifecycle.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
 
@@ -51,6 +52,8 @@ export interface EngineRuntime {
   readonly faults: FaultInjector;
   readonly registry: WorkflowRegistry;
   readonly logger: RuntimeLogger;
+  /** Publishes lifecycle events (check its `runs` / `steps` / `recovery` before building one). */
+  readonly lifecycle: Lifecycle;
   /**
    * Runs being executed by this process, so a duplicate job does not execute one twice at once;
    * `abandon` ends the execution at once (its step bodies' signals abort, it writes nothing more).

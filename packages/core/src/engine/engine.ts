@@ -16,6 +16,7 @@ import type { EngineRuntime, EngineTimings } from './engine-runtime.js';
 import type { EngineLogger } from '../logging/engine-logger.js';
 import { consoleLogger, toRuntimeLogger } from '../logging/runtime-logger.js';
 import { checkLogger } from '../logging/check-logger.js';
+import { Lifecycle } from '../observe/lifecycle.js';
 import { executeRun } from './execute-run.js';
 import { executeStepJob, type StepJob } from './execute-step-job.js';
 import type { FaultInjector } from './fault-point.js';
@@ -353,6 +354,7 @@ export function createEngine(options: EngineOptions): Engine {
     faults: options.faults ?? { hit: () => {} },
     registry,
     logger: outage.logger,
+    lifecycle: new Lifecycle(outage.logger, clock, workerId),
     executing: new Map(),
     turnsInProgress: { count: 0 },
     rerun: new Set(),
@@ -392,7 +394,10 @@ export function createEngine(options: EngineOptions): Engine {
 
   const recover = async (): Promise<number> => {
     const due = await rt.store.runs.findDue(clock.now(), 500);
-    for (const run of due) await rt.dispatchRun(run.id, run.workflow);
+    for (const run of due) {
+      await rt.dispatchRun(run.id, run.workflow);
+      if (rt.lifecycle.recovery) rt.lifecycle.recovered({ type: 'recovery.dispatched', runId: run.id, workflow: run.workflow, reason: run.reason, workerId, at: clock.now() });
+    }
     return due.length;
   };
 
@@ -505,6 +510,7 @@ export function createEngine(options: EngineOptions): Engine {
         now,
       );
       if (created) {
+        if (rt.lifecycle.runs) rt.lifecycle.run({ ...rt.lifecycle.base(run), type: 'run.created', createdAt: run.createdAt }, { input: run.input });
         if (mode === 'inline') {
           const execution = executeRun(rt, run.id).catch((error) => rt.logger.error({ runId: run.id, workflow: run.workflow, version: run.version, workerId, err: error }, `Run ${run.id}: inline execution failed`));
           inlineRuns.add(execution);

@@ -6,6 +6,7 @@ import { cancelCheckMs } from './cancel-watch.js';
 import { cancelledError, deadlineExceededError } from './execution-outcome.js';
 import { earliest } from './run-deadline.js';
 import { wakeParent } from './wake-parent.js';
+import { lifecycleError } from '../observe/lifecycle.js';
 
 // A run woken while it executed is replayed again in place, but never endlessly in one call.
 const MAX_IMMEDIATE_REPLAYS = 50;
@@ -44,6 +45,7 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   const { store, clock } = rt;
   const run = await store.runs.claim(runId, rt.workerId, rt.timings.leaseMs, clock.now());
   if (!run) return false;
+  const claimedAt = clock.now();
   rt.faults.hit({ point: 'after-claim', runId });
   const def = rt.registry.find(run.workflow, run.version);
   if (!def) {
@@ -51,6 +53,13 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
     rt.logger.warn({ runId, workflow: run.workflow, version: run.version, workerId: rt.workerId }, `Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`);
     await store.runs.transition(runId, run.fence, { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number }, clock.now());
     return false;
+  }
+  if (rt.lifecycle.runs) {
+    // The first claim of a run has fence 1; every later one (after a suspension, or taking over
+    // from a lost worker) a higher one.
+    const first = run.fence === 1;
+    const base = rt.lifecycle.base(run);
+    rt.lifecycle.run(first ? { ...base, type: 'run.started', fence: run.fence, createdAt: run.createdAt, queueWaitMs: base.at - run.createdAt } : { ...base, type: 'run.resumed', fence: run.fence, createdAt: run.createdAt });
   }
   const steps = await store.steps.load(runId);
   const execution = new Execution(rt, run, steps, def);
@@ -64,11 +73,11 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
     renewal.abort();
     deadline.abort();
   }
-  return record(rt, run, outcome);
+  return record(rt, run, outcome, claimedAt);
 }
 
-/** Writes the outcome of an execution. */
-async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Promise<boolean> {
+/** Writes the outcome of an execution (claimed at `claimedAt`), and publishes it. */
+async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome, claimedAt: number): Promise<boolean> {
   const { store, clock } = rt;
   if (outcome.kind === 'crashed') {
     if (CairnError.is(outcome.error, 'ENGINE_STOPPED')) {
@@ -77,6 +86,7 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Prom
       await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: clock.now() }, clock.now()).catch(() => undefined);
       return false;
     }
+    if (CairnError.is(outcome.error, 'LEASE_LOST')) leaseLost(rt, run, outcome.error);
     if (!isExpectedCrash(outcome.error)) rt.logger.error({ runId: run.id, workflow: run.workflow, version: run.version, workerId: rt.workerId, err: outcome.error }, `Run ${run.id}: execution abandoned`);
     if (isSimulatedCrash(outcome.error)) throw outcome.error;
     return false;
@@ -101,10 +111,12 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome): Prom
   try {
     after = await store.runs.transition(run.id, run.fence, transition, clock.now());
   } catch (error) {
+    if (CairnError.is(error, 'LEASE_LOST')) leaseLost(rt, run, error);
     if (CairnError.is(error, 'LEASE_LOST') || CairnError.is(error, 'RUN_CONFLICT') || CairnError.is(error, 'RUN_NOT_FOUND')) return false;
     throw error;
   }
   rt.faults.hit({ point: 'after-checkpoint', runId: run.id });
+  if (rt.lifecycle.runs) published(rt, run, after, outcome, claimedAt);
   if (after.status === 'waiting') {
     if (after.wakeAt === undefined) return false;
     const delay = after.wakeAt - clock.now();
@@ -177,6 +189,23 @@ function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution): Abo
     }
   })();
   return controller;
+}
+
+/** Publishes the outcome an execution just wrote (`after`: the run as written). */
+function published(rt: EngineRuntime, run: RunRecord, after: RunRecord, outcome: Outcome, claimedAt: number): void {
+  const base = rt.lifecycle.base(run);
+  const durationMs = base.at - claimedAt;
+  if (outcome.kind === 'suspended') {
+    rt.lifecycle.run({ ...base, type: 'run.suspended', fence: run.fence, reasons: outcome.reasons, ...(after.wakeAt === undefined ? {} : { wakeAt: after.wakeAt }), durationMs });
+    return;
+  }
+  if (outcome.kind !== 'completed' && outcome.kind !== 'failed' && outcome.kind !== 'cancelled') return;
+  const ended = { ...base, type: `run.${outcome.kind}` as const, fence: run.fence, durationMs, totalMs: base.at - run.createdAt, createdAt: run.createdAt };
+  rt.lifecycle.run(outcome.kind === 'completed' ? ended : { ...ended, error: lifecycleError(outcome.error) }, outcome.kind === 'completed' && outcome.output !== undefined ? { output: outcome.output } : undefined);
+}
+
+function leaseLost(rt: EngineRuntime, run: RunRecord, error: CairnError): void {
+  if (rt.lifecycle.runs) rt.lifecycle.run({ ...rt.lifecycle.base(run), type: 'run.lease-lost', fence: run.fence, error: lifecycleError(error) });
 }
 
 /** A crash thrown by a fault injector (see `@cairn/core/testing`). */

@@ -8,6 +8,7 @@ import { Execution } from './execution.js';
 import { runStepBody } from './run-step-body.js';
 import { decideRetry, type RetryDecision } from './retry-policy.js';
 import { stopReason, watchRun } from './cancel-watch.js';
+import { lifecycleError } from '../observe/lifecycle.js';
 
 /** The payload of a step job. */
 export interface StepJob {
@@ -60,6 +61,10 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   if (rt.shutdown().aborted) onShutdown();
   else rt.shutdown().addEventListener('abort', onShutdown, { once: true });
   const watch = watchRun(rt, run, stop);
+  const lifecycle = rt.lifecycle;
+  const startedAt = clock.now();
+  // The scheduled record was written at the dispatch: its age is the time the job waited.
+  if (lifecycle.steps) lifecycle.step({ ...lifecycle.stepBase(run, job.key, step.attempt, true), type: 'step.started', queueWaitMs: Math.max(0, startedAt - step.updatedAt) });
   let result;
   try {
     result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, stop.signal);
@@ -100,21 +105,27 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   } else {
     transition = { key: job.key, from: running, to: { status: 'failed', error: failure, wakeAt: null }, endAttempt: { status: 'failed', error: failure } };
   }
-  await finish(rt, job, transition);
+  if (!(await finish(rt, job, transition)) || !lifecycle.steps) return;
+  const base = lifecycle.stepBase(run, job.key, step.attempt, true);
+  const durationMs = base.at - startedAt;
+  if (failure === undefined) lifecycle.step({ ...base, type: 'step.succeeded', durationMs }, output === undefined ? undefined : { output });
+  else if (decision.retry) lifecycle.step({ ...base, type: 'step.retry-scheduled', durationMs, error: lifecycleError(failure), delayMs: decision.delayMs, wakeAt: transition.to.wakeAt as number });
+  else lifecycle.step({ ...base, type: 'step.failed', durationMs, error: lifecycleError(failure) });
 }
 
-/** Records the attempt's result, then wakes and dispatches the run's orchestrator. */
-async function finish(rt: EngineRuntime, job: StepJob, transition: StepTransition): Promise<void> {
+/** Records the attempt's result, then wakes and dispatches the run's orchestrator. False: the result was dropped. */
+async function finish(rt: EngineRuntime, job: StepJob, transition: StepTransition): Promise<boolean> {
   const { store, clock } = rt;
   rt.faults.hit({ point: 'before-checkpoint', runId: job.runId, stepKey: job.key });
   try {
     await store.steps.transition(job.runId, null, transition, clock.now());
   } catch (error) {
     // The orchestrator declared this attempt abandoned (or the run ended): the late result is dropped.
-    if (CairnError.is(error, 'STEP_CONFLICT') || CairnError.is(error, 'RUN_CONFLICT')) return;
+    if (CairnError.is(error, 'STEP_CONFLICT') || CairnError.is(error, 'RUN_CONFLICT')) return false;
     throw error;
   }
   rt.faults.hit({ point: 'after-checkpoint', runId: job.runId, stepKey: job.key });
   await store.runs.wake(job.runId, clock.now());
   await rt.dispatchRun(job.runId, job.workflow);
+  return true;
 }

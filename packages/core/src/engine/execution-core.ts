@@ -9,6 +9,7 @@ import type { EngineRuntime } from './engine-runtime.js';
 import type { FaultPoint } from './fault-point.js';
 import { cancelledError, INFRA_CODES, type Outcome, type Site } from './execution-outcome.js';
 import { TurnScheduler } from './turn-scheduler.js';
+import type { SuspendReason } from '../observe/lifecycle-events.js';
 import type { Compensation } from './compensation.js';
 
 // Returned by primitives that cannot continue in this execution; never settles, so the handler
@@ -66,6 +67,8 @@ export class ExecutionCore {
   protected inflight = 0;
   protected readonly turns: TurnScheduler;
   protected readonly wakeTimes: number[] = [];
+  /** Why branches wait (reported with the suspension; see `SuspendReason`). */
+  protected readonly suspendReasons = new Set<SuspendReason>();
   protected waiting = false;
   protected finishing = false;
   protected closed = false;
@@ -267,12 +270,13 @@ export class ExecutionCore {
     if (!this.waiting) return;
     if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
     const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
-    this.settle({ kind: 'suspended', wakeAt });
+    this.settle({ kind: 'suspended', wakeAt, reasons: [...this.suspendReasons] });
   }
 
   /** Unwinds the current primitive: this branch waits until `wakeAt` (or for news, if undefined). */
-  protected suspend(wakeAt: number | undefined): never {
+  protected suspend(wakeAt: number | undefined, reason: SuspendReason): never {
     this.waiting = true;
+    this.suspendReasons.add(reason);
     if (wakeAt !== undefined) this.wakeTimes.push(wakeAt);
     throw SUSPEND;
   }
@@ -357,7 +361,7 @@ export class ExecutionCore {
   protected async finished(call: Call, site: Site, step: StepRecord, outcome: () => Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>): Promise<Delivery> {
     if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
     // A probe writes nothing: this outcome was never delivered, so no call it knows of follows it.
-    if (this.probeKey !== undefined) this.suspend(undefined);
+    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
     const turn = await this.claim(call);
     await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
     return { turn, ...(await outcome()) };
@@ -373,13 +377,13 @@ export class ExecutionCore {
   /** Probe mode: serve what is recorded (in its turn), wait on everything else. */
   protected async replayOnly(call: Call, site: Site): Promise<Delivery> {
     const step = site.recorded;
-    if (step?.turn === undefined) this.suspend(undefined);
+    if (step?.turn === undefined) this.suspend(undefined, 'recheck');
     if (step.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: step.output }));
     if (step.status === 'failed') {
       const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });
       return this.finished(call, site, step, async () => ({ ok: false, error: step.kind === 'task' ? this.stepFailed(site, error) : error }));
     }
-    this.suspend(undefined);
+    this.suspend(undefined, 'recheck');
   }
 
 }

@@ -5,13 +5,14 @@ import type { Json } from '../model/json.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { StepKind, StepRecord } from '../model/step.js';
 import type { StepContext } from './workflow-context.js';
+import type { SuspendReason } from '../observe/lifecycle-events.js';
 
 /** How one execution of a run ended. */
 export type Outcome =
   | { kind: 'completed'; output: Json | undefined }
   | { kind: 'failed'; error: ErrorRecord }
   | { kind: 'cancelled'; error: ErrorRecord }
-  | { kind: 'suspended'; wakeAt: number | undefined }
+  | { kind: 'suspended'; wakeAt: number | undefined; reasons: SuspendReason[] }
   | { kind: 'crashed'; error: unknown }
   | { kind: 'probe-hit'; fn: (s: StepContext) => unknown; policy: RetryPolicy; timeoutMs: number | undefined }
   | { kind: 'probe-miss' };

@@ -1,4 +1,5 @@
 import { CairnError } from '../errors/cairn-error.js';
+import { lifecycleError } from '../observe/lifecycle.js';
 import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
 import type { ErrorRecord } from '../model/error-record.js';
 import type { Json } from '../model/json.js';
@@ -56,13 +57,14 @@ export class ExecutionSteps extends ExecutionCore {
         if (wakeAt === undefined || this.run.deadline === undefined || this.run.deadline > now) {
           // A compensation waits for a retry due later: the run sleeps until then, and the next
           // execution (replaying to the same failure, or cancelled again) resumes the saga.
-          this.settle({ kind: 'suspended', wakeAt });
+          this.settle({ kind: 'suspended', wakeAt, reasons: [...this.suspendReasons] });
           return undefined;
         }
         // Past its deadline a run is woken at once (its wake time never passes the deadline), so
         // suspending would spin through executions: wait for the retry here, holding the lease.
         this.waiting = false;
         this.wakeTimes.length = 0;
+        this.suspendReasons.clear();
         try {
           await this.rt.clock.sleep(Math.max(0, wakeAt - now), this.sagaAbort.signal);
         } catch {
@@ -86,12 +88,15 @@ export class ExecutionSteps extends ExecutionCore {
         continue;
       }
       const site: Site = { kind: 'task', name: compensationKey(entry.site.name), key, seq: entry.site.seq, recorded };
+      let ok = true;
       try {
         await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaAbort.signal);
       } catch (failure) {
         if (!(failure instanceof StepFailure)) throw failure;
         failures.push({ key, error: failure.record });
+        ok = false;
       }
+      if (this.rt.lifecycle.steps) this.rt.lifecycle.step({ ...this.rt.lifecycle.stepBase(this.run, entry.site.key, step.attempt, step.queued), type: 'step.compensated', ok });
     }
   }
 
@@ -210,8 +215,11 @@ export class ExecutionSteps extends ExecutionCore {
     } else if (step.status === 'retry_wait') {
       step = await this.awaitRetry(site, step, signal);
     }
+    const lifecycle = this.rt.lifecycle;
     for (;;) {
       const attempt = step?.attempt ?? 1;
+      const startedAt = this.rt.clock.now();
+      if (lifecycle.steps) lifecycle.step({ ...lifecycle.stepBase(this.run, site.key, attempt, false), type: 'step.started' });
       // Not recorded yet: the body runs first and the step is recorded once, finished (one write);
       // a body still running after `recordStartAfterMs` has its start recorded meanwhile.
       const deferred = step === undefined ? this.deferStart(site, policy.maxAttempts, call) : undefined;
@@ -250,6 +258,10 @@ export class ExecutionSteps extends ExecutionCore {
         const to = output === undefined ? { status: 'succeeded' as const, ...(await turn()) } : { status: 'succeeded' as const, output, ...(await turn()) };
         await finish(to, { status: 'succeeded' });
         this.fault('after-checkpoint', site.key);
+        if (lifecycle.steps) {
+          const base = lifecycle.stepBase(this.run, site.key, attempt, false);
+          lifecycle.step({ ...base, type: 'step.succeeded', durationMs: base.at - startedAt }, output === undefined ? undefined : { output });
+        }
         return output;
       }
       if (this.cancelled && call !== undefined) throw this.cancelError;
@@ -258,12 +270,20 @@ export class ExecutionSteps extends ExecutionCore {
         this.fault('before-checkpoint', site.key);
         step = await finish({ status: 'retry_wait', wakeAt }, { status: 'failed', error: failure });
         this.fault('after-checkpoint', site.key);
+        if (lifecycle.steps) {
+          const base = lifecycle.stepBase(this.run, site.key, attempt, false);
+          lifecycle.step({ ...base, type: 'step.retry-scheduled', durationMs: base.at - startedAt, error: lifecycleError(failure), delayMs: decision.delayMs, wakeAt });
+        }
         step = await this.awaitRetry(site, step, signal);
         continue;
       }
       this.fault('before-checkpoint', site.key);
       await finish({ status: 'failed', error: failure, ...(await turn()) }, { status: 'failed', error: failure });
       this.fault('after-checkpoint', site.key);
+      if (lifecycle.steps) {
+        const base = lifecycle.stepBase(this.run, site.key, attempt, false);
+        lifecycle.step({ ...base, type: 'step.failed', durationMs: base.at - startedAt, error: lifecycleError(failure) });
+      }
       throw new StepFailure(failure);
     }
   }
@@ -342,7 +362,7 @@ export class ExecutionSteps extends ExecutionCore {
   /** Waits out a retry delay in place when short, else suspends; then opens the next attempt. */
   protected async awaitRetry(site: Site, step: StepRecord, signal: AbortSignal): Promise<StepRecord> {
     const wait = (step.wakeAt ?? 0) - this.rt.clock.now();
-    if (wait > this.rt.timings.inlineRetryMaxMs) this.suspend(step.wakeAt);
+    if (wait > this.rt.timings.inlineRetryMaxMs) this.suspend(step.wakeAt, 'retry');
     if (wait > 0) await this.rt.clock.sleep(wait, signal);
     return this.transition({
       key: site.key,
@@ -360,10 +380,10 @@ export class ExecutionSteps extends ExecutionCore {
     if (!step) {
       step = await this.insert(site, { status: 'scheduled', queued: true, maxAttempts: policy.maxAttempts, wakeAt: now + dispatchTimeoutMs });
       await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, step.attempt);
-      this.suspend(step.wakeAt);
+      this.suspend(step.wakeAt, 'queued-step');
     }
     const due = step.wakeAt === undefined || step.wakeAt <= now;
-    if (!due) this.suspend(step.wakeAt);
+    if (!due) this.suspend(step.wakeAt, 'queued-step');
     const from = { status: [step.status], attempt: step.attempt };
     let next: StepTransition;
     if (step.status === 'scheduled') {
@@ -380,7 +400,7 @@ export class ExecutionSteps extends ExecutionCore {
     }
     const written = await this.queuedWrite(next);
     await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, written.attempt);
-    this.suspend(written.wakeAt);
+    this.suspend(written.wakeAt, 'queued-step');
   }
 
   /** A write racing the step worker: losing the race only means the step moved on; look again soon. */
@@ -388,7 +408,7 @@ export class ExecutionSteps extends ExecutionCore {
     try {
       return await this.transition(transition);
     } catch (error) {
-      if (CairnError.is(error, 'STEP_CONFLICT')) this.suspend(this.rt.clock.now());
+      if (CairnError.is(error, 'STEP_CONFLICT')) this.suspend(this.rt.clock.now(), 'recheck');
       throw error;
     }
   }

@@ -180,7 +180,7 @@ export class Execution extends ExecutionSteps {
       }
       step = await this.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
     }
-    if ((step.wakeAt ?? 0) > now) this.suspend(step.wakeAt);
+    if ((step.wakeAt ?? 0) > now) this.suspend(step.wakeAt, 'sleep');
     const turn = await this.claim(call);
     await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', turn } });
     return { turn, ok: true, value: undefined };
@@ -237,7 +237,7 @@ export class Execution extends ExecutionSteps {
       await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
       return { turn, ok: false, error, onDeliver: release };
     }
-    this.suspend(step.wakeAt);
+    this.suspend(step.wakeAt, 'event');
   }
 
   /** Reserves the next message of `name` for a wait (1, 2, ...). */
@@ -285,7 +285,7 @@ export class Execution extends ExecutionSteps {
       this.fault('after-checkpoint', site.key);
       this.children.add(child.id);
       await this.rt.dispatchRun(child.id, child.workflow);
-      this.suspend(this.rt.clock.now() + childBackstopMs);
+      this.suspend(this.rt.clock.now() + childBackstopMs, 'child');
     }
     const childId = step.childRunId as string;
     const child = await this.lastOfChain(childId);
@@ -305,7 +305,7 @@ export class Execution extends ExecutionSteps {
       return { turn, ok: false, error };
     }
     this.children.add(childId);
-    this.suspend(this.rt.clock.now() + childBackstopMs);
+    this.suspend(this.rt.clock.now() + childBackstopMs, 'child');
   }
 
   /** `ctx.childOutcome`: the child's end, as `ctx.child` delivers it, becomes a value (see `childOutcomeOf`). */
@@ -377,7 +377,7 @@ export class Execution extends ExecutionSteps {
     const site = this.begin(kind, `$${kind}`);
     const recorded = site.recorded;
     if (recorded) return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
-    if (this.probeKey !== undefined) this.suspend(undefined);
+    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
     const output = make();
     const turn = await this.claim(call);
     await this.insert(site, { status: 'succeeded', maxAttempts: 1, output, turn });
@@ -391,7 +391,7 @@ export class Execution extends ExecutionSteps {
   private async continueAsNew(call: Call, input: unknown): Promise<Delivery> {
     const json = this.payload(input ?? null, `input of continueAsNew`);
     const site = this.begin('child', '$continue');
-    if (this.probeKey !== undefined) this.suspend(undefined);
+    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
     let successorId = site.recorded?.childRunId;
     if (successorId === undefined) {
       // One successor, whatever crashes: a repeated create returns the first one. A child that
@@ -428,7 +428,7 @@ export class Execution extends ExecutionSteps {
     };
     if (this.probeKey !== undefined) {
       if (site.recorded?.status === 'succeeded' && site.recorded.turn !== undefined) return recordedDelivery(site.recorded);
-      this.suspend(undefined);
+      this.suspend(undefined, 'select');
     }
     let step = site.recorded;
     if (step?.status === 'succeeded') return recordedDelivery(step);
@@ -457,7 +457,7 @@ export class Execution extends ExecutionSteps {
       won = await this.lookAt(alt, now, shift, children, messageOf);
       if (won !== undefined) break;
     }
-    if (won === undefined) this.suspend(step.wakeAt);
+    if (won === undefined) this.suspend(step.wakeAt, 'select');
     // Losing children are cancelled (and told at once when they run here).
     const winner = (won as { winner: string }).winner;
     for (const [key, childId] of children) {
@@ -505,15 +505,21 @@ export class Execution extends ExecutionSteps {
    * earlier of this run's and its workflow's default; `own`, its workflow's default only; `keep`,
    * this run's. Its `wakeAt` (the start grace) is never later than its deadline.
    */
-  private createRun(workflow: string, input: Json, idempotencyKey: string, how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' }): Promise<{ run: RunRecord; created: boolean }> {
+  private async createRun(workflow: string, input: Json, idempotencyKey: string, how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' }): Promise<{ run: RunRecord; created: boolean }> {
     const def = this.rt.registry.forStart(workflow);
-    return this.write((_fence, now) => {
+    const made = await this.write((_fence, now) => {
       const grace = now + this.rt.timings.startGraceMs;
       const timing =
         how.deadline === 'keep'
           ? childStart(this.run.deadline, undefined, grace, now)
           : childStart(how.deadline === 'inherit' ? this.run.deadline : undefined, def.options.deadline, grace, now);
-      return this.rt.store.runs.create({ id: uuidv7(now), workflow, version: def.version, input, idempotencyKey, ...(how.parent ? { parent: how.parent } : {}), ...timing }, now);
+      // One trace for the whole tree: a run this run starts continues its trace.
+      const trace = this.run.traceContext === undefined ? {} : { traceContext: this.run.traceContext };
+      return this.rt.store.runs.create({ id: uuidv7(now), workflow, version: def.version, input, idempotencyKey, ...(how.parent ? { parent: how.parent } : {}), ...timing, ...trace }, now);
     });
+    if (made.created && this.rt.lifecycle.runs) {
+      this.rt.lifecycle.run({ ...this.rt.lifecycle.base(made.run), type: 'run.created', parentRunId: this.run.id, createdAt: made.run.createdAt }, { input: made.run.input });
+    }
+    return made;
   }
 }

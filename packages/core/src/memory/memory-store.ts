@@ -131,6 +131,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
         if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
         if (input.deadline !== undefined) run.deadline = input.deadline;
+        if (input.traceContext !== undefined) run.traceContext = { ...input.traceContext };
         runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map(), eventKeys: new Map() });
         if (idemKey !== undefined) idempotency.set(input.workflow, idemKey, run.id);
         return { run: copy(run), created: true };

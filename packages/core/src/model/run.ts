@@ -66,6 +66,12 @@ export interface RunRecord {
    * ran. Absent when the run waits for nothing that has a time.
    */
   wakeAt?: number;
+  /**
+   * The W3C trace context (`traceparent`, optionally `tracestate`) of the code that started the
+   * run, kept as given so whichever process executes the run continues that trace. Absent when
+   * there was none.
+   */
+  traceContext?: Record<string, string>;
   createdAt: number;
   updatedAt: number;
 }
@@ -82,6 +88,8 @@ export interface NewRun {
   wakeAt?: number;
   /** Stored as `RunRecord.deadline` (epoch milliseconds); the store only keeps it. */
   deadline?: number;
+  /** Stored as `RunRecord.traceContext`, unchanged (a flat object of strings). */
+  traceContext?: Record<string, string>;
 }
 
 /** Filters for `runs.list`. Results are newest first (`createdAt` desc, then `id` desc). */
