@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CairnError, createEngine, createMemoryStore, defineWorkflow, type EngineLogger } from '@cairn/core';
+import { CairnError, createEngine, createMemoryStore, defineWorkflow, type EngineLogger, type RunHandle } from '@cairn/core';
 import { pgBossQueue } from '../proof/deps.js';
 import { parseRequire, startService, type RunningService, type ServiceName } from '../src/services/index.js';
 import { prepare, runOutage } from '../outage/driver.js';
@@ -154,4 +154,46 @@ describe('engine.start() while the queue is down', () => {
       await queue.close().catch(() => undefined);
     }
   });
+});
+
+describe('store wake-ups across a server restart (no distributed queue)', () => {
+  for (const backend of ['postgres', 'redis'] as const) {
+    it(`${backend}: a worker listening for wake-ups survives the restart, and runs started afterwards still reach it at once`, { timeout: 60_000 }, async (t) => {
+      const service = await restartable(t, backend);
+      if (!service) return;
+      const dir = mkdtempSync(join(tmpdir(), 'cairn-wakeups-'));
+      const config = await prepare(backend, service, join(dir, 'counts.tsv'));
+      const workflow = defineWorkflow('wakeups', async (ctx, n: number) => ctx.step('double', async () => n * 2));
+      const apiStore = await openStore(config);
+      const workerStore = await openStore(config);
+      assert.ok(workerStore.store.signals, `${backend} stores have wake-up signals`);
+      // Recovery far beyond the bounds: only a wake-up (or the sweep after the listener came back) delivers.
+      const options = { workflows: [workflow], recoveryIntervalMs: 600_000, startTimeoutMs: 30_000 };
+      const api = createEngine({ ...options, store: apiStore.store, logger: capture() });
+      const workerLog = capture();
+      const worker = createEngine({ ...options, store: workerStore.store, logger: workerLog });
+      try {
+        await worker.start();
+        await api.start({ workers: false });
+        assert.equal(await (await api.startRun(workflow, 1)).result({ timeout: '10s' }), 2);
+        await service.halt!();
+        await sleep(1500);
+        await service.resume!();
+        // The pool reconnects on the next call; the listener on its own (at most 2 s apart).
+        let started: RunHandle<number> | undefined;
+        for (let i = 0; i < 50 && !started; i++) started = await api.startRun(workflow, 21).catch(async () => (await sleep(200), undefined));
+        assert.ok(started, 'the API process starts runs again');
+        assert.equal(await started.result({ timeout: '10s' }), 42);
+        for (let i = 0; i < 3; i++) assert.equal(await (await api.startRun(workflow, i)).result({ timeout: '10s' }), i * 2);
+        t.diagnostic(`${backend}: worker log during the restart: ${JSON.stringify(workerLog.errors)}`);
+      } finally {
+        await api.stop();
+        await worker.stop();
+        await apiStore.close();
+        await workerStore.close();
+        await service.resume!();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });

@@ -15,6 +15,7 @@ import { terminalRacesGroup } from './adversarial/terminal-races.js';
 import type { CaseGroup } from './case.js';
 import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
+import { storeQueueGroup } from './engine/store-queue.js';
 import { deadlinesGroup } from './engine/deadlines.js';
 import { doctorGroup } from './engine/doctor.js';
 import { childrenGroup } from './engine/children.js';
@@ -68,6 +69,7 @@ export const engineGroups: readonly CaseGroup[] = [
   selectGroup,
   cancellationGroup,
   cancelReachGroup,
+  storeQueueGroup,
   deadlinesGroup,
   versionsEngineGroup,
   stateEngineGroup,

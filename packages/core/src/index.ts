@@ -33,6 +33,7 @@ export type {
   VersionStore,
   HistoryStore,
   StoreCapabilities,
+  StoreSignals,
   Fence,
 } from './store/workflow-store.js';
 export type { DoctorFinding, DoctorSeverity, StoreDoctorOptions, StoreDoctorResult } from './store/store-doctor.js';
@@ -42,6 +43,8 @@ export { encodeRunCursor, decodeRunCursor, normaliseListLimit } from './store/ru
 export type { RunCursor } from './store/run-cursor.js';
 export { newStepRecord } from './store/new-step-record.js';
 export { withArgumentChecks } from './store/check-store-arguments.js';
+export { SignalListeners } from './store/signal-listeners.js';
+export type { ListenerRemoval } from './store/signal-listeners.js';
 export type {
   Queue,
   QueueCapabilities,

@@ -5,6 +5,7 @@ import type { WorkflowStore } from '@cairn/core';
 import type { Pool as PgPool, PoolConfig } from 'pg';
 import { markGuarded, type ConnectionErrorHandler } from './connection-guards.js';
 import { openOwned, type ServerStoreOptions } from './server-stores.js';
+import { createPostgresSignals } from './postgres/postgres-signals.js';
 
 // A server that does not answer must not hang a store call for ever (pg's default is no limit).
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -34,15 +35,21 @@ export function guardPostgresPool<P extends PgPool>(pool: P, onError: Connection
  * flight with `STORE_ERROR` instead of crashing the process, and the pool reconnects when the
  * server is back. `connection` is a connection string or a `pg` `PoolConfig`
  * (`connectionTimeoutMillis` defaults to 10 s). Tables are migrated on open unless
- * `migrate: false`. `close()` ends the pool.
+ * `migrate: false`. The store has `signals` (LISTEN/NOTIFY, `createPostgresSignals`): a dedicated
+ * listening connection is opened when an engine with workers starts. `close()` ends the pool and it.
  */
 export async function openPostgresStore(connection: string | PoolConfig, options: ServerStoreOptions = {}): Promise<WorkflowStore> {
   const { default: pg } = await import('pg');
   const config: PoolConfig = typeof connection === 'string' ? { connectionString: connection } : { ...connection };
   config.connectionTimeoutMillis ??= CONNECT_TIMEOUT_MS;
   const pool = guardPostgresPool(new pg.Pool(config), options.onConnectionError);
-  return openOwned(new Kysely<any>({ dialect: new PostgresDialect({ pool }) }), 'postgres', options); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) }); // eslint-disable-line @typescript-eslint/no-explicit-any
+  // LISTEN/NOTIFY wake-ups: workers in other processes pick up runs started here at once.
+  const signals = createPostgresSignals({ db, connection: config, tablePrefix: options.tablePrefix ?? 'cairn_' });
+  return openOwned(db, 'postgres', options, signals);
 }
 
+export { createPostgresSignals } from './postgres/postgres-signals.js';
+export type { PostgresSignals, PostgresSignalsOptions } from './postgres/postgres-signals.js';
 export type { ConnectionErrorHandler } from './connection-guards.js';
 export type { ServerStoreOptions } from './server-stores.js';

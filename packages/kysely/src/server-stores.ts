@@ -1,7 +1,7 @@
 import type { WorkflowStore } from '@cairn/core';
 import type { ConnectionErrorHandler } from './connection-guards.js';
 import { migrateToLatest } from './schema/migrations.js';
-import { createKyselyStore } from './store.js';
+import { createKyselyStore, type KyselyStoreOptions } from './store.js';
 import type { AnyKysely, SqlDialectName } from './dialect/types.js';
 
 /** Options of `openPostgresStore` (`@cairn/kysely/postgres`) and `openMysqlStore` (`@cairn/kysely/mysql`). */
@@ -26,7 +26,7 @@ export interface ServerStoreOptions {
 }
 
 /** Migrates (unless told not to) and wraps a Kysely instance the store owns; destroys it on failure. */
-export async function openOwned(db: AnyKysely, dialect: SqlDialectName, options: ServerStoreOptions): Promise<WorkflowStore> {
+export async function openOwned(db: AnyKysely, dialect: SqlDialectName, options: ServerStoreOptions, signals?: KyselyStoreOptions['signals']): Promise<WorkflowStore> {
   const tablePrefix = options.tablePrefix ?? 'cairn_';
   try {
     if (options.migrate ?? true) await migrateToLatest(db, { tablePrefix });
@@ -39,6 +39,7 @@ export async function openOwned(db: AnyKysely, dialect: SqlDialectName, options:
     dialect,
     tablePrefix,
     ownsDb: true,
+    ...(signals === undefined ? {} : { signals }),
     ...(options.asyncStartCommit === undefined ? {} : { asyncStartCommit: options.asyncStartCommit }),
     ...(options.maxPayloadBytes === undefined ? {} : { maxPayloadBytes: options.maxPayloadBytes }),
   });

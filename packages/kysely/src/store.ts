@@ -1,5 +1,5 @@
 import { withArgumentChecks } from '@cairn/core';
-import type { WorkflowStore } from '@cairn/core';
+import type { StoreSignals, WorkflowStore } from '@cairn/core';
 import { createContext } from './context.js';
 import { detectDialect, dialectOf } from './dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from './dialect/types.js';
@@ -30,6 +30,13 @@ export interface KyselyStoreOptions {
   maxPayloadBytes?: number;
   /** `close()` destroys `db` (for stores that created their own Kysely instance). Default false. */
   ownsDb?: boolean;
+  /**
+   * Wake-up signals between processes (`WorkflowStore.signals`); PostgreSQL:
+   * `createPostgresSignals` from `@cairn/kysely/postgres` (`openPostgresStore` adds them itself).
+   * Without them (MySQL, SQLite), engines find work started elsewhere by polling. The store's
+   * `close()` calls their `close()`, if they have one.
+   */
+  signals?: StoreSignals & { close?(): Promise<void> };
 }
 
 /**
@@ -68,9 +75,11 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     events: { deliver: write(deliverEvent(ctx)), get: getEvent(ctx) },
     versions: { ...versions, upsert: write(versions.upsert), setStatus: write(versions.setStatus) },
     history: { list: listHistory(ctx) },
+    ...(options.signals === undefined ? {} : { signals: options.signals }),
     async close() {
       if (closed) return;
       closed = true;
+      await options.signals?.close?.();
       if (options.ownsDb) await options.db.destroy();
     },
   });

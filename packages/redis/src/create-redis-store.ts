@@ -9,6 +9,7 @@ import { createEventStore, createStateStore } from './state-event-store.js';
 import { createHistoryStore, createStepStore } from './step-store.js';
 import { createVersionStore } from './version-store.js';
 import { redisDoctor } from './doctor.js';
+import { createRedisSignals } from './redis-signals.js';
 
 /** Options of `createRedisStore`. */
 export interface RedisStoreOptions {
@@ -79,6 +80,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     scripts: scriptsFor(mode),
     onIndexError: options.onIndexError ?? (() => {}),
   };
+  // Pub/sub wake-ups between processes (a duplicated subscriber connection, opened on first listen).
+  const signals = createRedisSignals(redis, prefix);
   // Arguments of the wrong runtime type get INVALID_INPUT, never a TypeError from the key layout.
   return withArgumentChecks({
     name: 'redis',
@@ -92,8 +95,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     versions: createVersionStore(ctx),
     history: createHistoryStore(ctx),
     doctor: redisDoctor(ctx),
+    signals,
     async close() {
-      // The client belongs to the caller; the store holds nothing else.
+      // The client belongs to the caller; the store holds only the subscriber of its signals.
+      await signals.close();
     },
   });
 }

@@ -22,6 +22,7 @@ import { executeStepJob, type StepJob } from './execute-step-job.js';
 import type { FaultInjector } from './fault-point.js';
 import { computeQueueNames, type QueueStrategy, type WorkflowQueues } from './queue-names.js';
 import { ResultWaiter } from './result-waiter.js';
+import { StoreWakeups } from './store-wakeups.js';
 import { uuidv7 } from './uuid.js';
 import { WorkflowRegistry } from './workflow-registry.js';
 import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './outage.js';
@@ -343,6 +344,18 @@ export function createEngine(options: EngineOptions): Engine {
   const startTimeoutMs = checkStartTimeout(options.startTimeoutMs);
   let startWait: AbortController | undefined;
 
+  // Without a queue that crosses processes, the store is the queue between them: an engine
+  // started without workers makes every run it starts or wakes due in the store and signals it
+  // (instead of sending a job to a local queue nobody here consumes), and engines with workers
+  // listen and claim it through their own local queue, or find it by polling (the recovery loop)
+  // on a store without signals. An engine with workers keeps its own runs local: no extra round
+  // trip on a single process's path.
+  const storeIsQueue = !queue.capabilities.distributed;
+  const wakeups = new StoreWakeups(options.store, outage.logger);
+  let withoutWorkers = false;
+  const storeDispatch = () => storeIsQueue && withoutWorkers;
+  let stopListening: (() => Promise<void>) | undefined;
+
   const rt: EngineRuntime = {
     store: options.store,
     queue,
@@ -359,11 +372,15 @@ export function createEngine(options: EngineOptions): Engine {
     turnsInProgress: { count: 0 },
     rerun: new Set(),
     shutdown: () => shutdown.signal,
-    dispatchRun: (runId, workflow, delayMs) =>
-      send(queuesFor(workflow).orchestrator, { runId }, {
+    dispatchRun: (runId, workflow, delayMs) => {
+      // A delayed dispatch needs no signal: the store holds the wake time, and a worker's recovery
+      // pass dispatches the run when it is due.
+      if (storeDispatch()) return delayMs !== undefined && delayMs > 0 ? Promise.resolve() : wakeups.signal(runId, workflow);
+      return send(queuesFor(workflow).orchestrator, { runId }, {
         ...groupOf(workflow),
         ...(delayMs !== undefined && delayMs > 0 ? { delayMs, dedupeKey: `run:${runId}:at:${Math.round(clock.now() + delayMs)}` } : { dedupeKey: `run:${runId}:now` }),
-      }),
+      });
+    },
     dispatchStep: (runId, workflow, key, attempt) =>
       send(queuesFor(workflow).step, { runId, workflow, key, attempt } satisfies StepJob as unknown as Json, { ...groupOf(workflow), dedupeKey: `step:${runId}:${key}:${attempt}` }),
     notifyFinished: (run) => waiter.notify(run),
@@ -400,6 +417,28 @@ export function createEngine(options: EngineOptions): Engine {
     }
     return due.length;
   };
+  // One recovery pass after a listener reconnected (signals may have been missed meanwhile);
+  // passes asked for while one runs are folded into one more.
+  let sweeping: Promise<void> | undefined;
+  let sweepAgain = false;
+  const sweep = (): Promise<void> => {
+    if (sweeping) {
+      sweepAgain = true;
+      return sweeping;
+    }
+    sweeping = (async () => {
+      do {
+        sweepAgain = false;
+        try {
+          await recover();
+          outage.recovered();
+        } catch (error) {
+          if (started) rt.logger.error('recovery pass after a wake-up listener reconnected failed', { error });
+        }
+      } while (sweepAgain && started);
+    })().finally(() => (sweeping = undefined));
+    return sweeping;
+  };
 
   const engine: Engine = {
     workerId,
@@ -431,7 +470,8 @@ export function createEngine(options: EngineOptions): Engine {
       }
       started = true;
       if (shutdown.signal.aborted) shutdown = new AbortController();
-      if (startOptions.workers === false) return;
+      withoutWorkers = startOptions.workers === false;
+      if (withoutWorkers) return;
       const concurrency = options.concurrency ?? 10;
       const workOptions: WorkOptions = strategy === 'shared-groups' ? { concurrency, groupConcurrency: options.groupConcurrency ?? 5 } : { concurrency };
       const seen = new Set<string>();
@@ -441,6 +481,20 @@ export function createEngine(options: EngineOptions): Engine {
           if (!seen.has(queues.orchestrator)) workers.push(await untilReachable(`starting a worker on ${queues.orchestrator}`, wait, () => queue.work(queues.orchestrator, orchestratorHandler, workOptions)));
           if (!seen.has(queues.step)) workers.push(await untilReachable(`starting a worker on ${queues.step}`, wait, () => queue.work(queues.step, stepHandler, workOptions)));
           seen.add(queues.orchestrator).add(queues.step);
+        }
+        if (storeIsQueue && wakeups.available) {
+          stopListening = await untilReachable('listening for wake-ups', wait, () =>
+            wakeups.listen({
+              run: (runId, workflow) => {
+                // A workflow this process does not run is left to the processes that do.
+                if (!registry.current(workflow)) return;
+                rt.dispatchRun(runId, workflow).catch((error) => {
+                  if (started) rt.logger.error(`Run ${runId}: dispatch after a wake-up failed`, { runId, error });
+                });
+              },
+              sweep: () => void sweep(),
+            }),
+          );
         }
       } catch (error) {
         // A start that gave up leaves no worker running, so a later start() begins afresh.
@@ -471,6 +525,9 @@ export function createEngine(options: EngineOptions): Engine {
       }
       startWait?.abort();
       recoveryLoop?.abort();
+      const listening = stopListening;
+      stopListening = undefined;
+      await listening?.().catch((error: unknown) => rt.logger.error('stopping the wake-up listener failed', { error }));
       const drained = Promise.all([...workers.splice(0).map((w) => w.stop()), ...inlineRuns]).then(() => undefined);
       let finished = await settlesWithin(clock, drained, graceMs);
       if (!finished) {
@@ -481,6 +538,7 @@ export function createEngine(options: EngineOptions): Engine {
       }
       if (ownsQueue) await (finished ? queue.close() : settlesWithin(clock, queue.close(), ABANDON_WAIT_MS));
       started = false;
+      withoutWorkers = false;
     },
 
     async startRun(workflow, input, rawStartOptions) {
@@ -504,7 +562,8 @@ export function createEngine(options: EngineOptions): Engine {
           input: json,
           ...(key === undefined ? {} : { idempotencyKey: key }),
           // Never due later than its deadline, so recovery fails it then even if no worker started it.
-          wakeAt: earliest(now + timings.startGraceMs, deadline) as number,
+          // Due at once when the store is the queue: the workers of other processes take it from there.
+          wakeAt: earliest(mode === 'queued' && storeDispatch() ? now : now + timings.startGraceMs, deadline) as number,
           ...(deadline === undefined ? {} : { deadline }),
         },
         now,

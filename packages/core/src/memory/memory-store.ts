@@ -1,3 +1,4 @@
+import { createMemorySignals } from './memory-signals.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
@@ -104,6 +105,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
   return withArgumentChecks({
     name: 'memory',
     capabilities: { multiProcess: false, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024, insertFinished: true },
+    // Between engines sharing this object (the only "processes" a memory store has).
+    signals: createMemorySignals(),
 
     runs: {
       async create(input: NewRun, now: number) {

@@ -201,6 +201,30 @@ export interface StoreCapabilities {
 }
 
 /**
+ * Wake-up signals between the instances of a store that share its data (processes): PostgreSQL
+ * LISTEN/NOTIFY, Redis pub/sub, the memory store within its process. Optional: a store without it
+ * is polled (the engine's recovery loop). Best effort by design: a signal may be lost (a listener
+ * reconnecting, a process that starts listening late), so the store's due runs stay the truth and
+ * a signal only says "look now".
+ */
+export interface StoreSignals {
+  /**
+   * Publishes `message` (at most 1000 characters) to every listener of `topic` on this store's
+   * data, this instance's own listeners included; resolves once the store took it. Rejects with
+   * `STORE_ERROR` when the store is unreachable (the signal is then lost, nothing else changes).
+   */
+  notify(topic: string, message: string): Promise<void>;
+  /**
+   * Calls `onSignal(message)` for each message published on `topic` from the time it resolves until
+   * the returned function is called and has resolved. Calls `onSignal()` without a message when
+   * messages may have been missed (the listening connection came back after an outage): look at the
+   * store then. The listener survives outages (it reconnects on its own); `onSignal` must not throw.
+   * Rejects with `STORE_ERROR` when it cannot start listening.
+   */
+  listen(topic: string, onSignal: (message?: string) => void): Promise<() => Promise<void>>;
+}
+
+/**
  * The store contract a backend implements. Every method is one atomic unit unless its TSDoc says
  * otherwise, and every write made while executing a run carries the run's fencing token.
  */
@@ -222,6 +246,12 @@ export interface WorkflowStore {
    * name. A backend without drift to look for leaves it out. See docs/writing-a-backend.md.
    */
   doctor?(options: StoreDoctorOptions): Promise<StoreDoctorResult>;
+  /**
+   * Wake-up signals between processes, when the backend has them (see `StoreSignals`). Without a
+   * distributed queue the engine uses them to hand runs started, woken or cancelled in one process
+   * to the workers of another at once; without them, those workers find such runs by polling.
+   */
+  readonly signals?: StoreSignals;
   /** Releases what the store itself created (never a client the user passed in). */
   close(): Promise<void>;
 }

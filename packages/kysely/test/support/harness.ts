@@ -7,6 +7,7 @@ import type { ConformanceHarness } from '@cairn/conformance';
 import { uniqueName } from '@cairn/conformance/services';
 import { TABLES, createKyselyStore, detectDialect, migrateToLatest, openSqliteStore, tableNames, type SqlDialectName } from '../../src/index.js';
 import { dropRoutines } from '../../src/routines/install-routines.js';
+import { createPostgresSignals } from '../../src/postgres/postgres-signals.js';
 import { encodeText } from '../../src/codec/text.js';
 import { createDatabase, dropDatabase, mysqlDb, postgresDb, sqliteDb, type AnyDb } from './databases.js';
 
@@ -80,7 +81,9 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
       let migration = migrated.get(namespace);
       if (!migration) migrated.set(namespace, (migration = migrateToLatest(db, { tablePrefix: prefixOf(namespace) })));
       await migration;
-      return createKyselyStore({ db, tablePrefix: prefixOf(namespace), ownsDb: true });
+      // PostgreSQL stores signal wake-ups (LISTEN/NOTIFY), as `openPostgresStore` makes them.
+      const signals = dialect === 'postgres' ? createPostgresSignals({ db, connection: dbUrl, tablePrefix: prefixOf(namespace) }) : undefined;
+      return createKyselyStore({ db, tablePrefix: prefixOf(namespace), ownsDb: true, ...(signals ? { signals } : {}) });
     },
     async destroyStore(store, namespace) {
       await store.close();

@@ -1,0 +1,68 @@
+import type { WorkflowStore } from '../store/workflow-store.js';
+import type { EngineLogger } from './engine-runtime.js';
+
+/** The signal topic wake-ups travel on (the store scopes it to its own data). */
+export const WAKE_TOPIC = 'runs';
+
+/** What a worker does with wake-ups: dispatch one run, or look at the store for every due run. */
+export interface WakeHandlers {
+  /** A run was started, woken or cancelled elsewhere: claim it (through this process's queue). */
+  run(runId: string, workflow: string): void;
+  /** Wake-ups may have been missed (the listener reconnected): dispatch every due run. */
+  sweep(): void;
+}
+
+/**
+ * Wake-ups through the store (`WorkflowStore.signals`), for engines whose queue does not cross
+ * processes: an engine without workers `signal`s each run it made due (started, sent an event,
+ * cancelled, woke as a parent); engines with workers `listen` and claim it through their own local
+ * queue, whose caps and group fairness apply as to any job. A lost signal delays a run until the
+ * next recovery pass (the run is due in the store either way), never loses it.
+ */
+export class StoreWakeups {
+  constructor(
+    private readonly store: WorkflowStore,
+    private readonly logger: EngineLogger,
+  ) {}
+
+  /** True when the store has signals; without them, wake-ups are found by the recovery loop's polling. */
+  get available(): boolean {
+    return this.store.signals !== undefined;
+  }
+
+  /**
+   * Tells listening workers that the run is due. Never rejects: a failed signal is logged and the
+   * run, due in the store, waits for the next recovery pass of a worker.
+   */
+  async signal(runId: string, workflow: string): Promise<void> {
+    const signals = this.store.signals;
+    if (!signals) return;
+    try {
+      await signals.notify(WAKE_TOPIC, JSON.stringify([runId, workflow]));
+    } catch (error) {
+      this.logger.error(`Run ${runId}: the wake-up signal failed; a worker's recovery pass will find the run`, { runId, error });
+    }
+  }
+
+  /** Listens for wake-ups until the returned function is called; rejects as `signals.listen` does. */
+  listen(handlers: WakeHandlers): Promise<() => Promise<void>> {
+    const signals = this.store.signals;
+    if (!signals) return Promise.resolve(async () => {});
+    return signals.listen(WAKE_TOPIC, (message) => {
+      if (message === undefined) return handlers.sweep();
+      const wake = parseWake(message);
+      // Anything else on the topic (another program, a newer format) is not ours to act on.
+      if (wake) handlers.run(wake[0], wake[1]);
+    });
+  }
+}
+
+function parseWake(message: string): [string, string] | undefined {
+  try {
+    const value: unknown = JSON.parse(message);
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') return [value[0], value[1]];
+  } catch {
+    // Not JSON: ignored below.
+  }
+  return undefined;
+}

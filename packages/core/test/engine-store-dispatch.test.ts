@@ -1,0 +1,125 @@
+// Without a distributed queue the store is the queue across engines ("processes"): a run started
+// by an engine without workers is made due at once and signalled, and engines with workers that
+// listen pick it up (and events and cancels) at once instead of after the start grace period or a
+// recovery interval. Two engines on one memory store stand for two processes: each has its own
+// local queue, so a job sent by one never reaches the other. Real clock, generous bounds: the
+// recovery loop is set far beyond them, so only a signal can explain a prompt pickup.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createEngine, createMemoryStore, defineWorkflow, type StoreSignals, type WorkflowStore } from '@cairn/core';
+
+const quiet = { warn: () => {}, error: () => {} };
+// Far beyond every bound below: the recovery loop cannot be what delivers.
+const RECOVERY_MS = 600_000;
+const BOUND = '10s';
+
+/** The store with its signals counted. */
+function countedSignals(store: WorkflowStore): { store: WorkflowStore; notified: string[]; listening: () => number } {
+  const signals = store.signals as StoreSignals;
+  const notified: string[] = [];
+  let listening = 0;
+  const counted: StoreSignals = {
+    notify: (topic, message) => {
+      notified.push(message);
+      return signals.notify(topic, message);
+    },
+    listen: async (topic, onSignal) => {
+      listening += 1;
+      const stop = await signals.listen(topic, onSignal);
+      return async () => {
+        listening -= 1;
+        await stop();
+      };
+    },
+  };
+  return { store: Object.assign(Object.create(store) as WorkflowStore, { signals: counted }), notified, listening: () => listening };
+}
+
+async function pair(workflows: Parameters<typeof createEngine>[0]['workflows']) {
+  const memory = createMemoryStore();
+  assert.ok(memory.signals, 'the memory store signals within its process');
+  const client = countedSignals(memory);
+  const worker = countedSignals(memory);
+  const api = createEngine({ store: client.store, workflows, recoveryIntervalMs: RECOVERY_MS, logger: quiet });
+  const work = createEngine({ store: worker.store, workflows, recoveryIntervalMs: RECOVERY_MS, logger: quiet });
+  await api.start({ workers: false });
+  await work.start();
+  return { memory, client, worker, api, work, stop: () => Promise.all([api.stop(), work.stop()]) };
+}
+
+describe('the store is the queue between engines without a distributed queue', () => {
+  it('a run started by an engine without workers starts on an engine with workers at once', async () => {
+    const wf = defineWorkflow('sd-start', async (ctx, n: number) => ctx.step('double', () => n * 2));
+    const p = await pair([wf]);
+    try {
+      assert.equal(p.worker.listening(), 1, 'the engine with workers listens');
+      assert.equal(p.client.listening(), 0, 'the engine without workers does not');
+      const handle = await p.api.startRun(wf, 21);
+      assert.equal(await p.api.result(handle.id, { timeout: BOUND }), 42);
+      assert.equal(p.client.notified.length, 1, 'one signal per start');
+    } finally {
+      await p.stop();
+    }
+    assert.equal(p.worker.listening(), 0, 'stop() stops listening');
+  });
+
+  it('an event and a cancel sent by an engine without workers reach a waiting run at once', async () => {
+    const wf = defineWorkflow('sd-event', async (ctx) => {
+      const first = await ctx.waitForEvent('go');
+      await ctx.waitForEvent('never');
+      return first;
+    });
+    const p = await pair([wf]);
+    try {
+      const handle = await p.api.startRun(wf, null);
+      const waitingOn = async (key: string) => {
+        for (let i = 0; i < 1000; i++) {
+          const steps = await p.memory.steps.load(handle.id);
+          const run = await p.memory.runs.get(handle.id);
+          if (run?.status === 'waiting' && steps.some((s) => s.key === key)) return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        assert.fail(`the run never waited on ${key}`);
+      };
+      await waitingOn('event:go');
+      await p.api.sendEvent(handle.id, 'go', 'yes');
+      await waitingOn('event:never');
+      await p.api.cancel(handle.id, { reason: 'enough' });
+      await assert.rejects(p.api.result(handle.id, { timeout: BOUND }), (error: { code?: string }) => error.code === 'RUN_CANCELLED');
+      assert.equal((await p.memory.steps.load(handle.id)).find((s) => s.key === 'event:go')?.output, 'yes');
+    } finally {
+      await p.stop();
+    }
+  });
+
+  it('an engine with workers starts its own runs with no signal (the single-process path is unchanged)', async () => {
+    const wf = defineWorkflow('sd-local', async (ctx) => ctx.step('one', () => 1));
+    const p = await pair([wf]);
+    try {
+      const handle = await p.work.startRun(wf, null);
+      assert.equal(await handle.result({ timeout: BOUND }), 1);
+      assert.equal(p.worker.notified.length, 0);
+    } finally {
+      await p.stop();
+    }
+  });
+});
+
+describe('createMemoryStore().signals', () => {
+  it('delivers to every listener of the topic, not to other topics, and not after unlisten', async () => {
+    const store = createMemoryStore();
+    const a: (string | undefined)[] = [];
+    const b: (string | undefined)[] = [];
+    const stopA = await store.signals!.listen('t', (m) => a.push(m));
+    const stopB = await store.signals!.listen('other', (m) => b.push(m));
+    await store.signals!.notify('t', 'one');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(a, ['one']);
+    assert.deepEqual(b, []);
+    await stopA();
+    await store.signals!.notify('t', 'two');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(a, ['one']);
+    await stopB();
+  });
+});
