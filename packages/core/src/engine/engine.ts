@@ -433,7 +433,7 @@ export function createEngine(options: EngineOptions): Engine {
           await recover();
           outage.recovered();
         } catch (error) {
-          if (started) rt.logger.error('recovery pass after a wake-up listener reconnected failed', { error });
+          if (started) rt.logger.error({ workerId, err: error }, 'recovery pass after a wake-up listener reconnected failed');
         }
       } while (sweepAgain && started);
     })().finally(() => (sweeping = undefined));
@@ -489,7 +489,7 @@ export function createEngine(options: EngineOptions): Engine {
                 // A workflow this process does not run is left to the processes that do.
                 if (!registry.current(workflow)) return;
                 rt.dispatchRun(runId, workflow).catch((error) => {
-                  if (started) rt.logger.error(`Run ${runId}: dispatch after a wake-up failed`, { runId, error });
+                  if (started) rt.logger.error({ runId, workflow, workerId, err: error }, `Run ${runId}: dispatch after a wake-up failed`);
                 });
               },
               sweep: () => void sweep(),
@@ -527,7 +527,7 @@ export function createEngine(options: EngineOptions): Engine {
       recoveryLoop?.abort();
       const listening = stopListening;
       stopListening = undefined;
-      await listening?.().catch((error: unknown) => rt.logger.error('stopping the wake-up listener failed', { error }));
+      await listening?.().catch((error: unknown) => rt.logger.error({ workerId, err: error }, 'stopping the wake-up listener failed'));
       const drained = Promise.all([...workers.splice(0).map((w) => w.stop()), ...inlineRuns]).then(() => undefined);
       let finished = await settlesWithin(clock, drained, graceMs);
       if (!finished) {

@@ -1,5 +1,5 @@
 import type { WorkflowStore } from '../store/workflow-store.js';
-import type { EngineLogger } from './engine-runtime.js';
+import type { EngineLogger } from '../logging/engine-logger.js';
 
 /** The signal topic wake-ups travel on (the store scopes it to its own data). */
 export const WAKE_TOPIC = 'runs';
@@ -40,7 +40,7 @@ export class StoreWakeups {
     try {
       await signals.notify(WAKE_TOPIC, JSON.stringify([runId, workflow]));
     } catch (error) {
-      this.logger.error(`Run ${runId}: the wake-up signal failed; a worker's recovery pass will find the run`, { runId, error });
+      this.logger.error({ runId, workflow, err: error }, `Run ${runId}: the wake-up signal failed; a worker's recovery pass will find the run`);
     }
   }
 

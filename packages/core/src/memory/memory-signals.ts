@@ -5,13 +5,16 @@ import type { StoreSignals } from '../store/workflow-store.js';
  * Wake-up signals within one process: what `createMemoryStore` carries, so that several engines
  * on one memory store (tests, a process with an API engine and a worker engine) hand each other
  * runs as processes on a database do. A message is delivered to the topic's listeners from a later
- * macrotask (never inside `notify`), and not to a listener removed before then.
+ * macrotask (never inside `notify`), to the listeners of the moment it was sent that are still
+ * listening then.
  */
 export function createMemorySignals(): StoreSignals {
   const listeners = new SignalListeners();
   return {
     async notify(topic, message) {
-      setImmediate(() => listeners.deliver(topic, message));
+      // Like a server: to the listeners of the moment, from a later macrotask.
+      const deliver = listeners.deliverLater(topic);
+      setImmediate(() => deliver(message));
     },
     async listen(topic, onSignal) {
       const { remove } = listeners.add(topic, onSignal);

@@ -59,6 +59,24 @@ export class SignalListeners {
     }
   }
 
+  /**
+   * A delivery to the listeners `channel` has now, to be made later (a signal in flight): a
+   * listener added meanwhile is not called, as it would not be by a server, nor one removed meanwhile.
+   */
+  deliverLater(channel: string): (message?: string) => void {
+    const now = [...(this.#channels.get(channel) ?? [])];
+    return (message) => {
+      for (const listener of now) {
+        if (!this.#channels.get(channel)?.has(listener)) continue;
+        try {
+          listener(message);
+        } catch {
+          // As in deliver().
+        }
+      }
+    };
+  }
+
   /** Forgets every listener. */
   clear(): void {
     this.#channels.clear();
