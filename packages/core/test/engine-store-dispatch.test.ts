@@ -6,7 +6,7 @@
 // recovery loop is set far beyond them, so only a signal can explain a prompt pickup.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createEngine, createMemoryStore, defineWorkflow, type StoreSignals, type WorkflowStore } from '@cairn/core';
+import { createEngine, createLocalQueue, createMemoryStore, defineWorkflow, type StoreSignals, type WorkflowStore } from '@cairn/core';
 
 const quiet = { warn: () => {}, error: () => {} };
 // Far beyond every bound below: the recovery loop cannot be what delivers.
@@ -101,6 +101,28 @@ describe('the store is the queue between engines without a distributed queue', (
       assert.equal(p.worker.notified.length, 0);
     } finally {
       await p.stop();
+    }
+  });
+});
+
+describe('a local queue passed in is shared, not replaced by the store', () => {
+  it('an engine without workers sends its runs to the queue it was given, which another engine of the process consumes', async () => {
+    const wf = defineWorkflow('sd-shared-queue', async (ctx) => ctx.step('one', () => 'shared'));
+    const store = countedSignals(createMemoryStore());
+    const queue = createLocalQueue();
+    const api = createEngine({ store: store.store, queue, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, logger: quiet });
+    const work = createEngine({ store: store.store, queue, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, logger: quiet });
+    await api.start({ workers: false });
+    const handle = await api.startRun(wf, null);
+    // Started after the run was sent: only the shared queue can bring it (no signal was sent).
+    await work.start();
+    try {
+      assert.equal(await api.result(handle.id, { timeout: BOUND }), 'shared');
+      assert.equal(store.notified.length, 0);
+    } finally {
+      await api.stop();
+      await work.stop();
+      await queue.close();
     }
   });
 });

@@ -350,10 +350,13 @@ export function createEngine(options: EngineOptions): Engine {
   // listen and claim it through their own local queue, or find it by polling (the recovery loop)
   // on a store without signals. An engine with workers keeps its own runs local: no extra round
   // trip on a single process's path.
+  // Sending through the store: only over the local queue this engine created, which nothing else
+  // reads (a local queue passed in may be shared with engines of this process that do). Listening:
+  // whenever jobs from other processes cannot arrive through the queue.
   const storeIsQueue = !queue.capabilities.distributed;
   const wakeups = new StoreWakeups(options.store, outage.logger);
   let withoutWorkers = false;
-  const storeDispatch = () => storeIsQueue && withoutWorkers;
+  const storeDispatch = () => ownsQueue && withoutWorkers;
   let stopListening: (() => Promise<void>) | undefined;
 
   const rt: EngineRuntime = {
