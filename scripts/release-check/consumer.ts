@@ -38,7 +38,7 @@ export const versions = {
 
 export const sqliteScenario = (): Scenario => ({
   name: 'sqlite',
-  packages: ['@cairn/core', '@cairn/kysely'],
+  packages: ['@cairn/core', '@cairn/kysely', '@cairn/cli'],
   registry: { 'better-sqlite3': versions.betterSqlite3() },
 });
 

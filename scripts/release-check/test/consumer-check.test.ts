@@ -22,7 +22,7 @@ let node: NodeInstall;
 before(async () => {
   node = await ensureNode(Number(process.versions.node.split('.')[0]));
   const packs = process.env['CAIRN_RELEASE_CHECK_PACKS'];
-  for (const name of ['@cairn/core', '@cairn/kysely']) {
+  for (const name of ['@cairn/core', '@cairn/kysely', '@cairn/cli']) {
     const file = `${name.replace(/^@/, '').replace('/', '-')}-`;
     const existing = packs && existsSync(packs) ? readdirSync(packs).find((f) => f.startsWith(file) && f.endsWith('.tgz')) : undefined;
     if (existing && packs) {
