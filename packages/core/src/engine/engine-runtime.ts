@@ -67,8 +67,8 @@ export interface EngineRuntime {
   readonly rerun: Set<string>;
   /** Sends the run's orchestrator job (optionally delayed). */
   dispatchRun(runId: string, workflow: string, delayMs?: number): Promise<void>;
-  /** Sends a queued step's job. */
-  dispatchStep(runId: string, workflow: string, key: string, attempt: number): Promise<void>;
+  /** Sends a queued step's job; `traceContext`: the dispatching execution's, carried in the job. */
+  dispatchStep(runId: string, workflow: string, key: string, attempt: number, traceContext?: Record<string, string>): Promise<void>;
   /** Tells in-process result waiters that a run ended. */
   notifyFinished(run: RunRecord): void;
   /** Tells in-process result waiters that this process's execution of a run stopped (ended or not). */

@@ -17,6 +17,7 @@ import type { EngineLogger } from '../logging/engine-logger.js';
 import { consoleLogger, toRuntimeLogger } from '../logging/runtime-logger.js';
 import { checkLogger } from '../logging/check-logger.js';
 import { Lifecycle } from '../observe/lifecycle.js';
+import { checkTraceContext } from '../observe/check-trace-context.js';
 import { executeRun } from './execute-run.js';
 import { executeStepJob, type StepJob } from './execute-step-job.js';
 import type { FaultInjector } from './fault-point.js';
@@ -98,6 +99,13 @@ export interface EngineOptions {
    */
   logger?: EngineLogger;
   /**
+   * Captures the trace context of the code calling `startRun` (a W3C carrier: `traceparent`,
+   * `tracestate`), stored with the run so whichever process executes it continues that trace
+   * (`@cairn/otel`'s `cairnTelemetry().traceContext` reads OpenTelemetry's active context).
+   * Called only when `startRun` is given no `traceContext` of its own; may return undefined.
+   */
+  traceContext?: () => Record<string, string> | undefined;
+  /**
    * Lets log entries carry inputs, outputs, event payloads and state values (default false: they
    * carry ids, names, attempts, timings and errors only, never what a workflow handles).
    */
@@ -118,6 +126,11 @@ export interface StartOptions {
    * its children are cancelled and its running bodies' signals abort. See docs/semantics.md.
    */
   deadline?: DeadlineInput;
+  /**
+   * The trace context to store with the run (a W3C carrier: `traceparent`, `tracestate`; at most
+   * 8 string entries). Default: what the engine's `traceContext` option captures, if set.
+   */
+  traceContext?: Record<string, string>;
 }
 
 /** Options of `Engine.cancel`. */
@@ -370,7 +383,7 @@ export function createEngine(options: EngineOptions): Engine {
     faults: options.faults ?? { hit: () => {} },
     registry,
     logger: outage.logger,
-    lifecycle: new Lifecycle(outage.logger, clock, workerId),
+    lifecycle: new Lifecycle(outage.logger, clock, workerId, options.store.name),
     executing: new Map(),
     turnsInProgress: { count: 0 },
     rerun: new Set(),
@@ -384,8 +397,8 @@ export function createEngine(options: EngineOptions): Engine {
         ...(delayMs !== undefined && delayMs > 0 ? { delayMs, dedupeKey: `run:${runId}:at:${Math.round(clock.now() + delayMs)}` } : { dedupeKey: `run:${runId}:now` }),
       });
     },
-    dispatchStep: (runId, workflow, key, attempt) =>
-      send(queuesFor(workflow).step, { runId, workflow, key, attempt } satisfies StepJob as unknown as Json, { ...groupOf(workflow), dedupeKey: `step:${runId}:${key}:${attempt}` }),
+    dispatchStep: (runId, workflow, key, attempt, traceContext) =>
+      send(queuesFor(workflow).step, { runId, workflow, key, attempt, ...(traceContext === undefined ? {} : { traceContext }) } satisfies StepJob as unknown as Json, { ...groupOf(workflow), dedupeKey: `step:${runId}:${key}:${attempt}` }),
     notifyFinished: (run) => waiter.notify(run),
     executionLeft: (runId) => waiter.left(runId),
   };
@@ -546,7 +559,8 @@ export function createEngine(options: EngineOptions): Engine {
 
     async startRun(workflow, input, rawStartOptions) {
       const name = checkIdentifier('startRun workflow', workflowName(workflow), IDENTIFIER_LIMITS.workflowName);
-      const startOptions = checkOptions('startRun options', rawStartOptions, ['idempotencyKey', 'mode', 'version', 'deadline']) as StartOptions;
+      const startOptions = checkOptions('startRun options', rawStartOptions, ['idempotencyKey', 'mode', 'version', 'deadline', 'traceContext']) as StartOptions;
+      const traceContext = checkTraceContext('startRun traceContext', startOptions.traceContext) ?? (options.traceContext === undefined ? undefined : checkTraceContext('createEngine traceContext()', options.traceContext()));
       const version = startOptions.version === undefined ? undefined : checkIdentifier('startRun version', startOptions.version, IDENTIFIER_LIMITS.version);
       const key = startOptions.idempotencyKey === undefined ? undefined : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
       const def = registry.forStart(name, version);
@@ -568,6 +582,7 @@ export function createEngine(options: EngineOptions): Engine {
           // Due at once when the store is the queue: the workers of other processes take it from there.
           wakeAt: earliest(mode === 'queued' && storeDispatch() ? now : now + timings.startGraceMs, deadline) as number,
           ...(deadline === undefined ? {} : { deadline }),
+          ...(traceContext === undefined ? {} : { traceContext }),
         },
         now,
       );

@@ -7,6 +7,8 @@ import { cancelledError, deadlineExceededError } from './execution-outcome.js';
 import { earliest } from './run-deadline.js';
 import { wakeParent } from './wake-parent.js';
 import { lifecycleError } from '../observe/lifecycle.js';
+import { checkTraceContext } from '../observe/check-trace-context.js';
+import type { RunLifecycleEvent } from '../observe/lifecycle-events.js';
 
 // A run woken while it executed is replayed again in place, but never endlessly in one call.
 const MAX_IMMEDIATE_REPLAYS = 50;
@@ -54,15 +56,25 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
     await store.runs.transition(runId, run.fence, { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number }, clock.now());
     return false;
   }
+  let executionTrace: Record<string, string> | undefined;
   if (rt.lifecycle.runs) {
     // The first claim of a run has fence 1; every later one (after a suspension, or taking over
     // from a lost worker) a higher one.
     const first = run.fence === 1;
     const base = rt.lifecycle.base(run);
-    rt.lifecycle.run(first ? { ...base, type: 'run.started', fence: run.fence, createdAt: run.createdAt, queueWaitMs: base.at - run.createdAt } : { ...base, type: 'run.resumed', fence: run.fence, createdAt: run.createdAt });
+    const message: RunLifecycleEvent & { executionTraceContext?: Record<string, string> } = first
+      ? { ...base, type: 'run.started', fence: run.fence, createdAt: run.createdAt, queueWaitMs: base.at - run.createdAt }
+      : { ...base, type: 'run.resumed', fence: run.fence, createdAt: run.createdAt };
+    rt.lifecycle.run(message);
+    try {
+      executionTrace = checkTraceContext('executionTraceContext', message.executionTraceContext);
+    } catch {
+      // A subscriber's malformed context is ignored: observing must never fail a run.
+    }
   }
   const steps = await store.steps.load(runId);
   const execution = new Execution(rt, run, steps, def);
+  if (executionTrace !== undefined) execution.traceContext = executionTrace;
   track(execution);
   const renewal = keepLease(rt, run, execution);
   const deadline = watchDeadline(rt, run, execution);

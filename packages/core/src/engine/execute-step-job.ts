@@ -16,6 +16,8 @@ export interface StepJob {
   workflow: string;
   key: string;
   attempt: number;
+  /** The trace context of the execution that dispatched the attempt (see `RunStartedEvent.executionTraceContext`). */
+  traceContext?: Record<string, string>;
 }
 
 /**
@@ -64,7 +66,9 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   const lifecycle = rt.lifecycle;
   const startedAt = clock.now();
   // The scheduled record was written at the dispatch: its age is the time the job waited.
-  if (lifecycle.steps) lifecycle.step({ ...lifecycle.stepBase(run, job.key, step.attempt, true), type: 'step.started', queueWaitMs: Math.max(0, startedAt - step.updatedAt) });
+  // Carried by the job: the attempt belongs to the trace of the execution that dispatched it.
+  const traced = job.traceContext !== undefined && typeof job.traceContext === 'object' ? { ...run, traceContext: job.traceContext } : run;
+  if (lifecycle.steps) lifecycle.step({ ...lifecycle.stepBase(traced, job.key, step.attempt, true), type: 'step.started', queueWaitMs: Math.max(0, startedAt - step.updatedAt) });
   let result;
   try {
     result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, stop.signal);
@@ -106,7 +110,7 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
     transition = { key: job.key, from: running, to: { status: 'failed', error: failure, wakeAt: null }, endAttempt: { status: 'failed', error: failure } };
   }
   if (!(await finish(rt, job, transition)) || !lifecycle.steps) return;
-  const base = lifecycle.stepBase(run, job.key, step.attempt, true);
+  const base = lifecycle.stepBase(traced, job.key, step.attempt, true);
   const durationMs = base.at - startedAt;
   if (failure === undefined) lifecycle.step({ ...base, type: 'step.succeeded', durationMs }, output === undefined ? undefined : { output });
   else if (decision.retry) lifecycle.step({ ...base, type: 'step.retry-scheduled', durationMs, error: lifecycleError(failure), delayMs: decision.delayMs, wakeAt: transition.to.wakeAt as number });

@@ -85,6 +85,12 @@ export class ExecutionCore {
   /** Aborts compensation bodies when the execution ends (`abort` fires at cancellation already). */
   protected readonly sagaAbort = new AbortController();
   protected settleOutcome: ((outcome: Outcome) => void) | undefined;
+  /**
+   * The trace context this execution continues in: the run's, or what a lifecycle subscriber set
+   * as `executionTraceContext` (its execution span). Runs this execution starts and the queued
+   * steps it dispatches carry it, so they join its trace under it.
+   */
+  traceContext: Record<string, string> | undefined;
 
   constructor(
     protected readonly rt: EngineRuntime,
@@ -103,6 +109,7 @@ export class ExecutionCore {
       this.recordedBySeq.set(step.seq, step);
       maxSeq = Math.max(maxSeq, step.seq);
     }
+    this.traceContext = run.traceContext;
     this.cancelled = run.cancelRequested && probeKey === undefined;
     this.cancelError = cancelledError(run.id, run.cancelReason);
     this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress, () => this.releaseCaughtUp());

@@ -379,7 +379,7 @@ export class ExecutionSteps extends ExecutionCore {
     let step = site.recorded;
     if (!step) {
       step = await this.insert(site, { status: 'scheduled', queued: true, maxAttempts: policy.maxAttempts, wakeAt: now + dispatchTimeoutMs });
-      await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, step.attempt);
+      await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, step.attempt, this.traceContext);
       this.suspend(step.wakeAt, 'queued-step');
     }
     const due = step.wakeAt === undefined || step.wakeAt <= now;
@@ -399,7 +399,7 @@ export class ExecutionSteps extends ExecutionCore {
       next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs } };
     }
     const written = await this.queuedWrite(next);
-    await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, written.attempt);
+    await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, written.attempt, this.traceContext);
     this.suspend(written.wakeAt, 'queued-step');
   }
 

@@ -514,7 +514,7 @@ export class Execution extends ExecutionSteps {
           ? childStart(this.run.deadline, undefined, grace, now)
           : childStart(how.deadline === 'inherit' ? this.run.deadline : undefined, def.options.deadline, grace, now);
       // One trace for the whole tree: a run this run starts continues its trace.
-      const trace = this.run.traceContext === undefined ? {} : { traceContext: this.run.traceContext };
+      const trace = this.traceContext === undefined ? {} : { traceContext: this.traceContext };
       return this.rt.store.runs.create({ id: uuidv7(now), workflow, version: def.version, input, idempotencyKey, ...(how.parent ? { parent: how.parent } : {}), ...timing, ...trace }, now);
     });
     if (made.created && this.rt.lifecycle.runs) {

@@ -29,6 +29,8 @@ export interface LifecycleBase {
   version: string;
   /** The worker (engine) that publishes the event. */
   workerId: string;
+  /** The store's name (`WorkflowStore.name`: memory, postgres, sqlite, mysql, mongodb, redis). */
+  store: string;
   /** When it happened (engine clock, epoch ms). */
   at: number;
   /**
@@ -62,6 +64,13 @@ export type RunLifecycleEvent =
       createdAt: number;
       /** `at - createdAt` for `run.started`: how long the run waited for a worker. */
       queueWaitMs?: number;
+      /**
+       * Set by a subscriber, not by the engine: the trace context of the span it opened for this
+       * execution. The engine reads it back after publishing and hands it on, instead of the run's
+       * own, to the runs this execution starts and to the queued steps it dispatches (in their
+       * jobs), so they nest under that span. The only field a subscriber may write.
+       */
+      executionTraceContext?: Record<string, string>;
     })
   | (LifecycleBase & {
       type: 'run.suspended';

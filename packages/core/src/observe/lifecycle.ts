@@ -33,6 +33,7 @@ export class Lifecycle {
     private readonly logger: RuntimeLogger,
     private readonly clock: Clock,
     readonly workerId: string,
+    private readonly store: string,
   ) {}
 
   /** Someone wants run events. */
@@ -50,7 +51,7 @@ export class Lifecycle {
 
   /** The fields every run and step message shares. */
   base(run: RunRecord): LifecycleBase {
-    const base: LifecycleBase = { runId: run.id, workflow: run.workflow, version: run.version, workerId: this.workerId, at: this.clock.now() };
+    const base: LifecycleBase = { runId: run.id, workflow: run.workflow, version: run.version, workerId: this.workerId, store: this.store, at: this.clock.now() };
     if (run.traceContext !== undefined) base.traceContext = run.traceContext;
     return base;
   }
