@@ -24,6 +24,7 @@ import { selectGroup } from './engine/select.js';
 import { eventsEngineGroup } from './engine/events.js';
 import { failuresGroup } from './engine/failures.js';
 import { recoveryGroup } from './engine/recovery.js';
+import { retryRunGroup } from './engine/retry-run.js';
 import { replayGroup } from './engine/replay.js';
 import { retriesGroup } from './engine/retries.js';
 import { sleepsGroup } from './engine/sleeps.js';
@@ -36,6 +37,7 @@ import { hostileArgumentsStoreGroup } from './store/hostile-arguments.js';
 import { hostileNamesGroup } from './store/hostile-names.js';
 import { payloadsGroup } from './store/payloads.js';
 import { runsGroup } from './store/runs.js';
+import { runOperationsGroup } from './store/run-operations.js';
 import { stateGroup } from './store/state.js';
 import { stepsGroup } from './store/steps.js';
 import { finishedStepsGroup } from './store/finished-steps.js';
@@ -54,6 +56,7 @@ export const storeGroups: readonly CaseGroup[] = [
   payloadsGroup,
   hostileNamesGroup,
   hostileArgumentsStoreGroup,
+  runOperationsGroup,
 ];
 
 /** Layer 2: engine scenarios over the store. */
@@ -76,6 +79,7 @@ export const engineGroups: readonly CaseGroup[] = [
   timelineGroup,
   recoveryGroup,
   doctorGroup,
+  retryRunGroup,
 ];
 
 /** Layer 3: adversarial cases. */

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CairnError, createEngine, type RunRecord } from '@cairn/core';
+import { CairnError, createEngine, type RunRecord, type RunSummary } from '@cairn/core';
 import { openSqliteStore } from '@cairn/kysely';
 import { renderTimeline } from '@cairn/cli';
 import { executionsLog, order, ship } from './workflows.js';
@@ -68,7 +68,7 @@ say('✉ event "manager approval" sent');
 
 const resultA = await engine.result(runA, { timeout: '60s' });
 const runs = await engine.listRuns({ workflow: 'order' });
-const runB = runs.runs.find((r) => r.id !== runA) as RunRecord;
+const runB = runs.runs.find((r) => r.id !== runA) as RunSummary;
 const failureB = await engine.result(runB.id, { timeout: '60s' }).then(
   () => undefined,
   (error: unknown) => error,

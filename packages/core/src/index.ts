@@ -10,6 +10,15 @@ export type {
   RunPage,
   RunTransition,
   DueRun,
+  ForkOrigin,
+  RetryRecord,
+  ErrorSummary,
+  RunSummary,
+  RunReopen,
+  EndedRun,
+  EndedRunQuery,
+  EndedRunPage,
+  DeleteCondition,
 } from './model/run.js';
 export { TERMINAL_RUN_STATUSES, isTerminalRunStatus } from './model/run.js';
 export type {
@@ -42,6 +51,10 @@ export type { DoctorOptions, DoctorReport, DoctorThresholds, DoctorLimits } from
 export { encodeRunCursor, decodeRunCursor, normaliseListLimit } from './store/run-cursor.js';
 export type { RunCursor } from './store/run-cursor.js';
 export { newStepRecord } from './store/new-step-record.js';
+export { toRunSummary } from './store/run-summary.js';
+export { encodeEndedCursor, decodeEndedCursor } from './store/ended-cursor.js';
+export type { EndedCursor } from './store/ended-cursor.js';
+export { reopenedRun } from './store/reopened-run.js';
 export { withArgumentChecks } from './store/check-store-arguments.js';
 export { SignalListeners } from './store/signal-listeners.js';
 export type { ListenerRemoval } from './store/signal-listeners.js';
@@ -89,6 +102,9 @@ export { CONTINUED_AS, continuedAs } from './engine/continued-as.js';
 export { MAX_SELECT_ALTERNATIVES } from './engine/select-alternatives.js';
 export type { SelectAlternative, SelectResult } from './engine/select-alternatives.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
+export type { RetryRunOptions } from './engine/retry-run.js';
+export type { ForkOptions } from './engine/fork-run.js';
+export type { PruneOptions, RetentionOptions } from './engine/prune-runs.js';
 export type { DeadlineInput } from './engine/run-deadline.js';
 export { buildRunTimeline } from './engine/run-timeline.js';
 export type { RunTimeline, TimelineRun, TimelineStep, TimelineStepKind, TimelineAttempt, TimelineWait, TimelineChild } from './engine/run-timeline.js';

@@ -4,6 +4,8 @@ import {
   decodeRunCursor,
   encodeRunCursor,
   normaliseListLimit,
+  toRunSummary,
+  type DeleteCondition,
   type NewRun,
   type RunPage,
   type RunQuery,
@@ -29,12 +31,15 @@ export function createRun(ctx: StoreContext) {
       // Named only when set: a run without a deadline is written as before cairn_0004_run_deadline.
       const deadlineColumn = sql.raw(input.deadline === undefined ? '' : ', deadline');
       const deadlineValue = input.deadline === undefined ? sql`` : sql`, ${input.deadline}`;
+      // Likewise a run that is not a fork is written as before cairn_0006_operations.
+      const forkColumns = sql.raw(input.forkedFrom === undefined ? '' : ', forked_from_run_id, forked_from_step_key');
+      const forkValues = input.forkedFrom === undefined ? sql`` : sql`, ${encodeText(input.forkedFrom.runId)}, ${encodeText(input.forkedFrom.stepKey)}`;
       const insert = sql`insert into ${t.runs}
         (id, workflow, version, input_json, status, parent_run_id, parent_step_key, idempotency_key, idempotency_hash,
-         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn})
+         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn}${forkColumns})
         values (${id}, ${workflow}, ${encodeText(input.version)}, ${encodeJsonRequired(input.input)}, 'pending',
          ${input.parent ? encodeText(input.parent.runId) : null}, ${input.parent ? encodeText(input.parent.stepKey) : null},
-         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue})
+         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue}${forkValues})
         ${dialect.onConflictDoNothing()}`;
       // A collision can only be with a run that a concurrent delete may remove: try a few times.
       for (let round = 0; round < 3; round += 1) {
@@ -61,6 +66,7 @@ export function createRun(ctx: StoreContext) {
           if (input.idempotencyKey !== undefined) run.idempotencyKey = input.idempotencyKey;
           if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
           if (input.deadline !== undefined) run.deadline = input.deadline;
+          if (input.forkedFrom !== undefined) run.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
           return { run, created: true };
         }
         if (idempotencyHash !== null) {
@@ -88,9 +94,20 @@ export function getRun(ctx: StoreContext) {
   return (runId: string) => guard('runs.get', () => readRun(ctx, ctx.db, runId));
 }
 
+// What `runs.list` reads: every column but the payloads (input, output, retry records).
+const SUMMARY_COLUMNS = sql.raw(
+  [
+    'id', 'workflow', 'version', 'status', 'error_json', 'parent_run_id', 'parent_step_key', 'idempotency_key', 'lease_owner',
+    'lease_expires_at', 'fence', 'cancel_requested', 'wake_at', 'created_at', 'updated_at', 'deadline', 'cancel_reason',
+    'forked_from_run_id', 'forked_from_step_key',
+  ].join(', '),
+);
+
 /**
- * `runs.list`: keyset pagination on (created_at desc, id desc). Each filter maps onto an index:
- * status → (status, created_at, id), workflow → (workflow, created_at, id), none → (created_at, id).
+ * `runs.list`: keyset pagination on (created_at desc, id desc), reading no payload column. Each
+ * filter maps onto an index: idempotency key → (workflow, idempotency_hash) (one row at most),
+ * parent → (parent_run_id, created_at, id), status → (status, created_at, id), workflow →
+ * (workflow, created_at, id), none → (created_at, id).
  */
 export function listRuns(ctx: StoreContext) {
   return (query: RunQuery) =>
@@ -106,16 +123,18 @@ export function listRuns(ctx: StoreContext) {
       }
       if (query.createdAfter !== undefined) where.push(sql`created_at >= ${query.createdAfter}`);
       if (query.createdBefore !== undefined) where.push(sql`created_at < ${query.createdBefore}`);
+      if (query.parentRunId !== undefined) where.push(sql`parent_run_id = ${encodeText(query.parentRunId)}`);
+      if (query.idempotencyKey !== undefined) where.push(sql`idempotency_hash = ${keyHash(encodeText(query.idempotencyKey))}`);
       if (after !== undefined) {
         where.push(sql`created_at <= ${after.createdAt} and (created_at < ${after.createdAt} or id < ${after.id})`);
       }
       const condition = where.length === 0 ? sql`` : sql`where ${sql.join(where, sql` and `)}`;
       const found = await rows(
         ctx.db,
-        sql<RunRow>`select * from ${ctx.t.runs} ${condition} order by created_at desc, id desc limit ${limit + 1}`,
+        sql<RunRow>`select ${SUMMARY_COLUMNS} from ${ctx.t.runs} ${condition} order by created_at desc, id desc limit ${limit + 1}`,
       );
       const page = found.slice(0, limit);
-      const result: RunPage = { runs: page.map(toRunRecord) };
+      const result: RunPage = { runs: page.map((row) => toRunSummary(toRunRecord(row))) };
       const last = page[page.length - 1];
       if (found.length > limit && last) {
         // The cursor carries the stored id, which is what the keyset condition compares.
@@ -127,17 +146,19 @@ export function listRuns(ctx: StoreContext) {
 
 /**
  * `runs.delete`: one transaction that locks the run row first (so in-flight writes of the run
- * finish before, and later ones find no run), then removes attempts, steps, state, events and the
- * run. Nothing of the run is left, and nothing half-deleted is ever visible.
+ * finish before, and later ones find no run), checks `condition` on the locked row, then removes
+ * attempts, steps, state, events and the run. Nothing of the run is left, and nothing
+ * half-deleted is ever visible.
  */
 export function deleteRun(ctx: StoreContext) {
   const { t, dialect } = ctx;
-  return (runId: string) =>
+  return (runId: string, condition?: DeleteCondition) =>
     guard('runs.delete', () =>
       dialect.transaction(ctx.db, async (trx) => {
         const id = encodeText(runId);
-        const row = await first(trx, sql`select id from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`);
+        const row = await first(trx, sql<{ status: string; updated_at: number | string }>`select status, updated_at from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`);
         if (row === undefined) return false;
+        if (condition && (!condition.statuses.includes(row.status as never) || !(Number(row.updated_at) < condition.updatedBefore))) return false;
         for (const table of [t.attempts, t.steps, t.state, t.events]) {
           await sql`delete from ${table} where run_id = ${id}`.execute(trx);
         }

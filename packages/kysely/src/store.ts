@@ -7,6 +7,7 @@ import { deliverEvent, getEvent } from './events.js';
 import { listHistory } from './history.js';
 import { claimRun, findDue, renewRun, requestCancel, transitionRun, wakeRun } from './runs-lease.js';
 import { createRun, deleteRun, getRun, listRuns } from './runs.js';
+import { findByIdempotencyKey, listEnded, reopenRun } from './runs-operations.js';
 import { tableNames } from './schema/tables.js';
 import { getState, setState } from './state.js';
 import { insertStep, loadSteps, transitionStep } from './steps.js';
@@ -68,6 +69,9 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
       wake: write(wakeRun(ctx)),
       requestCancel: write(requestCancel(ctx)),
       findDue: findDue(ctx),
+      findByIdempotencyKey: findByIdempotencyKey(ctx),
+      reopen: write(reopenRun(ctx)),
+      listEnded: listEnded(ctx),
       delete: write(deleteRun(ctx)),
     },
     steps: { load: loadSteps(ctx), insert: write(insertStep(ctx)), transition: write(transitionStep(ctx)) },

@@ -3,6 +3,7 @@ import type {
   AttemptStatus,
   EventRecord,
   Json,
+  RetryRecord,
   RunRecord,
   RunStatus,
   StepKind,
@@ -85,8 +86,12 @@ export interface RunDoc {
   cancelRequested: boolean;
   /** `RunRecord.cancelReason`: written only by the request that sets `cancelRequested`. */
   cancelReason?: string;
-  /** `RunRecord.deadline` (epoch ms), set at creation. */
+  /** `RunRecord.deadline` (epoch ms), set at creation (a retry may remove it). */
   deadline?: number;
+  /** `RunRecord.forkedFrom`, set at creation. */
+  forkedFrom?: { runId: string; stepKey: string };
+  /** JSON text of `RunRecord.retries` (error records may hold any key, so not a sub-document). */
+  retries?: string;
   wakeAt?: number;
   /**
    * When recovery must look at the run: `wakeAt` while `pending`/`waiting`, the lease expiry
@@ -124,13 +129,17 @@ export const attemptField = (n: number): string => `a${n}`;
 /** The projection that leaves the per-run collections (steps, state, events, messages) on the server. */
 export const RUN_ONLY = { steps: 0, state: 0, events: 0, messages: 0, eventKeys: 0 } as const;
 
+/** `runs.list`'s projection: `RUN_ONLY` without the payloads (input, output, retry records) either. */
+export const RUN_SUMMARY = { ...RUN_ONLY, input: 0, output: 0, retries: 0 } as const;
+
 /** Converts a run document (steps/state/events may be absent) to the public record. */
 export function toRunRecord(doc: RunDoc): RunRecord {
   const run: RunRecord = {
     id: doc._id,
     workflow: doc.workflow,
     version: doc.version,
-    input: decodeJson(doc.input),
+    // Absent only from a summary's projection (RUN_SUMMARY), which drops it again.
+    input: doc.input === undefined ? null : decodeJson(doc.input),
     status: doc.status,
     fence: doc.fence,
     cancelRequested: doc.cancelRequested,
@@ -145,6 +154,8 @@ export function toRunRecord(doc: RunDoc): RunRecord {
   if (doc.wakeAt !== undefined) run.wakeAt = doc.wakeAt;
   if (doc.cancelReason !== undefined) run.cancelReason = doc.cancelReason;
   if (doc.deadline !== undefined) run.deadline = doc.deadline;
+  if (doc.forkedFrom !== undefined) run.forkedFrom = { runId: doc.forkedFrom.runId, stepKey: doc.forkedFrom.stepKey };
+  if (doc.retries !== undefined) run.retries = JSON.parse(doc.retries) as RetryRecord[];
   return run;
 }
 

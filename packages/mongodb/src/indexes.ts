@@ -13,6 +13,10 @@ export const RUN_INDEXES: IndexDescription[] = [
   { key: { status: 1, createdAt: -1, _id: -1 }, name: 'cairn_status_created' },
   { key: { workflow: 1, createdAt: -1, _id: -1 }, name: 'cairn_workflow_created' },
   { key: { createdAt: -1, _id: -1 }, name: 'cairn_created' },
+  // runs.list({ parentRunId }): a parent's children, newest first.
+  { key: { 'parent.runId': 1, createdAt: -1, _id: -1 }, name: 'cairn_parent_created' },
+  // runs.listEnded (retention): one terminal status, oldest update first.
+  { key: { status: 1, updatedAt: 1, _id: 1 }, name: 'cairn_status_updated' },
   // runs.findDue: dueAt is set only while something is due later, absent on terminal runs.
   { key: { dueAt: 1, _id: 1 }, name: 'cairn_due', sparse: true },
 ];

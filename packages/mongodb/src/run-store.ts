@@ -1,8 +1,9 @@
-import { CairnError, decodeRunCursor, encodeRunCursor, isTerminalRunStatus, normaliseListLimit } from '@cairn/core';
-import type { DueRun, NewRun, RunPage, RunQuery, RunRecord, RunStore } from '@cairn/core';
+import { CairnError, decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, isTerminalRunStatus, normaliseListLimit, toRunSummary } from '@cairn/core';
+import type { DeleteCondition, DueRun, EndedRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunStore } from '@cairn/core';
 import type { Filter } from 'mongodb';
 import type { StoreContext } from './context.js';
-import { RUN_ONLY, toRunRecord } from './documents.js';
+import { RUN_ONLY, RUN_SUMMARY, stepPath, toRunRecord } from './documents.js';
+import { encodeKey } from './key-codec.js';
 import type { RunDoc } from './documents.js';
 import { contention, guard, isDuplicateKey } from './errors.js';
 import { encodeJson } from './json-codec.js';
@@ -36,6 +37,7 @@ async function create(ctx: StoreContext, input: NewRun, now: number): Promise<{ 
     doc.dueAt = input.wakeAt;
   }
   if (input.deadline !== undefined) doc.deadline = input.deadline;
+  if (input.forkedFrom !== undefined) doc.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
   for (let i = 0; i < MAX_RETRIES; i++) {
     try {
       // The unique index on (workflow, idem) makes this insert the whole idempotency check.
@@ -61,6 +63,9 @@ async function list(ctx: StoreContext, query: RunQuery): Promise<RunPage> {
   const filter: Filter<RunDoc> = {};
   if (query.workflow !== undefined) filter.workflow = query.workflow;
   if (query.status !== undefined) filter.status = { $in: [query.status].flat() };
+  if (query.parentRunId !== undefined) filter['parent.runId'] = query.parentRunId;
+  // With `workflow`, served by the unique (workflow, idem) index.
+  if (query.idempotencyKey !== undefined) filter.idem = idemOf('', query.idempotencyKey);
   const createdAt: Record<string, number> = {};
   if (query.createdAfter !== undefined) createdAt.$gte = query.createdAfter;
   if (query.createdBefore !== undefined) createdAt.$lt = query.createdBefore;
@@ -72,12 +77,12 @@ async function list(ctx: StoreContext, query: RunQuery): Promise<RunPage> {
   }
   if (Object.keys(createdAt).length > 0) filter.createdAt = createdAt;
   const docs = await ctx.runs
-    .find(filter, { projection: RUN_ONLY })
+    .find(filter, { projection: RUN_SUMMARY })
     .sort({ createdAt: -1, _id: -1 })
     .limit(limit + 1)
     .toArray();
   const page = docs.slice(0, limit).map(toRunRecord);
-  const result: RunPage = { runs: page };
+  const result: RunPage = { runs: page.map(toRunSummary) };
   const last = page[page.length - 1];
   if (docs.length > limit && last) result.nextCursor = encodeRunCursor(last);
   return result;
@@ -130,6 +135,55 @@ async function findDue(ctx: StoreContext, now: number, limit: number): Promise<D
   return due;
 }
 
+/** `runs.reopen`: one conditional update (status failed/cancelled at the expected fence) of the run document. */
+async function reopen(ctx: StoreContext, runId: string, r: RunReopen, now: number): Promise<RunRecord> {
+  const current = await ctx.runs.findOne({ _id: runId }, { projection: RUN_ONLY });
+  if (!current) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+  const conflict = () =>
+    new CairnError('RUN_CONFLICT', `Run ${runId} is ${current.status} (fence ${current.fence}); only a failed or cancelled run at fence ${r.fence} can be reopened`, {
+      data: { runId, status: current.status },
+    });
+  if ((current.status !== 'failed' && current.status !== 'cancelled') || current.fence !== r.fence) throw conflict();
+  const retries = JSON.stringify([...(current.retries === undefined ? [] : (JSON.parse(current.retries) as unknown[])), r.retry]);
+  const unset: Record<string, ''> = { lease: '', output: '', error: '', cancelReason: '' };
+  for (const key of r.forget) unset[stepPath(encodeKey(key))] = '';
+  if (r.deadline === null) unset.deadline = '';
+  const set: Partial<RunDoc> = { status: 'pending', cancelRequested: false, wakeAt: now, dueAt: now, updatedAt: now, retries, fence: r.fence + 1 };
+  if (typeof r.deadline === 'number') set.deadline = r.deadline;
+  // The filter repeats the checks: a concurrent reopen or write in between makes it match nothing.
+  const updated = await ctx.runs.findOneAndUpdate(
+    { _id: runId, status: { $in: ['failed', 'cancelled'] }, fence: r.fence },
+    { $set: set, $unset: unset },
+    await ctx.modifyOptions(),
+  );
+  if (!updated) throw conflict();
+  return toRunRecord(updated);
+}
+
+/** `runs.listEnded`: a range of the (status, updatedAt, _id) index, oldest first. */
+async function listEnded(ctx: StoreContext, query: EndedRunQuery): Promise<EndedRunPage> {
+  const filter: Filter<RunDoc> = { status: query.status, updatedAt: { $lt: query.updatedBefore } };
+  if (query.cursor !== undefined) {
+    const after = decodeEndedCursor(query.cursor);
+    filter.updatedAt = { $lt: query.updatedBefore, $gte: after.at };
+    filter.$or = [{ updatedAt: { $gt: after.at } }, { updatedAt: after.at, _id: { $gt: after.id } }];
+  }
+  const docs = await ctx.runs
+    .find(filter, { projection: { _id: 1, workflow: 1, status: 1, updatedAt: 1, parent: 1 } })
+    .sort({ status: 1, updatedAt: 1, _id: 1 })
+    .limit(query.limit + 1)
+    .toArray();
+  const runs: EndedRun[] = docs.slice(0, query.limit).map((doc) => ({
+    id: doc._id,
+    workflow: doc.workflow,
+    status: doc.status,
+    updatedAt: doc.updatedAt,
+    ...(doc.parent ? { parent: { runId: doc.parent.runId, stepKey: doc.parent.stepKey } } : {}),
+  }));
+  const last = runs[runs.length - 1];
+  return docs.length > query.limit && last ? { runs, nextCursor: encodeEndedCursor({ at: last.updatedAt, id: last.id }) } : { runs };
+}
+
 /** The `runs` part of the store. */
 export function createRunStore(ctx: StoreContext): RunStore {
   return {
@@ -147,9 +201,20 @@ export function createRunStore(ctx: StoreContext): RunStore {
     requestCancel: (runId, now, reason) =>
       guard('runs.requestCancel', () => ctx.exclusive(runId, () => requestCancel(ctx, runId, now, reason))),
     findDue: (now, limit) => guard('runs.findDue', () => findDue(ctx, now, limit)),
-    delete: (runId) =>
+    findByIdempotencyKey: (workflow, idempotencyKey) =>
+      guard('runs.findByIdempotencyKey', async () => {
+        const doc = await ctx.runs.findOne({ workflow, idem: idemOf('', idempotencyKey) }, { projection: RUN_ONLY });
+        return doc ? toRunRecord(doc) : undefined;
+      }),
+    reopen: (runId, r, now) => guard('runs.reopen', () => ctx.exclusive(runId, () => reopen(ctx, runId, r, now))),
+    listEnded: (query) => guard('runs.listEnded', () => listEnded(ctx, query)),
+    delete: (runId, condition?: DeleteCondition) =>
       guard('runs.delete', () =>
-        ctx.exclusive(runId, async () => (await ctx.runs.deleteOne({ _id: runId })).deletedCount > 0),
+        ctx.exclusive(runId, async () => {
+          // The whole run (steps, state, events) is this one document: one delete, its condition in the filter.
+          const filter: Filter<RunDoc> = condition === undefined ? { _id: runId } : { _id: runId, status: { $in: condition.statuses }, updatedAt: { $lt: condition.updatedBefore } };
+          return (await ctx.runs.deleteOne(filter)).deletedCount > 0;
+        }),
       ),
   };
 }

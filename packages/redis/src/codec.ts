@@ -1,5 +1,7 @@
 import type {
   AttemptRecord,
+  ForkOrigin,
+  RetryRecord,
   ErrorRecord,
   EventRecord,
   Json,
@@ -62,6 +64,7 @@ export function newRunFields(run: NewRun, now: number): string[] {
   }
   if (run.wakeAt !== undefined) fields.push('wakeAt', String(run.wakeAt));
   if (run.deadline !== undefined) fields.push('deadline', String(run.deadline));
+  if (run.forkedFrom !== undefined) fields.push('forkedFrom', JSON.stringify({ runId: run.forkedFrom.runId, stepKey: run.forkedFrom.stepKey }));
   return fields;
 }
 
@@ -89,6 +92,8 @@ export function parseRun(hash: Hash): RunRecord | undefined {
   if (hash.wakeAt !== undefined) run.wakeAt = Number(hash.wakeAt);
   if (hash.deadline !== undefined) run.deadline = Number(hash.deadline);
   if (hash.cancelReason !== undefined) run.cancelReason = hash.cancelReason;
+  if (hash.forkedFrom !== undefined) run.forkedFrom = JSON.parse(hash.forkedFrom) as ForkOrigin;
+  if (hash.retries !== undefined) run.retries = JSON.parse(hash.retries) as RetryRecord[];
   return run;
 }
 

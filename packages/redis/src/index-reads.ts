@@ -1,7 +1,8 @@
-import { decodeRunCursor, encodeRunCursor, normaliseListLimit } from '@cairn/core';
-import type { DueRun, RunPage, RunQuery, RunRecord, RunStatus } from '@cairn/core';
-import { parseRun, toHash, type Hash } from './codec.js';
-import { repairIndex, type StoreContext } from './context.js';
+import { decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, normaliseListLimit, toRunSummary } from '@cairn/core';
+import type { DueRun, EndedRun, EndedRunPage, EndedRunQuery, RunCursor, RunPage, RunQuery, RunRecord, RunStatus } from '@cairn/core';
+import { idempotencyField } from './keys.js';
+import { parseRun, parseStep, toHash, type Hash } from './codec.js';
+import { callRunScript, repairIndex, type StoreContext } from './context.js';
 
 /** Byte order of UTF-8, which is how Redis orders members of equal score. */
 export const compareBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
@@ -43,16 +44,65 @@ function indexKeysFor(ctx: StoreContext, workflow: string | undefined, statuses:
   return [k.runs];
 }
 
+/** Whether `run` passes every filter of `query` and comes after the cursor. */
+function matches(run: RunRecord, query: RunQuery, statuses: RunStatus[] | undefined, after: RunCursor | undefined): boolean {
+  return (
+    (query.workflow === undefined || run.workflow === query.workflow) &&
+    (statuses === undefined || statuses.includes(run.status)) &&
+    (query.createdAfter === undefined || run.createdAt >= query.createdAfter) &&
+    (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
+    (query.parentRunId === undefined || run.parent?.runId === query.parentRunId) &&
+    (query.idempotencyKey === undefined || run.idempotencyKey === query.idempotencyKey) &&
+    (after === undefined || run.createdAt < after.createdAt || (run.createdAt === after.createdAt && compareBytes(run.id, after.id) < 0))
+  );
+}
+
+/**
+ * The candidates of a `runs.list` by idempotency key (the `{prefix}:idem` hash: one run at most)
+ * or by parent. Redis keeps no parent index: a parent's children are the runs its step records
+ * name (`childRunId` of its child and select steps), read from the parent's own keys.
+ */
+async function keyOrParentCandidates(ctx: StoreContext, query: RunQuery): Promise<string[]> {
+  if (query.idempotencyKey !== undefined && query.workflow !== undefined) {
+    const holder = await ctx.caller.command('runs.list', 'HGET', [`${ctx.keys.global}:idem`, idempotencyField(query.workflow, query.idempotencyKey)]);
+    return typeof holder === 'string' ? [holder] : [];
+  }
+  const reply = await callRunScript(ctx, ctx.scripts.loadSteps, query.parentRunId as string, []);
+  const ids = new Set<string>();
+  for (const item of reply.payload) {
+    const step = parseStep(query.parentRunId as string, toHash(item));
+    if (step?.childRunId !== undefined) ids.add(step.childRunId);
+  }
+  return [...ids];
+}
+
+/** `runs.list` by idempotency key or parent: every candidate read and checked, newest first. */
+async function listByKeyOrParent(ctx: StoreContext, query: RunQuery, limit: number, statuses: RunStatus[] | undefined, after: RunCursor | undefined): Promise<RunPage> {
+  const ids = await keyOrParentCandidates(ctx, query);
+  const hashes = await readHashes(ctx, ids);
+  const runs = hashes
+    .map((hash) => (hash ? parseRun(hash) : undefined))
+    .filter((run): run is RunRecord => run !== undefined && matches(run, query, statuses, after))
+    .sort((a, b) => b.createdAt - a.createdAt || compareBytes(b.id, a.id));
+  const page = runs.slice(0, limit);
+  const last = page[page.length - 1];
+  const result: RunPage = { runs: page.map(toRunSummary) };
+  if (runs.length > limit && last) result.nextCursor = encodeRunCursor({ createdAt: last.createdAt, id: last.id });
+  return result;
+}
+
 /**
  * `runs.list`: newest first from the sorted sets (score `createdAt`), then every candidate is read
  * and checked against the filter, so a stale index entry (split mode, after a crash between a run
- * write and its index write) is skipped and repaired rather than returned.
+ * write and its index write) is skipped and repaired rather than returned. Redis reads whole run
+ * hashes: the payloads are dropped from the summaries after the read.
  */
 export async function listRuns(ctx: StoreContext, query: RunQuery): Promise<RunPage> {
   const limit = normaliseListLimit(query.limit);
   const statuses = query.status === undefined ? undefined : [...new Set([query.status].flat())];
   const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
   if (statuses && statuses.length === 0) return { runs: [] };
+  if (query.idempotencyKey !== undefined || query.parentRunId !== undefined) return listByKeyOrParent(ctx, query, limit, statuses, after);
   const keys = indexKeysFor(ctx, query.workflow, statuses);
 
   let max = '+inf';
@@ -92,7 +142,7 @@ export async function listRuns(ctx: StoreContext, query: RunQuery): Promise<RunP
     if (runs.length >= wanted || exhausted || batch >= MAX_BATCH) {
       const page = runs.slice(0, limit);
       const last = page[page.length - 1];
-      const result: RunPage = { runs: page };
+      const result: RunPage = { runs: page.map(toRunSummary) };
       if (runs.length > limit && last) result.nextCursor = encodeRunCursor({ createdAt: last.createdAt, id: last.id });
       return result;
     }
@@ -138,4 +188,29 @@ export async function findDue(ctx: StoreContext, now: number, limit: number): Pr
         .map(({ id, workflow, reason }) => ({ id, workflow, reason }));
     }
   }
+}
+
+/**
+ * `runs.listEnded`: Redis has no index by `updatedAt`, so it reads the status index (score
+ * `createdAt`, never later than `updatedAt`) oldest first below the cutoff and keeps the runs last
+ * updated before it; the cursor is a position in that index.
+ */
+export async function listEnded(ctx: StoreContext, query: EndedRunQuery): Promise<EndedRunPage> {
+  const after = query.cursor === undefined ? undefined : decodeEndedCursor(query.cursor);
+  const min = after === undefined ? '-inf' : String(after.at);
+  const reply = await ctx.caller.command('runs.listEnded', 'ZRANGE', [ctx.keys.statusIndex(query.status), min, `(${query.updatedBefore}`, 'BYSCORE', 'LIMIT', 0, query.limit + 16, 'WITHSCORES']);
+  const entries = entriesOf(reply)
+    .filter((e) => after === undefined || e.score > after.at || (e.score === after.at && compareBytes(e.id, after.id) > 0))
+    .sort((a, b) => a.score - b.score || compareBytes(a.id, b.id))
+    .slice(0, query.limit);
+  const hashes = await readHashes(ctx, entries.map((e) => e.id));
+  const runs: EndedRun[] = [];
+  entries.forEach((entry, i) => {
+    const hash = hashes[i];
+    const run = hash ? parseRun(hash) : undefined;
+    if (!run || run.status !== query.status || !(run.updatedAt < query.updatedBefore)) return;
+    runs.push({ id: run.id, workflow: run.workflow, status: run.status, updatedAt: run.updatedAt, ...(run.parent ? { parent: run.parent } : {}) });
+  });
+  const last = entries[entries.length - 1];
+  return entries.length === query.limit && last ? { runs, nextCursor: encodeEndedCursor({ at: last.score, id: last.id }) } : { runs };
 }

@@ -1,8 +1,8 @@
 import { CairnError } from '@cairn/core';
-import type { NewRun, RunRecord, RunStore, RunTransition } from '@cairn/core';
+import type { DeleteCondition, NewRun, RunRecord, RunReopen, RunStore, RunTransition } from '@cairn/core';
 import { jsonText, newRunFields, opt, parseRun, toHash } from './codec.js';
 import { callRunScript, runWrite, writeError, type StoreContext } from './context.js';
-import { findDue, listRuns } from './index-reads.js';
+import { findDue, listEnded, listRuns } from './index-reads.js';
 import { idempotencyField } from './keys.js';
 
 /** Reads one run's hash. */
@@ -122,8 +122,31 @@ export function createRunStore(ctx: StoreContext): RunStore {
 
     findDue: (now, limit) => findDue(ctx, now, limit),
 
-    async delete(runId) {
-      const reply = await runWrite(ctx, s.deleteRun, runId, []);
+    async findByIdempotencyKey(workflow, idempotencyKey) {
+      const holder = await ctx.caller.command('runs.findByIdempotencyKey', 'HGET', [`${ctx.keys.global}:idem`, idempotencyField(workflow, idempotencyKey)]);
+      const run = typeof holder === 'string' ? await readRun(ctx, holder) : undefined;
+      // The key may still point at a run deleted in split mode before its index write.
+      return run?.workflow === workflow && run.idempotencyKey === idempotencyKey ? run : undefined;
+    },
+
+    async reopen(runId, reopen: RunReopen, now) {
+      const current = await readRun(ctx, runId);
+      // The whole new list is written by the script, which refuses it if the fence moved since.
+      const retries = JSON.stringify([...(current?.retries ?? []), reopen.retry]);
+      const deadline = reopen.deadline === undefined ? '' : reopen.deadline === null ? '-' : `=${reopen.deadline}`;
+      const reply = await runWrite(ctx, s.reopenRun, runId, [String(reopen.fence), String(now), retries, deadline, ...reopen.forget], now);
+      if (reply.code === 'RUN_NOT_FOUND') throw writeError(runId, reply.code, reply.payload);
+      if (reply.code === 'RUN_CONFLICT') {
+        const status = String(reply.payload[0]);
+        throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${status} (fence ${String(reply.payload[1])}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`, { data: { runId, status } });
+      }
+      return runOf(reply.payload);
+    },
+
+    listEnded: (query) => listEnded(ctx, query),
+
+    async delete(runId, condition?: DeleteCondition) {
+      const reply = await runWrite(ctx, s.deleteRun, runId, condition === undefined ? [] : [condition.statuses.join(','), String(condition.updatedBefore)]);
       if (reply.payload[0] !== '1') return false;
       if (ctx.mode === 'split') {
         const [, id, workflow, idemField] = reply.payload.map(String);

@@ -98,7 +98,7 @@ function checkOptionalTime(what: string, value: unknown): number | undefined {
  * parsed request never reaches a store's filter.
  */
 export function checkRunQuery(value: unknown): RunQuery {
-  const query = checkOptions('listRuns query', value, ['workflow', 'status', 'createdAfter', 'createdBefore', 'limit', 'cursor']);
+  const query = checkOptions('listRuns query', value, ['workflow', 'status', 'createdAfter', 'createdBefore', 'limit', 'cursor', 'parentRunId', 'idempotencyKey']);
   const checked: RunQuery = {};
   if (query.workflow !== undefined) checked.workflow = checkIdentifier('listRuns workflow', query.workflow, IDENTIFIER_LIMITS.workflowName);
   if (query.status !== undefined) {
@@ -113,6 +113,12 @@ export function checkRunQuery(value: unknown): RunQuery {
   if (createdAfter !== undefined) checked.createdAfter = createdAfter;
   const createdBefore = checkOptionalTime('listRuns createdBefore', query.createdBefore);
   if (createdBefore !== undefined) checked.createdBefore = createdBefore;
+  if (query.parentRunId !== undefined) checked.parentRunId = checkRunId('listRuns parentRunId', query.parentRunId);
+  if (query.idempotencyKey !== undefined) {
+    checked.idempotencyKey = checkIdentifier('listRuns idempotencyKey', query.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
+    // Keys are unique per workflow, and every backend's key index is keyed by workflow first.
+    if (checked.workflow === undefined) throw invalidInput('listRuns idempotencyKey', 'needs a workflow filter too (idempotency keys are unique per workflow)', query.idempotencyKey);
+  }
   if (query.limit !== undefined) {
     const { limit } = query;
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidInput('listRuns limit', 'must be an integer in 1..1000', limit);

@@ -7,6 +7,9 @@ import { createLocalQueue } from '../local-queue/create-local-queue.js';
 import type { Json } from '../model/json.js';
 import { isTerminalRunStatus } from '../model/run.js';
 import type { RunPage, RunQuery, RunRecord } from '../model/run.js';
+import { retryRun, type RetryRunOptions } from './retry-run.js';
+import { forkRun, type ForkOptions } from './fork-run.js';
+import { checkRetention, pruneRuns, PRUNE_BATCH, type PruneOptions, type RetentionOptions } from './prune-runs.js';
 import type { AttemptRecord, StepKind, StepRecord } from '../model/step.js';
 import type { Queue, QueueWorker, WorkOptions, GroupConcurrency } from '../queue/queue.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
@@ -86,6 +89,12 @@ export interface EngineOptions {
    * bad values throw `INVALID_INPUT`.
    */
   defaultRetry?: RetryOptions;
+  /**
+   * How long ended runs are kept, per terminal status (`'30d'`, milliseconds): each recovery pass
+   * deletes up to 100 runs that ended longer ago (oldest first), with everything they recorded,
+   * freeing their idempotency keys. A status left out is kept for ever. See `Engine.prune`.
+   */
+  retention?: RetentionOptions;
   /** Injected time (tests use `ManualClock` from `@cairn/core/testing`). */
   clock?: Clock;
   /** Fault points for crash tests (see `@cairn/core/testing`). */
@@ -210,7 +219,37 @@ export interface Engine {
    */
   cancel(runId: string, options?: CancelOptions): Promise<void>;
   getRun(runId: string): Promise<RunRecord | undefined>;
+  /**
+   * Runs newest first, one page at a time, as summaries without payloads (`getRun` gives a whole
+   * record). Filters: `workflow`, `status` (one or many), `createdAfter` / `createdBefore`,
+   * `parentRunId`, `idempotencyKey` (with `workflow`); each is served by an index.
+   */
   listRuns(query?: RunQuery): Promise<RunPage>;
+  /** The run of `workflow` started with `idempotencyKey`, or `undefined` (through the idempotency index). */
+  findRun(workflow: string, idempotencyKey: string): Promise<RunRecord | undefined>;
+  /**
+   * Resumes a `failed` or `cancelled` run from where it ended, keeping its succeeded steps: the run
+   * becomes `pending` again (fence incremented, so a writer of the old execution is fenced off),
+   * its unfinished steps and the failures it did not go past are forgotten and run again, the
+   * failed or cancelled children those steps wait for are retried with it, and a deadline already
+   * passed is removed. Recorded in `RunRecord.retries`. The run is dispatched and left due, so any
+   * worker's recovery picks it up. `RUN_CONFLICT` when the run is not failed or cancelled (or its
+   * saga ran compensations); `RUN_NOT_FOUND` when it does not exist. See docs/operating.md.
+   */
+  retryRun(runId: string, options?: RetryRunOptions): Promise<RunRecord>;
+  /**
+   * Starts a NEW run of the run's workflow (current version) that reuses the source's recorded
+   * outcomes of the steps before `fromStep` (by the recorded order) and runs `fromStep` and every
+   * later step with the current code. The fork records `forkedFrom`. `STEP_NOT_FOUND` (nothing
+   * written) when the source has no such step key; `RUN_NOT_FOUND` when the source is missing.
+   */
+  forkRun(runId: string, options: ForkOptions): Promise<RunHandle>;
+  /**
+   * Deletes ended runs (never an active one) that ended before `before` (default: now minus the
+   * status's `retention`), of `statuses` (default: those with a retention), at most `limit`. A
+   * child whose parent is still active is kept. Frees the deleted runs' idempotency keys.
+   */
+  prune(options?: PruneOptions): Promise<{ deleted: number }>;
   /** The run's steps, in order. */
   steps(runId: string): Promise<StepRecord[]>;
   /** The run's state (every key set with `ctx.setState`). */
@@ -334,6 +373,7 @@ export function createEngine(options: EngineOptions): Engine {
   };
   const timings: EngineTimings = { ...DEFAULT_TIMINGS, ...options.timings };
   const defaultRetry = checkDefaultRetry(options.defaultRetry);
+  const retention = checkRetention(options.retention);
   const maxPayloadBytes = Math.min(options.maxPayloadBytes ?? 1024 * 1024, options.store.capabilities.maxPayloadBytes);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const recoveryIntervalMs = options.recoveryIntervalMs ?? 2000;
@@ -525,6 +565,8 @@ export function createEngine(options: EngineOptions): Engine {
           try {
             await clock.sleep(recoveryIntervalMs, signal);
             await recover();
+            // Retention: one small batch per pass, so a large backlog never stalls recovery.
+            if (retention !== undefined && Object.keys(retention).length > 0) await pruneRuns(rt, retention, { limit: PRUNE_BATCH });
             outage.recovered();
           } catch (error) {
             if (!signal.aborted) rt.logger.error({ workerId, err: error }, 'recovery pass failed');
@@ -631,6 +673,17 @@ export function createEngine(options: EngineOptions): Engine {
     // Async, so a refused argument rejects like every other failure instead of throwing at the call.
     getRun: async (runId) => rt.store.runs.get(checkRunId('getRun runId', runId)),
     listRuns: async (query) => rt.store.runs.list(checkRunQuery(query)),
+    findRun: async (workflow, idempotencyKey) =>
+      rt.store.runs.findByIdempotencyKey(
+        checkIdentifier('findRun workflow', workflow, IDENTIFIER_LIMITS.workflowName),
+        checkIdentifier('findRun idempotencyKey', idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey),
+      ),
+    retryRun: (runId, retryOptions) => retryRun(rt, runId, retryOptions),
+    async forkRun(runId, forkOptions) {
+      const run = await forkRun(rt, runId, forkOptions);
+      return { id: run.id, created: true, result: (resultOptions) => engine.result(run.id, resultOptions) };
+    },
+    prune: (pruneOptions) => pruneRuns(rt, retention, pruneOptions),
     steps: async (runId) => rt.store.steps.load(checkRunId('steps runId', runId)),
     state: async (runId) => rt.store.state.get(checkRunId('state runId', runId)),
 

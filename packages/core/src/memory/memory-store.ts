@@ -3,7 +3,10 @@ import { CairnError } from '../errors/cairn-error.js';
 import type { EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
 import { isTerminalRunStatus } from '../model/run.js';
-import type { DueRun, NewRun, RunPage, RunQuery, RunRecord, RunTransition } from '../model/run.js';
+import type { DeleteCondition, DueRun, EndedRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunTransition } from '../model/run.js';
+import { toRunSummary } from '../store/run-summary.js';
+import { reopenedRun } from '../store/reopened-run.js';
+import { decodeEndedCursor, encodeEndedCursor } from '../store/ended-cursor.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
 import { decodeRunCursor, encodeRunCursor, normaliseListLimit } from '../store/run-cursor.js';
@@ -135,6 +138,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
         if (input.deadline !== undefined) run.deadline = input.deadline;
         if (input.traceContext !== undefined) run.traceContext = { ...input.traceContext };
+        if (input.forkedFrom !== undefined) run.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
         runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map(), eventKeys: new Map() });
         if (idemKey !== undefined) idempotency.set(input.workflow, idemKey, run.id);
         return { run: copy(run), created: true };
@@ -156,12 +160,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
               (statuses === undefined || statuses.has(r.status)) &&
               (query.createdAfter === undefined || r.createdAt >= query.createdAfter) &&
               (query.createdBefore === undefined || r.createdAt < query.createdBefore) &&
+              (query.parentRunId === undefined || r.parent?.runId === query.parentRunId) &&
+              (query.idempotencyKey === undefined || r.idempotencyKey === query.idempotencyKey) &&
               (after === undefined || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id)),
           )
           .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
         const page = matches.slice(0, limit);
         const last = page[page.length - 1];
-        const result: RunPage = { runs: page.map(copy) };
+        const result: RunPage = { runs: page.map((run) => toRunSummary(copy(run))) };
         if (matches.length > limit && last) result.nextCursor = encodeRunCursor(last);
         return result;
       },
@@ -243,9 +249,46 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
           .map(({ id, workflow, reason }) => ({ id, workflow, reason }));
       },
 
-      async delete(runId) {
+      async findByIdempotencyKey(workflow, idempotencyKey) {
+        const id = idempotency.get(workflow, idempotencyKey);
+        return id === undefined ? undefined : copy(runs.get(id)?.run);
+      },
+
+      async reopen(runId, reopen: RunReopen, now) {
+        const e = entry(runId);
+        if (!e) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+        if ((e.run.status !== 'failed' && e.run.status !== 'cancelled') || e.run.fence !== reopen.fence) {
+          throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${e.run.status} (fence ${e.run.fence}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`, {
+            data: { runId, status: e.run.status },
+          });
+        }
+        for (const key of reopen.forget) {
+          const step = e.steps.get(key);
+          if (!step) continue;
+          e.steps.delete(key);
+          for (let attempt = 1; attempt <= step.attempt; attempt += 1) e.attempts.delete(attemptId(key, attempt));
+        }
+        e.run = reopenedRun(e.run, reopen, now);
+        return copy(e.run);
+      },
+
+      async listEnded(query: EndedRunQuery): Promise<EndedRunPage> {
+        const after = query.cursor === undefined ? undefined : decodeEndedCursor(query.cursor);
+        const matches = [...runs.values()]
+          .map((e) => e.run)
+          .filter((r) => r.status === query.status && r.updatedAt < query.updatedBefore && (after === undefined || r.updatedAt > after.at || (r.updatedAt === after.at && r.id > after.id)))
+          .sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        const batch: EndedRun[] = matches
+          .slice(0, query.limit)
+          .map((r) => ({ id: r.id, workflow: r.workflow, status: r.status, updatedAt: r.updatedAt, ...(r.parent ? { parent: { ...r.parent } } : {}) }));
+        const last = batch[batch.length - 1];
+        return matches.length > query.limit && last ? { runs: batch, nextCursor: encodeEndedCursor({ at: last.updatedAt, id: last.id }) } : { runs: batch };
+      },
+
+      async delete(runId, condition?: DeleteCondition) {
         const e = entry(runId);
         if (!e) return false;
+        if (condition && (!condition.statuses.includes(e.run.status) || !(e.run.updatedAt < condition.updatedBefore))) return false;
         runs.delete(runId);
         if (e.run.idempotencyKey !== undefined) idempotency.delete(e.run.workflow, e.run.idempotencyKey);
         return true;

@@ -72,8 +72,106 @@ export interface RunRecord {
    * there was none.
    */
   traceContext?: Record<string, string>;
+  /**
+   * Set on a run made by `engine.forkRun`: the run it was forked from and the step key it was
+   * forked at (that step and every later one ran with the fork's code). Written at creation, never
+   * changed.
+   */
+  forkedFrom?: ForkOrigin;
+  /**
+   * Every `engine.retryRun` of this run, oldest first: when, the status and error it was retried
+   * from, and the reason given. Absent when never retried. Only `runs.reopen` appends to it.
+   */
+  retries?: RetryRecord[];
   createdAt: number;
   updatedAt: number;
+}
+
+/** Where a forked run came from (`RunRecord.forkedFrom`). */
+export interface ForkOrigin {
+  /** The source run. */
+  runId: string;
+  /** The step key of the source the fork re-executed from. */
+  stepKey: string;
+}
+
+/** One `engine.retryRun` of a run, as `RunRecord.retries` keeps it. */
+export interface RetryRecord {
+  /** When the run was reopened (epoch milliseconds). */
+  at: number;
+  /** The terminal status the run was retried from. */
+  previousStatus: 'failed' | 'cancelled';
+  /** The run's error at that moment (why it failed or was cancelled). */
+  previousError?: ErrorRecord;
+  /** The reason the operator gave. */
+  reason?: string;
+  /** The step keys whose records were forgotten, so that they run again. */
+  forgottenSteps: string[];
+  /** Child runs retried with it (failed or cancelled children of steps that run again). */
+  retriedChildren?: string[];
+}
+
+/** An error as a `RunSummary` carries it: no stack, data or cause. */
+export interface ErrorSummary {
+  name?: string;
+  code?: string;
+  message: string;
+}
+
+/**
+ * A run as `runs.list` returns it: the record without its payloads (`input`, `output`, the
+ * retry records) and with the error reduced to name, code and message. `engine.getRun` gives the
+ * whole record.
+ */
+export type RunSummary = Omit<RunRecord, 'input' | 'output' | 'error' | 'retries'> & { error?: ErrorSummary };
+
+/**
+ * What `runs.reopen` does to a failed or cancelled run (see `RunStore.reopen`): the fence it must
+ * still have, the step records to forget, the retry record to append, and its deadline.
+ */
+export interface RunReopen {
+  /** The run's current fence, as read by the caller: a run reopened (or changed) since is refused. */
+  fence: number;
+  /** Keys of the step records (with their attempt records) to delete, so those steps run again. */
+  forget: string[];
+  /** Appended to `RunRecord.retries`. */
+  retry: RetryRecord;
+  /** `undefined`: keep the deadline; `null`: remove it; a number: the new deadline. */
+  deadline?: number | null;
+}
+
+/** A terminal run as `runs.listEnded` returns it (for retention). */
+export interface EndedRun {
+  id: string;
+  workflow: string;
+  status: RunStatus;
+  updatedAt: number;
+  parent?: ParentRef;
+}
+
+/** Which ended runs `runs.listEnded` returns: of one terminal status, last changed before a time. */
+export interface EndedRunQuery {
+  status: RunStatus;
+  /** Only runs whose `updatedAt` is strictly before this time. */
+  updatedBefore: number;
+  /** At most this many (1..1000). */
+  limit: number;
+  /** The `nextCursor` of the previous batch (opaque, backend-specific). */
+  cursor?: string;
+}
+
+/** One batch of `runs.listEnded`. */
+export interface EndedRunPage {
+  runs: EndedRun[];
+  /** Present when more runs may follow. */
+  nextCursor?: string;
+}
+
+/** A condition on `runs.delete`: delete only a run that ended (one of `statuses`) before a time. */
+export interface DeleteCondition {
+  statuses: RunStatus[];
+  /** The run's `updatedAt` must be strictly before this. */
+  updatedBefore: number;
 }
 
 /** What `runs.create` needs. */
@@ -90,6 +188,8 @@ export interface NewRun {
   deadline?: number;
   /** Stored as `RunRecord.traceContext`, unchanged (a flat object of strings). */
   traceContext?: Record<string, string>;
+  /** Stored as `RunRecord.forkedFrom`. */
+  forkedFrom?: ForkOrigin;
 }
 
 /** Filters for `runs.list`. Results are newest first (`createdAt` desc, then `id` desc). */
@@ -100,6 +200,10 @@ export interface RunQuery {
   createdAfter?: number;
   /** Only runs created strictly before this time. */
   createdBefore?: number;
+  /** Only children of this run (`RunRecord.parent.runId`). */
+  parentRunId?: string;
+  /** Only the run with this idempotency key; requires `workflow` (keys are unique per workflow). */
+  idempotencyKey?: string;
   /** Page size, 1..1000 (default 50). */
   limit?: number;
   /** The `nextCursor` of a previous page. */
@@ -108,7 +212,8 @@ export interface RunQuery {
 
 /** One page of `runs.list`. */
 export interface RunPage {
-  runs: RunRecord[];
+  /** Summaries, without payloads: `getRun` gives a whole record. */
+  runs: RunSummary[];
   /** Present when more runs may follow. */
   nextCursor?: string;
 }

@@ -1,5 +1,5 @@
 import { invalidInput } from '../errors/invalid-input.js';
-import type { NewRun, RunQuery, RunTransition } from '../model/run.js';
+import type { EndedRunQuery, NewRun, RunQuery, RunReopen, RunTransition } from '../model/run.js';
 import type { NewStep, StepTransition } from '../model/step.js';
 import type { EventStore, HistoryStore, RunStore, StateStore, StepStore, VersionStore, WorkflowStore } from './workflow-store.js';
 
@@ -62,6 +62,11 @@ function newRun(op: string, value: NewRun): void {
     str(op, 'run.parent.runId', parent.runId);
     str(op, 'run.parent.stepKey', parent.stepKey);
   }
+  if (run.forkedFrom !== undefined) {
+    const origin = obj(op, 'run.forkedFrom', run.forkedFrom);
+    str(op, 'run.forkedFrom.runId', origin.runId);
+    str(op, 'run.forkedFrom.stepKey', origin.stepKey);
+  }
 }
 
 function runQuery(op: string, value: RunQuery): void {
@@ -72,6 +77,27 @@ function runQuery(op: string, value: RunQuery): void {
   optNum(op, 'query.createdAfter', query.createdAfter);
   optNum(op, 'query.createdBefore', query.createdBefore);
   optNum(op, 'query.limit', query.limit);
+  optStr(op, 'query.cursor', query.cursor);
+  optStr(op, 'query.parentRunId', query.parentRunId);
+  optStr(op, 'query.idempotencyKey', query.idempotencyKey);
+  if (query.idempotencyKey !== undefined && query.workflow === undefined) throw invalidInput(`${op}: query.idempotencyKey`, 'needs query.workflow (keys are unique per workflow)', query.idempotencyKey);
+}
+
+function runReopen(op: string, value: RunReopen): void {
+  const reopen = obj(op, 'reopen', value);
+  fence(op, reopen.fence, false);
+  strings(op, 'reopen.forget', reopen.forget);
+  const retry = obj(op, 'reopen.retry', reopen.retry);
+  num(op, 'reopen.retry.at', retry.at);
+  str(op, 'reopen.retry.previousStatus', retry.previousStatus);
+  if (reopen.deadline !== null) optNum(op, 'reopen.deadline', reopen.deadline);
+}
+
+function endedQuery(op: string, value: EndedRunQuery): void {
+  const query = obj(op, 'query', value);
+  str(op, 'query.status', query.status);
+  num(op, 'query.updatedBefore', query.updatedBefore);
+  num(op, 'query.limit', query.limit);
   optStr(op, 'query.cursor', query.cursor);
 }
 
@@ -174,10 +200,29 @@ function checkedRuns(runs: RunStore): RunStore {
         num('runs.findDue', 'now', now);
         num('runs.findDue', 'limit', limit);
       }, () => runs.findDue(now, limit)),
-    delete: (runId) =>
+    findByIdempotencyKey: (workflow, key) =>
+      checked(() => {
+        str('runs.findByIdempotencyKey', 'workflow', workflow);
+        str('runs.findByIdempotencyKey', 'idempotencyKey', key);
+      }, () => runs.findByIdempotencyKey(workflow, key)),
+    reopen: (runId, reopen, now) =>
+      checked(() => {
+        str('runs.reopen', 'runId', runId);
+        runReopen('runs.reopen', reopen);
+        num('runs.reopen', 'now', now);
+      }, () => runs.reopen(runId, reopen, now)),
+    listEnded: (query) =>
+      checked(() => {
+        endedQuery('runs.listEnded', query);
+      }, () => runs.listEnded(query)),
+    delete: (runId, condition) =>
       checked(() => {
         str('runs.delete', 'runId', runId);
-      }, () => runs.delete(runId)),
+        if (condition !== undefined) {
+          strings('runs.delete', 'condition.statuses', obj('runs.delete', 'condition', condition).statuses);
+          num('runs.delete', 'condition.updatedBefore', condition.updatedBefore);
+        }
+      }, () => (condition === undefined ? runs.delete(runId) : runs.delete(runId, condition))),
   };
 }
 

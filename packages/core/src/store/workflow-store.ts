@@ -1,11 +1,15 @@
 import type { DeliverOptions, EventDelivery, EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
 import type {
+  DeleteCondition,
   DueRun,
+  EndedRunPage,
+  EndedRunQuery,
   NewRun,
   RunPage,
   RunQuery,
   RunRecord,
+  RunReopen,
   RunTransition,
 } from '../model/run.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
@@ -32,10 +36,41 @@ export interface RunStore {
   get(runId: string): Promise<RunRecord | undefined>;
 
   /**
-   * Lists runs newest first (`createdAt` desc, `id` desc) with an opaque cursor. Served by an
-   * index for every filter combination the engine uses (status + time, workflow + time).
+   * Lists runs newest first (`createdAt` desc, `id` desc) with an opaque cursor, as SUMMARIES
+   * (`RunSummary`: no input, output or retry records; the error reduced to name, code and
+   * message), reading no payload where the backend can avoid it. Filters: workflow, status (one or
+   * many), created time range, `parentRunId`, and `idempotencyKey` (always with `workflow`). Each
+   * is served by an index (status + time, workflow + time, parent + time, the idempotency index).
    */
   list(query: RunQuery): Promise<RunPage>;
+
+  /**
+   * The run of `workflow` holding `idempotencyKey`, through the idempotency index the store keeps
+   * for `create`; `undefined` when none (a deleted run's key is free again).
+   */
+  findByIdempotencyKey(workflow: string, idempotencyKey: string): Promise<RunRecord | undefined>;
+
+  /**
+   * Reopens a `failed` or `cancelled` run for `engine.retryRun`: the ONE write that may change a
+   * terminal run. Atomically, and only when the run is failed or cancelled and its fence is still
+   * `reopen.fence`: deletes the step records named in `reopen.forget` with their attempt records,
+   * and makes the run `pending`, due now (`wakeAt = now`), `fence + 1` (so any writer of the old
+   * execution gets `LEASE_LOST`), with no lease, output, error, `cancelRequested` or
+   * `cancelReason`, `reopen.retry` appended to `retries`, and the deadline as `reopen.deadline`
+   * says. Everything else (other steps, attempts, state, events, idempotency key) is kept. Throws
+   * `RUN_NOT_FOUND` when the run does not exist and `RUN_CONFLICT` when it is not failed or
+   * cancelled or its fence moved; nothing is written then. Returns the reopened run.
+   */
+  reopen(runId: string, reopen: RunReopen, now: number): Promise<RunRecord>;
+
+  /**
+   * Runs of one terminal status last changed (`updatedAt`) strictly before `updatedBefore`, at
+   * most `limit` a batch, continuing from `query.cursor`; `nextCursor` is present when more may
+   * follow. Oldest first where the backend indexes `updatedAt` (SQL, MongoDB, memory: by
+   * (status, updatedAt, id)); Redis reads its status index (by `createdAt`, which is never later
+   * than `updatedAt`) and filters. Retention reads small batches of it.
+   */
+  listEnded(query: EndedRunQuery): Promise<EndedRunPage>;
 
   /**
    * Takes the lease atomically (one compare-and-set): succeeds when the run is not terminal and
@@ -87,10 +122,13 @@ export interface RunStore {
   findDue(now: number, limit: number): Promise<DueRun[]>;
 
   /**
-   * Deletes the run and every artefact of it (steps, attempts, state, events) atomically or in an
-   * order that leaves no orphan visible to `get`/`list`. Returns false when it did not exist.
+   * Deletes the run and every artefact of it (steps, attempts, state, events, its idempotency key
+   * and index entries) atomically or in an order that leaves no orphan visible to `get`/`list`.
+   * With `condition`, only when the run's status is one of `condition.statuses` and its
+   * `updatedAt` is strictly before `condition.updatedBefore`, checked in the same atomic unit (so
+   * a run reopened by a retry meanwhile is kept). Returns false when nothing was deleted.
    */
-  delete(runId: string): Promise<boolean>;
+  delete(runId: string, condition?: DeleteCondition): Promise<boolean>;
 }
 
 /** Steps and their attempt records. */

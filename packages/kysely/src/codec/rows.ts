@@ -4,6 +4,7 @@ import type {
   ErrorRecord,
   EventRecord,
   Json,
+  RetryRecord,
   RunRecord,
   RunStatus,
   StepKind,
@@ -48,6 +49,11 @@ export function toRunRecord(row: RunRow): RunRecord {
   const deadline = toOptionalNumber(row.deadline ?? null);
   if (deadline !== undefined) run.deadline = deadline;
   if (row.cancel_reason !== undefined && row.cancel_reason !== null) run.cancelReason = text(row.cancel_reason);
+  if (row.forked_from_run_id != null && row.forked_from_step_key != null) {
+    run.forkedFrom = { runId: text(row.forked_from_run_id), stepKey: text(row.forked_from_step_key) };
+  }
+  const retries = row.retries_json == null ? undefined : decodeJson<RetryRecord[]>(row.retries_json);
+  if (retries !== undefined) run.retries = retries;
   return run;
 }
 

@@ -13,7 +13,7 @@ export const DEADLINE_COLUMN = 'deadline';
 export const CANCEL_REASON_COLUMN = 'cancel_reason';
 
 /** Whether `runs` has `column` (MySQL/MariaDB only: its DDL is not transactional). */
-async function mysqlHasColumn(db: AnyKysely, names: TableNames, column: string): Promise<boolean> {
+export async function mysqlHasColumn(db: AnyKysely, names: TableNames, column: string): Promise<boolean> {
   const { rows } = await sql<{ n: unknown }>`select count(*) as n from information_schema.columns
     where table_schema = database() and table_name = ${names.runs} and column_name = ${column}`.execute(db);
   return Number(rows[0]?.n ?? 0) > 0;

@@ -53,6 +53,11 @@ export interface RunRow {
   deadline?: number | string | null;
   /** `RunRecord.cancelReason` (added by `cairn_0004_run_deadline`); NULL when none. */
   cancel_reason?: string | null;
+  /** `RunRecord.forkedFrom` (added by `cairn_0006_operations`); NULL when none. */
+  forked_from_run_id?: string | null;
+  forked_from_step_key?: string | null;
+  /** `RunRecord.retries` as JSON (added by `cairn_0006_operations`); NULL when never retried. */
+  retries_json?: string | null;
 }
 
 /** A row of `steps`. */

@@ -27,6 +27,12 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   await store.runs.list({ status: ['waiting', 'running'], limit: 5 });
   await store.runs.list({ workflow: 'wf7', status: 'running', limit: 5 });
   await store.runs.list({ createdAfter: T0 + 100, createdBefore: T0 + 200 });
+  await store.runs.list({ parentRunId: 'bulk-1', limit: 5 });
+  await store.runs.list({ parentRunId: 'bulk-1', status: 'completed', limit: 5 });
+  await store.runs.list({ workflow: 'wf3', idempotencyKey: 'idem' });
+  await store.runs.findByIdempotencyKey('wf3', 'idem');
+  const ended = await store.runs.listEnded({ status: 'completed', updatedBefore: T0 + 50, limit: 5 });
+  if (ended.nextCursor) await store.runs.listEnded({ status: 'completed', updatedBefore: T0 + 50, limit: 5, cursor: ended.nextCursor });
   await store.runs.findDue(T0 + 5_000, 10);
   const run = await store.runs.claim(id, 'w', 30_000, T0);
   if (!run) throw new Error('claim failed');
@@ -61,5 +67,9 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   await store.versions.get('wf3', 'v1');
   await store.versions.list('wf3');
   await store.versions.setStatus('wf3', 'v1', 'retired', T0);
+  await store.runs.transition(id, run.fence, { from: ['waiting'], to: 'failed', error: { name: 'E', message: 'm' } }, T0 + 3);
+  await store.runs.reopen(id, { fence: run.fence, forget: ['a', 'q'], retry: { at: T0 + 4, previousStatus: 'failed', forgottenSteps: ['a', 'q'] } }, T0 + 4);
+  await expectError(store.runs.reopen(id, { fence: run.fence, forget: [], retry: { at: T0 + 4, previousStatus: 'failed', forgottenSteps: [] } }, T0 + 4));
+  await store.runs.delete(id, { statuses: ['completed'], updatedBefore: T0 + 5 });
   await store.runs.delete(id);
 }

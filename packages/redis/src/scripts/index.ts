@@ -1,5 +1,5 @@
 import { CLAIM_CREATED, DROP_HINT, DUE_HINT, FORGET_RUN, LIST_VERSIONS, SET_VERSION_STATUS, SYNC_INDEX, UPSERT_VERSION } from './global-scripts.lua.js';
-import { CLAIM_RUN, CREATE_RUN, DELETE_RUN, RENEW_LEASE, REQUEST_CANCEL, TRANSITION_RUN, WAKE_RUN } from './run-scripts.lua.js';
+import { CLAIM_RUN, CREATE_RUN, DELETE_RUN, RENEW_LEASE, REOPEN_RUN, REQUEST_CANCEL, TRANSITION_RUN, WAKE_RUN } from './run-scripts.lua.js';
 import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
 import { DELIVER_EVENT, INSERT_STEP, LOAD_HISTORY, LOAD_STEPS, SET_STATE, TRANSITION_STEP } from './step-scripts.lua.js';
 
@@ -12,6 +12,7 @@ export interface Scripts {
   wakeRun: LuaScript;
   requestCancel: LuaScript;
   deleteRun: LuaScript;
+  reopenRun: LuaScript;
   insertStep: LuaScript;
   transitionStep: LuaScript;
   setState: LuaScript;
@@ -42,6 +43,7 @@ export function scriptsFor(mode: IndexMode): Scripts {
       wakeRun: runScript('wakeRun', WAKE_RUN, mode),
       requestCancel: runScript('requestCancel', REQUEST_CANCEL, mode),
       deleteRun: runScript('deleteRun', DELETE_RUN, mode),
+      reopenRun: runScript('reopenRun', REOPEN_RUN, mode),
       insertStep: runScript('insertStep', INSERT_STEP, mode),
       transitionStep: runScript('transitionStep', TRANSITION_STEP, mode),
       setState: runScript('setState', SET_STATE, mode),

@@ -93,11 +93,52 @@ return finish('OK', redis.call('HGETALL', R), facts(before))
 `;
 
 /**
- * Deletes every key of the run, found through its key set (no SCAN). Answers
- * { existed '0'|'1', id, workflow, idemField }.
+ * ARGV: expected fence, now, retries JSON (the whole new list), deadline ('' keep, '-' clear,
+ * '=v' set), then the step keys to forget. Reopens a failed or cancelled run at that fence
+ * (\`runs.reopen\`): deletes the forgotten steps and their attempt records, and makes the run
+ * pending and due now with the fence incremented. Answers 'OK' with the run, 'RUN_NOT_FOUND', or
+ * 'RUN_CONFLICT' { status, fence } having written nothing.
+ */
+export const REOPEN_RUN = /* lua */ `
+local fence, now, retries, deadline = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local v = redis.call('HMGET', R, 'status', 'fence')
+if not v[1] then return finish('RUN_NOT_FOUND') end
+if (v[1] ~= 'failed' and v[1] ~= 'cancelled') or v[2] ~= fence then return finish('RUN_CONFLICT', { v[1], v[2] or '' }) end
+local before = snapshot()
+for i = 5, #ARGV do
+  local key = ARGV[i]
+  local S = R .. ':step:' .. key
+  local attempts = tonumber(redis.call('HGET', S, 'attempt') or '0')
+  for n = 1, attempts do
+    local A = R .. ':att:' .. n .. ':' .. key
+    redis.call('DEL', A)
+    redis.call('LREM', R .. ':atts', 0, A)
+    redis.call('SREM', R .. ':keys', A)
+  end
+  redis.call('DEL', S)
+  redis.call('ZREM', R .. ':steps', key)
+  redis.call('SREM', R .. ':keys', S)
+end
+redis.call('HDEL', R, 'leaseOwner', 'leaseExp', 'output', 'error', 'cancelReason')
+redis.call('HSET', R, 'status', 'pending', 'cancel', '0', 'wakeAt', now, 'updatedAt', now, 'retries', retries)
+redis.call('HINCRBY', R, 'fence', 1)
+if deadline == '-' then redis.call('HDEL', R, 'deadline') elseif deadline ~= '' then redis.call('HSET', R, 'deadline', string.sub(deadline, 2)) end
+return finish('OK', redis.call('HGETALL', R), facts(before))
+`;
+
+/**
+ * ARGV: statuses ('' or a comma-separated list), updatedBefore ('' or a time). Deletes every key
+ * of the run, found through its key set (no SCAN); with a condition, only a run of one of those
+ * statuses last updated before that time. Answers { existed '0'|'1', id, workflow, idemField }.
  */
 export const DELETE_RUN = /* lua */ `
 if redis.call('EXISTS', R) == 0 then return finish('OK', { '0' }) end
+if ARGV[1] and ARGV[1] ~= '' then
+  local c = redis.call('HMGET', R, 'status', 'updatedAt')
+  if not string.find(',' .. ARGV[1] .. ',', ',' .. c[1] .. ',', 1, true) or tonumber(c[2]) >= tonumber(ARGV[2]) then
+    return finish('OK', { '0' })
+  end
+end
 local v = redis.call('HMGET', R, 'id', 'workflow', 'idemField')
 local members = redis.call('SMEMBERS', R .. ':keys')
 for i = 1, #members, 500 do
