@@ -2,7 +2,7 @@
 // run as a child process, and the store checked afterwards.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createEngine, type RunRecord, type WorkflowStore } from '@cairn/core';
+import { createEngine, type RunRecord, type RunSummary, type WorkflowStore } from '@cairn/core';
 import { runCairn, type CairnResult } from './run-cairn.js';
 import { HOSTILE, seedRuns, type SeededRuns } from './seed-runs.js';
 
@@ -32,8 +32,8 @@ export function assertNoRawControls(result: CairnResult, what: string): void {
 }
 
 /** Every run id in the store, sorted (the "nothing changed" check). */
-async function allRuns(store: WorkflowStore): Promise<RunRecord[]> {
-  const out: RunRecord[] = [];
+async function allRuns(store: WorkflowStore): Promise<RunSummary[]> {
+  const out: RunSummary[] = [];
   let cursor: string | undefined;
   do {
     const page = await store.runs.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });

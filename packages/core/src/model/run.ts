@@ -113,7 +113,7 @@ export interface RetryRecord {
 
 /** An error as a `RunSummary` carries it: no stack, data or cause. */
 export interface ErrorSummary {
-  name?: string;
+  name: string;
   code?: string;
   message: string;
 }

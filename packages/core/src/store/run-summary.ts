@@ -3,8 +3,7 @@ import type { ErrorSummary, RunRecord, RunSummary } from '../model/run.js';
 
 /** The name, code and message of an error: what a `RunSummary` keeps of it. */
 function toErrorSummary(error: ErrorRecord): ErrorSummary {
-  const summary: ErrorSummary = { message: error.message };
-  if (error.name !== undefined) summary.name = error.name;
+  const summary: ErrorSummary = { name: error.name, message: error.message };
   if (error.code !== undefined) summary.code = error.code;
   return summary;
 }

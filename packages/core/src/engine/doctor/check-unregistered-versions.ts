@@ -1,4 +1,4 @@
-import type { RunRecord } from '../../model/run.js';
+import type { RunSummary } from '../../model/run.js';
 import type { VersionRecord } from '../../model/version.js';
 import type { DoctorFinding } from '../../store/store-doctor.js';
 import type { DoctorContext } from './doctor-context.js';
@@ -39,7 +39,7 @@ export async function checkUnregisteredVersions(ctx: DoctorContext): Promise<Doc
   return findings;
 }
 
-function judge(run: RunRecord, registered: VersionRecord[]): DoctorFinding | undefined {
+function judge(run: RunSummary, registered: VersionRecord[]): DoctorFinding | undefined {
   const mine = registered.find((v) => v.version === run.version);
   const pinned = `${run.workflow}@${run.version}`;
   if (!mine) {

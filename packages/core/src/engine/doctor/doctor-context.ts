@@ -1,4 +1,4 @@
-import type { DueRun, RunRecord } from '../../model/run.js';
+import type { DueRun, RunRecord, RunSummary } from '../../model/run.js';
 import type { StepRecord } from '../../model/step.js';
 import type { WorkflowStore } from '../../store/workflow-store.js';
 import type { DoctorFinding } from '../../store/store-doctor.js';
@@ -31,7 +31,7 @@ const PAGE = 500;
  */
 export class DoctorContext {
   readonly truncated = new Set<string>();
-  private active?: Promise<RunRecord[]>;
+  private active?: Promise<RunSummary[]>;
   private due?: Promise<DueRun[]>;
   private readonly steps = new Map<string, Promise<StepRecord[]>>();
   private readonly runs = new Map<string, Promise<RunRecord | undefined>>();
@@ -53,10 +53,10 @@ export class DoctorContext {
    * the smallest threshold), newest first, at most `limits.runs`: paged through the store's
    * status index, never a scan.
    */
-  activeRuns(): Promise<RunRecord[]> {
+  activeRuns(): Promise<RunSummary[]> {
     this.active ??= (async () => {
       const youngest = Math.min(...Object.values(this.thresholds));
-      const out: RunRecord[] = [];
+      const out: RunSummary[] = [];
       let cursor: string | undefined;
       do {
         const page = await this.store.runs.list({ status: [...ACTIVE], createdBefore: this.now - youngest + 1, limit: Math.min(PAGE, this.limits.runs - out.length), ...(cursor === undefined ? {} : { cursor }) });
