@@ -25,6 +25,9 @@ import { eventsEngineGroup } from './engine/events.js';
 import { failuresGroup } from './engine/failures.js';
 import { recoveryGroup } from './engine/recovery.js';
 import { retryRunGroup } from './engine/retry-run.js';
+import { forkRunGroup } from './engine/fork-run.js';
+import { retentionGroup } from './engine/retention.js';
+import { findRunsGroup } from './engine/find-runs.js';
 import { replayGroup } from './engine/replay.js';
 import { retriesGroup } from './engine/retries.js';
 import { sleepsGroup } from './engine/sleeps.js';
@@ -80,6 +83,9 @@ export const engineGroups: readonly CaseGroup[] = [
   recoveryGroup,
   doctorGroup,
   retryRunGroup,
+  forkRunGroup,
+  retentionGroup,
+  findRunsGroup,
 ];
 
 /** Layer 3: adversarial cases. */
