@@ -9,6 +9,8 @@ export interface BenchConfig {
   processThroughput: { runs: number; steps: number; concurrency: number; workers: number[]; idleMs: number };
   fairness: { smallRuns: number; ratio: number; workMs: number; concurrency: number; groupConcurrency: number };
   observability: { runs: number; steps: number; reps: number };
+  idle: { passes: number };
+  dispatch: { runs: number; workers: number[]; idleMs: number };
 }
 
 export const FULL: BenchConfig = {
@@ -21,6 +23,8 @@ export const FULL: BenchConfig = {
   processThroughput: { runs: 600, steps: 3, concurrency: 10, workers: [1, 2, 4, 8], idleMs: 5000 },
   fairness: { smallRuns: 5, ratio: 100, workMs: 2, concurrency: 10, groupConcurrency: 5 },
   observability: { runs: 40, steps: 25, reps: 11 },
+  idle: { passes: 10 },
+  dispatch: { runs: 100, workers: [1, 2, 4], idleMs: 5000 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -33,4 +37,6 @@ export const SMOKE: BenchConfig = {
   processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [1, 2], idleMs: 1000 },
   fairness: { smallRuns: 1, ratio: 20, workMs: 1, concurrency: 4, groupConcurrency: 2 },
   observability: { runs: 2, steps: 3, reps: 1 },
+  idle: { passes: 3 },
+  dispatch: { runs: 5, workers: [1, 2], idleMs: 1000 },
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,floor,processes,fairness,observability] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,floor,processes,dispatch,fairness,observability] [--out=path] [--render[=path]]`
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
  * `bench/results/latest.json` (smoke: `smoke.tmp.json`, not committed). Round-trip targets are checked in every
@@ -26,6 +26,8 @@ import { processThroughput } from './scenarios/process-throughput.js';
 import { resultLatency } from './scenarios/result-latency.js';
 import { replayGrowth } from './scenarios/replay.js';
 import { observabilityOverhead } from './scenarios/observability.js';
+import { idleCost } from './scenarios/idle-cost.js';
+import { storeDispatch } from './scenarios/store-dispatch.js';
 import { engineLog } from './scenarios/workflows.js';
 import { Servers } from './servers/servers.js';
 import { nowMs } from './stats.js';
@@ -34,7 +36,7 @@ const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',').filter(Boolean);
 const config = smoke ? SMOKE : FULL;
-// --scenarios=inline,replay,latency,local,floor,processes,fairness,observability (default: all)
+// --scenarios=inline,replay,latency,local,idle,floor,processes,dispatch,fairness,observability (default: all)
 const scenarios = args.find((a) => a.startsWith('--scenarios='))?.slice('--scenarios='.length).split(',').filter(Boolean);
 const wants = (name: string) => !scenarios || scenarios.includes(name);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -94,6 +96,7 @@ async function main(): Promise<number> {
     backends: [],
     skipped: [],
     processThroughput: [],
+    storeDispatch: [],
     fairness: [],
     errors: [],
     notes: [],
@@ -131,6 +134,8 @@ async function main(): Promise<number> {
       if (latency) report.latency = latency;
       const local = !wants('local') ? undefined : await scenario(e, 'local queue throughput', () => localThroughput(backend, cfg.localThroughput), inc);
       if (local) report.localThroughput = local;
+      const idle = !wants('idle') ? undefined : await scenario(e, 'idle cost', () => idleCost(backend, cfg.idle.passes), inc);
+      if (idle) report.idle = idle;
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
 
@@ -159,6 +164,15 @@ async function main(): Promise<number> {
       const url = queue.store === 'postgres' ? (await servers.postgres()).url : (await servers.service('redis')).url;
       const r = await scenario(results.errors, `${queue.name} worker processes`, () => processThroughput(backend, queue, url, config.processThroughput), results.notes);
       if (r) results.processThroughput.push(r);
+    }
+
+    // No distributed queue: worker processes on their local queue, runs reaching them through the store.
+    for (const name of wants('dispatch') ? (['postgres', 'redis'] as const) : []) {
+      const backend = instances.get(name);
+      if (!backend) continue;
+      const url = name === 'postgres' ? (await servers.postgres()).url : (await servers.service('redis')).url;
+      const d = await scenario(results.errors, `${backend.title} store dispatch`, () => storeDispatch(backend, url, config.dispatch), results.notes);
+      if (d) results.storeDispatch.push(d);
     }
 
     // Fairness of shared-groups: the local queue (the engine's default), and pg-boss, whose groups

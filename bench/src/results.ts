@@ -8,6 +8,8 @@ import type { FloorResult } from './scenarios/pg-floor.js';
 import type { ProcessThroughputResult } from './scenarios/process-throughput.js';
 import type { ReplayResult } from './scenarios/replay.js';
 import type { ObservabilityResult } from './scenarios/observability.js';
+import type { IdleCostResult } from './scenarios/idle-cost.js';
+import type { StoreDispatchResult } from './scenarios/store-dispatch.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -25,6 +27,8 @@ export interface BackendReport {
   replay?: ReplayResult;
   latency?: LatencyResult;
   localThroughput?: LocalThroughputResult;
+  /** Requests of an idle engine, counted over recovery passes on a manual clock. */
+  idle?: IdleCostResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];
@@ -54,6 +58,8 @@ export interface BenchResults {
   skipped: SkippedBackend[];
   floor?: FloorResult & { cairnWriteTransactionsPerStep?: number; cairnAsyncCommitsPerStep: number };
   processThroughput: ProcessThroughputResult[];
+  /** Worker processes on the local queue, runs reaching them through the store (`--scenarios=dispatch`). */
+  storeDispatch: StoreDispatchResult[];
   fairness: FairnessResult[];
   /** Cost of lifecycle events and tracing on the memory store (`--scenarios=observability`). */
   observability?: ObservabilityResult;

@@ -1,5 +1,5 @@
 import type { WorkflowStore } from '@cairn/core';
-import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
+import { createKyselyStore, migrateToLatest, type KyselyStoreOptions } from '@cairn/kysely';
 import { StoreProbe } from '../instrument/counting-store.js';
 import type { RoundTripCounter } from '../instrument/round-trips.js';
 import type { AnyDb } from './sql-drivers.js';
@@ -21,21 +21,28 @@ export async function openKyselyStore(options: {
   counted: () => Promise<AnyDb>;
   uncounted: () => Promise<AnyDb>;
   spec?: (prefix: string) => StoreSpec;
+  /** Wake-up signals of the peer store ("client" process), when the backend has them. */
+  peerSignals?: (db: AnyDb, tablePrefix: string) => KyselyStoreOptions['signals'];
 }): Promise<OpenedStore> {
   const db = await options.counted();
   const tablePrefix = freshPrefix();
   await migrateToLatest(db, { tablePrefix });
   const probe = new StoreProbe(createKyselyStore({ db, tablePrefix }), options.counter);
   const peers: AnyDb[] = [];
+  const peerStores: WorkflowStore[] = [];
   return {
     probe,
     ...(options.spec ? { spec: options.spec(tablePrefix) } : {}),
     async peer(): Promise<WorkflowStore> {
       const peerDb = await options.uncounted();
       peers.push(peerDb);
-      return createKyselyStore({ db: peerDb, tablePrefix });
+      const signals = options.peerSignals?.(peerDb, tablePrefix);
+      const store = createKyselyStore({ db: peerDb, tablePrefix, ...(signals ? { signals } : {}) });
+      peerStores.push(store);
+      return store;
     },
     async close() {
+      await Promise.allSettled(peerStores.map((s) => s.close()));
       await Promise.allSettled([db.destroy(), ...peers.map((p) => p.destroy())]);
     },
   };

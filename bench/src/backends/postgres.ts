@@ -1,5 +1,6 @@
 import type { WorkflowStore } from '@cairn/core';
 import { createKyselyStore } from '@cairn/kysely';
+import { createPostgresSignals } from '@cairn/kysely/postgres';
 import pg from 'pg';
 import { RoundTripCounter } from '../instrument/round-trips.js';
 import { xidCounter } from '../scenarios/pg-floor.js';
@@ -10,7 +11,16 @@ import type { BackendAdapter, BackendInstance, StoreSpec } from './types.js';
 /** Opens an uncounted store, as a worker process does. */
 export async function connectPostgresStore(spec: StoreSpec): Promise<{ store: WorkflowStore; close(): Promise<void> }> {
   const db = await postgresDb(spec.url);
-  return { store: createKyselyStore({ db, tablePrefix: spec.namespace }), close: () => db.destroy() };
+  // LISTEN/NOTIFY wake-ups, as `openPostgresStore` adds them: workers on the local queue need them.
+  const signals = createPostgresSignals({ db, connection: spec.url, tablePrefix: spec.namespace });
+  const store = createKyselyStore({ db, tablePrefix: spec.namespace, signals });
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** PostgreSQL through `@cairn/kysely` + pg, on the bench's own durable server (fsync on). */
@@ -36,6 +46,7 @@ export const postgresBackend: BackendAdapter = {
           counted: () => postgresDb(server.url, counter),
           uncounted: () => postgresDb(server.url),
           spec: (prefix) => ({ backend: 'postgres', url: server.url, namespace: prefix }),
+          peerSignals: (db, tablePrefix) => createPostgresSignals({ db, connection: server.url, tablePrefix }),
         }),
       async close() {
         await admin.end();

@@ -21,7 +21,13 @@ function instrument(client: Redis, counter: RoundTripCounter): Redis {
 export async function connectRedisStore(spec: StoreSpec): Promise<{ store: WorkflowStore; close(): Promise<void> }> {
   const client = new Redis(spec.url, { maxRetriesPerRequest: 3 });
   const store = createRedisStore({ redis: client, prefix: spec.namespace });
-  return { store, close: async () => void (await client.quit()) };
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await client.quit();
+    },
+  };
 }
 
 /** Redis through `@cairn/redis` (ioredis, single server: one Lua script per transition). */

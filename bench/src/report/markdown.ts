@@ -157,12 +157,39 @@ export function renderMarkdown(r: BenchResults): string {
     for (const p of r.processThroughput) {
       out.push(`Most frequent server requests, ${p.queue} + ${p.store} (per run while busy; per second over ${fmt(p.idleSeconds, 0)} s idle):`);
       out.push('');
-      const top: string[][] = [];
-      for (const w of p.byWorkers) {
-        for (const t of w.topPerRun.slice(0, 5)) top.push([String(w.workers), 'busy', `\`${t.request.replace(/`/g, "'").replace(/\|/g, '\\|')}\``, `${fmt(t.perRun, 2)}/run`]);
-        for (const t of w.idleTop.slice(0, 3)) top.push([String(w.workers), 'idle', `\`${t.request.replace(/`/g, "'").replace(/\|/g, '\\|')}\``, `${fmt(t.perSecond, 1)}/s`]);
+      out.push(topRequests(p.byWorkers));
+      out.push('');
+    }
+  }
+
+  const idle = r.backends.filter((b) => b.idle);
+  if (idle.length > 0) {
+    out.push(`### Idle cost per engine (counted over ${idle[0]!.idle!.passes} recovery intervals on a manual clock, nothing to do)`);
+    out.push('');
+    out.push(
+      table(
+        ['store', 'requests per recovery pass (with workers)', 'requests/s at the default 2 s', 'requests without workers'],
+        idle.map((b) => [b.title, `${fmt(b.idle!.requestsPerPass, 2)}${b.driverCounted ? '' : ' store calls'}`, fmt(b.idle!.requestsPerSecond, 2), String(b.idle!.clientRequests)]),
+      ),
+    );
+    out.push('');
+  }
+
+  if ((r.storeDispatch ?? []).length > 0) {
+    out.push('### Without a broker: the store is the queue between processes (local queue, client process without workers)');
+    out.push('');
+    const rows: string[][] = [];
+    for (const d of r.storeDispatch ?? []) {
+      for (const w of d.byWorkers) {
+        rows.push([`${d.store} (${d.mechanism})`, String(w.workers), ms(w.pickupP50Ms), ms(w.pickupP90Ms), ms(w.eventP50Ms), fmt(w.requestsPerRun, 1), fmt(w.claimsPerExecution, 2), fmt(w.lostClaimsPerExecution, 2), fmt(w.idleRequestsPerSecond, 1)]);
       }
-      out.push(table(['workers', 'window', 'request', 'count'], top));
+    }
+    out.push(table(['store', 'worker processes', 'start → pickup p50', 'p90', 'event → run p50', 'server requests per run', 'claims per execution', 'lost claims per execution', 'idle requests/s (all processes)'], rows));
+    out.push('');
+    for (const d of r.storeDispatch ?? []) {
+      out.push(`Most frequent server requests, ${d.store} without a broker (per run while starting ${d.runs} runs one by one; per second over ${fmt(d.idleSeconds, 0)} s idle):`);
+      out.push('');
+      out.push(topRequests(d.byWorkers));
       out.push('');
     }
   }
@@ -223,4 +250,15 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   out.push(`Total bench time: ${ms(r.durationMs)}.`);
   return out.join('\n');
+}
+
+/** The most frequent server requests per worker count: per run while busy, per second while idle. */
+function topRequests(rounds: readonly { workers: number; topPerRun: { request: string; perRun: number }[]; idleTop: { request: string; perSecond: number }[] }[]): string {
+  const code = (request: string) => `\`${request.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+  const top: string[][] = [];
+  for (const w of rounds) {
+    for (const t of w.topPerRun.slice(0, 5)) top.push([String(w.workers), 'busy', code(t.request), `${fmt(t.perRun, 2)}/run`]);
+    for (const t of w.idleTop.slice(0, 3)) top.push([String(w.workers), 'idle', code(t.request), `${fmt(t.perSecond, 1)}/s`]);
+  }
+  return table(['workers', 'window', 'request', 'count'], top);
 }

@@ -28,6 +28,15 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         enforced: true,
       });
     }
+    if (b.idle) {
+      out.push({
+        target: 'idle engine with workers: ≤ 1 request per recovery pass; without workers: none',
+        subject: b.title,
+        measured: `${fmt(b.idle.requestsPerPass, 2)} ${unit} per pass (${fmt(b.idle.requestsPerSecond, 2)}/s at ${b.idle.recoveryIntervalMs} ms); ${b.idle.clientRequests} without workers over ${b.idle.passes} intervals`,
+        holds: b.idle.requestsPerPass <= 1 && b.idle.clientRequests === 0,
+        enforced: true,
+      });
+    }
     if (b.replay) {
       const reads = b.replay.sizes.map((s) => s.stepReadRoundTrips);
       const loads = b.replay.sizes.map((s) => s.stepLoads);
@@ -58,6 +67,16 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         });
       }
     }
+  }
+  for (const d of results.storeDispatch ?? []) {
+    const worst = Math.max(...d.byWorkers.map((w) => w.pickupP50Ms));
+    out.push({
+      target: 'without a broker: a run started in another process picked up ≤ 50 ms at p50',
+      subject: `${d.store} (${d.mechanism})`,
+      measured: d.byWorkers.map((w) => `${w.workers} worker${w.workers > 1 ? 's' : ''}: ${fmt(w.pickupP50Ms, 1)} ms (event ${fmt(w.eventP50Ms, 1)} ms)`).join('; '),
+      holds: worst <= 50,
+      enforced: false,
+    });
   }
   if (results.floor) {
     const f = results.floor;

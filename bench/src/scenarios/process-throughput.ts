@@ -43,7 +43,8 @@ export interface ProcessThroughputOptions {
 
 const WORKER = fileURLToPath(new URL('../workers/worker-process.ts', import.meta.url));
 
-function startWorker(config: WorkerConfig): Promise<ChildProcess> {
+/** Forks a worker process and resolves once its engine has started. */
+export function startWorker(config: WorkerConfig): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = fork(WORKER, [JSON.stringify(config)], {
       execArgv: ['--import', 'tsx', '--conditions=@cairn/source'],
@@ -59,7 +60,8 @@ function startWorker(config: WorkerConfig): Promise<ChildProcess> {
   });
 }
 
-function stopWorker(child: ChildProcess): Promise<void> {
+/** Asks a worker process to stop (SIGKILL after 15 s) and resolves when it exited. */
+export function stopWorker(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -29,7 +29,16 @@ export const queuedWorkflow = defineWorkflow('bench-queued', async (ctx, input: 
   return input.steps;
 });
 
-export const ALL_WORKFLOWS: WorkflowDefinition<any, any>[] = [stepsWorkflow, replayWorkflow, latencyWorkflow, queuedWorkflow];
+/** Pickup across processes: the worker's clock when the run's first step ran (same machine as the submitter). */
+export const pickupWorkflow = defineWorkflow('bench-pickup', async (ctx) => ctx.step('at', () => Date.now()));
+
+/** Event delivery across processes: waits for `go`, then the worker's clock when the next step ran. */
+export const eventPickupWorkflow = defineWorkflow('bench-event-pickup', async (ctx) => {
+  await ctx.waitForEvent('go');
+  return ctx.step('at', () => Date.now());
+});
+
+export const ALL_WORKFLOWS: WorkflowDefinition<any, any>[] = [stepsWorkflow, replayWorkflow, latencyWorkflow, queuedWorkflow, pickupWorkflow, eventPickupWorkflow];
 
 /** What engines logged: executions abandoned (store or queue errors), and other warnings. */
 export const engineLog = { abandoned: 0, warnings: 0, last: '' };
