@@ -119,7 +119,8 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
   let config: ProofConfig;
   let cleanup: () => Promise<void>;
   if (pairing === 'postgres+pg-boss') {
-    const service = await usePostgres();
+    // Servers of our own (local binaries), never containers: no container networking in the proof.
+    const service = await usePostgres({ provider: 'local' });
     if (service.skipped) throw new Error(`no PostgreSQL: ${service.reason}`);
     const dbUrl = await createPostgresDatabase(service.url);
     config = { pairing, strategy, url: dbUrl, prefix: '', countsFile };
@@ -131,7 +132,7 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
     await db.destroy();
     cleanup = () => dropPostgresDatabase(dbUrl);
   } else {
-    const service = await useRedis();
+    const service = await useRedis({ provider: 'local' });
     if (service.skipped) throw new Error(`no Redis: ${service.reason}`);
     const prefix = `${freshRedisPrefix()}`;
     config = { pairing, strategy, url: service.url, prefix, countsFile };

@@ -28,7 +28,7 @@ async function restartable(t: { skip(reason: string): void }, name: ServiceName)
   if (known) return known;
   const env = { ...process.env };
   delete env[`CAIRN_TEST_${name.toUpperCase()}_URL`];
-  const service = await startService(name, { env, testcontainers: false });
+  const service = await startService(name, { env, provider: 'local' });
   if (service.skipped) {
     t.skip(service.reason);
     return undefined;

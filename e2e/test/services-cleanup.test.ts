@@ -25,7 +25,7 @@ function childScript(names: string[], ending: Ending): string {
   return `
     const s = await import(${JSON.stringify(servicesEntry)});
     for (const name of ${JSON.stringify(names)}) {
-      const r = await s.useService(name, { testcontainers: false, log: () => {} });
+      const r = await s.useService(name, { provider: 'local', log: () => {} });
       if (r.skipped) { console.log(JSON.stringify({ skipped: name, reason: r.reason })); continue; }
       console.log(JSON.stringify({ name, pid: r.pid, dir: r.dir }));
     }

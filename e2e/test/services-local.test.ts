@@ -36,7 +36,7 @@ function isAlive(pid: number): boolean {
 async function local(t: test.TestContext, name: ServiceName): Promise<RunningService | undefined> {
   const env = { ...process.env };
   for (const key of ['CAIRN_TEST_POSTGRES_URL', 'CAIRN_TEST_MYSQL_URL', 'CAIRN_TEST_MONGODB_URL', 'CAIRN_TEST_REDIS_URL']) delete env[key];
-  const result = await startService(name, { env, testcontainers: false });
+  const result = await startService(name, { env, provider: 'local' });
   if (result.skipped) {
     t.skip(result.reason);
     return undefined;

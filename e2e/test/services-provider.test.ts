@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import {
   SERVICE_NAMES,
   ServiceUnavailableError,
+  parseProvider,
   parseRequire,
   redactUrl,
   startService,
@@ -159,6 +160,50 @@ describe('CAIRN_TEST_REQUIRE', () => {
 
   test('a typo in CAIRN_TEST_REQUIRE fails the run instead of skipping silently', async () => {
     await assert.rejects(startService('redis', { env: emptyWorld({ CAIRN_TEST_REQUIRE: 'rediss' }), log: () => {} }), /unknown backend/);
+  });
+});
+
+describe('CAIRN_TEST_PROVIDER', () => {
+  test('parseProvider: auto by default, the two single sources, and unknown names', () => {
+    assert.equal(parseProvider(undefined), 'auto');
+    assert.equal(parseProvider(''), 'auto');
+    assert.equal(parseProvider(' Testcontainers '), 'testcontainers');
+    assert.equal(parseProvider('local'), 'local');
+    assert.throws(() => parseProvider('docker'), /CAIRN_TEST_PROVIDER: unknown provider "docker"/);
+  });
+
+  test('a typo fails the run instead of choosing a source', async () => {
+    await assert.rejects(startService('redis', { env: emptyWorld({ CAIRN_TEST_PROVIDER: 'testcontainer' }), log: () => {} }), /unknown provider/);
+  });
+
+  test('local: the env URL and Testcontainers are not used', async () => {
+    const result = await startService('redis', {
+      env: emptyWorld({ CAIRN_TEST_PROVIDER: 'local', CAIRN_TEST_TESTCONTAINERS: '1', CAIRN_TEST_REDIS_URL: URLS.redis }),
+      log: () => {},
+    });
+    assert.ok(result.skipped, 'the URL was not used, and no local redis-server is in the empty bin dir');
+    assert.match(result.reason, /CAIRN_TEST_PROVIDER=local/);
+    assert.match(result.reason, /Testcontainers not used \(CAIRN_TEST_PROVIDER=local\)/);
+    assert.match(result.reason, /redis-server not found/);
+  });
+
+  test('testcontainers: with no container runtime, a required backend fails even where a local server could start', async (t) => {
+    if (containerRuntimeHint() !== undefined) {
+      t.skip(`a container runtime is configured here (${containerRuntimeHint()})`);
+      return;
+    }
+    resetContainerProbe();
+    // No empty bin dir: a local redis-server would start in `auto` mode. It must not be used.
+    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], CAIRN_TEST_PROVIDER: 'testcontainers', CAIRN_TEST_REQUIRE: 'redis', CAIRN_TEST_REDIS_URL: URLS.redis };
+    const before = liveProcessCount();
+    await assert.rejects(startService('redis', { env, log: () => {} }), (error: unknown) => {
+      assert.ok(error instanceof ServiceUnavailableError);
+      assert.match(error.message, /CAIRN_TEST_PROVIDER=testcontainers/);
+      assert.match(error.message, /Testcontainers: no container runtime/);
+      assert.match(error.message, /local servers not used \(CAIRN_TEST_PROVIDER=testcontainers\)/);
+      return true;
+    });
+    assert.equal(liveProcessCount(), before, 'no local server was started');
   });
 });
 

@@ -13,8 +13,8 @@ export interface BenchServer {
 /**
  * The servers of one bench run, each started once on first use and stopped at the end.
  * PostgreSQL is our own durable server (see durable-postgres.ts); MariaDB, Redis and FerretDB
- * come from the test service provider (`@cairn/conformance/services`: an env URL, Testcontainers,
- * or a local binary on a free port).
+ * come from the test service provider (`@cairn/conformance/services`), always as local binaries
+ * on a free port (provider `local`): the numbers must not include container networking.
  */
 export class Servers {
   readonly #started = new Map<string, Promise<BenchServer>>();
@@ -34,7 +34,8 @@ export class Servers {
   /** MariaDB/MySQL, MongoDB protocol (FerretDB locally) or Redis from the test service provider. */
   service(name: Exclude<ServiceName, 'postgres'>): Promise<BenchServer> {
     return this.#once(name, async () => {
-      const result = await startService(name, { log: (line) => this.log(`services: ${line}`) });
+      // Local binaries only: the numbers must not include container networking.
+      const result = await startService(name, { provider: 'local', log: (line) => this.log(`services: ${line}`) });
       if (result.skipped) throw new Error(result.reason);
       const running: RunningService = result;
       this.#stops.push(() => running.stop());

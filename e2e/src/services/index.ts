@@ -1,5 +1,6 @@
 export {
   URL_ENV,
+  parseProvider,
   parseRequire,
   startService,
   stopSharedServices,
@@ -27,6 +28,7 @@ export { stopAllLocalServers } from './local/process.js';
 export {
   SERVICE_NAMES,
   ServiceUnavailableError,
+  type ProviderMode,
   type RunningService,
   type ServiceName,
   type ServiceOptions,

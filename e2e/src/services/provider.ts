@@ -4,6 +4,7 @@
  *  2. Testcontainers, when a container runtime answers within a short timeout;
  *  3. a locally installed server, started on a free port in a temp dir;
  *  4. otherwise a skip with the reason — or an error when CAIRN_TEST_REQUIRE names the backend.
+ * CAIRN_TEST_PROVIDER=testcontainers or =local keeps only step 2 or step 3 (then 4).
  */
 import { redactUrl } from './summary.js';
 import {
@@ -22,6 +23,7 @@ import { probeContainerRuntime, startContainer } from './testcontainers.js';
 import {
   SERVICE_NAMES,
   ServiceUnavailableError,
+  type ProviderMode,
   type RunningService,
   type ServiceName,
   type ServiceOptions,
@@ -71,6 +73,22 @@ export function parseRequire(value: string | undefined): Set<ServiceName> {
   return out;
 }
 
+const PROVIDER_MODES: readonly ProviderMode[] = ['auto', 'testcontainers', 'local'];
+
+/**
+ * Parses CAIRN_TEST_PROVIDER: `auto` (or unset), `testcontainers` or `local`. Anything else is an
+ * error, so that a typo cannot turn a run meant for one source into a run on another.
+ */
+export function parseProvider(value: string | undefined): ProviderMode {
+  const word = (value ?? '').trim().toLowerCase();
+  if (word === '') return 'auto';
+  const mode = PROVIDER_MODES.find((m) => m === word);
+  if (!mode) {
+    throw new Error(`CAIRN_TEST_PROVIDER: unknown provider ${JSON.stringify(value)} (expected ${PROVIDER_MODES.join(', ')})`);
+  }
+  return mode;
+}
+
 const LOCAL_STARTERS: Record<ServiceName, (ctx: LocalContext) => Promise<LocalServer>> = {
   postgres: startLocalPostgres,
   mysql: startLocalMysql,
@@ -94,6 +112,7 @@ function defaultLog(line: string): void {
 
 interface Resolved {
   env: NodeJS.ProcessEnv;
+  provider: ProviderMode;
   testcontainers: boolean | 'auto';
   probeTimeoutMs: number;
   local: boolean;
@@ -103,12 +122,17 @@ interface Resolved {
 function resolveOptions(options: ServiceOptions): Resolved {
   const env = options.env ?? process.env;
   const log = options.log ?? defaultLog;
+  const provider = options.provider ?? parseProvider(env['CAIRN_TEST_PROVIDER']);
   return {
     env,
+    provider,
     // CAIRN_TEST_TESTCONTAINERS: 0 = never, 1 = always probe (even with no runtime configured), unset = auto.
-    testcontainers: options.testcontainers ?? flag(env['CAIRN_TEST_TESTCONTAINERS']) ?? 'auto',
+    // CAIRN_TEST_PROVIDER=testcontainers probes even with no runtime configured, so that the
+    // failure names the real reason.
+    testcontainers:
+      provider === 'local' ? false : (options.testcontainers ?? flag(env['CAIRN_TEST_TESTCONTAINERS']) ?? (provider === 'testcontainers' ? true : 'auto')),
     probeTimeoutMs: options.probeTimeoutMs ?? positiveInt(env['CAIRN_TEST_CONTAINER_PROBE_MS']) ?? 2000,
-    local: options.local ?? flag(env['CAIRN_TEST_LOCAL']) ?? true,
+    local: provider === 'testcontainers' ? false : (options.local ?? flag(env['CAIRN_TEST_LOCAL']) ?? true),
     ctx: {
       env,
       binDir: options.localBinDir ?? (env['CAIRN_TEST_LOCAL_BIN_DIR'] || undefined),
@@ -134,8 +158,8 @@ export async function startService(name: ServiceName, options: ServiceOptions = 
   const required = parseRequire(o.env['CAIRN_TEST_REQUIRE']).has(name);
   const reasons: string[] = [];
 
-  // 1. An explicit URL.
-  const url = o.env[URL_ENV[name]];
+  // 1. An explicit URL (not when the run is meant for one source only).
+  const url = o.provider === 'auto' ? o.env[URL_ENV[name]] : undefined;
   if (url) {
     return {
       skipped: false,
@@ -146,7 +170,7 @@ export async function startService(name: ServiceName, options: ServiceOptions = 
       stop: async () => {},
     };
   }
-  reasons.push(`${URL_ENV[name]} is not set`);
+  reasons.push(o.provider === 'auto' ? `${URL_ENV[name]} is not set` : `CAIRN_TEST_PROVIDER=${o.provider}`);
 
   // 2. Testcontainers.
   if (o.testcontainers !== false) {
@@ -154,15 +178,16 @@ export async function startService(name: ServiceName, options: ServiceOptions = 
     if (probe.ok) {
       try {
         const c = await startContainer(name, o.env, o.ctx.startTimeoutMs);
-        log(`${name}: started container ${c.image} in ${fmtMs(c.startMs)}`);
-        let stopped: Promise<void> | undefined;
+        log(`${name}: Testcontainers started ${c.label} from image ${c.image} (container ${c.id}) in ${fmtMs(c.startMs)}`);
         return {
           skipped: false,
           name,
           url: c.url,
           source: 'testcontainers',
-          detail: `${c.image}, started in ${fmtMs(c.startMs)}`,
-          stop: () => (stopped ??= c.stop()),
+          version: c.version,
+          image: c.image,
+          detail: `${c.label}, image ${c.image}, started in ${fmtMs(c.startMs)}`,
+          stop: c.stop,
         };
       } catch (error) {
         reasons.push(`Testcontainers could not start ${name}: ${errorText(error)}`);
@@ -171,7 +196,7 @@ export async function startService(name: ServiceName, options: ServiceOptions = 
       reasons.push(`Testcontainers: ${probe.reason}`);
     }
   } else {
-    reasons.push('Testcontainers disabled');
+    reasons.push(o.provider === 'local' ? 'Testcontainers not used (CAIRN_TEST_PROVIDER=local)' : 'Testcontainers disabled');
   }
 
   // 3. A locally installed server.
@@ -197,7 +222,7 @@ export async function startService(name: ServiceName, options: ServiceOptions = 
       else reasons.push(`local server failed to start: ${errorText(error)}`);
     }
   } else {
-    reasons.push('local servers disabled');
+    reasons.push(o.provider === 'testcontainers' ? 'local servers not used (CAIRN_TEST_PROVIDER=testcontainers)' : 'local servers disabled');
   }
 
   // 4. Skip, or fail when required.

@@ -5,23 +5,49 @@
 import { existsSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import type { BackendContainer } from './containers/common.js';
+import { mongodbContainer } from './containers/mongodb.js';
+import { mysqlContainer } from './containers/mysql.js';
+import { postgresContainer } from './containers/postgres.js';
+import { redisContainer } from './containers/redis.js';
 import type { ServiceName } from './types.js';
 
+/** A server in a container that Testcontainers started. */
 export interface ContainerServer {
   url: string;
   image: string;
-  version: string | undefined;
+  /** Container id (short). */
+  id: string;
+  /** The server's version as it reports it once reachable. */
+  version: string;
+  /** Product and version, e.g. `PostgreSQL 15.14`. */
+  label: string;
+  /** From the start of the container to the first real answer of the server. */
   startMs: number;
+  /** Stops and removes the container. Idempotent. */
   stop(): Promise<void>;
 }
 
 export type ProbeResult = { ok: true } | { ok: false; reason: string };
 
+/**
+ * The image each backend's container is started from, unless `CAIRN_TEST_<NAME>_IMAGE` says
+ * otherwise: the official images. The project's CI builds images of the same names and contract
+ * from Debian's packages (scripts/images); for MongoDB it sets `CAIRN_TEST_MONGODB_IMAGE` to its
+ * FerretDB stand-in, `cairn/ferretdb:1.24.2`, since no MongoDB build can be had there.
+ */
 export const DEFAULT_IMAGES: Record<ServiceName, string> = {
-  postgres: 'postgres:15-alpine',
+  postgres: 'postgres:15',
   mysql: 'mariadb:10.11',
   mongodb: 'mongo:7.0',
-  redis: 'redis:7-alpine',
+  redis: 'redis:7',
+};
+
+const CONTAINERS: Record<ServiceName, BackendContainer> = {
+  postgres: postgresContainer,
+  mysql: mysqlContainer,
+  mongodb: mongodbContainer,
+  redis: redisContainer,
 };
 
 const IMAGE_ENV: Record<ServiceName, string> = {
@@ -113,33 +139,24 @@ async function doProbe(timeoutMs: number, force: boolean): Promise<ProbeResult> 
   }
 }
 
-/** Starts a container for `name`. Containers are also reaped by Testcontainers' Ryuk if we die. */
+/**
+ * Starts a container for `name` and resolves once the server in it answers a real query. The
+ * container is stopped again if that fails. Ryuk (Testcontainers' reaper) removes containers of a
+ * process that dies, where it runs; with `TESTCONTAINERS_RYUK_DISABLED=true` (the project's CI, where
+ * the reaper image cannot be pulled) only `stop()` does, which the shared services' teardown calls.
+ */
 export async function startContainer(name: ServiceName, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ContainerServer> {
   const image = imageFor(name, env);
+  const backend = CONTAINERS[name];
   const started = Date.now();
-  switch (name) {
-    case 'postgres': {
-      const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-      const c = await new PostgreSqlContainer(image).withStartupTimeout(timeoutMs).start();
-      return { url: c.getConnectionUri(), image, version: undefined, startMs: Date.now() - started, stop: async () => void (await c.stop()) };
-    }
-    case 'mysql': {
-      const { MariaDbContainer } = await import('@testcontainers/mariadb');
-      const c = await new MariaDbContainer(image).withDatabase('cairn').withStartupTimeout(timeoutMs).start();
-      // Root, so that tests can create their own databases.
-      return { url: c.getConnectionUri(true), image, version: undefined, startMs: Date.now() - started, stop: async () => void (await c.stop()) };
-    }
-    case 'mongodb': {
-      const { MongoDBContainer } = await import('@testcontainers/mongodb');
-      const c = await new MongoDBContainer(image).withStartupTimeout(timeoutMs).start();
-      // A single-node replica set reachable through a mapped port: connect directly.
-      const url = `${c.getConnectionString().replace(/\/?$/, '/')}?directConnection=true`;
-      return { url, image, version: undefined, startMs: Date.now() - started, stop: async () => void (await c.stop()) };
-    }
-    case 'redis': {
-      const { RedisContainer } = await import('@testcontainers/redis');
-      const c = await new RedisContainer(image).withStartupTimeout(timeoutMs).start();
-      return { url: c.getConnectionUrl(), image, version: undefined, startMs: Date.now() - started, stop: async () => void (await c.stop()) };
-    }
+  const c = await backend.start(image, timeoutMs);
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopped ??= c.stop());
+  try {
+    const { version, label } = await backend.describe(c.url);
+    return { url: c.url, image, id: c.id, version, label, startMs: Date.now() - started, stop };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
   }
 }

@@ -17,6 +17,8 @@ export interface RunningService {
   readonly detail: string;
   /** Server version as reported by the server, when known (`15.14`, `10.11.14-MariaDB`, ...). */
   readonly version?: string | undefined;
+  /** The image the container was started from (Testcontainers only). */
+  readonly image?: string | undefined;
   /** PID of the server process (local servers only). */
   readonly pid?: number | undefined;
   /** Temporary directory holding the server's data and log (local servers only); removed by stop(). */
@@ -43,12 +45,26 @@ export interface SkippedService {
 export type ServiceResult = RunningService | SkippedService;
 
 /**
+ * Which sources the provider may use (`CAIRN_TEST_PROVIDER`): `auto` tries an env URL, then
+ * Testcontainers, then a local server; `testcontainers` and `local` use that source only, so that
+ * a run meant to test it cannot quietly fall back to another one.
+ */
+export type ProviderMode = 'auto' | 'testcontainers' | 'local';
+
+/**
  * Options for the provider. Everything defaults to the process environment, so tests can run the
  * provider against a controlled world (an empty binary directory, a fake env, no Testcontainers).
  */
 export interface ServiceOptions {
   /** Environment to read `CAIRN_TEST_*` variables from. Default: `process.env`. */
   env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * Which sources to use. Default: `CAIRN_TEST_PROVIDER`, else `auto`. With `testcontainers`, env
+   * URLs and local servers are not used, and the runtime is probed even when none is configured;
+   * with `local`, env URLs and Testcontainers are not used (no container runtime is even probed).
+   * A backend the chosen source cannot provide is skipped, or fails under `CAIRN_TEST_REQUIRE`.
+   */
+  provider?: ProviderMode | undefined;
   /**
    * Whether to try Testcontainers: `'auto'` probes for a container runtime (default, unless
    * `CAIRN_TEST_TESTCONTAINERS=0`), `false` never tries it, `true` tries it without the env switch.
