@@ -61,6 +61,7 @@ build_rootfs() {
   local name="$1" hash="$2" rootfs="$CACHE/rootfs-$1-$$" started=$SECONDS
   ( # shellcheck disable=SC1090
     INPUTS=(); PACKAGES=""; source "$HERE/$name/image.conf"
+    trap 'rm -rf "$rootfs"' EXIT # also when a step fails
     rm -rf "$rootfs"
     # --cache-dir keeps the downloaded .debs: a changed definition does not download them again.
     debootstrap --variant=minbase --cache-dir="$CACHE/debs" ${PACKAGES:+--include="$PACKAGES"} \
