@@ -34,12 +34,15 @@ export function createRun(ctx: StoreContext) {
       // Likewise a run that is not a fork is written as before cairn_0006_operations.
       const forkColumns = sql.raw(input.forkedFrom === undefined ? '' : ', forked_from_run_id, forked_from_step_key');
       const forkValues = input.forkedFrom === undefined ? sql`` : sql`, ${encodeText(input.forkedFrom.runId)}, ${encodeText(input.forkedFrom.stepKey)}`;
+      // Likewise the trace context (cairn_0007_run_trace_context).
+      const traceColumn = sql.raw(input.traceContext === undefined ? '' : ', trace_context_json');
+      const traceValue = input.traceContext === undefined ? sql`` : sql`, ${encodeJsonRequired(input.traceContext)}`;
       const insert = sql`insert into ${t.runs}
         (id, workflow, version, input_json, status, parent_run_id, parent_step_key, idempotency_key, idempotency_hash,
-         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn}${forkColumns})
+         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn}${forkColumns}${traceColumn})
         values (${id}, ${workflow}, ${encodeText(input.version)}, ${encodeJsonRequired(input.input)}, 'pending',
          ${input.parent ? encodeText(input.parent.runId) : null}, ${input.parent ? encodeText(input.parent.stepKey) : null},
-         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue}${forkValues})
+         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue}${forkValues}${traceValue})
         ${dialect.onConflictDoNothing()}`;
       // A collision can only be with a run that a concurrent delete may remove: try a few times.
       for (let round = 0; round < 3; round += 1) {
@@ -67,6 +70,7 @@ export function createRun(ctx: StoreContext) {
           if (input.wakeAt !== undefined) run.wakeAt = input.wakeAt;
           if (input.deadline !== undefined) run.deadline = input.deadline;
           if (input.forkedFrom !== undefined) run.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
+          if (input.traceContext !== undefined) run.traceContext = { ...input.traceContext };
           return { run, created: true };
         }
         if (idempotencyHash !== null) {

@@ -92,6 +92,8 @@ export interface RunDoc {
   forkedFrom?: { runId: string; stepKey: string };
   /** JSON text of `RunRecord.retries` (error records may hold any key, so not a sub-document). */
   retries?: string;
+  /** `RunRecord.traceContext` as JSON text (its keys are free-form, so not a sub-document), set at creation. */
+  traceContext?: string;
   wakeAt?: number;
   /**
    * When recovery must look at the run: `wakeAt` while `pending`/`waiting`, the lease expiry
@@ -156,6 +158,7 @@ export function toRunRecord(doc: RunDoc): RunRecord {
   if (doc.deadline !== undefined) run.deadline = doc.deadline;
   if (doc.forkedFrom !== undefined) run.forkedFrom = { runId: doc.forkedFrom.runId, stepKey: doc.forkedFrom.stepKey };
   if (doc.retries !== undefined) run.retries = JSON.parse(doc.retries) as RetryRecord[];
+  if (doc.traceContext !== undefined) run.traceContext = JSON.parse(doc.traceContext) as Record<string, string>;
   return run;
 }
 

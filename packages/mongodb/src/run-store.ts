@@ -38,6 +38,7 @@ async function create(ctx: StoreContext, input: NewRun, now: number): Promise<{ 
   }
   if (input.deadline !== undefined) doc.deadline = input.deadline;
   if (input.forkedFrom !== undefined) doc.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
+  if (input.traceContext !== undefined) doc.traceContext = JSON.stringify(input.traceContext);
   for (let i = 0; i < MAX_RETRIES; i++) {
     try {
       // The unique index on (workflow, idem) makes this insert the whole idempotency check.

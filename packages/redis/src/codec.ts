@@ -65,6 +65,7 @@ export function newRunFields(run: NewRun, now: number): string[] {
   if (run.wakeAt !== undefined) fields.push('wakeAt', String(run.wakeAt));
   if (run.deadline !== undefined) fields.push('deadline', String(run.deadline));
   if (run.forkedFrom !== undefined) fields.push('forkedFrom', JSON.stringify({ runId: run.forkedFrom.runId, stepKey: run.forkedFrom.stepKey }));
+  if (run.traceContext !== undefined) fields.push('trace', JSON.stringify(run.traceContext));
   return fields;
 }
 
@@ -94,6 +95,7 @@ export function parseRun(hash: Hash): RunRecord | undefined {
   if (hash.cancelReason !== undefined) run.cancelReason = hash.cancelReason;
   if (hash.forkedFrom !== undefined) run.forkedFrom = JSON.parse(hash.forkedFrom) as ForkOrigin;
   if (hash.retries !== undefined) run.retries = JSON.parse(hash.retries) as RetryRecord[];
+  if (hash.trace !== undefined) run.traceContext = JSON.parse(hash.trace) as Record<string, string>;
   return run;
 }
 

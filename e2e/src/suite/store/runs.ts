@@ -97,6 +97,32 @@ const create = [
     assert.equal((await store.runs.get(none.id))?.cancelReason, undefined);
   }),
 
+  conformanceCase('create: a trace context is stored as given and kept through claim, waiting, the end, list and an idempotent create', async ({ store, t0 }) => {
+    // Keys a document store must not take as paths or operators, and W3C values with their separators.
+    const traceContext = {
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      tracestate: 'congo=t61rcWkgMzE,rojo=00f067aa0ba902b7',
+      'x.vendor.$id': 'ünïcode ✓ "quoted"',
+    };
+    const input = newRun({ traceContext, idempotencyKey: `trace-${t0}` });
+    const { run } = await store.runs.create(input, t0);
+    assert.deepEqual(run.traceContext, traceContext);
+    assert.deepEqual((await store.runs.get(run.id))?.traceContext, traceContext);
+    const claimed = await store.runs.claim(run.id, 'w', LEASE_MS, t0 + 1);
+    assert.deepEqual(claimed?.traceContext, traceContext);
+    const waiting = await store.runs.transition(run.id, claimed!.fence, { from: ['running'], to: 'waiting', wakeAt: t0 + 50 }, t0 + 2);
+    assert.deepEqual(waiting.traceContext, traceContext);
+    const again = await store.runs.claim(run.id, 'w', LEASE_MS, t0 + 60);
+    const done = await store.runs.transition(run.id, again!.fence, { from: ['running'], to: 'completed', output: 1 }, t0 + 61);
+    assert.deepEqual(done.traceContext, traceContext);
+    assert.deepEqual((await store.runs.list({})).runs.find((r) => r.id === run.id)?.traceContext, traceContext, 'list returns it');
+    const repeat = await store.runs.create({ ...input, id: uuidv7() }, t0 + 62);
+    assert.equal(repeat.created, false);
+    assert.deepEqual(repeat.run.traceContext, traceContext, 'an idempotent create returns the stored context');
+    const none = await createRun(store, t0);
+    assert.equal((await store.runs.get(none.id))?.traceContext, undefined, 'no trace context: absent');
+  }),
+
   conformanceCase('create: without wakeAt the run has none, and no lease, output or error', async ({ store, t0 }) => {
     const run = await createRun(store, t0, { input: null });
     const stored = await store.runs.get(run.id);

@@ -54,6 +54,8 @@ export function toRunRecord(row: RunRow): RunRecord {
   }
   const retries = row.retries_json == null ? undefined : decodeJson<RetryRecord[]>(row.retries_json);
   if (retries !== undefined) run.retries = retries;
+  const traceContext = decodeJson<Record<string, string>>(row.trace_context_json ?? null);
+  if (traceContext !== undefined) run.traceContext = traceContext;
   return run;
 }
 

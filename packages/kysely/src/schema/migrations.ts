@@ -8,6 +8,7 @@ import { columnType, type ColumnKind } from './column-types.js';
 import { eventMessagesMigration } from './event-messages-migration.js';
 import { runDeadlineMigration } from './run-deadline-migration.js';
 import { operationsMigration } from './operations-migration.js';
+import { runTraceContextMigration } from './run-trace-context-migration.js';
 import { stepTurnMigration } from './step-turn-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
@@ -23,7 +24,8 @@ interface TableSpec {
  * JSON is TEXT, flags are 0/1. Never changed once shipped: a later column is a migration of its
  * own (`steps.turn`: `cairn_0003_step_turn`; `runs.deadline`, `runs.cancel_reason`: `cairn_0004_run_deadline`;
  * `events` keyed by message: `cairn_0005_event_messages`; `runs.forked_from_*`, `retries_json` and
- * the parent and retention indexes: `cairn_0006_operations`).
+ * the parent and retention indexes: `cairn_0006_operations`; `runs.trace_context_json`:
+ * `cairn_0007_run_trace_context`).
  */
 const SCHEMA: Record<keyof Omit<TableNames, 'prefix'>, TableSpec> = {
   runs: {
@@ -118,7 +120,7 @@ export interface CairnMigrationOptions {
 }
 
 /** The migration names this package ships, oldest first. */
-export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations'] as const;
+export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations', 'cairn_0007_run_trace_context'] as const;
 
 /**
  * The store's schema as Kysely migrations, for your own `Migrator` (or merge its
@@ -146,6 +148,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): M
       [CAIRN_MIGRATION_NAMES[3]]: runDeadlineMigration(names),
       [CAIRN_MIGRATION_NAMES[4]]: eventMessagesMigration(names),
       [CAIRN_MIGRATION_NAMES[5]]: operationsMigration(names),
+      [CAIRN_MIGRATION_NAMES[6]]: runTraceContextMigration(names),
     }),
   };
 }

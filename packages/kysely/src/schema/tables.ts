@@ -58,6 +58,8 @@ export interface RunRow {
   forked_from_step_key?: string | null;
   /** `RunRecord.retries` as JSON (added by `cairn_0006_operations`); NULL when never retried. */
   retries_json?: string | null;
+  /** `RunRecord.traceContext` as JSON (added by `cairn_0007_run_trace_context`); NULL when none. */
+  trace_context_json?: string | null;
 }
 
 /** A row of `steps`. */

@@ -14,6 +14,7 @@ import { stepTurnMigrationCase } from './step-turn-cases.js';
 import { eventMessagesMigrationCase } from './event-messages-cases.js';
 import { runDeadlineMigrationCase } from './run-deadline-cases.js';
 import { operationsMigrationCase } from './operations-migration-cases.js';
+import { runTraceContextMigrationCase } from './run-trace-context-cases.js';
 import { freshPrefix, type Target } from './targets.js';
 
 const T0 = 1_750_000_000_000;
@@ -311,6 +312,7 @@ export function storeCases(target: Target): void {
     runDeadlineMigrationCase(target);
     eventMessagesMigrationCase(target);
     operationsMigrationCase(target);
+    runTraceContextMigrationCase(target);
 
     it('PostgreSQL: a running step\'s start commits asynchronously, its finish durably; asyncStartCommit: false keeps both durable', { skip: target.dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
       const run = await runningRun(ctx.store);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { CAIRN_MIGRATION_NAMES, createKyselyStore, migrateToLatest, tableNames } from '../../src/index.js';
+import { CAIRN_MIGRATION_NAMES, createKyselyStore, tableNames } from '../../src/index.js';
 import { dropPrefix } from './harness.js';
 import { prefixedMigrator } from './prefixed-migrator.js';
 import type { Target } from './targets.js';
@@ -41,7 +41,7 @@ export function eventMessagesMigrationCase(target: Target): void {
       const { rows: old } = await sql<{ name: string; payload_json: string }>`select name, payload_json from ${sql.table(names.events)} where run_id = ${run.id} order by name`.execute(db);
       assert.deepEqual(old.map((r) => [r.name, r.payload_json]), [['approved', '{"by":"old"}'], ['msg', '1']], 'message 1 of each name is kept');
 
-      await migrateToLatest(db, { tablePrefix: prefix });
+      await migrator.migrateTo(CAIRN_MIGRATION_NAMES[4]);
       assert.deepEqual((await store.events.get(run.id, 'msg', 1))?.payload, 1);
       assert.deepEqual(await store.events.deliver(run.id, 'msg', 'again', T0 + 4, { idempotencyKey: 'k' }), { delivered: true, duplicate: false, seq: 2 });
     } finally {
