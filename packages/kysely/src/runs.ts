@@ -103,7 +103,7 @@ const SUMMARY_COLUMNS = sql.raw(
   [
     'id', 'workflow', 'version', 'status', 'error_json', 'parent_run_id', 'parent_step_key', 'idempotency_key', 'lease_owner',
     'lease_expires_at', 'fence', 'cancel_requested', 'wake_at', 'created_at', 'updated_at', 'deadline', 'cancel_reason',
-    'forked_from_run_id', 'forked_from_step_key',
+    'forked_from_run_id', 'forked_from_step_key', 'trace_context_json',
   ].join(', '),
 );
 
