@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { CairnError, type Engine, type Json } from '@cairn/core';
-import { actionSupport, type OperatorMethods } from './engine-actions.js';
 import { parseRunFilters } from './run-filters.js';
 import { toRunSummary } from './run-summary.js';
 import { runView } from './run-view.js';
@@ -16,7 +15,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 const RUN_PATH = /^\/api\/runs\/([^/]+)$/;
 const ACTION_PATH = /^\/api\/runs\/([^/]+)\/(cancel|retry|fork)$/;
 
-const STATUS_OF_CODE: Partial<Record<string, number>> = { INVALID_INPUT: 400, RUN_NOT_FOUND: 404, WORKFLOW_NOT_FOUND: 404, VERSION_NOT_FOUND: 404, NOT_SERIALIZABLE: 400, PAYLOAD_TOO_LARGE: 413 };
+const STATUS_OF_CODE: Partial<Record<string, number>> = { INVALID_INPUT: 400, RUN_NOT_FOUND: 404, STEP_NOT_FOUND: 404, WORKFLOW_NOT_FOUND: 404, VERSION_NOT_FOUND: 404, NOT_SERIALIZABLE: 400, PAYLOAD_TOO_LARGE: 413 };
 
 async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
   let size = 0;
@@ -53,21 +52,18 @@ const optionalString = (body: Record<string, unknown>, name: string): string | u
 };
 
 async function act(engine: Engine, runId: string, action: string, body: Record<string, unknown>): Promise<ApiAnswer> {
-  const ops = engine as Engine & OperatorMethods;
   const reason = optionalString(body, 'reason');
   if (action === 'cancel') {
     await engine.cancel(runId, reason === undefined ? {} : { reason });
     return { status: 200, body: { ok: true } };
   }
   if (action === 'retry') {
-    if (!ops.retryRun) return { status: 501, body: { error: { code: 'UNSUPPORTED', message: 'This engine has no retryRun.' } } };
-    await ops.retryRun(runId, reason === undefined ? {} : { reason });
+    await engine.retryRun(runId, reason === undefined ? {} : { reason });
     return { status: 200, body: { ok: true } };
   }
-  if (!ops.forkRun) return { status: 501, body: { error: { code: 'UNSUPPORTED', message: 'This engine has no forkRun.' } } };
   const fromStep = optionalString(body, 'fromStep');
   if (fromStep === undefined) throw new CairnError('INVALID_INPUT', 'fromStep is required');
-  const handle = await ops.forkRun(runId, { fromStep });
+  const handle = await engine.forkRun(runId, { fromStep });
   return { status: 200, body: { ok: true, runId: handle.id } };
 }
 
@@ -79,7 +75,6 @@ export function errorAnswer(error: unknown): ApiAnswer {
 
 /**
  * The JSON API the pages use:
- * - `GET /api/meta`: which actions the engine supports;
  * - `GET /api/runs?filters`: a page of run summaries (`{ runs, nextCursor? }`), no payloads;
  * - `GET /api/runs/:id`: the run page (`RunView`), 404 when there is no such run;
  * - `POST /api/runs/:id/cancel|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`).
@@ -94,7 +89,6 @@ export async function answerApi(engine: Engine, request: IncomingMessage, url: U
       const body = await readJsonBody(request);
       return await act(engine, decodeRunId(m[1] as string), m[2] as string, body);
     }
-    if (path === '/api/meta') return { status: 200, body: { actions: actionSupport(engine) } };
     if (path === '/api/runs') {
       const page = await engine.listRuns(parseRunFilters(url.searchParams));
       return { status: 200, body: { runs: page.runs.map(toRunSummary), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) } };

@@ -1,5 +1,4 @@
 import { buildRunTimeline, isTerminalRunStatus, type Engine, type RunRecord, type RunTimeline, type TimelineChild } from '@cairn/core';
-import { actionSupport, type ActionSupport } from './engine-actions.js';
 import { toRunSummary, type RunSummaryView } from './run-summary.js';
 
 /** Everything the run page shows, as the `/api/runs/:id` answer. */
@@ -11,8 +10,8 @@ export interface RunView {
   parent?: RunSummaryView;
   /** The runs it started, with how (`child`, `detached`, `successor`). */
   children: (RunSummaryView & { relation: TimelineChild['relation'] })[];
-  /** What the buttons may do for this run (the engine's support and the run's status). */
-  actions: ActionSupport;
+  /** Which actions apply to the run as it is: cancel while it runs, retry once it failed or was cancelled, fork once it has steps. */
+  actions: { cancel: boolean; retry: boolean; fork: boolean };
 }
 
 // A run page lists at most this many children (a fan-out of thousands is a list query away).
@@ -30,7 +29,6 @@ export async function runView(engine: Engine, runId: string): Promise<RunView | 
   const timeline = buildRunTimeline(run, steps, attempts, state);
   const related = timeline.children.slice(0, MAX_CHILDREN);
   const [parent, ...children] = await Promise.all([run.parent ? engine.getRun(run.parent.runId) : undefined, ...related.map((c) => engine.getRun(c.runId))]);
-  const support = actionSupport(engine);
   return {
     run,
     timeline,
@@ -38,8 +36,8 @@ export async function runView(engine: Engine, runId: string): Promise<RunView | 
     children: children.flatMap((child, i) => (child ? [{ ...toRunSummary(child), relation: (related[i] as TimelineChild).relation }] : [])),
     actions: {
       cancel: !isTerminalRunStatus(run.status),
-      retry: support.retry && (run.status === 'failed' || run.status === 'cancelled'),
-      fork: support.fork && steps.length > 0,
+      retry: run.status === 'failed' || run.status === 'cancelled',
+      fork: steps.length > 0,
     },
   };
 }

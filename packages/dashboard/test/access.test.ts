@@ -62,10 +62,10 @@ describe('dashboard access', () => {
       const base = new URL(dashboard.url);
       assert.equal(base.searchParams.get('token'), TOKEN);
       const at = (path: string) => `http://127.0.0.1:${base.port}${path}`;
-      for (const path of ['/', '/assets/runs.js', '/api/runs', '/api/meta']) {
+      for (const path of ['/', '/runs/x', '/assets/runs.js', '/api/runs', '/api/runs/x']) {
         assert.equal((await raw(at(path))).status, 401, `${path} without a token`);
         assert.equal((await raw(at(path), { headers: { authorization: 'Bearer wrong-token-wrong-token' } })).status, 401, `${path} with a wrong token`);
-        assert.equal((await raw(at(path), { headers: { authorization: `Bearer ${TOKEN}` } })).status, 200, `${path} with the token`);
+        assert.notEqual((await raw(at(path), { headers: { authorization: `Bearer ${TOKEN}` } })).status, 401, `${path} with the token`);
       }
       // ?token= is exchanged for an HttpOnly, SameSite=Strict cookie and dropped from the address.
       const opened = await raw(at(`/?status=failed&token=${TOKEN}`));
@@ -102,8 +102,8 @@ describe('dashboard access', () => {
     test('listens on 127.0.0.1 and answers only requests addressed to it (DNS rebinding)', async () => {
       assert.equal(base.hostname, '127.0.0.1');
       assert.equal(base.search, '');
-      assert.equal((await raw(at('/api/meta'))).status, 200);
-      assert.equal((await raw(at('/api/meta'), { headers: { host: `localhost:${base.port}` } })).status, 200);
+      assert.equal((await raw(at('/api/runs'))).status, 200);
+      assert.equal((await raw(at('/api/runs'), { headers: { host: `localhost:${base.port}` } })).status, 200);
       const rebound = await raw(at('/api/runs'), { headers: { host: `attacker.example:${base.port}` } });
       assert.equal(rebound.status, 421);
     });
@@ -129,6 +129,16 @@ describe('dashboard access', () => {
       const missing = await raw(at('/api/runs/no-such-run/cancel'), { method: 'POST', headers: action, body: '{}' });
       assert.equal(missing.status, 404);
       assert.equal(JSON.parse(missing.body).error.code, 'RUN_NOT_FOUND');
+      // The engine's refusals come back with their codes, and change nothing.
+      const live = await waitingRun();
+      const retry = await raw(at(`/api/runs/${live}/retry`), { method: 'POST', headers: action, body: '{}' });
+      assert.deepEqual([retry.status, JSON.parse(retry.body).error.code], [409, 'RUN_CONFLICT']);
+      const fork = await raw(at(`/api/runs/${live}/fork`), { method: 'POST', headers: action, body: JSON.stringify({ fromStep: 'no-such-step' }) });
+      assert.deepEqual([fork.status, JSON.parse(fork.body).error.code], [404, 'STEP_NOT_FOUND']);
+      const noStep = await raw(at(`/api/runs/${live}/fork`), { method: 'POST', headers: action, body: '{}' });
+      assert.deepEqual([noStep.status, JSON.parse(noStep.body).error.code], [400, 'INVALID_INPUT']);
+      assert.equal((await engine.listRuns()).runs.length, 3, 'no run was forked');
+      assert.equal((await engine.getRun(live))?.status, 'waiting');
     });
 
     test('every answer carries the strict CSP; the pages have no inline script, style or handler', async () => {

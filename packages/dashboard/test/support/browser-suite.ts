@@ -128,10 +128,8 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
 
     });
 
-    test('the runs table filters by parent run and idempotency key', async (t) => {
-      const { engine, runs } = scenario;
-      // These filters came with the operations API (findRun, listRuns filters).
-      if (typeof (engine as { findRun?: unknown }).findRun !== 'function') return t.skip('this engine has no parent / idempotency key filters');
+    test('the runs table filters by parent run and idempotency key', async () => {
+      const { runs } = scenario;
       await open('/');
       // Keys are unique per workflow: the key filter goes with one.
       await filter(page, async (p) => {
@@ -208,31 +206,26 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       assert.equal(await page.locator('#cancel').count(), 0, 'no Cancel button on an ended run');
     });
 
-    test('retrying a failed run goes through a confirmation and completes it, keeping its succeeded steps', async (t) => {
+    test('retrying a failed run goes through a confirmation and completes it, keeping its succeeded steps', async () => {
       const { engine, runs, control } = scenario;
       await runPage(runs.failed);
-      if (await page.locator('#retry').count() === 0) {
-        assert.equal(typeof (engine as { retryRun?: unknown }).retryRun, 'undefined', 'a Retry button whenever the engine can retry');
-        return t.skip('this engine has no retryRun');
-      }
       control.declines = false;
       await page.click('#retry');
       await page.click('dialog[open] [data-confirm]');
       await page.locator('#title .badge[data-status=completed]').waitFor({ timeout: 20_000 });
-      assert.equal((await engine.getRun(runs.failed))?.status, 'completed');
+      const retried = await engine.getRun(runs.failed);
+      assert.equal(retried?.status, 'completed');
+      assert.deepEqual(retried?.retries?.map((r) => r.previousStatus), ['failed']);
+      assert.match(await page.locator('#details').textContent() ?? '', /Retry 1.*from failed/);
       const history = await engine.history(runs.failed);
       assert.equal(history.filter((a) => a.stepKey === 'validate-card').length, 1, 'the succeeded step is kept, not run again');
       assert.equal(history.filter((a) => a.stepKey === 'reserve-funds' && a.status === 'succeeded').length, 1);
       assert.deepEqual((await engine.steps(runs.failed)).map((s) => [s.key, s.status]), [['validate-card', 'succeeded'], ['reserve-funds', 'succeeded'], ['capture', 'succeeded']]);
     });
 
-    test('forking a run from a chosen step starts a new run that completes', async (t) => {
+    test('forking a run from a chosen step starts a new run that completes', async () => {
       const { engine, runs } = scenario;
       await runPage(runs.completed);
-      if (await page.locator('#fork').count() === 0) {
-        assert.equal(typeof (engine as { forkRun?: unknown }).forkRun, 'undefined', 'a Fork button whenever the engine can fork');
-        return t.skip('this engine has no forkRun');
-      }
       await page.selectOption('#fork-step', 'email-customer');
       await page.click('#fork');
       await page.click('dialog[open] [data-confirm]');
@@ -243,9 +236,11 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await untilStatus(engine, forked, 'completed');
       const run = await engine.getRun(forked);
       assert.equal(run?.workflow, 'send-invoice');
+      assert.deepEqual(run?.forkedFrom, { runId: runs.completed, stepKey: 'email-customer' });
       assert.deepEqual(await engine.result(forked), { sent: true, file: 'invoice-A-1001.pdf' });
       await link.click();
       await page.locator('#title .badge[data-status=completed]').waitFor();
+      assert.equal(await page.locator(`#details a[href="/runs/${runs.completed}"]`).count(), 1, 'the fork links to its source');
     });
   });
 }
