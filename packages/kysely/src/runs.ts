@@ -98,12 +98,13 @@ export function getRun(ctx: StoreContext) {
   return (runId: string) => guard('runs.get', () => readRun(ctx, ctx.db, runId));
 }
 
-// What `runs.list` reads: every column but the payloads (input, output, retry records).
+// What `runs.list` reads: every column but the payloads (input, output, retry records) and the
+// trace context (a summary need not carry it; reading it would tie lists to cairn_0007).
 const SUMMARY_COLUMNS = sql.raw(
   [
     'id', 'workflow', 'version', 'status', 'error_json', 'parent_run_id', 'parent_step_key', 'idempotency_key', 'lease_owner',
     'lease_expires_at', 'fence', 'cancel_requested', 'wake_at', 'created_at', 'updated_at', 'deadline', 'cancel_reason',
-    'forked_from_run_id', 'forked_from_step_key', 'trace_context_json',
+    'forked_from_run_id', 'forked_from_step_key',
   ].join(', '),
 );
 

@@ -97,7 +97,7 @@ const create = [
     assert.equal((await store.runs.get(none.id))?.cancelReason, undefined);
   }),
 
-  conformanceCase('create: a trace context is stored as given and kept through claim, waiting, the end, list and an idempotent create', async ({ store, t0 }) => {
+  conformanceCase('create: a trace context is stored as given and kept through claim, waiting, the end and an idempotent create', async ({ store, t0 }) => {
     // Keys a document store must not take as paths or operators, and W3C values with their separators.
     const traceContext = {
       traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
@@ -115,7 +115,6 @@ const create = [
     const again = await store.runs.claim(run.id, 'w', LEASE_MS, t0 + 60);
     const done = await store.runs.transition(run.id, again!.fence, { from: ['running'], to: 'completed', output: 1 }, t0 + 61);
     assert.deepEqual(done.traceContext, traceContext);
-    assert.deepEqual((await store.runs.list({})).runs.find((r) => r.id === run.id)?.traceContext, traceContext, 'list returns it');
     const repeat = await store.runs.create({ ...input, id: uuidv7() }, t0 + 62);
     assert.equal(repeat.created, false);
     assert.deepEqual(repeat.run.traceContext, traceContext, 'an idempotent create returns the stored context');
