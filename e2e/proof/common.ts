@@ -4,15 +4,16 @@
  */
 import { appendFileSync } from 'node:fs';
 import { createEngine, defineWorkflow, type Engine, type Queue, type QueueStrategy, type WorkflowStore } from '@cairn/core';
-import { bullmqQueue, ioredis, kysely, kyselyStore, pg, pgBossQueue, redisStore } from './deps.js';
+import { bullmqQueue, ioredis, kysely, kyselyPostgres, kyselyStore, pg, pgBossQueue, redisStore } from './deps.js';
 
-export type PairingName = 'postgres+pg-boss' | 'redis+bullmq';
+/** `postgres+store`: no broker — each process's own local queue, runs handed over through the store (LISTEN/NOTIFY). */
+export type PairingName = 'postgres+pg-boss' | 'redis+bullmq' | 'postgres+store';
 
 /** Everything a worker needs, passed as JSON in `CAIRN_PROOF_CONFIG`. */
 export interface ProofConfig {
   pairing: PairingName;
   strategy: QueueStrategy;
-  /** PostgreSQL database URL (postgres+pg-boss) or Redis URL (redis+bullmq). */
+  /** PostgreSQL database URL (postgres+pg-boss, postgres+store) or Redis URL (redis+bullmq). */
   url: string;
   /** Redis key prefix of the store and of BullMQ. */
   prefix: string;
@@ -48,7 +49,8 @@ export function proofWorkflow(countsFile: string) {
 
 export interface Opened {
   store: WorkflowStore;
-  queue: Queue;
+  /** The broker; absent for `postgres+store` (the engine owns a local queue). */
+  queue?: Queue;
   engine: Engine;
   close(): Promise<void>;
 }
@@ -59,14 +61,25 @@ export const TIMINGS = { leaseMs: 2000, queuedStepTimeoutMs: 5000, dispatchTimeo
 const quietLogger = { warn: () => {}, error: () => {} };
 
 export async function openStore(config: ProofConfig): Promise<{ store: WorkflowStore; close(): Promise<void>; raw: unknown }> {
-  if (config.pairing === 'postgres+pg-boss') {
+  if (config.pairing === 'postgres+pg-boss' || config.pairing === 'postgres+store') {
     const { Kysely, PostgresDialect } = await kysely();
     const { default: pgm } = await pg();
     const pool = new pgm.Pool({ connectionString: config.url, max: 5 });
     pool.on('error', () => {});
     const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
     const { createKyselyStore } = await kyselyStore();
-    return { store: createKyselyStore({ db, dialect: 'postgres' }), close: () => db.destroy(), raw: db };
+    // Without a broker the store hands runs between processes: LISTEN/NOTIFY wake-ups.
+    const { createPostgresSignals } = await kyselyPostgres();
+    const signals = config.pairing === 'postgres+store' ? { signals: createPostgresSignals({ db, connection: config.url }) } : {};
+    const store = createKyselyStore({ db, dialect: 'postgres', ...signals });
+    return {
+      store,
+      close: async () => {
+        await store.close();
+        await db.destroy();
+      },
+      raw: db,
+    };
   }
   const { Redis } = await ioredis();
   const client = new Redis(config.url, { maxRetriesPerRequest: 3 });
@@ -100,10 +113,11 @@ export async function openQueue(config: ProofConfig): Promise<Queue> {
 
 export async function openEngine(config: ProofConfig, workerId: string): Promise<Opened> {
   const s = await openStore(config);
-  const queue = await openQueue(config);
+  // No broker: the engine's own local queue (decision 34).
+  const queue = config.pairing === 'postgres+store' ? undefined : await openQueue(config);
   const engine = createEngine({
     store: s.store,
-    queue,
+    ...(queue ? { queue } : {}),
     workflows: [proofWorkflow(config.countsFile)],
     workerId,
     queueStrategy: config.strategy,
@@ -117,7 +131,7 @@ export async function openEngine(config: ProofConfig, workerId: string): Promise
     engine,
     async close() {
       await engine.stop().catch(() => {});
-      await queue.close().catch(() => {});
+      await queue?.close().catch(() => {});
       await s.close().catch(() => {});
     },
   };

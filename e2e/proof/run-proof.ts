@@ -7,7 +7,7 @@
  * Prints one Markdown table row per pairing; exits 1 on any failed check.
  *
  *   node --import tsx --conditions=@cairn/source e2e/proof/run-proof.ts \
- *     [--runs 500] [--kills 3] [--workers 4] [--pairing postgres+pg-boss|redis+bullmq|all]
+ *     [--runs 500] [--kills 3] [--workers 4] [--pairing postgres+pg-boss|redis+bullmq|postgres+store|all]
  *     [--strategy per-workflow|shared-groups] [--timeout-s 600]
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -35,7 +35,7 @@ const KILLS = Number(values.kills);
 const WORKERS = Number(values.workers);
 const TIMEOUT_MS = Number(values['timeout-s']) * 1000;
 const strategy = values.strategy as QueueStrategy;
-const pairings: PairingName[] = values.pairing === 'all' ? ['postgres+pg-boss', 'redis+bullmq'] : [values.pairing as PairingName];
+const pairings: PairingName[] = values.pairing === 'all' ? ['postgres+pg-boss', 'redis+bullmq', 'postgres+store'] : [values.pairing as PairingName];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (message: string) => console.error(`[proof ${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -76,6 +76,8 @@ async function stopWorker(child: ChildProcess): Promise<void> {
 
 /** Jobs still waiting, active or delayed in the queue. */
 async function queuedJobs(config: ProofConfig): Promise<number> {
+  // No broker: jobs live in the workers' memory, gone with them; the store's checks cover it.
+  if (config.pairing === 'postgres+store') return 0;
   if (config.pairing === 'postgres+pg-boss') {
     const { default: pgm } = await pg();
     const client = new pgm.Client({ connectionString: config.url });
@@ -118,7 +120,7 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
   writeFileSync(countsFile, '');
   let config: ProofConfig;
   let cleanup: () => Promise<void>;
-  if (pairing === 'postgres+pg-boss') {
+  if (pairing === 'postgres+pg-boss' || pairing === 'postgres+store') {
     // Servers of our own (local binaries), never containers: no container networking in the proof.
     const service = await usePostgres({ provider: 'local' });
     if (service.skipped) throw new Error(`no PostgreSQL: ${service.reason}`);
