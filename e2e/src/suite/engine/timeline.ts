@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow } from '@cairn/core';
+import { defineWorkflow, NonRetryableError } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { engineWorld } from './engine-world.js';
 
@@ -93,5 +93,36 @@ export const timelineGroup: CaseGroup = caseGroup('engine.timeline', 'engine: ru
     assert.equal(step?.wait?.kind, 'retry');
     assert.deepEqual(step?.attempts.map((a) => [a.attempt, a.status, a.error?.message]), [[1, 'failed', 'down']]);
     await assert.rejects(w.engine.timeline('01a00000-0000-7000-8000-000000000000'), (error: Error & { code?: string }) => error.code === 'RUN_NOT_FOUND');
+  }),
+
+  conformanceCase('a retried run lists its retries, a fork names where it came from', async (env) => {
+    let fail = true;
+    const wf = defineWorkflow('timeline-retried', async (ctx) => {
+      const a = await ctx.step('first', () => 1);
+      const b = await ctx.step('second', () => {
+        if (fail) throw new NonRetryableError('down');
+        return 2;
+      });
+      return a + b;
+    });
+    const w = await engineWorld(env, [wf]);
+    const handle = await w.engine.startRun(wf, null);
+    assert.equal((await w.runToEnd(handle.id)).status, 'failed');
+    fail = false;
+    await w.engine.retryRun(handle.id, { reason: 'fixed the outage' });
+    assert.equal((await w.runToEnd(handle.id)).status, 'completed');
+    const retried = await w.engine.timeline(handle.id);
+    assert.deepEqual(
+      retried.run.retries?.map((r) => [r.previousStatus, r.previousError?.message.includes('down'), r.reason, r.forgottenSteps]),
+      [['failed', true, 'fixed the outage', ['second']]],
+    );
+    assert.deepEqual(retried.steps.map((s) => [s.key, s.status]), [['first', 'succeeded'], ['second', 'succeeded']]);
+
+    const fork = await w.engine.forkRun(handle.id, { fromStep: 'second' });
+    assert.equal((await w.runToEnd(fork.id)).status, 'completed');
+    const forked = await w.engine.timeline(fork.id);
+    assert.deepEqual(forked.run.forkedFrom, { runId: handle.id, stepKey: 'second' });
+    assert.equal(forked.run.retries, undefined);
+    assert.deepEqual(forked.steps.map((s) => [s.key, s.status]), [['first', 'succeeded'], ['second', 'succeeded']]);
   }),
 ]);

@@ -3,8 +3,11 @@ import { cancelCommand } from './cancel.js';
 import { dashboardCommand } from './dashboard.js';
 import { deleteCommand } from './delete.js';
 import { doctorCommand } from './doctor.js';
+import { forkCommand } from './fork.js';
+import { pruneCommand } from './prune.js';
+import { retryCommand } from './retry.js';
 import { runsCommand } from './runs.js';
 import { showCommand } from './show.js';
 
 /** Every `cairn` command, in the order `cairn --help` lists them. A new command: one file, one line here. */
-export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, cancelCommand, deleteCommand, doctorCommand, dashboardCommand];
+export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, cancelCommand, retryCommand, forkCommand, deleteCommand, pruneCommand, doctorCommand, dashboardCommand];

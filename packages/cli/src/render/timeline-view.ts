@@ -97,6 +97,11 @@ export function renderTimeline(timeline: RunTimeline, options: TimelineViewOptio
   if (run.leaseOwner !== undefined) field('worker', clip(run.leaseOwner, width - 12));
   if (run.cancelRequested) field('cancel', run.cancelReason === undefined ? 'requested' : `requested: ${clip(run.cancelReason, width - 23)}`);
   if (run.continuedAs !== undefined) field('continued', `as run ${safeText(run.continuedAs)}`);
+  if (run.forkedFrom) field('forked', `from ${safeText(run.forkedFrom.runId)} at step ${clip(run.forkedFrom.stepKey, width - 60)}`);
+  for (const retry of run.retries ?? []) {
+    field('retried', `${formatTime(retry.at)} from ${retry.previousStatus}, ${retry.forgottenSteps.length} step(s) again`);
+    if (retry.reason !== undefined) field('  reason', clip(retry.reason, width - 12));
+  }
   if (run.error) field('error', c.red(clip(`${run.error.code ? `${run.error.code}: ` : ''}${run.error.message}`, width - 12)));
   else if (run.output !== undefined) field('output', clip(inlineJson(run.output), width - 12));
   for (const [key, value] of Object.entries(timeline.state)) field('state', clip(`${safeText(key)} = ${inlineJson(value)}`, width - 12));

@@ -162,6 +162,48 @@ export function cliCases(target: CliTarget): void {
       assert.match(missing.stderr, /not found/);
     });
 
+    it('runs --parent and --key: the children of a run, the run of an idempotency key', async () => {
+      const children = JSON.parse((await ok('runs', '--parent', seeded.rich, '--json')).stdout) as { runs: { id: string }[] };
+      assert.deepEqual(children.runs.map((r) => r.id), [seeded.child]);
+      const keyed = JSON.parse((await ok('runs', '--workflow', 'cli-rich', '--key', seeded.key, '--json')).stdout) as { runs: { id: string }[] };
+      assert.deepEqual(keyed.runs.map((r) => r.id), [seeded.rich]);
+    });
+
+    it('retry: a cancelled run is reopened (the reason kept, its timeline says so); a completed one is refused (exit 4), nothing changed', async () => {
+      const done = await ok('retry', seeded.byStatus.cancelled, '--reason', 'customer came back');
+      assert.match(done.stdout, /reopened from cancelled/);
+      const run = await store.runs.get(seeded.byStatus.cancelled);
+      assert.notEqual(run?.status, 'cancelled');
+      assert.deepEqual(run?.retries?.map((r) => [r.previousStatus, r.reason]), [['cancelled', 'customer came back']]);
+      const shown = await ok('show', seeded.byStatus.cancelled);
+      assert.match(shown.stdout, /^retried\s+.* from cancelled, \d+ step\(s\) again\n {2}reason\s+customer came back$/m);
+
+      const before = await store.runs.get(seeded.byStatus.completed);
+      const refused = await cairn('retry', seeded.byStatus.completed);
+      assert.equal(refused.code, 4, refused.stderr);
+      assert.match(refused.stderr, /only a failed or cancelled run can be retried/);
+      assert.deepEqual(await store.runs.get(seeded.byStatus.completed), before);
+    });
+
+    it('fork: a new run from a step, reusing the steps before it; an unknown step is refused (exit 3), nothing created', async () => {
+      const forked = await ok('fork', seeded.rich, '--from-step', 'nap');
+      const id = /new run (\S+)\.$/m.exec(forked.stdout)?.[1];
+      assert.ok(id, forked.stdout);
+      const run = await store.runs.get(id);
+      assert.deepEqual(run?.forkedFrom, { runId: seeded.rich, stepKey: 'nap' });
+      assert.deepEqual((await store.steps.load(id)).map((s) => [s.key, s.status]).slice(0, 1), [['flaky', 'succeeded']]);
+      const shown = await ok('show', id);
+      assert.match(shown.stdout, new RegExp(`^forked\\s+from ${seeded.rich} at step nap$`, 'm'));
+
+      const count = (await allRuns(store)).length;
+      const unknown = await cairn('fork', seeded.rich, '--from-step', 'no such step');
+      assert.equal(unknown.code, 3, unknown.stderr);
+      const missing = await cairn('fork', seeded.rich);
+      assert.equal(missing.code, 2, missing.stderr);
+      assert.match(missing.stderr, /required option '--from-step <key>' not specified/);
+      assert.equal((await allRuns(store)).length, count);
+    });
+
     it('delete: a finished run goes with everything it recorded; an active one needs --force (exit 4 without); unknown: exit 3', async () => {
       const refused = await cairn('delete', seeded.byStatus.pending);
       assert.equal(refused.code, 4, refused.stderr);
@@ -177,6 +219,19 @@ export function cliCases(target: CliTarget): void {
       assert.equal(again.code, 3, again.stderr);
     });
 
+    it('prune: deletes the runs in the statuses asked that ended before the time; the others stay', async () => {
+      const before = await allRuns(store);
+      const result = await ok('prune', '--before', '2999-01-01', '--status', 'completed');
+      const completed = before.filter((r) => r.status === 'completed');
+      assert.ok(completed.length >= 2);
+      assert.match(result.stdout, new RegExp(`^Deleted ${completed.length} runs that ended before 2999-01-01 00:00:00.000Z \\(completed\\)\\.$`, 'm'));
+      const after = await allRuns(store);
+      assert.deepEqual(after.map((r) => r.id), before.filter((r) => r.status !== 'completed').map((r) => r.id));
+      const none = await ok('prune', '--before', '2000-01-01');
+      assert.match(none.stdout, /^Deleted 0 runs/m);
+      assert.deepEqual((await allRuns(store)).map((r) => r.id), after.map((r) => r.id));
+    });
+
     it('bad input: a clear message, a non-zero exit, nothing changed', { skip: target.thorough ? false : 'backend-independent: run on SQLite' }, async () => {
       const before = await allRuns(store);
       const cases: Array<[string[], RegExp]> = [
@@ -189,6 +244,10 @@ export function cliCases(target: CliTarget): void {
         [['cancel', seeded.byStatus.running, '--reason', 'x'.repeat(2000)], /INVALID_INPUT/],
         [['delete', seeded.byStatus.running, '--forse'], /unknown option '--forse'/],
         [['frobnicate'], /unknown command 'frobnicate'/],
+        [['prune'], /required option '--before <time>' not specified/],
+        [['prune', '--before', '1d', '--status', 'running'], /INVALID_INPUT/],
+        [['fork', seeded.byStatus.completed, '--from-step', 'flaky', '--input', '{not json'], /not JSON/],
+        [['retry', seeded.byStatus.running, '--reason', 'x'.repeat(2000)], /INVALID_INPUT/],
       ];
       for (const [args, message] of cases) {
         const result = await cairn(...args);

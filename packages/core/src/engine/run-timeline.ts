@@ -1,6 +1,6 @@
 import type { ErrorRecord } from '../model/error-record.js';
 import type { Json } from '../model/json.js';
-import type { ParentRef, RunRecord, RunStatus } from '../model/run.js';
+import type { ForkOrigin, ParentRef, RetryRecord, RunRecord, RunStatus } from '../model/run.js';
 import { isTerminalRunStatus } from '../model/run.js';
 import type { AttemptRecord, AttemptStatus, StepKind, StepRecord, StepStatus } from '../model/step.js';
 import { continuedAs } from './continued-as.js';
@@ -54,6 +54,10 @@ export interface TimelineRun {
   continuedAs?: string;
   /** The worker holding its lease now, if any. */
   leaseOwner?: string;
+  /** For a run made by `engine.forkRun`: the run and step it was forked from. */
+  forkedFrom?: ForkOrigin;
+  /** Every `engine.retryRun` of this run, oldest first (what it was retried from, what it forgot). */
+  retries?: RetryRecord[];
 }
 
 /** What kind of thing a step is, as a timeline shows it. */
@@ -228,6 +232,8 @@ function runOf(run: RunRecord): TimelineRun {
     ...(run.wakeAt === undefined ? {} : { wakeAt: run.wakeAt }),
     ...(successor === undefined ? {} : { continuedAs: successor }),
     ...(run.lease === undefined || terminal ? {} : { leaseOwner: run.lease.owner }),
+    ...(run.forkedFrom === undefined ? {} : { forkedFrom: run.forkedFrom }),
+    ...(run.retries === undefined || run.retries.length === 0 ? {} : { retries: run.retries }),
   };
 }
 
