@@ -9,8 +9,8 @@ mongodb://host/db), --config <file>, or a cairn.config.ts / .js in this
 directory that exports { store, workflows?, queue? }.
 
 Exit codes: 0 ok, 1 failure (store unreachable, unexpected error), 2 bad usage
-(nothing changed), 3 run not found, 4 refused by the run's status (nothing
-changed), 5 doctor found problems.`;
+(nothing changed), 3 run (or step) not found, 4 refused by the run's status
+(nothing changed), 5 doctor found problems.`;
 
 /** The `cairn` program: the global options and every command of `COMMANDS`. */
 export function createProgram(cli: CliContext, version: string): Command {
