@@ -9,7 +9,7 @@ export const CAIRN_ATTRIBUTES = {
   stepKey: 'cairn.step.key',
   attempt: 'cairn.step.attempt',
   queued: 'cairn.step.queued',
-  /** The store's name: memory, postgres, sqlite, mysql, mongodb, redis. */
+  /** The store's name (`WorkflowStore.name`, e.g. `memory`, `kysely-postgres`, `redis`). */
   backend: 'cairn.backend',
   workerId: 'cairn.worker.id',
   /** How the execution or attempt ended: completed, failed, cancelled, suspended, lease-lost; succeeded, failed, retry. */

@@ -29,7 +29,7 @@ export interface LifecycleBase {
   version: string;
   /** The worker (engine) that publishes the event. */
   workerId: string;
-  /** The store's name (`WorkflowStore.name`: memory, postgres, sqlite, mysql, mongodb, redis). */
+  /** The store's name (`WorkflowStore.name`, e.g. `memory`, `kysely-postgres`, `redis`). */
   store: string;
   /** When it happened (engine clock, epoch ms). */
   at: number;
