@@ -137,6 +137,11 @@ export function cliCases(target: CliTarget): void {
       assert.equal(timeline.state[HOSTILE.stateKey], HOSTILE.output);
       await ok('runs', '--limit', '100');
       if (!target.thorough) return;
+      // A hostile argument comes back in an error message: escaped too.
+      const id = await cairn('show', 'run\u001b]0;pwned\u0007\u009b2J');
+      assert.equal(id.code, 3, id.stderr);
+      assert.match(id.stderr, /run\\x1b\]0;pwned\\x07\\x9b2J/);
+      assertNoRawControls(id, 'show <hostile id>');
       // Even with colours forced on, the only escapes are the CLI's own colour codes (SGR).
       const coloured = await runCairn([...base, 'show', seeded.hostile], { env: { FORCE_COLOR: '1' } });
       assert.equal(coloured.code, 0);
