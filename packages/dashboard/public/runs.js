@@ -70,7 +70,7 @@ function row(run) {
     h('td', { class: 'nowrap' }, runLink(run.id)),
     h('td', { class: 'nowrap' }, formatTime(run.createdAt)),
     h('td', { class: 'nowrap' }, sameDay(run.createdAt, run.updatedAt) ? formatTime(run.updatedAt).slice(11) : formatTime(run.updatedAt)),
-    h('td', { class: 'nowrap' }, run.parentRunId ? shortRunLink(run.parentRunId) : ''),
+    h('td', { class: 'nowrap' }, run.parent ? shortRunLink(run.parent.runId) : ''),
     h('td', { class: 'key' }, run.idempotencyKey ?? ''),
     h('td', { class: 'error-cell', title: run.error ? `${run.error.name ?? run.error.code}: ${run.error.message}` : null }, briefError(run.error)));
 }

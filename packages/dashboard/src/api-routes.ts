@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { CairnError, type Engine, type Json } from '@cairn/core';
 import { parseRunFilters } from './run-filters.js';
-import { toRunSummary } from './run-summary.js';
 import { runView } from './run-view.js';
 
 /** An API answer: a status and a JSON body. */
@@ -75,7 +74,7 @@ export function errorAnswer(error: unknown): ApiAnswer {
 
 /**
  * The JSON API the pages use:
- * - `GET /api/runs?filters`: a page of run summaries (`{ runs, nextCursor? }`), no payloads;
+ * - `GET /api/runs?filters`: a page of `listRuns` (`{ runs, nextCursor? }`: summaries, no payloads);
  * - `GET /api/runs/:id`: the run page (`RunView`), 404 when there is no such run;
  * - `POST /api/runs/:id/cancel|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`).
  * Answers `undefined` for a path it does not know.
@@ -91,7 +90,7 @@ export async function answerApi(engine: Engine, request: IncomingMessage, url: U
     }
     if (path === '/api/runs') {
       const page = await engine.listRuns(parseRunFilters(url.searchParams));
-      return { status: 200, body: { runs: page.runs.map(toRunSummary), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) } };
+      return { status: 200, body: page };
     }
     const m = RUN_PATH.exec(path);
     if (!m) return undefined;

@@ -2,4 +2,3 @@ export { startDashboard, CONTENT_SECURITY_POLICY } from './start-dashboard.js';
 export type { Dashboard } from './start-dashboard.js';
 export type { DashboardOptions } from './dashboard-options.js';
 export type { RunView } from './run-view.js';
-export type { RunSummaryView, BriefError } from './run-summary.js';

@@ -1,8 +1,5 @@
 import { CairnError, type RunQuery, type RunStatus } from '@cairn/core';
 
-/** The filters of the runs table, as `Engine.listRuns` takes them. */
-export type RunFilters = RunQuery & { parentRunId?: string; idempotencyKey?: string };
-
 const TEXT = ['workflow', 'parentRunId', 'idempotencyKey', 'cursor'] as const;
 const TIMES = ['createdAfter', 'createdBefore'] as const;
 const KNOWN = new Set<string>([...TEXT, ...TIMES, 'status', 'limit']);
@@ -23,8 +20,8 @@ function parseTime(name: string, value: string): number {
  * date, or a limit that is not a whole number is `INVALID_INPUT`; everything else (status names,
  * identifier rules, the limit's range, the cursor) is checked by the engine itself.
  */
-export function parseRunFilters(params: URLSearchParams): RunFilters {
-  const filters: RunFilters = {};
+export function parseRunFilters(params: URLSearchParams): RunQuery {
+  const filters: RunQuery = {};
   for (const key of params.keys()) if (!KNOWN.has(key)) throw invalid(key, params.get(key) ?? '', 'is not a filter');
   for (const name of TEXT) {
     const value = params.get(name);

@@ -1,5 +1,4 @@
-import { buildRunTimeline, isTerminalRunStatus, type Engine, type RunRecord, type RunTimeline, type TimelineChild } from '@cairn/core';
-import { toRunSummary, type RunSummaryView } from './run-summary.js';
+import { buildRunTimeline, isTerminalRunStatus, toRunSummary, type Engine, type RunRecord, type RunSummary, type RunTimeline, type TimelineChild } from '@cairn/core';
 
 /** Everything the run page shows, as the `/api/runs/:id` answer. */
 export interface RunView {
@@ -7,9 +6,9 @@ export interface RunView {
   run: RunRecord;
   /** The run's timeline (`RunTimeline`, as `Engine.timeline` gives it): steps, attempts, waits, children, state. */
   timeline: RunTimeline;
-  parent?: RunSummaryView;
+  parent?: RunSummary;
   /** The runs it started, with how (`child`, `detached`, `successor`). */
-  children: (RunSummaryView & { relation: TimelineChild['relation'] })[];
+  children: (RunSummary & { relation: TimelineChild['relation'] })[];
   /** Which actions apply to the run as it is: cancel while it runs, retry once it failed or was cancelled, fork once it has steps. */
   actions: { cancel: boolean; retry: boolean; fork: boolean };
 }
