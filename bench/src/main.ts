@@ -26,6 +26,7 @@ import { processThroughput } from './scenarios/process-throughput.js';
 import { resultLatency } from './scenarios/result-latency.js';
 import { replayGrowth } from './scenarios/replay.js';
 import { observabilityOverhead } from './scenarios/observability.js';
+import { otelVariant } from './scenarios/otel-variant.js';
 import { idleCost } from './scenarios/idle-cost.js';
 import { storeDispatch } from './scenarios/store-dispatch.js';
 import { engineLog } from './scenarios/workflows.js';
@@ -184,7 +185,7 @@ async function main(): Promise<number> {
     }
     // What lifecycle events cost, with nobody listening and with a subscriber (memory store, one process).
     if (instances.has('memory') && wants('observability')) {
-      const o = await scenario(results.errors, 'observability overhead', () => observabilityOverhead(config.observability), results.notes);
+      const o = await scenario(results.errors, 'observability overhead', () => observabilityOverhead({ ...config.observability, extra: [otelVariant] }), results.notes);
       if (o) results.observability = o;
     }
     const pgForFairness = instances.get('postgres');
