@@ -52,6 +52,8 @@ export { encodeRunCursor, decodeRunCursor, normaliseListLimit } from './store/ru
 export type { RunCursor } from './store/run-cursor.js';
 export { newStepRecord } from './store/new-step-record.js';
 export { toRunSummary } from './store/run-summary.js';
+export { matchesRunQuery } from './store/matches-run-query.js';
+export type { IdOrder } from './store/matches-run-query.js';
 export { encodeEndedCursor, decodeEndedCursor } from './store/ended-cursor.js';
 export type { EndedCursor } from './store/ended-cursor.js';
 export { reopenedRun } from './store/reopened-run.js';

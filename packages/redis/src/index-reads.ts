@@ -1,4 +1,4 @@
-import { decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, normaliseListLimit, toRunSummary } from '@cairn/core';
+import { decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, matchesRunQuery, normaliseListLimit, toRunSummary } from '@cairn/core';
 import type { DueRun, EndedRun, EndedRunPage, EndedRunQuery, RunCursor, RunPage, RunQuery, RunRecord, RunStatus } from '@cairn/core';
 import { idempotencyField } from './keys.js';
 import { parseRun, parseStep, toHash, type Hash } from './codec.js';
@@ -44,19 +44,6 @@ function indexKeysFor(ctx: StoreContext, workflow: string | undefined, statuses:
   return [k.runs];
 }
 
-/** Whether `run` passes every filter of `query` and comes after the cursor. */
-function matches(run: RunRecord, query: RunQuery, statuses: RunStatus[] | undefined, after: RunCursor | undefined): boolean {
-  return (
-    (query.workflow === undefined || run.workflow === query.workflow) &&
-    (statuses === undefined || statuses.includes(run.status)) &&
-    (query.createdAfter === undefined || run.createdAt >= query.createdAfter) &&
-    (query.createdBefore === undefined || run.createdAt < query.createdBefore) &&
-    (query.parentRunId === undefined || run.parent?.runId === query.parentRunId) &&
-    (query.idempotencyKey === undefined || run.idempotencyKey === query.idempotencyKey) &&
-    (after === undefined || run.createdAt < after.createdAt || (run.createdAt === after.createdAt && compareBytes(run.id, after.id) < 0))
-  );
-}
-
 /**
  * The candidates of a `runs.list` by idempotency key (the `{prefix}:idem` hash: one run at most)
  * or by parent. Redis keeps no parent index: a parent's children are the runs its step records
@@ -77,12 +64,12 @@ async function keyOrParentCandidates(ctx: StoreContext, query: RunQuery): Promis
 }
 
 /** `runs.list` by idempotency key or parent: every candidate read and checked, newest first. */
-async function listByKeyOrParent(ctx: StoreContext, query: RunQuery, limit: number, statuses: RunStatus[] | undefined, after: RunCursor | undefined): Promise<RunPage> {
+async function listByKeyOrParent(ctx: StoreContext, query: RunQuery, limit: number, after: RunCursor | undefined): Promise<RunPage> {
   const ids = await keyOrParentCandidates(ctx, query);
   const hashes = await readHashes(ctx, ids);
   const runs = hashes
     .map((hash) => (hash ? parseRun(hash) : undefined))
-    .filter((run): run is RunRecord => run !== undefined && matches(run, query, statuses, after))
+    .filter((run): run is RunRecord => run !== undefined && matchesRunQuery(run, query, after, compareBytes))
     .sort((a, b) => b.createdAt - a.createdAt || compareBytes(b.id, a.id));
   const page = runs.slice(0, limit);
   const last = page[page.length - 1];
@@ -102,7 +89,7 @@ export async function listRuns(ctx: StoreContext, query: RunQuery): Promise<RunP
   const statuses = query.status === undefined ? undefined : [...new Set([query.status].flat())];
   const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
   if (statuses && statuses.length === 0) return { runs: [] };
-  if (query.idempotencyKey !== undefined || query.parentRunId !== undefined) return listByKeyOrParent(ctx, query, limit, statuses, after);
+  if (query.idempotencyKey !== undefined || query.parentRunId !== undefined) return listByKeyOrParent(ctx, query, limit, after);
   const keys = indexKeysFor(ctx, query.workflow, statuses);
 
   let max = '+inf';
@@ -198,11 +185,16 @@ export async function findDue(ctx: StoreContext, now: number, limit: number): Pr
 export async function listEnded(ctx: StoreContext, query: EndedRunQuery): Promise<EndedRunPage> {
   const after = query.cursor === undefined ? undefined : decodeEndedCursor(query.cursor);
   const min = after === undefined ? '-inf' : String(after.at);
-  const reply = await ctx.caller.command('runs.listEnded', 'ZRANGE', [ctx.keys.statusIndex(query.status), min, `(${query.updatedBefore}`, 'BYSCORE', 'LIMIT', 0, query.limit + 16, 'WITHSCORES']);
-  const entries = entriesOf(reply)
-    .filter((e) => after === undefined || e.score > after.at || (e.score === after.at && compareBytes(e.id, after.id) > 0))
-    .sort((a, b) => a.score - b.score || compareBytes(a.id, b.id))
-    .slice(0, query.limit);
+  let entries: Entry[] = [];
+  // Entries at the cursor's own score that were listed already come back too: widen until past them.
+  for (let batch = query.limit + 16; ; batch *= 4) {
+    const raw = entriesOf(await ctx.caller.command('runs.listEnded', 'ZRANGE', [ctx.keys.statusIndex(query.status), min, `(${query.updatedBefore}`, 'BYSCORE', 'LIMIT', 0, batch, 'WITHSCORES']));
+    entries = raw
+      .filter((e) => after === undefined || e.score > after.at || (e.score === after.at && compareBytes(e.id, after.id) > 0))
+      .sort((a, b) => a.score - b.score || compareBytes(a.id, b.id))
+      .slice(0, query.limit);
+    if (entries.length >= query.limit || raw.length < batch || batch >= MAX_BATCH) break;
+  }
   const hashes = await readHashes(ctx, entries.map((e) => e.id));
   const runs: EndedRun[] = [];
   entries.forEach((entry, i) => {

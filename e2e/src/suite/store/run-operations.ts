@@ -134,6 +134,8 @@ export const runOperationsGroup: CaseGroup = caseGroup('store.run-operations', '
   conformanceCase('listEnded: runs of one status last updated before the cutoff, in batches with a cursor, never an active run', async ({ store, t0 }) => {
     const ended: string[] = [];
     for (let i = 0; i < 5; i += 1) ended.push((await terminalRun(store, t0 + i, 'completed')).id);
+    // Ties: several runs ended in the same millisecond must each be listed once across batches.
+    for (let i = 0; i < 5; i += 1) ended.push((await terminalRun(store, t0 + 2, 'completed')).id);
     await terminalRun(store, t0 + 100, 'completed');
     const failed = await terminalRun(store, t0, 'failed');
     await runningRun(store, t0);

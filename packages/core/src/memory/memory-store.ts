@@ -5,6 +5,7 @@ import type { Json } from '../model/json.js';
 import { isTerminalRunStatus } from '../model/run.js';
 import type { DeleteCondition, DueRun, EndedRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunTransition } from '../model/run.js';
 import { toRunSummary } from '../store/run-summary.js';
+import { matchesRunQuery } from '../store/matches-run-query.js';
 import { reopenedRun } from '../store/reopened-run.js';
 import { decodeEndedCursor, encodeEndedCursor } from '../store/ended-cursor.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
@@ -150,20 +151,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
 
       async list(query: RunQuery): Promise<RunPage> {
         const limit = normaliseListLimit(query.limit);
-        const statuses = query.status === undefined ? undefined : new Set([query.status].flat());
         const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
         const matches = [...runs.values()]
           .map((e) => e.run)
-          .filter(
-            (r) =>
-              (query.workflow === undefined || r.workflow === query.workflow) &&
-              (statuses === undefined || statuses.has(r.status)) &&
-              (query.createdAfter === undefined || r.createdAt >= query.createdAfter) &&
-              (query.createdBefore === undefined || r.createdAt < query.createdBefore) &&
-              (query.parentRunId === undefined || r.parent?.runId === query.parentRunId) &&
-              (query.idempotencyKey === undefined || r.idempotencyKey === query.idempotencyKey) &&
-              (after === undefined || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id)),
-          )
+          .filter((r) => matchesRunQuery(r, query, after))
           .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
         const page = matches.slice(0, limit);
         const last = page[page.length - 1];
