@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import { createEngine, createMemoryStore } from '@cairn/core';
 import { cairnTelemetry } from '@cairn/otel';
 import { inMemorySdk, parentOf } from './helpers/otel-sdk.js';
+import { tracedChild as child, tracedParent as parent } from './fixtures/traced-workflows.js';
 
 describe('@cairn/otel in one process (memory store, local queue)', () => {
   it('a run with a retried step, a sleep, a child and a queued step is one trace under the caller, nested by parent ids; metrics count it', async () => {
     const sdk = inMemorySdk();
     const telemetry = cairnTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider });
-    let fails = 0;
-    const child = defineWorkflow('otel-child', async (ctx) => ctx.step('double', () => 42));
-    const parent = defineWorkflow('otel-parent', async (ctx) => {
-      await ctx.step('flaky', () => {
-        if (fails++ === 0) throw new Error('first attempt fails');
-        return 1;
-      }, { retries: 1, backoff: { type: 'fixed', delay: 5 } });
-      await ctx.sleep('nap', 20);
-      const c = await ctx.child(child, null);
-      const q = await ctx.step('remote', () => 'q', { queued: true });
-      return { c, q };
-    });
     const engine = createEngine({ store: createMemoryStore(), workflows: [parent, child], recoveryIntervalMs: 60_000, traceContext: telemetry.traceContext });
     await engine.start();
     try {
@@ -35,7 +24,7 @@ describe('@cairn/otel in one process (memory store, local queue)', () => {
       const traceId = root.spanContext().traceId;
       assert.deepEqual(new Set(spans.map((s) => s.spanContext().traceId)), new Set([traceId]), 'one trace');
       const runSpans = (workflow: string) => spans.filter((s) => s.name === `cairn.run ${workflow}`).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
-      const executions = runSpans('otel-parent');
+      const executions = runSpans('traced-parent');
       assert.deepEqual(executions.map((s) => s.attributes['cairn.outcome']), ['suspended', 'suspended', 'suspended', 'completed']);
       assert.deepEqual(executions.map((s) => s.attributes['cairn.suspend.reasons']), ['sleep', 'child', 'queued-step', undefined]);
       for (const s of executions) assert.equal(parentOf(s), root.spanContext().spanId, 'each execution of the run is a child of the caller');
@@ -45,7 +34,7 @@ describe('@cairn/otel in one process (memory store, local queue)', () => {
         [1, 'retry', first.spanContext().spanId],
         [2, 'succeeded', first.spanContext().spanId],
       ]);
-      const childRun = runSpans('otel-child');
+      const childRun = runSpans('traced-child');
       assert.equal(childRun.length, 1);
       assert.equal(parentOf(childRun[0]!), second.spanContext().spanId, 'the child run nests under the execution that started it');
       assert.equal(parentOf(steps('double')[0]!), childRun[0]!.spanContext().spanId);
