@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
-import { CAIRN_CHANNELS, createEngine, createMemoryStore, defineWorkflow, type RunLifecycleEvent, type StepLifecycleEvent } from '@cairn/core';
+import { CAIRN_CHANNELS, createEngine, createMemoryStore, defineWorkflow, type RecoveryLifecycleEvent, type RunLifecycleEvent, type StepLifecycleEvent } from '@cairn/core';
 
 const until = async (what: () => boolean, label: string) => {
   for (let i = 0; i < 1000 && !what(); i++) await new Promise((r) => setTimeout(r, 5));
@@ -132,6 +132,40 @@ describe('lifecycle events on node:diagnostics_channel', () => {
       });
     } finally {
       await engine.stop();
+    }
+  });
+
+  it('a long backoff suspends the run for its retry; recovery publishes what it dispatched and why', async () => {
+    let fails = 0;
+    const wf = defineWorkflow('lc-backoff', async (ctx) =>
+      ctx.step('slow-retry', () => {
+        if (fails++ === 0) throw new Error('try later');
+        return 1;
+      }, { retries: 1, backoff: { type: 'fixed', delay: 50 } }),
+    );
+    const store = createMemoryStore();
+    // A run due at once that no worker of this engine takes: only recovery dispatches it.
+    const submitter = createEngine({ store, workflows: [wf], recoveryIntervalMs: 60_000, timings: { startGraceMs: 0 } });
+    await submitter.start({ workers: false });
+    const engine = createEngine({ store, workflows: [wf], recoveryIntervalMs: 60_000, workerId: 'lc-recovery', timings: { inlineRetryMaxMs: 10 } });
+    await engine.start();
+    const recovered: RecoveryLifecycleEvent[] = [];
+    const onRecovery = (message: unknown) => void recovered.push(message as RecoveryLifecycleEvent);
+    subscribe(CAIRN_CHANNELS.recovery, onRecovery);
+    try {
+      await recording(async (runs) => {
+        const { id } = await submitter.startRun(wf, null);
+        assert.equal(await engine.recover(), 1);
+        assert.deepEqual(recovered.map((e) => [e.type, e.runId, e.reason, e.workerId]), [['recovery.dispatched', id, 'wake', 'lc-recovery']]);
+        assert.equal(await engine.result(id, { timeout: '10s' }), 1);
+        // How often the run is resumed before its retry is due depends on timers; every suspension is for the retry.
+        const sequence = runs.filter((e) => e.runId === id).map(describeRun);
+        assert.deepEqual([sequence.slice(0, 3), sequence.at(-1)], [['run.created', 'run.started', 'run.suspended:retry'], 'run.completed']);
+        assert.deepEqual([...new Set(sequence.slice(2, -1))].sort(), ['run.resumed', 'run.suspended:retry']);
+      });
+    } finally {
+      unsubscribe(CAIRN_CHANNELS.recovery, onRecovery);
+      await Promise.all([submitter.stop(), engine.stop()]);
     }
   });
 });
