@@ -168,4 +168,29 @@ describe('lifecycle events on node:diagnostics_channel', () => {
       await Promise.all([submitter.stop(), engine.stop()]);
     }
   });
+
+  it('a worker whose run was taken over publishes run.lease-lost', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const wf = defineWorkflow('lc-lease', async (ctx) => ctx.step('hold', () => gate));
+    const store = createMemoryStore();
+    const engine = createEngine({ store, workflows: [wf], recoveryIntervalMs: 60_000, workerId: 'lc-loser', timings: { leaseMs: 300 } });
+    await engine.start();
+    try {
+      await recording(async (runs) => {
+        const { id } = await engine.startRun(wf, null, { mode: 'inline' });
+        await until(() => runs.some((e) => e.runId === id && e.type === 'run.started'), 'the run is claimed');
+        // Another worker takes the run over as if the lease had run out.
+        const taken = await store.runs.claim(id, 'lc-winner', 60_000, Date.now() + 1_000);
+        assert.ok(taken);
+        await until(() => runs.some((e) => e.type === 'run.lease-lost'), 'the loser notices at its next renewal');
+        const lost = runs.find((e) => e.type === 'run.lease-lost')!;
+        assert.ok(lost.type === 'run.lease-lost' && lost.runId === id && lost.workerId === 'lc-loser' && lost.error.code === 'LEASE_LOST');
+        release();
+      });
+    } finally {
+      release();
+      await engine.stop({ graceMs: 1000 });
+    }
+  });
 });
