@@ -92,6 +92,53 @@ describe('the store is the queue between engines without a distributed queue', (
     }
   });
 
+  it('a cancel sent by an engine without workers aborts a body running on an engine with workers at once', async () => {
+    let seen: unknown;
+    const wf = defineWorkflow('sd-cancel-running', async (ctx) => {
+      await ctx.step('wait', (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })));
+    });
+    const memory = createMemoryStore();
+    // A lease renewal (every third of the lease) would observe the cancel too: far beyond the bound.
+    const timings = { leaseMs: 3_000_000 };
+    const api = createEngine({ store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings, logger: quiet });
+    const work = createEngine({ store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings, logger: quiet });
+    await api.start({ workers: false });
+    await work.start();
+    try {
+      const handle = await api.startRun(wf, null);
+      for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'wait'); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      await api.cancel(handle.id, { reason: 'stop now' });
+      await assert.rejects(api.result(handle.id, { timeout: BOUND }), (error: { code?: string }) => error.code === 'RUN_CANCELLED');
+      assert.match(String((seen as Error | undefined)?.message), /stop now/);
+    } finally {
+      await api.stop();
+      await work.stop();
+    }
+  });
+
+  it('a cancel sent by another engine with workers reaches the body at once too', async () => {
+    let seen: unknown;
+    const wf = defineWorkflow('sd-cancel-peer', async (ctx) => {
+      await ctx.step('wait', (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })));
+    });
+    const memory = createMemoryStore();
+    const timings = { leaseMs: 3_000_000 };
+    const a = createEngine({ store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings, logger: quiet });
+    const b = createEngine({ store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings, logger: quiet });
+    await a.start();
+    await b.start();
+    try {
+      const handle = await a.startRun(wf, null);
+      for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'wait'); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      await b.cancel(handle.id, { reason: 'from b' });
+      await assert.rejects(a.result(handle.id, { timeout: BOUND }), (error: { code?: string }) => error.code === 'RUN_CANCELLED');
+      assert.match(String((seen as Error | undefined)?.message), /from b/);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
   it('an engine with workers starts its own runs with no signal (the single-process path is unchanged)', async () => {
     const wf = defineWorkflow('sd-local', async (ctx) => ctx.step('one', () => 1));
     const p = await pair([wf]);

@@ -18,12 +18,16 @@ const quiet = { warn: () => {}, error: () => {} };
  * instances may not race (`multiProcess: false`: the memory store, FerretDB) shares one instance
  * between the two engines; each still has its own local queue, so only the store connects them.
  */
-async function apiAndWorker(env: CaseEnv, workflows: readonly WorkflowDefinition<any, any>[]): Promise<{ api: Engine; worker: Engine; store: WorkflowStore }> {
+async function apiAndWorker(
+  env: CaseEnv,
+  workflows: readonly WorkflowDefinition<any, any>[],
+  timings: { leaseMs?: number } = {},
+): Promise<{ api: Engine; worker: Engine; store: WorkflowStore }> {
   // Closed by the suite after the deferred stops below.
   const peer = env.harness.capabilities?.multiProcess === false ? env.store : await env.openPeer();
   const recoveryIntervalMs = env.store.signals ? NO_RECOVERY_MS : POLL_MS;
-  const api = createEngine({ store: peer, workflows, recoveryIntervalMs, logger: quiet });
-  const worker = createEngine({ store: env.store, workflows, recoveryIntervalMs, logger: quiet });
+  const api = createEngine({ store: peer, workflows, recoveryIntervalMs, timings, logger: quiet });
+  const worker = createEngine({ store: env.store, workflows, recoveryIntervalMs, timings, logger: quiet });
   env.defer(() => api.stop());
   env.defer(() => worker.stop());
   await worker.start();
@@ -72,5 +76,21 @@ export const storeQueueGroup: CaseGroup = caseGroup('engine.store-queue', 'engin
     await api.cancel(handle.id, { reason: 'done waiting' });
     await until('the cancel reaches the run', async () => (await store.runs.get(handle.id))?.status === 'cancelled');
     await rejectsWithCode(api.result(handle.id), 'RUN_CANCELLED');
+  }),
+
+  conformanceCase('a cancel sent by a process without workers aborts a body running on a worker process promptly', async (env) => {
+    let seen: unknown;
+    const wf = defineWorkflow('store-queue-cancel-running', async (ctx) => {
+      await ctx.step('wait', (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })));
+    });
+    // With signals the worker executing the run hears the cancel at once: its lease renewal (a
+    // third of the lease) is set far beyond the bound. Without, the renewal is how it learns.
+    const { api, store } = await apiAndWorker(env, [wf], { leaseMs: env.store.signals ? 3 * NO_RECOVERY_MS : 3 * POLL_MS });
+    const handle = await api.startRun(wf, null);
+    await until('the body runs on the worker', async () => (await store.steps.load(handle.id)).some((s) => s.key === 'wait'));
+    await api.cancel(handle.id, { reason: 'stop now' });
+    await until('the body sees its signal abort', async () => seen !== undefined);
+    assert.match(String((seen as Error).message), /stop now/);
+    await until('the run ends cancelled', async () => (await store.runs.get(handle.id))?.status === 'cancelled');
   }),
 ]);

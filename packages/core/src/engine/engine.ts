@@ -210,9 +210,10 @@ export interface Engine {
    */
   sendEvent<T extends Json = Json>(runId: string, event: string | EventDefinition<T>, payload?: T, options?: SendEventOptions): Promise<EventDelivery>;
   /**
-   * Requests cancellation. Observed at once by an execution in this process, else within a third of
-   * the lease (`timings.leaseMs / 3`, plus one store call) by the worker executing the run or
-   * running one of its queued step bodies: every running body's signal aborts with CANCELLED
+   * Requests cancellation. Observed at once by an execution in this process; without a distributed
+   * queue, on a store with signals, at once (one signal and one store read) by an engine of another
+   * process executing the run; else within a third of the lease (`timings.leaseMs / 3`, plus one
+   * store call) by the worker executing the run or running one of its queued step bodies: every running body's signal aborts with CANCELLED
    * (carrying `reason`), every later primitive throws it, and the run ends `cancelled`; its
    * children are cancelled with the same reason. No-op on a finished run; `RUN_NOT_FOUND` when
    * the run does not exist.
@@ -473,6 +474,17 @@ export function createEngine(options: EngineOptions): Engine {
     }
     return due.length;
   };
+  // A cancel signalled by another process, for a run executing here: read the reason it stored.
+  const observeCancelElsewhere = async (runId: string) => {
+    try {
+      const run = await rt.store.runs.get(runId);
+      if (run?.cancelRequested) rt.executing.get(runId)?.observeCancel(cancelledError(runId, run.cancelReason));
+    } catch (error) {
+      // The lease renewal observes the cancel anyway, within a third of the lease.
+      rt.logger.warn({ runId, workerId, err: error }, `Run ${runId}: reading a cancel signalled elsewhere failed`);
+    }
+  };
+
   // One recovery pass after a listener reconnected (signals may have been missed meanwhile);
   // passes asked for while one runs are folded into one more.
   let sweeping: Promise<void> | undefined;
@@ -541,12 +553,17 @@ export function createEngine(options: EngineOptions): Engine {
         if (storeIsQueue && wakeups.available) {
           stopListening = await untilReachable('listening for wake-ups', wait, () =>
             wakeups.listen({
-              run: (runId, workflow) => {
+              run: (runId, workflow, cancel) => {
                 // A workflow this process does not run is left to the processes that do.
                 if (!registry.current(workflow)) return;
+                // Executing here: the cancel reaches its running bodies now, not at the next renewal.
+                if (cancel && rt.executing.has(runId)) void observeCancelElsewhere(runId);
                 rt.dispatchRun(runId, workflow).catch((error) => {
                   if (started) rt.logger.error({ runId, workflow, workerId, err: error }, `Run ${runId}: dispatch after a wake-up failed`);
                 });
+              },
+              abort: (runId) => {
+                if (rt.executing.has(runId)) void observeCancelElsewhere(runId);
               },
               sweep: () => void sweep(),
             }),
@@ -667,7 +684,16 @@ export function createEngine(options: EngineOptions): Engine {
       if (isTerminalRunStatus(run.status)) return;
       // The stored reason: the first request's, which may not be this one's.
       rt.executing.get(runId)?.observeCancel(cancelledError(runId, run.cancelReason));
-      await rt.dispatchRun(run.id, run.workflow);
+      // Through the store, marked as a cancel, so a worker of another process executing the run
+      // aborts its bodies at once (a cancel is rare: the extra signal costs no hot path). An engine
+      // with workers dispatched the run itself: the others only abort an execution they hold.
+      if (storeDispatch()) await wakeups.signal(run.id, run.workflow, 'cancel');
+      else {
+        // Taken before the dispatch, whose job may start executing here at once.
+        const executingHere = rt.executing.has(runId);
+        await rt.dispatchRun(run.id, run.workflow);
+        if (storeIsQueue && !executingHere) await wakeups.signal(run.id, run.workflow, 'abort');
+      }
     },
 
     // Async, so a refused argument rejects like every other failure instead of throwing at the call.

@@ -6,8 +6,16 @@ export const WAKE_TOPIC = 'runs';
 
 /** What a worker does with wake-ups: dispatch one run, or look at the store for every due run. */
 export interface WakeHandlers {
-  /** A run was started, woken or cancelled elsewhere: claim it (through this process's queue). */
-  run(runId: string, workflow: string): void;
+  /**
+   * A run was started, woken or (`cancel`) cancelled elsewhere: claim it (through this process's
+   * queue), and if it executes here already, let a cancel reach its running bodies.
+   */
+  run(runId: string, workflow: string, cancel: boolean): void;
+  /**
+   * A run was cancelled by an engine with workers, which dispatched it itself: only an execution of
+   * it here, if any, should let the cancel reach its running bodies.
+   */
+  abort(runId: string): void;
   /** Wake-ups may have been missed (the listener reconnected): dispatch every due run. */
   sweep(): void;
 }
@@ -34,11 +42,11 @@ export class StoreWakeups {
    * Tells listening workers that the run is due. Never rejects: a failed signal is logged and the
    * run, due in the store, waits for the next recovery pass of a worker.
    */
-  async signal(runId: string, workflow: string): Promise<void> {
+  async signal(runId: string, workflow: string, kind?: 'cancel' | 'abort'): Promise<void> {
     const signals = this.store.signals;
     if (!signals) return;
     try {
-      await signals.notify(WAKE_TOPIC, JSON.stringify([runId, workflow]));
+      await signals.notify(WAKE_TOPIC, JSON.stringify(kind === undefined ? [runId, workflow] : [runId, workflow, kind]));
     } catch (error) {
       this.logger.error({ runId, workflow, err: error }, `Run ${runId}: the wake-up signal failed; a worker's recovery pass will find the run`);
     }
@@ -52,15 +60,20 @@ export class StoreWakeups {
       if (message === undefined) return handlers.sweep();
       const wake = parseWake(message);
       // Anything else on the topic (another program, a newer format) is not ours to act on.
-      if (wake) handlers.run(wake[0], wake[1]);
+      if (!wake) return;
+      if (wake[2] === 'abort') handlers.abort(wake[0]);
+      else handlers.run(wake[0], wake[1], wake[2] === 'cancel');
     });
   }
 }
 
-function parseWake(message: string): [string, string] | undefined {
+/** `[runId, workflow]`, or with a third element: `'cancel'` or `'abort'`. */
+function parseWake(message: string): [string, string, string?] | undefined {
   try {
     const value: unknown = JSON.parse(message);
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') return [value[0], value[1]];
+    if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string') return undefined;
+    if (value.length === 2) return [value[0], value[1]];
+    if (value.length === 3 && typeof value[2] === 'string') return [value[0], value[1], value[2]];
   } catch {
     // Not JSON: ignored below.
   }
