@@ -33,7 +33,8 @@ describe('multi-process proof: 4 workers, 60 runs x 10 steps, 3 SIGKILLs', () =>
     ['postgres+pg-boss', 'postgres', '0'],
     ['redis+bullmq', 'redis', '400'],
     // No broker: each process's own local queue, runs handed over through the store (decision 34).
-    ['postgres+store', 'postgres', '0'],
+    // Fast enough without work in its steps to finish before the third kill: 200 ms per step.
+    ['postgres+store', 'postgres', '200'],
   ] as const) {
     it(`${pairing} (per-workflow)`, { timeout: 180_000 }, async (t) => {
       const result = await runProof(['--pairing', pairing, '--runs', '60', '--kills', '3', '--timeout-s', '120'], stepMs);
