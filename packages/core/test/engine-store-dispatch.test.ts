@@ -47,6 +47,34 @@ async function pair(workflows: Parameters<typeof createEngine>[0]['workflows']) 
   return { memory, client, worker, api, work, stop: () => Promise.all([api.stop(), work.stop()]) };
 }
 
+/**
+ * A run whose body waits for its abort, started and executed by an engine with workers; a second
+ * engine (started with `canceller`) cancels it. A lease renewal (every third of the lease) would
+ * observe the cancel too: the lease is set far beyond the bound, so only the signal explains it.
+ */
+async function cancelRunningBody(name: string, canceller: { workers?: boolean }): Promise<void> {
+  let seen: unknown;
+  const wf = defineWorkflow(name, async (ctx) => {
+    await ctx.step('wait', (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })));
+  });
+  const memory = createMemoryStore();
+  const options = { store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings: { leaseMs: 3_000_000 }, logger: quiet };
+  const work = createEngine(options);
+  const other = createEngine(options);
+  await work.start();
+  await other.start(canceller);
+  try {
+    const handle = await work.startRun(wf, null);
+    for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'wait'); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await other.cancel(handle.id, { reason: `from ${name}` });
+    await assert.rejects(work.result(handle.id, { timeout: BOUND }), (error: { code?: string }) => error.code === 'RUN_CANCELLED');
+    assert.match(String((seen as Error | undefined)?.message), new RegExp(`from ${name}`));
+  } finally {
+    await other.stop();
+    await work.stop();
+  }
+}
+
 describe('the store is the queue between engines without a distributed queue', () => {
   it('a run started by an engine without workers starts on an engine with workers at once', async () => {
     const wf = defineWorkflow('sd-start', async (ctx, n: number) => ctx.step('double', () => n * 2));
@@ -93,50 +121,11 @@ describe('the store is the queue between engines without a distributed queue', (
   });
 
   it('a cancel sent by an engine without workers aborts a body running on an engine with workers at once', async () => {
-    let seen: unknown;
-    const wf = defineWorkflow('sd-cancel-running', async (ctx) => {
-      await ctx.step('wait', (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })));
-    });
-    const memory = createMemoryStore();
-    // A lease renewal (every third of the lease) would observe the cancel too: far beyond the bound.
-    const timings = { leaseMs: 3_000_000 };
-    const api = createEngine({ store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings, logger: quiet });
-    const work = createEngine({ store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings, logger: quiet });
-    await api.start({ workers: false });
-    await work.start();
-    try {
-      const handle = await api.startRun(wf, null);
-      for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'wait'); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-      await api.cancel(handle.id, { reason: 'stop now' });
-      await assert.rejects(api.result(handle.id, { timeout: BOUND }), (error: { code?: string }) => error.code === 'RUN_CANCELLED');
-      assert.match(String((seen as Error | undefined)?.message), /stop now/);
-    } finally {
-      await api.stop();
-      await work.stop();
-    }
+    await cancelRunningBody('sd-cancel-running', { workers: false });
   });
 
   it('a cancel sent by another engine with workers reaches the body at once too', async () => {
-    let seen: unknown;
-    const wf = defineWorkflow('sd-cancel-peer', async (ctx) => {
-      await ctx.step('wait', (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })));
-    });
-    const memory = createMemoryStore();
-    const timings = { leaseMs: 3_000_000 };
-    const a = createEngine({ store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings, logger: quiet });
-    const b = createEngine({ store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings, logger: quiet });
-    await a.start();
-    await b.start();
-    try {
-      const handle = await a.startRun(wf, null);
-      for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'wait'); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-      await b.cancel(handle.id, { reason: 'from b' });
-      await assert.rejects(a.result(handle.id, { timeout: BOUND }), (error: { code?: string }) => error.code === 'RUN_CANCELLED');
-      assert.match(String((seen as Error | undefined)?.message), /from b/);
-    } finally {
-      await a.stop();
-      await b.stop();
-    }
+    await cancelRunningBody('sd-cancel-peer', {});
   });
 
   it('an engine with workers starts its own runs with no signal (the single-process path is unchanged)', async () => {
