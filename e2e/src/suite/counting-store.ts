@@ -1,7 +1,7 @@
 import type { WorkflowStore } from '@cairn/core';
 
 /** The store nouns whose methods a `CountingStore` counts. */
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history'] as const;
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules'] as const;
 
 /** Methods that change data; everything else is a read. */
 const WRITES: ReadonlySet<string> = new Set([
@@ -18,6 +18,9 @@ const WRITES: ReadonlySet<string> = new Set([
   'events.deliver',
   'versions.upsert',
   'versions.setStatus',
+  'schedules.create',
+  'schedules.update',
+  'schedules.delete',
 ]);
 
 /** One recorded store call. */
@@ -65,8 +68,8 @@ export function countingStore(store: WorkflowStore): CountingStore {
         const method = `${noun}.${prop}`;
         return (...args: unknown[]) => {
           const call: StoreCall = { method, write: WRITES.has(method) };
-          // versions.* take a workflow name first, not a run id.
-          if (noun !== 'versions' && typeof args[0] === 'string') call.runId = args[0];
+          // versions.* take a workflow name first, schedules.* a schedule name, not a run id.
+          if (noun !== 'versions' && noun !== 'schedules' && typeof args[0] === 'string') call.runId = args[0];
           calls.push(call);
           inflight += 1;
           let result: unknown;

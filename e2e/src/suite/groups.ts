@@ -16,6 +16,7 @@ import type { CaseGroup } from './case.js';
 import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
 import { storeQueueGroup } from './engine/store-queue.js';
+import { schedulesGroup } from './engine/schedules.js';
 import { deadlinesGroup } from './engine/deadlines.js';
 import { doctorGroup } from './engine/doctor.js';
 import { childrenGroup } from './engine/children.js';
@@ -86,6 +87,7 @@ export const engineGroups: readonly CaseGroup[] = [
   forkRunGroup,
   retentionGroup,
   findRunsGroup,
+  schedulesGroup,
 ];
 
 /** Layer 3: adversarial cases. */

@@ -40,6 +40,7 @@ export type {
   StateStore,
   EventStore,
   VersionStore,
+  ScheduleStore,
   HistoryStore,
   StoreCapabilities,
   StoreSignals,
@@ -97,6 +98,10 @@ export type { Duration, DurationUnit } from './engine/duration.js';
 export { IDENTIFIER_LIMITS, checkIdentifier } from './engine/check-input.js';
 export type { IdentifierOptions } from './engine/check-input.js';
 export { createEngine } from './engine/engine.js';
+export { defineSchedule, checkScheduleOptions, MAX_CATCH_UP_LIMIT } from './schedule/define-schedule.js';
+export type { ScheduleOptions, ScheduleDefinition } from './schedule/define-schedule.js';
+export type { EngineSchedules } from './schedule/engine-schedules.js';
+export type { ScheduleRecord, ScheduleFiring, ScheduleOverlap, ScheduleCatchUp } from './model/schedule.js';
 export { checkEventName, defineEvent } from './engine/event-definition.js';
 export type { DefineEventOptions, EventDefinition, EventSchema } from './engine/event-definition.js';
 export type { SendEventOptions } from './engine/send-event.js';

@@ -29,6 +29,7 @@ export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNa
       state: sql.table(names.state),
       events: sql.table(names.events),
       versions: sql.table(names.versions),
+      schedules: sql.table(names.schedules),
     },
   };
 }

@@ -12,6 +12,7 @@ import { tableNames } from './schema/tables.js';
 import { getState, setState } from './state.js';
 import { insertStep, loadSteps, transitionStep } from './steps.js';
 import { versionsOf } from './versions.js';
+import { schedulesOf } from './schedules.js';
 
 /** Options of `createKyselyStore`. */
 export interface KyselyStoreOptions {
@@ -49,6 +50,7 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   const dialect = dialectOf(options.dialect ?? detectDialect(options.db));
   const ctx = createContext(options.db, dialect, tableNames(options.tablePrefix ?? 'cairn_'), options.asyncStartCommit ?? true);
   const versions = versionsOf(ctx);
+  const schedules = schedulesOf(ctx);
   // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time).
   const write = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => dialect.exclusive(() => fn(...args));
   let closed = false;
@@ -79,6 +81,7 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     events: { deliver: write(deliverEvent(ctx)), get: getEvent(ctx) },
     versions: { ...versions, upsert: write(versions.upsert), setStatus: write(versions.setStatus) },
     history: { list: listHistory(ctx) },
+    schedules: { ...schedules, create: write(schedules.create), update: write(schedules.update), delete: write(schedules.delete) },
     ...(options.signals === undefined ? {} : { signals: options.signals }),
     async close() {
       if (closed) return;

@@ -1,6 +1,7 @@
 import type { Collection, Db, Document, FindOneAndUpdateOptions } from 'mongodb';
 import { RUN_ONLY } from './documents.js';
 import type { RunDoc, VersionDoc } from './documents.js';
+import type { ScheduleDoc } from './schedule-store.js';
 import { KeyedLock } from './keyed-lock.js';
 
 /** What the store learned about the server it talks to. */
@@ -17,6 +18,7 @@ export interface ServerInfo {
 export interface StoreContext {
   readonly runs: Collection<RunDoc>;
   readonly versions: Collection<VersionDoc>;
+  readonly schedules: Collection<ScheduleDoc>;
   /** Detects the server once (one `buildInfo` round trip) and caches the answer. */
   server(): Promise<ServerInfo>;
   /** The answer of `server()` if it already came, else `undefined`. */
@@ -40,6 +42,7 @@ const PROCESS_LOCK = new KeyedLock();
 export function createContext(db: Db, prefix: string, serializeWrites: boolean | undefined): StoreContext {
   const runs = db.collection<RunDoc>(`${prefix}runs`);
   const versions = db.collection<VersionDoc>(`${prefix}versions`);
+  const schedules = db.collection<ScheduleDoc>(`${prefix}schedules`);
   const namespace = `${db.databaseName}\u0000${prefix}\u0000`;
   let info: ServerInfo | undefined;
   let detecting: Promise<ServerInfo> | undefined;
@@ -67,6 +70,7 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
   return {
     runs,
     versions,
+    schedules,
     server,
     known: () => info,
     async exclusive(key, fn) {

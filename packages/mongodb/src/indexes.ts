@@ -26,3 +26,6 @@ export const VERSION_INDEXES: IndexDescription[] = [
   { key: { workflow: 1, version: 1 }, name: 'cairn_workflow_version', unique: true },
   { key: { workflow: 1, createdAt: 1 }, name: 'cairn_workflow_created' },
 ];
+
+/** Indexes of `<prefix>schedules` (keyed by name as `_id`): schedules.findDue; `dueAt` is absent while paused. */
+export const SCHEDULE_INDEXES: IndexDescription[] = [{ key: { dueAt: 1, _id: 1 }, name: 'cairn_schedule_due', sparse: true }];

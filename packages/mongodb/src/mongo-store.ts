@@ -6,7 +6,8 @@ import type { ServerInfo } from './context.js';
 import { guard } from './errors.js';
 import { createEventStore } from './event-store.js';
 import { createHistoryStore } from './history-store.js';
-import { RUN_INDEXES, VERSION_INDEXES } from './indexes.js';
+import { RUN_INDEXES, SCHEDULE_INDEXES, VERSION_INDEXES } from './indexes.js';
+import { createScheduleStore } from './schedule-store.js';
 import { mongoDoctor } from './doctor.js';
 import { createRunStore } from './run-store.js';
 import { createStateStore } from './state-store.js';
@@ -20,7 +21,7 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
 export interface MongoStoreOptions {
   /** The database to use. The store never closes its client: you created it, you close it. */
   db: Db;
-  /** Prefix of the store's collections (`<prefix>runs`, `<prefix>versions`). Default `cairn_`. */
+  /** Prefix of the store's collections (`<prefix>runs`, `<prefix>versions`, `<prefix>schedules`). Default `cairn_`. */
   collectionPrefix?: string;
   /**
    * The largest JSON payload (UTF-8 bytes) the engine may hand the store; default 2 MiB. A run's
@@ -83,6 +84,7 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
     events: createEventStore(ctx),
     versions: createVersionStore(ctx),
     history: createHistoryStore(ctx),
+    schedules: createScheduleStore(ctx),
     doctor: mongoDoctor(ctx),
     server: () => ctx.server(),
     init: () =>
@@ -92,6 +94,7 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
         // createIndexes command names several indexes that already exist.
         for (const index of RUN_INDEXES) await ctx.runs.createIndexes([index]);
         for (const index of VERSION_INDEXES) await ctx.versions.createIndexes([index]);
+        for (const index of SCHEDULE_INDEXES) await ctx.schedules.createIndexes([index]);
       }),
     async close() {
       // The client belongs to the caller; the store holds nothing of its own.

@@ -8,6 +8,7 @@ import { scriptsFor } from './scripts/index.js';
 import { createEventStore, createStateStore } from './state-event-store.js';
 import { createHistoryStore, createStepStore } from './step-store.js';
 import { createVersionStore } from './version-store.js';
+import { createScheduleStore } from './schedule-store.js';
 import { redisDoctor } from './doctor.js';
 import { createRedisSignals } from './redis-signals.js';
 
@@ -94,6 +95,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     events: createEventStore(ctx),
     versions: createVersionStore(ctx),
     history: createHistoryStore(ctx),
+    schedules: createScheduleStore(ctx),
     doctor: redisDoctor(ctx),
     signals,
     async close() {

@@ -19,6 +19,8 @@ export const IDENTIFIER_LIMITS = {
   idempotencyKey: 512,
   runId: 128,
   workerId: 255,
+  // 'schedule:' + the name + ':trigger:' + a uuid (or ':' + an ISO time) fits idempotencyKey.
+  scheduleName: 200,
 } as const;
 
 // String.prototype.isWellFormed (Node 20+) is not in the ES2023 lib typings this package uses.

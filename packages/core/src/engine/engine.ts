@@ -29,6 +29,10 @@ import { ResultWaiter } from './result-waiter.js';
 import { StoreWakeups } from './store-wakeups.js';
 import { uuidv7 } from './uuid.js';
 import { WorkflowRegistry } from './workflow-registry.js';
+import { checkDeclaredSchedules } from '../schedule/check-declared-schedules.js';
+import type { ScheduleDefinition } from '../schedule/define-schedule.js';
+import { createEngineSchedules, declareSchedule, type EngineSchedules } from '../schedule/engine-schedules.js';
+import { createScheduleRunner } from '../schedule/schedule-runner.js';
 import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './outage.js';
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
@@ -119,6 +123,12 @@ export interface EngineOptions {
    * carry ids, names, attempts, timings and errors only, never what a workflow handles).
    */
   logPayloads?: boolean;
+  /**
+   * Schedules declared in code (`defineSchedule`): `start()` creates each one absent from the
+   * store and brings a changed one up to date; the recovery loop fires due ticks. Each must start
+   * a workflow of `workflows` and have a unique name, or `createEngine` throws `INVALID_INPUT`.
+   */
+  schedules?: readonly ScheduleDefinition[];
 }
 
 /** Options of `Engine.startRun`. */
@@ -285,6 +295,8 @@ export interface Engine {
    * otherwise the finding stays unfixed and its `action` says why. See docs/operating.md.
    */
   doctor(options?: DoctorOptions): Promise<DoctorReport>;
+  /** Schedules: create, list, pause, resume, trigger and delete them at run time (see `EngineSchedules`). */
+  readonly schedules: EngineSchedules;
   /** This process's worker id. */
   readonly workerId: string;
   /**
@@ -356,6 +368,7 @@ export function createEngine(options: EngineOptions): Engine {
   if (!options?.store) throw new CairnError('INVALID_INPUT', 'createEngine: a store is required');
   checkEngineDurations(options);
   const registry = new WorkflowRegistry(options.workflows ?? []);
+  const declaredSchedules = checkDeclaredSchedules(options.schedules, (workflow) => registry.current(workflow) !== undefined);
   const strategy = options.queueStrategy ?? 'per-workflow';
   if (strategy !== 'per-workflow' && strategy !== 'shared-groups') throw new CairnError('INVALID_INPUT', `Unknown queueStrategy ${JSON.stringify(strategy)}`);
   const clock = options.clock ?? systemClock;
@@ -466,6 +479,16 @@ export function createEngine(options: EngineOptions): Engine {
     rt.faults.hit({ point: 'before-ack', runId: payload.runId, stepKey: payload.key });
   };
 
+  const scheduleRunner = createScheduleRunner({
+    store: rt.store,
+    clock,
+    logger: rt.logger,
+    workerId,
+    declared: declaredSchedules,
+    runs: (workflow) => registry.current(workflow) !== undefined,
+    startRun: async (workflow, input, idempotencyKey) => (await engine.startRun(workflow, input, { idempotencyKey })).id,
+  });
+
   const recover = async (): Promise<number> => {
     const due = await rt.store.runs.findDue(clock.now(), 500);
     for (const run of due) {
@@ -510,6 +533,14 @@ export function createEngine(options: EngineOptions): Engine {
 
   const engine: Engine = {
     workerId,
+    schedules: createEngineSchedules({
+      store: rt.store,
+      clock,
+      runner: scheduleRunner,
+      runs: (workflow) => registry.current(workflow) !== undefined,
+      computes: (name) => declaredSchedules.get(name)?.computeInput !== undefined,
+      maxPayloadBytes,
+    }),
     doctor: (doctorOptions) =>
       runDoctor(
         { store: rt.store, dispatchRun: rt.dispatchRun, dispatchStep: rt.dispatchStep, reachesWorkers: () => !ownsQueue || workers.length > 0 },
@@ -535,6 +566,9 @@ export function createEngine(options: EngineOptions): Engine {
         await untilReachable(`registering ${def.name}@${def.version}`, wait, () =>
           rt.store.versions.upsert(def.name, def.version, { description: def.options.description ?? null, tier: def.options.tier ?? null }, clock.now()),
         );
+      }
+      for (const def of declaredSchedules.values()) {
+        await untilReachable(`declaring schedule ${def.name}`, wait, () => declareSchedule(rt.store, def, clock.now()));
       }
       started = true;
       if (shutdown.signal.aborted) shutdown = new AbortController();
@@ -584,6 +618,8 @@ export function createEngine(options: EngineOptions): Engine {
             await recover();
             // Retention: one small batch per pass, so a large backlog never stalls recovery.
             if (retention !== undefined && Object.keys(retention).length > 0) await pruneRuns(rt, retention, { limit: PRUNE_BATCH });
+            // Due ticks are fired on the same beat: one indexed read when none is due.
+            await scheduleRunner.pass();
             outage.recovered();
           } catch (error) {
             if (!signal.aborted) rt.logger.error({ workerId, err: error }, 'recovery pass failed');

@@ -30,6 +30,8 @@ export const ERROR_CODES = [
   'ENGINE_STOPPED',
   'STORE_ERROR',
   'QUEUE_ERROR',
+  'SCHEDULE_NOT_FOUND',
+  'SCHEDULE_EXISTS',
 ] as const;
 
 /** A `CairnError` code. */

@@ -10,6 +10,7 @@ import { reopenedRun } from '../store/reopened-run.js';
 import { decodeEndedCursor, encodeEndedCursor } from '../store/ended-cursor.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
+import type { ScheduleRecord } from '../model/schedule.js';
 import { decodeRunCursor, encodeRunCursor, normaliseListLimit } from '../store/run-cursor.js';
 import { withArgumentChecks } from '../store/check-store-arguments.js';
 import { newStepRecord } from '../store/new-step-record.js';
@@ -81,6 +82,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
   // could occur inside a name, and then two different pairs would share one key.
   const idempotency = new PairMap<string>();
   const versions = new PairMap<VersionRecord>();
+  const schedules = new Map<string, ScheduleRecord>();
 
   const entry = (runId: string): RunEntry | undefined => runs.get(runId);
 
@@ -407,6 +409,42 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         existing.status = status;
         existing.updatedAt = now;
         return copy(existing);
+      },
+    },
+
+    schedules: {
+      async create(schedule) {
+        const existing = schedules.get(schedule.name);
+        if (existing) return { schedule: copy(existing), created: false };
+        const record = { ...copy(schedule), revision: 1 };
+        schedules.set(record.name, record);
+        return { schedule: copy(record), created: true };
+      },
+      async get(name) {
+        return copy(schedules.get(name));
+      },
+      async list({ limit, after }) {
+        // Sorted on each call: schedules are few, and a list is an operator's call, not a loop's.
+        const names = [...schedules.keys()].filter((name) => after === undefined || name > after).sort();
+        return names.slice(0, limit).map((name) => copy(schedules.get(name)!));
+      },
+      async update(schedule, expectedRevision) {
+        const existing = schedules.get(schedule.name);
+        if (!existing || existing.revision !== expectedRevision) return undefined;
+        const record = { ...copy(schedule), revision: expectedRevision + 1 };
+        schedules.set(record.name, record);
+        return copy(record);
+      },
+      async delete(name) {
+        return schedules.delete(name);
+      },
+      async findDue(now, limit) {
+        // A scan is the memory store's index: it holds a test's or a dev process's few schedules.
+        return [...schedules.values()]
+          .filter((s) => s.dueAt !== null && s.dueAt <= now)
+          .sort((a, b) => a.dueAt! - b.dueAt! || (a.name < b.name ? -1 : 1))
+          .slice(0, limit)
+          .map(copy);
       },
     },
 

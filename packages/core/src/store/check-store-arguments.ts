@@ -1,7 +1,7 @@
 import { invalidInput } from '../errors/invalid-input.js';
 import type { EndedRunQuery, NewRun, RunQuery, RunReopen, RunTransition } from '../model/run.js';
 import type { NewStep, StepTransition } from '../model/step.js';
-import type { EventStore, HistoryStore, RunStore, StateStore, StepStore, VersionStore, WorkflowStore } from './workflow-store.js';
+import type { EventStore, HistoryStore, RunStore, ScheduleStore, StateStore, StepStore, VersionStore, WorkflowStore } from './workflow-store.js';
 
 // Each check throws INVALID_INPUT naming the operation and the argument; none reads anything.
 
@@ -319,9 +319,42 @@ function checkedHistory(history: HistoryStore): HistoryStore {
   };
 }
 
+function scheduleRecord(op: string, value: unknown): void {
+  const s = obj(op, 'schedule', value);
+  for (const field of ['name', 'workflow', 'cron', 'timezone', 'overlap', 'catchUp', 'source'] as const) str(op, `schedule.${field}`, s[field]);
+  for (const field of ['nextTickAt', 'catchUpLimit', 'skippedTicks', 'revision', 'createdAt', 'updatedAt'] as const) num(op, `schedule.${field}`, s[field]);
+  if (s.dueAt !== null) num(op, 'schedule.dueAt', s.dueAt);
+  if (typeof s.paused !== 'boolean') throw invalidInput(`${op}: schedule.paused`, 'must be a boolean', s.paused);
+  if (!Array.isArray(s.firing)) throw invalidInput(`${op}: schedule.firing`, 'must be an array', s.firing);
+}
+
+function checkedSchedules(schedules: ScheduleStore): ScheduleStore {
+  return {
+    create: (schedule) => checked(() => scheduleRecord('schedules.create', schedule), () => schedules.create(schedule)),
+    get: (name) => checked(() => str('schedules.get', 'name', name), () => schedules.get(name)),
+    list: (options) =>
+      checked(() => {
+        const o = obj('schedules.list', 'options', options);
+        if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 1 || o.limit > 1000) throw invalidInput('schedules.list: options.limit', 'must be an integer from 1 to 1000', o.limit);
+        optStr('schedules.list', 'options.after', o.after);
+      }, () => schedules.list(options)),
+    update: (schedule, expectedRevision) =>
+      checked(() => {
+        scheduleRecord('schedules.update', schedule);
+        num('schedules.update', 'expectedRevision', expectedRevision);
+      }, () => schedules.update(schedule, expectedRevision)),
+    delete: (name) => checked(() => str('schedules.delete', 'name', name), () => schedules.delete(name)),
+    findDue: (now, limit) =>
+      checked(() => {
+        num('schedules.findDue', 'now', now);
+        num('schedules.findDue', 'limit', limit);
+      }, () => schedules.findDue(now, limit)),
+  };
+}
+
 /**
- * Returns `store` with every method of its six parts (`runs`, `steps`, `state`, `events`,
- * `versions`, `history`) checking the runtime types of its arguments first: ids, names and keys
+ * Returns `store` with every method of its seven parts (`runs`, `steps`, `state`, `events`,
+ * `versions`, `history`, `schedules`) checking the runtime types of its arguments first: ids, names and keys
  * must be strings, fences integers (or `null` where the contract allows it), times and limits
  * finite numbers, records objects with fields of those types. A wrong type rejects with
  * `CairnError('INVALID_INPUT')` naming the operation and argument, before the backend sees
@@ -335,7 +368,7 @@ function checkedHistory(history: HistoryStore): HistoryStore {
  */
 export function withArgumentChecks<S extends WorkflowStore>(store: S): S {
   // A copy of the store's own properties (getters stay getters: MongoDB's capabilities are
-  // computed) on the same prototype, with the six parts replaced; the copy spreads like the original.
+  // computed) on the same prototype, with the seven parts replaced; the copy spreads like the original.
   const part = (value: unknown): PropertyDescriptor => ({ value, enumerable: true, writable: true, configurable: true });
   return Object.create(Object.getPrototypeOf(store) as object | null, {
     ...Object.getOwnPropertyDescriptors(store),
@@ -345,5 +378,6 @@ export function withArgumentChecks<S extends WorkflowStore>(store: S): S {
     events: part(checkedEvents(store.events)),
     versions: part(checkedVersions(store.versions)),
     history: part(checkedHistory(store.history)),
+    schedules: part(checkedSchedules(store.schedules)),
   }) as S;
 }

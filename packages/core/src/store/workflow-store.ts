@@ -13,6 +13,7 @@ import type {
   RunTransition,
 } from '../model/run.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
+import type { ScheduleRecord } from '../model/schedule.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
 import type { StoreDoctorOptions, StoreDoctorResult } from './store-doctor.js';
 
@@ -215,6 +216,46 @@ export interface VersionStore {
   setStatus(workflow: string, version: string, status: VersionStatus, now: number): Promise<VersionRecord>;
 }
 
+/**
+ * Schedules (see docs/schedules.md). A schedule is one record keyed by its name; every change after
+ * `create` is a compare-and-set on `revision`, so of two engines handling one tick only one write
+ * lands, and the loser re-reads.
+ */
+export interface ScheduleStore {
+  /**
+   * Inserts `schedule` with `revision` 1 when no schedule has its name; otherwise writes nothing
+   * and returns the stored one with `created: false`. Of N concurrent creates of one name exactly
+   * one reports `created: true`.
+   */
+  create(schedule: ScheduleRecord): Promise<{ schedule: ScheduleRecord; created: boolean }>;
+
+  /** One schedule, or `undefined`. Names come back byte-for-byte as written. */
+  get(name: string): Promise<ScheduleRecord | undefined>;
+
+  /**
+   * Schedules ordered by name as the backend compares names, at most `limit` (1 to 1000), only
+   * those after `after` in that order when given (so a caller pages by the last name it got).
+   */
+  list(options: { limit: number; after?: string }): Promise<ScheduleRecord[]>;
+
+  /**
+   * Compare-and-set: when the stored schedule named `schedule.name` has `revision` equal to
+   * `expectedRevision`, replaces it with `schedule` at `revision` = `expectedRevision + 1` and
+   * returns what was written; otherwise (changed meanwhile, or deleted) writes nothing and returns
+   * `undefined`. Of N concurrent updates from one revision exactly one lands.
+   */
+  update(schedule: ScheduleRecord, expectedRevision: number): Promise<ScheduleRecord | undefined>;
+
+  /** Deletes the schedule (never its runs); false when it did not exist. */
+  delete(name: string): Promise<boolean>;
+
+  /**
+   * Schedules whose `dueAt` is set and `<= now`, earliest `dueAt` first, at most `limit`. Served by
+   * an index on `dueAt`, never a scan of all schedules.
+   */
+  findDue(now: number, limit: number): Promise<ScheduleRecord[]>;
+}
+
 /** Attempt history, for timelines. */
 export interface HistoryStore {
   /**
@@ -275,6 +316,8 @@ export interface WorkflowStore {
   readonly events: EventStore;
   readonly versions: VersionStore;
   readonly history: HistoryStore;
+  /** Schedules: cron-started workflows (see `ScheduleStore`). */
+  readonly schedules: ScheduleStore;
   /**
    * Optional: the backend's own consistency check, called by `engine.doctor()`. It looks for drift
    * the generic checks cannot see (index entries without their record, records missing from an

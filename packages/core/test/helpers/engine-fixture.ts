@@ -41,8 +41,8 @@ export interface CountingStore {
   intercept(name: string, fn: ((original: (...args: any[]) => Promise<unknown>, ...args: any[]) => Promise<unknown>) | undefined): void;
 }
 
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history'] as const;
-const READS = new Set(['runs.get', 'runs.list', 'runs.findDue', 'steps.load', 'state.get', 'events.get', 'versions.get', 'versions.list', 'history.list']);
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules'] as const;
+const READS = new Set(['runs.get', 'runs.list', 'runs.findDue', 'steps.load', 'state.get', 'events.get', 'versions.get', 'versions.list', 'history.list', 'schedules.get', 'schedules.list', 'schedules.findDue']);
 
 export function countingStore(inner: WorkflowStore = createMemoryStore()): CountingStore {
   const calls: StoreCall[] = [];

@@ -9,6 +9,7 @@ import { eventMessagesMigration } from './event-messages-migration.js';
 import { runDeadlineMigration } from './run-deadline-migration.js';
 import { operationsMigration } from './operations-migration.js';
 import { runTraceContextMigration } from './run-trace-context-migration.js';
+import { schedulesMigration } from './schedules-migration.js';
 import { stepTurnMigration } from './step-turn-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
@@ -27,7 +28,7 @@ interface TableSpec {
  * the parent and retention indexes: `cairn_0006_operations`; `runs.trace_context_json`:
  * `cairn_0007_run_trace_context`).
  */
-const SCHEMA: Record<keyof Omit<TableNames, 'prefix'>, TableSpec> = {
+const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules'>, TableSpec> = {
   runs: {
     columns: [
       ['id', 'id'], ['workflow', 'name'], ['version', 'name'], ['input_json', 'json'], ['status', 'short'],
@@ -120,7 +121,7 @@ export interface CairnMigrationOptions {
 }
 
 /** The migration names this package ships, oldest first. */
-export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations', 'cairn_0007_run_trace_context'] as const;
+export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations', 'cairn_0007_run_trace_context', 'cairn_0010_schedules'] as const;
 
 /**
  * The store's schema as Kysely migrations, for your own `Migrator` (or merge its
@@ -149,6 +150,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): M
       [CAIRN_MIGRATION_NAMES[4]]: eventMessagesMigration(names),
       [CAIRN_MIGRATION_NAMES[5]]: operationsMigration(names),
       [CAIRN_MIGRATION_NAMES[6]]: runTraceContextMigration(names),
+      [CAIRN_MIGRATION_NAMES[7]]: schedulesMigration(names),
     }),
   };
 }

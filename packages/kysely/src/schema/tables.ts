@@ -1,5 +1,5 @@
 /** The logical tables of the store; each is created as `<tablePrefix><name>`. */
-export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions'] as const;
+export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules'] as const;
 
 /** A logical table name. */
 export type TableName = (typeof TABLES)[number];
@@ -22,11 +22,20 @@ export function tableNames(prefix: string): TableNames {
     state: `${prefix}state`,
     events: `${prefix}events`,
     versions: `${prefix}versions`,
+    schedules: `${prefix}schedules`,
   };
 }
 
 /** Terminal run statuses, as the SQL `NOT IN` lists use them. */
 export const TERMINAL = ['completed', 'failed', 'cancelled'] as const;
+
+/** A row of `schedules` (created by `cairn_0010_schedules`): the record as JSON, its name, CAS token and due time beside it. */
+export interface ScheduleRow {
+  name: string;
+  revision: number | string;
+  due_at: number | string | null;
+  record_json: string;
+}
 
 /** A row of `runs` as drivers return it (BIGINT may be a string, booleans are 0/1). */
 export interface RunRow {

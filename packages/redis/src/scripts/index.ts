@@ -1,6 +1,7 @@
 import { CLAIM_CREATED, DROP_HINT, DUE_HINT, FORGET_RUN, LIST_VERSIONS, SET_VERSION_STATUS, SYNC_INDEX, UPSERT_VERSION } from './global-scripts.lua.js';
 import { CLAIM_RUN, CREATE_RUN, DELETE_RUN, RENEW_LEASE, REOPEN_RUN, REQUEST_CANCEL, TRANSITION_RUN, WAKE_RUN } from './run-scripts.lua.js';
 import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
+import { CREATE_SCHEDULE, DELETE_SCHEDULE, READ_SCHEDULES, UPDATE_SCHEDULE } from './schedule-scripts.lua.js';
 import { DELIVER_EVENT, INSERT_STEP, LOAD_HISTORY, LOAD_STEPS, SET_STATE, TRANSITION_STEP } from './step-scripts.lua.js';
 
 /** Every script the store runs, built for one index mode. */
@@ -27,6 +28,10 @@ export interface Scripts {
   upsertVersion: LuaScript;
   setVersionStatus: LuaScript;
   listVersions: LuaScript;
+  createSchedule: LuaScript;
+  updateSchedule: LuaScript;
+  deleteSchedule: LuaScript;
+  readSchedules: LuaScript;
 }
 
 const cache = new Map<IndexMode, Scripts>();
@@ -59,6 +64,10 @@ export function scriptsFor(mode: IndexMode): Scripts {
       upsertVersion: luaScript('upsertVersion', UPSERT_VERSION),
       setVersionStatus: luaScript('setVersionStatus', SET_VERSION_STATUS),
       listVersions: luaScript('listVersions', LIST_VERSIONS),
+      createSchedule: luaScript('createSchedule', CREATE_SCHEDULE),
+      updateSchedule: luaScript('updateSchedule', UPDATE_SCHEDULE),
+      deleteSchedule: luaScript('deleteSchedule', DELETE_SCHEDULE),
+      readSchedules: luaScript('readSchedules', READ_SCHEDULES),
     };
     cache.set(mode, scripts);
   }
