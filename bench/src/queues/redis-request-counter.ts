@@ -2,8 +2,9 @@ import { Redis } from 'ioredis';
 import type { RequestCounter } from './request-counter.js';
 
 /**
- * Commands counted by Redis (INFO commandstats), by command name. A Lua script is one `evalsha`
- * (the commands it runs inside are not requests). The counter's own INFO and CONFIG are left out.
+ * Commands counted by Redis (INFO commandstats), by command name. Commands a Lua script runs are
+ * counted too (besides its `evalsha`), so these are commands executed, not round trips. The
+ * counter's own INFO and CONFIG are left out.
  */
 export async function openRedisRequestCounter(url: string): Promise<RequestCounter> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });

@@ -5,6 +5,10 @@ import { describe, it } from 'node:test';
 import { defineWorkflow } from '@cairn/core';
 import { createFixture, turns, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
+
+// Cases with real timers (setTimeout inside workflow code) wait this many event-loop turns at most:
+// a bound on turns, not on time, that a 2-5 ms timer cannot outlast even when the machine is busy.
+const REAL_TIMER_TURNS = 2_000_000;
 describe('replay of concurrent branches', () => {
   it('a fan-out of two-step branches whose first steps finish in reverse order returns each branch its own result after a replay', async () => {
     const ids = ['a', 'b', 'c'];
@@ -52,7 +56,8 @@ describe('replay of concurrent branches', () => {
     const fx = await createFixture({ workflows: [wf] });
     try {
       const h = await fx.engine.startRun(wf, null);
-      const run = await waitForStatus(fx.inner, h.id, ['completed', 'failed']);
+      // A real timer inside the run: on a loaded machine it can outlast the default turn budget.
+      const run = await waitForStatus(fx.inner, h.id, ['completed', 'failed'], REAL_TIMER_TURNS);
       assert.equal(run.status, 'failed');
       assert.equal(run.error?.code, 'NON_DETERMINISM');
       assert.match(run.error?.message ?? '', /Move that asynchronous work into a ctx\.step/);
@@ -76,9 +81,9 @@ describe('replay of concurrent branches', () => {
     const fx = await createFixture({ workflows: [wf] });
     try {
       const h = await fx.engine.startRun(wf, null);
-      await waitForIdle(fx.inner, h.id);
+      await waitForIdle(fx.inner, h.id, REAL_TIMER_TURNS);
       await fx.clock.advance(1000);
-      const run = await waitForStatus(fx.inner, h.id, ['completed', 'failed']);
+      const run = await waitForStatus(fx.inner, h.id, ['completed', 'failed'], REAL_TIMER_TURNS);
       assert.equal(run.status, 'completed', JSON.stringify(run.error));
       assert.equal(run.output, 6);
     } finally {

@@ -192,7 +192,7 @@ export async function waitForStatus(store: WorkflowStore, runId: string, statuse
  * Waits until the run is `waiting` and nothing happens for a few turns (no executing local pass).
  * Returns the run.
  */
-export async function waitForIdle(store: WorkflowStore, runId: string): Promise<RunRecord> {
+export async function waitForIdle(store: WorkflowStore, runId: string, maxTurns?: number): Promise<RunRecord> {
   let last = '';
   let stable = 0;
   let run: RunRecord | undefined;
@@ -206,6 +206,7 @@ export async function waitForIdle(store: WorkflowStore, runId: string): Promise<
       return stable >= 5 && run !== undefined && run.status !== 'running' && run.status !== 'pending';
     },
     `run ${runId} to settle`,
+    maxTurns,
   );
   return run as RunRecord;
 }
