@@ -10,7 +10,7 @@ import { freshPrefix, serverTarget, sqliteTarget, type Target } from './support/
 const RUNS = 10_000;
 const T0 = 1_750_000_000_000;
 
-/** Bulk-loads RUNS runs (10% waiting and due, 10% running, the rest completed), 3 steps and attempts each, state and events. */
+/** Bulk-loads RUNS runs (10% waiting and due, 10% running, the rest completed), 3 steps and attempts each, state and events; RUNS schedules (10% due). */
 async function bulkLoad(db: AnyDb, prefix: string): Promise<void> {
   const t = tableNames(prefix);
   const series = sql`with recursive g(n) as (select 1 union all select n + 1 from g where n < ${sql.lit(RUNS)})`;
@@ -30,6 +30,9 @@ async function bulkLoad(db: AnyDb, prefix: string): Promise<void> {
     select run_id, key_hash, step_key, '1', created_at from ${sql.table(t.steps)}`.execute(db);
   await sql`insert into ${sql.table(t.events)} (run_id, name_hash, seq, name, payload_json, delivered_at, idempotency_hash, idempotency_key)
     select run_id, key_hash, 1, step_key, '1', created_at, key_hash, step_key from ${sql.table(t.steps)}`.execute(db);
+  // Schedules: 10% due (spread over time), the rest paused (no due time).
+  await sql`${series} insert into ${sql.table(t.schedules)} (name, revision, due_at, record_json)
+    select 'sched-' || n, 1, case when n % 10 = 0 then ${sql.lit(T0)} + n * 60000 else null end, '{}' from g`.execute(db);
   await sql`analyze`.execute(db);
 }
 
@@ -60,7 +63,7 @@ function explainCases(target: Target): void {
         await exerciseEveryMethod(createKyselyStore({ db, tablePrefix: prefix }));
         capturing = false;
         assert.ok(captured.size >= 25, `captured ${captured.size} distinct statements`);
-        const large = ['runs', 'steps', 'attempts', 'state', 'events'].map((table) => `${prefix}${table}`);
+        const large = ['runs', 'steps', 'attempts', 'state', 'events', 'schedules'].map((table) => `${prefix}${table}`);
         const offenders: string[] = [];
         const planOf = async (text: string, parameters: readonly unknown[]) => {
           const explain = target.dialect === 'postgres' ? `explain ${text}` : `explain query plan ${text}`;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CairnError, type WorkflowStore } from '@cairn/core';
+import { CairnError, type ScheduleRecord, type WorkflowStore } from '@cairn/core';
 
 const T0 = 1_750_000_000_000;
 
@@ -67,6 +67,19 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   await store.versions.get('wf3', 'v1');
   await store.versions.list('wf3');
   await store.versions.setStatus('wf3', 'v1', 'retired', T0);
+  const schedule: ScheduleRecord = {
+    name: `sched-${randomUUID()}`, workflow: 'wf3', cron: '* * * * *', timezone: 'UTC', input: null, computedInput: false,
+    overlap: 'skip', catchUp: 'latest', catchUpLimit: 10, source: 'api', paused: false, nextTickAt: T0, dueAt: T0, firing: [],
+    bufferedTickAt: null, lastRunId: null, lastTickAt: null, skippedTicks: 0, lastSkippedTickAt: null, revision: 1, createdAt: T0, updatedAt: T0,
+  };
+  const { schedule: created } = await store.schedules.create(schedule);
+  await store.schedules.create(schedule);
+  await store.schedules.get(schedule.name);
+  await store.schedules.list({ limit: 10 });
+  await store.schedules.list({ limit: 10, after: schedule.name });
+  await store.schedules.findDue(T0, 10);
+  await store.schedules.update({ ...created, paused: true, dueAt: null }, created.revision);
+  await store.schedules.delete(schedule.name);
   await store.runs.transition(id, run.fence, { from: ['waiting'], to: 'failed', error: { name: 'E', message: 'm' } }, T0 + 3);
   await store.runs.reopen(id, { fence: run.fence, forget: ['a', 'q'], retry: { at: T0 + 4, previousStatus: 'failed', forgottenSteps: ['a', 'q'] } }, T0 + 4);
   await expectError(store.runs.reopen(id, { fence: run.fence, forget: [], retry: { at: T0 + 4, previousStatus: 'failed', forgottenSteps: [] } }, T0 + 4));
