@@ -20,6 +20,7 @@ import {
   type ServiceResult,
 } from '../src/services/index.js';
 import { liveProcessCount } from '../src/services/local/process.js';
+import { providerSetting } from '../src/services/provider-setting.js';
 import { containerRuntimeHint, resetContainerProbe } from '../src/services/testcontainers.js';
 
 const emptyBinDir = mkdtempSync(join(tmpdir(), 'cairn-empty-bin-'));
@@ -164,6 +165,16 @@ describe('CAIRN_TEST_REQUIRE', () => {
 });
 
 describe('CAIRN_TEST_PROVIDER', () => {
+  test('providerSetting: CAIRN_TEST_CONFORMANCE_PROVIDER only for a conformance file, and only when set', () => {
+    const env = { CAIRN_TEST_PROVIDER: 'local', CAIRN_TEST_CONFORMANCE_PROVIDER: 'testcontainers' };
+    assert.deepEqual(providerSetting(env, '/repo/packages/kysely/test/postgres.conformance.ts'), { variable: 'CAIRN_TEST_CONFORMANCE_PROVIDER', value: 'testcontainers' });
+    assert.deepEqual(providerSetting(env, '/repo/e2e/dist/x.conformance.js'), { variable: 'CAIRN_TEST_CONFORMANCE_PROVIDER', value: 'testcontainers' });
+    assert.deepEqual(providerSetting(env, '/repo/packages/kysely/test/postgres.test.ts'), { variable: 'CAIRN_TEST_PROVIDER', value: 'local' });
+    assert.deepEqual(providerSetting(env, undefined), { variable: 'CAIRN_TEST_PROVIDER', value: 'local' });
+    assert.deepEqual(providerSetting({ CAIRN_TEST_PROVIDER: 'local', CAIRN_TEST_CONFORMANCE_PROVIDER: '' }, '/x/a.conformance.ts'), { variable: 'CAIRN_TEST_PROVIDER', value: 'local' });
+    assert.throws(() => parseProvider('docker', 'CAIRN_TEST_CONFORMANCE_PROVIDER'), /CAIRN_TEST_CONFORMANCE_PROVIDER: unknown provider "docker"/);
+  });
+
   test('parseProvider: auto by default, the two single sources, and unknown names', () => {
     assert.equal(parseProvider(undefined), 'auto');
     assert.equal(parseProvider(''), 'auto');

@@ -4,8 +4,10 @@
  *  2. Testcontainers, when a container runtime answers within a short timeout;
  *  3. a locally installed server, started on a free port in a temp dir;
  *  4. otherwise a skip with the reason — or an error when CAIRN_TEST_REQUIRE names the backend.
- * CAIRN_TEST_PROVIDER=testcontainers or =local keeps only step 2 or step 3 (then 4).
+ * CAIRN_TEST_PROVIDER=testcontainers or =local keeps only step 2 or step 3 (then 4); in a process
+ * running a conformance file, CAIRN_TEST_CONFORMANCE_PROVIDER (when set) takes its place.
  */
+import { providerSetting } from './provider-setting.js';
 import { redactUrl } from './summary.js';
 import {
   NotInstalledError,
@@ -79,12 +81,12 @@ const PROVIDER_MODES: readonly ProviderMode[] = ['auto', 'testcontainers', 'loca
  * Parses CAIRN_TEST_PROVIDER: `auto` (or unset), `testcontainers` or `local`. Anything else is an
  * error, so that a typo cannot turn a run meant for one source into a run on another.
  */
-export function parseProvider(value: string | undefined): ProviderMode {
+export function parseProvider(value: string | undefined, variable = 'CAIRN_TEST_PROVIDER'): ProviderMode {
   const word = (value ?? '').trim().toLowerCase();
   if (word === '') return 'auto';
   const mode = PROVIDER_MODES.find((m) => m === word);
   if (!mode) {
-    throw new Error(`CAIRN_TEST_PROVIDER: unknown provider ${JSON.stringify(value)} (expected ${PROVIDER_MODES.join(', ')})`);
+    throw new Error(`${variable}: unknown provider ${JSON.stringify(value)} (expected ${PROVIDER_MODES.join(', ')})`);
   }
   return mode;
 }
@@ -122,7 +124,8 @@ interface Resolved {
 function resolveOptions(options: ServiceOptions): Resolved {
   const env = options.env ?? process.env;
   const log = options.log ?? defaultLog;
-  const provider = options.provider ?? parseProvider(env['CAIRN_TEST_PROVIDER']);
+  const setting = providerSetting(env);
+  const provider = options.provider ?? parseProvider(setting.value, setting.variable);
   return {
     env,
     provider,
