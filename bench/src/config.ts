@@ -4,7 +4,8 @@ export interface BenchConfig {
   inline: { sizes: number[]; warmup: number; reps: number };
   replay: { sizes: number[]; warmup: number; reps: number };
   latency: { samples: number; maxWorkMs: number; warmup: number; reps: number };
-  floor: { steps: number; warmup: number; reps: number };
+  /** `inFlight`: runs (and floor INSERT loops, one connection each) at once in the concurrent part. */
+  floor: { steps: number; warmup: number; reps: number; inFlight: number };
   localThroughput: { runs: number; steps: number; concurrency: number; reps: number };
   processThroughput: { runs: number; steps: number; concurrency: number; workers: number[]; idleMs: number };
   fairness: { smallRuns: number; ratio: number; workMs: number; concurrency: number; groupConcurrency: number };
@@ -18,7 +19,7 @@ export const FULL: BenchConfig = {
   inline: { sizes: [10, 100], warmup: 3, reps: 11 },
   replay: { sizes: [100, 1000, 2000], warmup: 3, reps: 15 },
   latency: { samples: 100, maxWorkMs: 40, warmup: 3, reps: 11 },
-  floor: { steps: 100, warmup: 2, reps: 9 },
+  floor: { steps: 100, warmup: 2, reps: 9, inFlight: 8 },
   localThroughput: { runs: 200, steps: 3, concurrency: 10, reps: 3 },
   processThroughput: { runs: 600, steps: 3, concurrency: 10, workers: [1, 2, 4, 8], idleMs: 5000 },
   fairness: { smallRuns: 5, ratio: 100, workMs: 2, concurrency: 10, groupConcurrency: 5 },
@@ -32,7 +33,7 @@ export const SMOKE: BenchConfig = {
   inline: { sizes: [3, 13], warmup: 1, reps: 2 },
   replay: { sizes: [5, 10, 20], warmup: 1, reps: 2 },
   latency: { samples: 3, maxWorkMs: 5, warmup: 1, reps: 1 },
-  floor: { steps: 10, warmup: 1, reps: 2 },
+  floor: { steps: 10, warmup: 1, reps: 2, inFlight: 2 },
   localThroughput: { runs: 10, steps: 2, concurrency: 4, reps: 1 },
   processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [1, 2], idleMs: 1000 },
   fairness: { smallRuns: 1, ratio: 20, workMs: 1, concurrency: 4, groupConcurrency: 2 },

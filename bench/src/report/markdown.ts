@@ -133,6 +133,9 @@ export function renderMarkdown(r: BenchResults): string {
           [`floor: one autocommit INSERT per step (pg, ${f.steps} steps)`, us(f.usPerInsert), fmt(f.writeTransactionsPerInsert, 2), '0'],
           [`Cairn: ${f.steps}-step inline run, start→result (alternating with the floor)`, us(f.cairnUsPerStep), `${fmt(f.cairnWriteTransactionsPerStep, 2)} per extra step (${fmt(f.cairnWriteTransactionsPerRunStep, 2)} with the run's own writes)`, fmt(f.cairnAsyncCommitsPerStep, 2)],
           ['ratio', `${fmt(f.ratio, 2)}×`, '', ''],
+          [`floor, ${f.inFlight} INSERT loops at once (one connection each)`, us(f.usPerInsertInFlight), '', ''],
+          [`Cairn, ${f.inFlight} runs in flight`, us(f.cairnUsPerStepInFlight), '', ''],
+          [`ratio, ${f.inFlight} in flight`, `${fmt(f.ratioInFlight, 2)}×`, '', ''],
         ],
       ),
     );

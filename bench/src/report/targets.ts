@@ -11,10 +11,11 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
     const unit = b.driverCounted ? 'driver round trips' : 'store calls';
     if (b.inline) {
       out.push({
-        target: '≤ 2 round trips per inline step',
+        // One write per inline step: recorded once, finished, with its attempt (decision 33).
+        target: '≤ 1 round trip per inline step',
         subject: b.title,
         measured: `${fmt(b.inline.roundTripsPerStep, 2)} ${unit}/step`,
-        holds: b.inline.roundTripsPerStep <= 2,
+        holds: b.inline.roundTripsPerStep <= 1,
         enforced: true,
       });
     }
@@ -86,6 +87,13 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         subject: 'PostgreSQL',
         measured: `${fmt(f.ratio, 2)}× (${fmt(f.cairnUsPerStep, 0)} µs vs ${fmt(f.usPerInsert, 0)} µs per step)`,
         holds: f.ratio <= 1.5,
+        enforced: false,
+      });
+      out.push({
+        target: `PostgreSQL inline steps with ${f.inFlight} runs in flight ≤ 2× the floor (${f.inFlight} INSERT loops)`,
+        subject: 'PostgreSQL',
+        measured: `${fmt(f.ratioInFlight, 2)}× (${fmt(f.cairnUsPerStepInFlight, 0)} µs vs ${fmt(f.usPerInsertInFlight, 0)} µs per step)`,
+        holds: f.ratioInFlight <= 2,
         enforced: false,
       });
     }

@@ -5,7 +5,7 @@ import { checkWritable, first, type StoreContext } from './context.js';
 import { stepInsertArgs, stepTransitionArgs } from './routines/routine-args.js';
 import { SQLITE_ATTEMPT_COLUMNS } from './routines/sqlite-triggers.js';
 import { CAIRN_MIGRATION_NAMES } from './schema/migrations.js';
-import { isMissingTurnColumn, missingTurnColumn } from './schema/missing-turn-column.js';
+import { missingStepColumn } from './schema/missing-step-column.js';
 import { STEP_COLUMNS, TERMINAL, type StepRow } from './schema/tables.js';
 import { stepConflict, stepIdentity, type StepIdentity } from './steps-shared.js';
 
@@ -21,9 +21,11 @@ function statements(ctx: StoreContext): { insert: string; transition: string } {
   if (found === undefined) {
     const steps = `"${ctx.names.steps}"`;
     const runs = `"${ctx.names.runs}"`;
-    const insertColumns = [...STEP_COLUMNS, 'start_worker'];
+    // The trigger inputs: attempt 1's worker, and for a step inserted finished its outcome and start.
+    const insertColumns = [...STEP_COLUMNS, 'start_worker', 'end_status', 'end_output_json', 'end_error_json', 'start_at'];
     found = {
-      // The fence check and the insert are one statement; the trigger opens attempt 1.
+      // The fence check and the insert are one statement; a trigger opens attempt 1 (running) or
+      // records it (a step inserted finished).
       insert: `insert into ${steps} (${insertColumns.join(', ')})
         select ${insertColumns.map(() => '?').join(', ')} from ${runs} r where ${RUN_WRITABLE}
         on conflict (run_id, key_hash) do nothing returning ${STEP_COLUMNS.join(', ')}`,
@@ -64,7 +66,8 @@ async function execute(ctx: StoreContext, text: string, parameters: unknown[]): 
     if (SQLITE_ATTEMPT_COLUMNS.some(lacks)) {
       throw new CairnError('STORE_ERROR', `The step tables lack the columns of ${CAIRN_MIGRATION_NAMES[1]}: run Cairn's migrations (migrateToLatest(db), or cairnMigrations() in your Migrator)`, { cause: error });
     }
-    if (isMissingTurnColumn(error)) throw missingTurnColumn(error);
+    const missing = missingStepColumn(error);
+    if (missing !== undefined) throw missing;
     throw error;
   }
 }
@@ -78,7 +81,8 @@ export async function insertStepSqlite(ctx: StoreContext, runId: string, fence: 
   const id = stepIdentity(runId, step.key);
   const a = stepInsertArgs(id, fence, step, now, false);
   const values = [a.p_run_id, a.p_key_hash, a.p_step_key, a.p_name, a.p_kind, a.p_seq, a.p_status, 1, a.p_max_attempts, a.p_queued,
-    a.p_output, a.p_error, a.p_wake_at, a.p_child_run_id, now, now, a.p_turn, a.p_worker];
+    a.p_output, a.p_error, a.p_wake_at, a.p_child_run_id, now, now, a.p_turn, fence, a.p_worker,
+    a.p_attempt_status, a.p_attempt_output, a.p_attempt_error, a.p_attempt_started_at];
   const inserted = await execute(ctx, statements(ctx).insert, [...values, id.runId, fence, fence]);
   if (inserted !== undefined) return { step: toStepRecord(inserted), created: true };
   const row = await readRunAndStep(ctx, id);

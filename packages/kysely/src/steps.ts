@@ -3,7 +3,7 @@ import type { Fence, NewStep, StepRecord, StepTransition } from '@cairn/core';
 import { toStepRecord } from './codec/rows.js';
 import { encodeText } from './codec/text.js';
 import { guard, rows, type StoreContext } from './context.js';
-import { isMissingTurnColumn, missingTurnColumn } from './schema/missing-turn-column.js';
+import { missingStepColumn } from './schema/missing-step-column.js';
 import { STEP_COLUMNS, type StepRow } from './schema/tables.js';
 
 // The step's own columns only (SQLite's rows also carry the columns its triggers read).
@@ -22,7 +22,8 @@ export function loadSteps(ctx: StoreContext) {
         const found = await rows(ctx.db, sql<StepRow>`select ${STEP_LIST} from ${ctx.t.steps} where run_id = ${encodeText(runId)} order by seq`);
         return found.map(toStepRecord);
       } catch (error) {
-        if (isMissingTurnColumn(error)) throw missingTurnColumn(error);
+        const missing = missingStepColumn(error);
+        if (missing !== undefined) throw missing;
         throw error;
       }
     });

@@ -60,6 +60,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     capabilities: {
       multiProcess: true,
       maxPayloadBytes: options.maxPayloadBytes ?? (dialect.name === 'mysql' ? 8 : 16) * 1024 * 1024,
+      // cairn_0008_step_finished: an inline step is one routine call (SQLite: one statement).
+      insertFinished: true,
     },
     runs: {
       create: write(createRun(ctx)),

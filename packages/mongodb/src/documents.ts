@@ -43,6 +43,8 @@ export interface StepDoc {
   childRunId?: string;
   /** The delivery turn (`StepRecord.turn`): a plain number, like `seq`; absent until written. */
   turn?: number;
+  /** The fence of the claim that recorded the step (`StepRecord.fence`); absent for older steps. */
+  fence?: number;
   createdAt: number;
   updatedAt: number;
   attempts: Record<string, AttemptDoc>;
@@ -182,6 +184,7 @@ export function toStepRecord(runId: string, field: string, doc: StepDoc): StepRe
   if (doc.wakeAt !== undefined) step.wakeAt = doc.wakeAt;
   if (doc.childRunId !== undefined) step.childRunId = doc.childRunId;
   if (doc.turn !== undefined) step.turn = doc.turn;
+  if (doc.fence !== undefined) step.fence = doc.fence;
   return step;
 }
 

@@ -72,6 +72,8 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
       return !(ctx.known()?.serializeWrites ?? false);
     },
     maxPayloadBytes,
+    // A step recorded finished carries its attempt 1 inside the same one-document update.
+    insertFinished: true,
   };
   // No argument of the wrong runtime type reaches a filter: `{ _id: { $gt: '' } }` would match any run.
   return withArgumentChecks({

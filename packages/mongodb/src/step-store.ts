@@ -29,10 +29,17 @@ async function load(ctx: StoreContext, runId: string): Promise<StepRecord[]> {
 async function insert(ctx: StoreContext, runId: string, fence: Fence, step: NewStep, now: number) {
   const field = encodeKey(step.key);
   const path = stepPath(field);
-  const doc = toStepDoc(newStepRecord(runId, step, now));
+  const doc = toStepDoc(newStepRecord(runId, step, now, fence));
   if (step.status === 'running') {
     const first: AttemptDoc = { attempt: 1, status: 'running', startedAt: now };
     if (step.worker !== undefined) first.worker = step.worker;
+    doc.attempts[attemptField(1)] = first;
+  } else if (step.finishedAttempt !== undefined) {
+    // A step recorded already finished: its attempt 1 is inside the same document update.
+    const done = step.finishedAttempt;
+    const first: AttemptDoc = { attempt: 1, status: done.status, worker: done.worker, startedAt: done.startedAt, endedAt: now };
+    if (done.output !== undefined) first.output = encodeJson(done.output);
+    if (done.error !== undefined) first.error = encodeError(done.error);
     doc.attempts[attemptField(1)] = first;
   }
   for (let i = 0; i < MAX_RETRIES; i++) {

@@ -100,7 +100,7 @@ export function parseRun(hash: Hash): RunRecord | undefined {
 }
 
 /** The field/value pairs of a new step's hash. */
-export function newStepFields(step: NewStep, now: number): string[] {
+export function newStepFields(step: NewStep, now: number, fence: number | null = null): string[] {
   const fields = [
     'key', step.key,
     'name', step.name,
@@ -118,6 +118,24 @@ export function newStepFields(step: NewStep, now: number): string[] {
   if (step.wakeAt !== undefined) fields.push('wakeAt', String(step.wakeAt));
   if (step.childRunId !== undefined) fields.push('childRunId', step.childRunId);
   if (step.turn !== undefined) fields.push('turn', String(step.turn));
+  // The script checked it against the run's fence before writing: the claim that records the step.
+  if (fence !== null) fields.push('fence', String(fence));
+  return fields;
+}
+
+/**
+ * The attempt-1 fields `steps.insert` writes with a new step, in the same script: attempt 1 opened
+ * for a `running` step, or the finished attempt 1 of a step recorded finished; none otherwise.
+ */
+export function firstAttemptFields(step: NewStep, now: number): string[] {
+  if (step.status === 'running') {
+    return ['stepKey', step.key, 'attempt', '1', 'status', 'running', 'startedAt', String(now), ...(step.worker === undefined ? [] : ['worker', step.worker])];
+  }
+  const done = step.finishedAttempt;
+  if (done === undefined) return [];
+  const fields = ['stepKey', step.key, 'attempt', '1', 'status', done.status, 'worker', done.worker, 'startedAt', String(done.startedAt), 'endedAt', String(now)];
+  if (done.output !== undefined) fields.push('output', JSON.stringify(done.output));
+  if (done.error !== undefined) fields.push('error', JSON.stringify(done.error));
   return fields;
 }
 
@@ -140,6 +158,7 @@ export function parseStep(runId: string, hash: Hash): StepRecord {
   if (hash.wakeAt !== undefined) step.wakeAt = Number(hash.wakeAt);
   if (hash.childRunId !== undefined) step.childRunId = hash.childRunId;
   if (hash.turn !== undefined) step.turn = Number(hash.turn);
+  if (hash.fence !== undefined) step.fence = Number(hash.fence);
   return step;
 }
 

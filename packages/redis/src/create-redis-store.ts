@@ -88,7 +88,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     name: 'redis',
     prefix,
     cluster,
-    capabilities: { multiProcess: true, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024 },
+    // insertFinished: a step recorded finished and its attempt 1 are written by one script.
+    capabilities: { multiProcess: true, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024, insertFinished: true },
     runs: createRunStore(ctx),
     steps: createStepStore(ctx),
     state: createStateStore(ctx),

@@ -1,6 +1,6 @@
 import { CairnError } from '@cairn/core';
 import type { Fence, HistoryStore, NewStep, StepStore, StepTransition } from '@cairn/core';
-import { jsonText, newStepFields, opt, parseAttempt, parseStep, toHash } from './codec.js';
+import { firstAttemptFields, jsonText, newStepFields, opt, parseAttempt, parseStep, toHash } from './codec.js';
 import { callRunScript, writeError, type StoreContext } from './context.js';
 
 const fenceArg = (fence: Fence): string => (fence === null ? '' : String(fence));
@@ -15,11 +15,8 @@ export function createStepStore(ctx: StoreContext): StepStore {
     },
 
     async insert(runId, fence, step: NewStep, now) {
-      const stepFields = newStepFields(step, now);
-      const attemptFields =
-        step.status === 'running'
-          ? ['stepKey', step.key, 'attempt', '1', 'status', 'running', 'startedAt', String(now), ...(step.worker === undefined ? [] : ['worker', step.worker])]
-          : [];
+      const stepFields = newStepFields(step, now, fence);
+      const attemptFields = firstAttemptFields(step, now);
       const args = [fenceArg(fence), step.key, String(step.seq), String(stepFields.length), ...stepFields, ...attemptFields];
       const reply = await callRunScript(ctx, s.insertStep, runId, args);
       if (reply.code !== 'OK') throw writeError(runId, reply.code, reply.payload, fence);

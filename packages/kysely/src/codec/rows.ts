@@ -83,6 +83,8 @@ export function toStepRecord(row: StepRow): StepRecord {
   if (row.child_run_id !== null) step.childRunId = text(row.child_run_id);
   const turn = toOptionalNumber(row.turn);
   if (turn !== undefined) step.turn = turn;
+  const fence = toOptionalNumber(row.fence ?? null);
+  if (fence !== undefined) step.fence = fence;
   return step;
 }
 

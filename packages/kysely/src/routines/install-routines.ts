@@ -4,7 +4,7 @@ import type { TableNames } from '../schema/tables.js';
 import { dropMysqlRoutines, dropMysqlStepRoutines, mysqlRoutines, mysqlStepRoutines } from './mysql-routines.js';
 import type { StepRoutineVersion } from './params.js';
 import { dropPostgresRoutines, postgresRoutines } from './postgres-routines.js';
-import { dropSqliteTriggers, sqliteTriggers } from './sqlite-triggers.js';
+import { dropFinishedTriggerOnly, dropSqliteTriggers, sqliteTriggers } from './sqlite-triggers.js';
 
 /**
  * The collation of the store's text columns on MySQL/MariaDB: binary and NO PAD, so 'a' and 'a '
@@ -32,10 +32,10 @@ export async function installRoutines(db: AnyKysely, names: TableNames, dialect:
 export async function dropRoutines(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
   const statements =
     dialect === 'postgres'
-      ? [...dropPostgresRoutines(names, '0003'), ...dropPostgresRoutines(names, '0002')]
+      ? [...dropPostgresRoutines(names, '0008'), ...dropPostgresRoutines(names, '0003'), ...dropPostgresRoutines(names, '0002')]
       : dialect === 'mysql'
         ? dropMysqlRoutines(names)
-        : dropSqliteTriggers(names);
+        : [dropFinishedTriggerOnly(names), ...dropSqliteTriggers(names)];
   await execute(db, statements);
 }
 

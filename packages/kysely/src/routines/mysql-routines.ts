@@ -1,7 +1,7 @@
 import type { ColumnKind } from '../schema/column-types.js';
-import { STEP_COLUMNS, STEP_COLUMNS_0001, type TableNames } from '../schema/tables.js';
+import { STEP_COLUMNS, STEP_COLUMNS_0001, STEP_COLUMNS_0003, type TableNames } from '../schema/tables.js';
 import { mysqlRunRoutines } from './mysql-run-routines.js';
-import { STATE_SET_PARAMS, routineNames, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
+import { STATE_SET_PARAMS, finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
 
 /**
  * Parameter types. Text parameters carry the tables' own character set and collation: a routine
@@ -83,15 +83,18 @@ export function mysqlStepRoutines(names: TableNames, collation: string, version:
   const steps = q(names.steps);
   const attempts = q(names.attempts);
   const { head, writable } = runLock(names);
-  const columns = shape.turn ? STEP_COLUMNS : STEP_COLUMNS_0001;
+  const columns = shape.finished ? STEP_COLUMNS : shape.turn ? STEP_COLUMNS_0003 : STEP_COLUMNS_0001;
   const setTurn = shape.turn ? `\n          turn = coalesce(p_turn, turn),` : '';
   const result = `select v_fence as r_fence, v_status as r_status, v_done as done, s.*
     from (select 1 as one) x left join ${steps} s on s.run_id = p_run_id and s.key_hash = p_key_hash;
   commit;`;
-  const stepValues = [
-    'p_run_id', 'p_key_hash', 'p_step_key', 'p_name', 'p_kind', 'p_seq', 'p_status', '1', 'p_max_attempts', 'p_queued',
-    'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now', ...(shape.turn ? ['p_turn'] : []),
-  ];
+  const stepValues = stepInsertValues(shape);
+  // cairn_0008_step_finished: a step recorded already finished carries its attempt 1.
+  const finishedAttempt = shape.finished
+    ? `
+        elseif p_attempt_status is not null then
+          ${finishedAttemptInsert(attempts)}`
+    : '';
   const insert = `${procedureHead(r.stepInsert, shape.insertParams, collation)}
   ${head}
   if ${writable} then
@@ -104,7 +107,7 @@ export function mysqlStepRoutines(names: TableNames, collation: string, version:
         set v_done = 1;
         if p_status = 'running' then
           insert into ${attempts} (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at)
-            values (p_run_id, p_key_hash, 1, p_step_key, p_seq, 'running', p_worker, p_now);
+            values (p_run_id, p_key_hash, 1, p_step_key, p_seq, 'running', p_worker, p_now);${finishedAttempt}
         end if;
       end if;
     end;

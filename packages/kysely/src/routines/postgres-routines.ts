@@ -1,6 +1,6 @@
 import type { ColumnKind } from '../schema/column-types.js';
-import { STEP_COLUMNS, STEP_COLUMNS_0001, type TableNames } from '../schema/tables.js';
-import { routineNames, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
+import { STEP_COLUMNS, STEP_COLUMNS_0001, STEP_COLUMNS_0003, type TableNames } from '../schema/tables.js';
+import { finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
 
 const PG_PARAM_TYPES: Record<ColumnKind, string> = {
   id: 'text', name: 'text', hash: 'text', short: 'text', text: 'text', json: 'text', bigint: 'bigint', int: 'integer', flag: 'smallint',
@@ -27,7 +27,8 @@ const TERMINAL = `('completed', 'failed', 'cancelled')`;
  * wait or a key conflict is the latest committed one.
  *
  * `version` picks the routines of one migration (see `StepRoutineVersion`): `'0003'` also stores
- * `turn` (inserted as given, set by a transition when `p_turn` is not NULL).
+ * `turn` (inserted as given, set by a transition when `p_turn` is not NULL); `'0008'` also stamps
+ * `fence` on an inserted step and records the finished attempt 1 of a step inserted finished.
  */
 export function postgresRoutines(names: TableNames, version: StepRoutineVersion): string[] {
   const r = routineNames(names.prefix);
@@ -36,11 +37,14 @@ export function postgresRoutines(names: TableNames, version: StepRoutineVersion)
   const steps = q(names.steps);
   const runs = q(names.runs);
   const attempts = q(names.attempts);
-  const columns = shape.turn ? STEP_COLUMNS : STEP_COLUMNS_0001;
-  const stepValues = [
-    'p_run_id', 'p_key_hash', 'p_step_key', 'p_name', 'p_kind', 'p_seq', 'p_status', '1', 'p_max_attempts', 'p_queued',
-    'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now', ...(shape.turn ? ['p_turn'] : []),
-  ];
+  const columns = shape.finished ? STEP_COLUMNS : shape.turn ? STEP_COLUMNS_0003 : STEP_COLUMNS_0001;
+  const stepValues = stepInsertValues(shape);
+  // cairn_0008_step_finished: a step recorded already finished carries its attempt 1.
+  const finishedAttempt = shape.finished
+    ? `
+  elsif p_attempt_status is not null then
+    ${finishedAttemptInsert(attempts)}`
+    : '';
   const setTurn = shape.turn ? `\n      turn = coalesce(p_turn, s.turn),` : '';
   // The run row is share-locked: writers of one run proceed together, a claim (which updates the
   // row) waits for them, and they wait for a claim that got there first.
@@ -77,7 +81,7 @@ begin
   end if;
   if v_row.status = 'running' then
     insert into ${attempts} (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at)
-      values (p_run_id, p_key_hash, 1, p_step_key, p_seq, 'running', p_worker, p_now);
+      values (p_run_id, p_key_hash, 1, p_step_key, p_seq, 'running', p_worker, p_now);${finishedAttempt}
   end if;
   return query select v_fence, v_status, true, row_to_json(v_row);
 end

@@ -6,6 +6,12 @@ import type { RoutineArgs, STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS } from './
 
 const flag = (on: boolean): number => (on ? 1 : 0);
 
+/** The worker of the attempt the insert opens (a running step) or records (a finished one). */
+function encodeWorker(step: NewStep): string | null {
+  const worker = step.finishedAttempt?.worker ?? step.worker;
+  return worker === undefined ? null : encodeText(worker);
+}
+
 /** The arguments of `step_insert` for a new step. */
 export function stepInsertArgs(id: StepIdentity, fence: Fence, step: NewStep, now: number, asyncCommit: boolean): RoutineArgs<typeof STEP_INSERT_PARAMS> {
   return {
@@ -24,8 +30,12 @@ export function stepInsertArgs(id: StepIdentity, fence: Fence, step: NewStep, no
     p_wake_at: step.wakeAt ?? null,
     p_child_run_id: step.childRunId === undefined ? null : encodeText(step.childRunId),
     p_turn: step.turn ?? null,
-    p_worker: step.worker === undefined ? null : encodeText(step.worker),
+    p_worker: encodeWorker(step),
     p_now: now,
+    p_attempt_status: step.finishedAttempt?.status ?? null,
+    p_attempt_started_at: step.finishedAttempt?.startedAt ?? null,
+    p_attempt_output: step.finishedAttempt?.output === undefined ? null : encodeJson(step.finishedAttempt.output),
+    p_attempt_error: step.finishedAttempt?.error === undefined ? null : encodeJson(step.finishedAttempt.error as never),
     p_async: flag(asyncCommit),
   };
 }

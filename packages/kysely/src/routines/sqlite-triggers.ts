@@ -55,3 +55,38 @@ export function dropSqliteTriggers(names: TableNames): string[] {
     ...SQLITE_ATTEMPT_COLUMNS.map((column) => `alter table "${names.steps}" drop column ${column}`),
   ];
 }
+
+/** The trigger `cairn_0008_step_finished` adds, and the trigger-input column it reads. */
+function finishedTriggerName(prefix: string): string {
+  return `${prefix}steps_finished_attempt`;
+}
+
+/**
+ * `cairn_0008_step_finished` on SQLite: inserting a step already finished (`end_status` set) writes
+ * its attempt 1 — outcome `end_status`, worker `start_worker`, started `start_at` (a new trigger
+ * input), ended at the insert's time, with `end_output_json` / `end_error_json` — in the same
+ * statement. A transition always names `end_status` and `start_worker`, so the values an insert
+ * left there never reach the update trigger.
+ */
+export function sqliteFinishedTrigger(names: TableNames): string[] {
+  const steps = `"${names.steps}"`;
+  const attempts = `"${names.attempts}"`;
+  return [
+    `alter table ${steps} add column start_at integer`,
+    `create trigger "${finishedTriggerName(names.prefix)}" after insert on ${steps} when new.end_status is not null
+begin
+  insert into ${attempts} (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at, ended_at, output_json, error_json)
+    values (new.run_id, new.key_hash, 1, new.step_key, new.seq, new.end_status, new.start_worker, new.start_at, new.created_at, new.end_output_json, new.end_error_json);
+end`,
+  ];
+}
+
+/** Drops what `sqliteFinishedTrigger` created (the down of `cairn_0008_step_finished`). */
+export function dropSqliteFinishedTrigger(names: TableNames): string[] {
+  return [dropFinishedTriggerOnly(names), `alter table "${names.steps}" drop column start_at`];
+}
+
+/** Drops the trigger of `cairn_0008_step_finished` alone (it reads columns of 0002's triggers). */
+export function dropFinishedTriggerOnly(names: TableNames): string {
+  return `drop trigger if exists "${finishedTriggerName(names.prefix)}"`;
+}

@@ -10,6 +10,7 @@ import { runDeadlineMigration } from './run-deadline-migration.js';
 import { operationsMigration } from './operations-migration.js';
 import { runTraceContextMigration } from './run-trace-context-migration.js';
 import { schedulesMigration } from './schedules-migration.js';
+import { stepFinishedMigration } from './step-finished-migration.js';
 import { stepTurnMigration } from './step-turn-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
@@ -26,7 +27,7 @@ interface TableSpec {
  * own (`steps.turn`: `cairn_0003_step_turn`; `runs.deadline`, `runs.cancel_reason`: `cairn_0004_run_deadline`;
  * `events` keyed by message: `cairn_0005_event_messages`; `runs.forked_from_*`, `retries_json` and
  * the parent and retention indexes: `cairn_0006_operations`; `runs.trace_context_json`:
- * `cairn_0007_run_trace_context`).
+ * `cairn_0007_run_trace_context`; `steps.fence`: `cairn_0008_step_finished`).
  */
 const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules'>, TableSpec> = {
   runs: {
@@ -121,7 +122,7 @@ export interface CairnMigrationOptions {
 }
 
 /** The migration names this package ships, oldest first. */
-export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations', 'cairn_0007_run_trace_context', 'cairn_0010_schedules'] as const;
+export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations', 'cairn_0007_run_trace_context', 'cairn_0008_step_finished', 'cairn_0010_schedules'] as const;
 
 /**
  * The store's schema as Kysely migrations, for your own `Migrator` (or merge its
@@ -150,7 +151,8 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): M
       [CAIRN_MIGRATION_NAMES[4]]: eventMessagesMigration(names),
       [CAIRN_MIGRATION_NAMES[5]]: operationsMigration(names),
       [CAIRN_MIGRATION_NAMES[6]]: runTraceContextMigration(names),
-      [CAIRN_MIGRATION_NAMES[7]]: schedulesMigration(names),
+      [CAIRN_MIGRATION_NAMES[7]]: stepFinishedMigration(names),
+      [CAIRN_MIGRATION_NAMES[8]]: schedulesMigration(names),
     }),
   };
 }

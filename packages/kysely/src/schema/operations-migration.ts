@@ -3,7 +3,7 @@ import type { Migration } from 'kysely/migration';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
 import { columnType, type ColumnKind } from './column-types.js';
-import { mysqlHasColumn } from './run-deadline-migration.js';
+import { mysqlHasColumn } from './mysql-has-column.js';
 import type { TableNames } from './tables.js';
 
 /** The columns `cairn_0006_operations` adds to `runs`: `RunRecord.forkedFrom` and `retries`. */
@@ -28,7 +28,7 @@ async function mysqlHasIndex(db: AnyKysely, table: string, index: string): Promi
 async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
   // MySQL/MariaDB commit each DDL statement: a try that failed halfway must be able to run again.
   for (const [column, kind] of OPERATIONS_COLUMNS) {
-    if (dialect === 'mysql' && (await mysqlHasColumn(db, names, column))) continue;
+    if (dialect === 'mysql' && (await mysqlHasColumn(db, names.runs, column))) continue;
     await db.schema.alterTable(names.runs).addColumn(column, columnType(dialect, kind)).execute();
   }
   for (const index of OPERATIONS_INDEXES) {
@@ -48,7 +48,7 @@ async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): 
     }
   }
   for (const [column] of [...OPERATIONS_COLUMNS].reverse()) {
-    if (dialect !== 'mysql' || (await mysqlHasColumn(db, names, column))) await db.schema.alterTable(names.runs).dropColumn(column).execute();
+    if (dialect !== 'mysql' || (await mysqlHasColumn(db, names.runs, column))) await db.schema.alterTable(names.runs).dropColumn(column).execute();
   }
 }
 

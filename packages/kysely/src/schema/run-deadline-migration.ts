@@ -6,18 +6,12 @@ import { mysqlCollation } from '../routines/install-routines.js';
 import { mysqlRequestCancelRoutine } from '../routines/mysql-run-routines.js';
 import { routineNames, type RequestCancelVersion } from '../routines/params.js';
 import { columnType } from './column-types.js';
+import { mysqlHasColumn } from './mysql-has-column.js';
 import type { TableNames } from './tables.js';
 
 /** The columns `cairn_0004_run_deadline` adds to `runs`: `RunRecord.deadline` and `cancelReason`. */
 export const DEADLINE_COLUMN = 'deadline';
 export const CANCEL_REASON_COLUMN = 'cancel_reason';
-
-/** Whether `runs` has `column` (MySQL/MariaDB only: its DDL is not transactional). */
-export async function mysqlHasColumn(db: AnyKysely, names: TableNames, column: string): Promise<boolean> {
-  const { rows } = await sql<{ n: unknown }>`select count(*) as n from information_schema.columns
-    where table_schema = database() and table_name = ${names.runs} and column_name = ${column}`.execute(db);
-  return Number(rows[0]?.n ?? 0) > 0;
-}
 
 /** MySQL/MariaDB: replaces `run_request_cancel` by the procedure of `version`. */
 async function replaceRequestCancel(db: AnyKysely, names: TableNames, version: RequestCancelVersion): Promise<void> {
@@ -28,10 +22,10 @@ async function replaceRequestCancel(db: AnyKysely, names: TableNames, version: R
 async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
   // PostgreSQL runs a migration in one transaction; MySQL/MariaDB commit each DDL statement, so a
   // try that failed after an ALTER must be able to run again.
-  if (dialect !== 'mysql' || !(await mysqlHasColumn(db, names, DEADLINE_COLUMN))) {
+  if (dialect !== 'mysql' || !(await mysqlHasColumn(db, names.runs, DEADLINE_COLUMN))) {
     await db.schema.alterTable(names.runs).addColumn(DEADLINE_COLUMN, columnType(dialect, 'bigint')).execute();
   }
-  if (dialect !== 'mysql' || !(await mysqlHasColumn(db, names, CANCEL_REASON_COLUMN))) {
+  if (dialect !== 'mysql' || !(await mysqlHasColumn(db, names.runs, CANCEL_REASON_COLUMN))) {
     await db.schema.alterTable(names.runs).addColumn(CANCEL_REASON_COLUMN, columnType(dialect, 'text')).execute();
   }
   if (dialect === 'mysql') await replaceRequestCancel(db, names, '0004');
@@ -41,7 +35,7 @@ async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): 
   // The procedure of 0004 names cancel_reason, so it goes first.
   if (dialect === 'mysql') await replaceRequestCancel(db, names, '0002');
   for (const column of [CANCEL_REASON_COLUMN, DEADLINE_COLUMN]) {
-    if (dialect !== 'mysql' || (await mysqlHasColumn(db, names, column))) {
+    if (dialect !== 'mysql' || (await mysqlHasColumn(db, names.runs, column))) {
       await db.schema.alterTable(names.runs).dropColumn(column).execute();
     }
   }

@@ -1,25 +1,18 @@
-import { sql } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
 import { replaceStepRoutines } from '../routines/install-routines.js';
 import { columnType } from './column-types.js';
+import { mysqlHasColumn } from './mysql-has-column.js';
 import type { TableNames } from './tables.js';
 
 /** The column `cairn_0003_step_turn` adds to `steps`: `StepRecord.turn`, NULL when absent. */
 export const TURN_COLUMN = 'turn';
 
-/** Whether `steps` has the `turn` column (MySQL/MariaDB only: its DDL is not transactional). */
-async function mysqlHasTurn(db: AnyKysely, names: TableNames): Promise<boolean> {
-  const { rows } = await sql<{ n: unknown }>`select count(*) as n from information_schema.columns
-    where table_schema = database() and table_name = ${names.steps} and column_name = ${TURN_COLUMN}`.execute(db);
-  return Number(rows[0]?.n ?? 0) > 0;
-}
-
 async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
   // PostgreSQL runs a migration in one transaction and SQLite's is this one statement; MySQL/MariaDB
   // commit each DDL statement, so a try that failed after the ALTER must be able to run again.
-  if (dialect !== 'mysql' || !(await mysqlHasTurn(db, names))) {
+  if (dialect !== 'mysql' || !(await mysqlHasColumn(db, names.steps, TURN_COLUMN))) {
     await db.schema.alterTable(names.steps).addColumn(TURN_COLUMN, columnType(dialect, 'bigint')).execute();
   }
   await replaceStepRoutines(db, names, dialect, '0002', '0003');
@@ -29,7 +22,7 @@ async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): 
   // The routines of 0003 name the column, so they go first; those of 0002 never name it (neither
   // engine checks a routine's columns before it runs).
   await replaceStepRoutines(db, names, dialect, '0003', '0002');
-  if (dialect !== 'mysql' || (await mysqlHasTurn(db, names))) {
+  if (dialect !== 'mysql' || (await mysqlHasColumn(db, names.steps, TURN_COLUMN))) {
     await db.schema.alterTable(names.steps).dropColumn(TURN_COLUMN).execute();
   }
 }

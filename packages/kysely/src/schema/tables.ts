@@ -91,6 +91,8 @@ export interface StepRow {
   updated_at: number | string;
   /** The delivery turn (added by `cairn_0003_step_turn`); NULL until written. */
   turn: number | string | null;
+  /** The fence of the claim that recorded the step (added by `cairn_0008_step_finished`); NULL when none. */
+  fence?: number | string | null;
 }
 
 /** A row of `attempts`. */
@@ -148,8 +150,15 @@ export const STEP_COLUMNS_0001 = [
 ] as const;
 
 /**
- * The columns of `steps` the store reads and writes, in table order: `turn` was added by
- * `cairn_0003_step_turn` (`ALTER TABLE … ADD COLUMN`, hence last; SQLite's trigger columns of
- * `cairn_0002_step_routines` sit before it and are never read).
+ * The columns of `steps` after `cairn_0003_step_turn`, in table order: `turn` was added by it
+ * (`ALTER TABLE … ADD COLUMN`, hence last; SQLite's trigger columns of `cairn_0002_step_routines`
+ * sit before it and are never read). The routines of 0003 name exactly these, so this list never
+ * changes.
  */
-export const STEP_COLUMNS = [...STEP_COLUMNS_0001, 'turn'] as const;
+export const STEP_COLUMNS_0003 = [...STEP_COLUMNS_0001, 'turn'] as const;
+
+/**
+ * The columns of `steps` the store reads and writes, in table order: `fence` (the claim that
+ * recorded the step, `StepRecord.fence`) was added by `cairn_0008_step_finished`.
+ */
+export const STEP_COLUMNS = [...STEP_COLUMNS_0003, 'fence'] as const;

@@ -6,7 +6,8 @@
 
 /**
  * ARGV: fence|'' , key, seq, nStepArgs, step field/value pairs (nStepArgs items), then attempt
- * field/value pairs (present when the step starts `running`: attempt 1 opens in the same write).
+ * field/value pairs (present when the step starts `running`: attempt 1 opens in the same write; or
+ * when it is recorded finished: its finished attempt 1).
  */
 export const INSERT_STEP = /* lua */ `
 local code, data = writable(ARGV[1])
