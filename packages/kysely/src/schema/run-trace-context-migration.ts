@@ -2,7 +2,7 @@ import type { Migration } from 'kysely/migration';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
 import { columnType } from './column-types.js';
-import { mysqlHasColumn } from './run-deadline-migration.js';
+import { mysqlHasColumn } from './mysql-has-column.js';
 import type { TableNames } from './tables.js';
 
 /** The column `cairn_0007_run_trace_context` adds to `runs`: `RunRecord.traceContext` as JSON text. */
@@ -10,12 +10,12 @@ export const TRACE_CONTEXT_COLUMN = 'trace_context_json';
 
 async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
   // MySQL/MariaDB commit each DDL statement: a try that failed after the ALTER must be able to run again.
-  if (dialect === 'mysql' && (await mysqlHasColumn(db, names, TRACE_CONTEXT_COLUMN))) return;
+  if (dialect === 'mysql' && (await mysqlHasColumn(db, names.runs, TRACE_CONTEXT_COLUMN))) return;
   await db.schema.alterTable(names.runs).addColumn(TRACE_CONTEXT_COLUMN, columnType(dialect, 'json')).execute();
 }
 
 async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  if (dialect === 'mysql' && !(await mysqlHasColumn(db, names, TRACE_CONTEXT_COLUMN))) return;
+  if (dialect === 'mysql' && !(await mysqlHasColumn(db, names.runs, TRACE_CONTEXT_COLUMN))) return;
   await db.schema.alterTable(names.runs).dropColumn(TRACE_CONTEXT_COLUMN).execute();
 }
 
