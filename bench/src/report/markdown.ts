@@ -37,7 +37,7 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
     out.push(
       table(
-        ['backend', 'steps.insert (start)', 'steps.transition (finish)', 'engine (rest)'],
+        ['backend', 'steps.insert (the finished step; or its start)', 'steps.transition (a finish after a recorded start)', 'engine (rest)'],
         withInline.map((b) => {
           const t = b.inline!.usPerStepByMethod;
           return [b.title, us(t['steps.insert']), us(t['steps.transition']), us(t['engine (rest)'])];
