@@ -48,7 +48,11 @@ describe('replay of concurrent branches', () => {
       // Still running when the timer below fires: it ends only when the run's end aborts it.
       const slow = ctx.step('slow', ({ signal }) => new Promise<number>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
       const stray = (async () => {
-        await new Promise<void>((resolve) => setTimeout(resolve, 5)); // not a primitive
+        // Not primitives. The macrotask hops come first so that the timer fires after the engine
+        // saw the code go quiet (its check is itself a macrotask): on a loaded machine a bare 5 ms
+        // timer could fire before that check, inside the first turn, where the call is legitimate.
+        for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+        await new Promise<void>((resolve) => setTimeout(resolve, 5));
         return ctx.step('after-timer', () => 2);
       })();
       return Promise.all([slow, stray]);
