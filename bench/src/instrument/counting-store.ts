@@ -2,7 +2,7 @@ import type { RunRecord, WorkflowStore } from '@cairn/core';
 import { nowMs } from '../stats.js';
 import { diff, type RoundTripCounter, type RoundTripSnapshot } from './round-trips.js';
 
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history'] as const;
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules'] as const;
 
 /** One execution of a run as seen by the store: from `runs.claim` to the `runs.transition` that ends it. */
 export interface ExecutionWindow {

@@ -121,6 +121,16 @@ export const schedulesGroup: CaseGroup = caseGroup('engine.schedules', 'engine: 
     assert.deepEqual(fired, [0, 1, 2].map((i) => `schedule:minutely:${iso(first + i * MINUTE)}`));
   }),
 
+  conformanceCase('a schedule created by another process is found by an idle engine\'s loop and fired', async (env) => {
+    const w = await engineWorld(env, [recorder]);
+    const [store] = await storesFor(env, 2).then((s) => s.slice(1));
+    // The creator runs no workers; the first engine learned of no schedule when it started.
+    const creator = await w.startEngine([recorder], { store: store!, noWorkers: true });
+    const s = await creator.schedules.create({ name: 'found-later', workflow: 'sched-record', cron: '* * * * *', catchUp: 'none' });
+    await w.runUntil('the first tick fired by the idle engine', async () => (await runKeys(w, 'sched-record')).length >= 1, { maxTimers: 200 });
+    assert.deepEqual(await runKeys(w, 'sched-record'), [`schedule:found-later:${iso(s.nextTickAt)}`], 'fired on time (catchUp none)');
+  }),
+
   conformanceCase('overlap skip: a tick while the previous run is active is skipped and counted', async (env) => {
     const w = await worldAt(env, Date.UTC(2027, 0, 4, 10, 0, 30), [holder]);
     const s = await w.engine.schedules.create({ name: 'skipper', workflow: 'sched-hold', cron: '* * * * *', overlap: 'skip' });

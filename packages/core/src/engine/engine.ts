@@ -570,6 +570,8 @@ export function createEngine(options: EngineOptions): Engine {
       for (const def of declaredSchedules.values()) {
         await untilReachable(`declaring schedule ${def.name}`, wait, () => declareSchedule(rt.store, def, clock.now()));
       }
+      // Learns when the first schedule is due (and fires any due now) as part of starting.
+      if (startOptions.workers !== false) await untilReachable('reading the schedules', wait, () => scheduleRunner.pass());
       started = true;
       if (shutdown.signal.aborted) shutdown = new AbortController();
       withoutWorkers = startOptions.workers === false;
@@ -618,8 +620,9 @@ export function createEngine(options: EngineOptions): Engine {
             await recover();
             // Retention: one small batch per pass, so a large backlog never stalls recovery.
             if (retention !== undefined && Object.keys(retention).length > 0) await pruneRuns(rt, retention, { limit: PRUNE_BATCH });
-            // Due ticks are fired on the same beat: one indexed read when none is due.
-            await scheduleRunner.pass();
+            // Due ticks are fired on the same beat, read only when one is due (the earliest due
+            // time is known from the last read) or every DISCOVERY_MS: idle passes stay one request.
+            await scheduleRunner.passIfDue();
             outage.recovered();
           } catch (error) {
             if (!signal.aborted) rt.logger.error({ workerId, err: error }, 'recovery pass failed');

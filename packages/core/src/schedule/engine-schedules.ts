@@ -38,7 +38,7 @@ export interface EngineSchedules {
   trigger(name: string): Promise<{ key: string; runId?: string }>;
   /** Deletes the schedule (not its runs). A schedule declared in code is created again by the next engine started with it. */
   delete(name: string): Promise<boolean>;
-  /** One pass of the schedule loop (the recovery loop runs it too): fires due ticks. Returns the runs started. */
+  /** One schedule pass now (the recovery loop runs one when a schedule is due): fires due ticks. Returns the runs started. */
   tick(): Promise<number>;
 }
 
@@ -136,6 +136,7 @@ export function createEngineSchedules(deps: EngineSchedulesDeps): EngineSchedule
       if (!deps.runs(def.workflow)) throw invalidInput('schedules.create workflow', 'is not a workflow this engine registers', def.workflow);
       const { schedule, created } = await store.schedules.create(newScheduleRecord(def, 'api', clock.now()));
       if (!created) throw new CairnError('SCHEDULE_EXISTS', `Schedule ${JSON.stringify(def.name)} already exists`, { data: { name: def.name } });
+      deps.runner.lookBy(schedule.dueAt);
       return schedule;
     },
     async get(name) {
@@ -157,12 +158,14 @@ export function createEngineSchedules(deps: EngineSchedulesDeps): EngineSchedule
     },
     async resume(rawName) {
       const name = checkName('schedules.resume name', rawName);
-      return modify(name, (s, now) => {
+      const resumed = await modify(name, (s, now) => {
         if (!s.paused) return s;
         const tick = cronTicks(`schedule ${JSON.stringify(s.name)}`, s.cron, s.timezone).next(now);
         const next = { ...s, paused: false, nextTickAt: tick ?? s.nextTickAt };
         return { ...next, dueAt: dueAtOf(next, now, tick !== undefined) };
       });
+      deps.runner.lookBy(resumed.dueAt);
+      return resumed;
     },
     async trigger(rawName) {
       const name = checkName('schedules.trigger name', rawName);
@@ -170,7 +173,10 @@ export function createEngineSchedules(deps: EngineSchedulesDeps): EngineSchedule
       const written = await modify(name, (s, now) => ({ ...s, firing: [...s.firing, { tickAt: now, key }], dueAt: now }));
       // An engine without the workflow (or the code computing its input), such as the CLI's, only
       // records the firing: the next schedule pass of an engine that has them starts the run.
-      if (!deps.runs(written.workflow) || (written.computedInput && !deps.computes(name))) return { key };
+      if (!deps.runs(written.workflow) || (written.computedInput && !deps.computes(name))) {
+        deps.runner.lookBy(written.dueAt);
+        return { key };
+      }
       // Started here, or found by its key when a racing engine started the same firing first.
       const runId = (await deps.runner.handle(written)).get(key);
       return runId === undefined ? { key } : { key, runId };

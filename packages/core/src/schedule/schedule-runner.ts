@@ -21,6 +21,11 @@ export interface ScheduleRunnerDeps {
   startRun(workflow: string, input: unknown, idempotencyKey: string): Promise<string>;
 }
 
+/**
+ * How long an idle engine goes without reading the schedules: a schedule created by another process
+ * is found within this (its ticks are then still on time, see ON_TIME_MS).
+ */
+export const DISCOVERY_MS = 30_000;
 /** Schedules handled in one pass at most. */
 const PASS_LIMIT = 100;
 /** Compare-and-set rounds on one schedule before a pass leaves it to the next. */
@@ -129,21 +134,41 @@ export function createScheduleRunner(deps: ScheduleRunnerDeps) {
     return started;
   };
 
+  // When the recovery loop next needs a schedule pass: the earliest due time last seen, at the
+  // latest DISCOVERY_MS after the last look (schedules created by other processes are found then).
+  let checkAt = 0;
+
+  /** One pass: handles every due schedule of a workflow this engine runs. Returns the runs started. */
+  const pass = async (): Promise<number> => {
+    const now = deps.clock.now();
+    // The earliest PASS_LIMIT by due time, due or not: one indexed read that also says when to look next.
+    const earliest = await deps.store.schedules.findDue(Number.MAX_SAFE_INTEGER, PASS_LIMIT);
+    const due = earliest.filter((s) => s.dueAt !== null && s.dueAt <= now);
+    const later = earliest.find((s) => s.dueAt !== null && s.dueAt > now)?.dueAt ?? Infinity;
+    // After handling due ones their next times are unknown here: look again at the next pass.
+    checkAt = due.length > 0 ? now : Math.min(later, now + DISCOVERY_MS);
+    let started = 0;
+    for (const s of due) {
+      if (!deps.runs(s.workflow)) continue;
+      try {
+        started += (await handle(s)).size;
+      } catch (error) {
+        deps.logger.error({ workerId: deps.workerId, schedule: s.name, err: error }, `Schedule ${s.name}: pass failed`);
+      }
+    }
+    return started;
+  };
+
   return {
     handle,
-    /** One pass: handles every due schedule of a workflow this engine runs. Returns the runs started. */
-    async pass(): Promise<number> {
-      const due = await deps.store.schedules.findDue(deps.clock.now(), PASS_LIMIT);
-      let started = 0;
-      for (const s of due) {
-        if (!deps.runs(s.workflow)) continue;
-        try {
-          started += (await handle(s)).size;
-        } catch (error) {
-          deps.logger.error({ workerId: deps.workerId, schedule: s.name, err: error }, `Schedule ${s.name}: pass failed`);
-        }
-      }
-      return started;
+    pass,
+    /** A pass when one is needed (a schedule is due, or DISCOVERY_MS passed since the last look); else nothing, no store call. */
+    async passIfDue(): Promise<number> {
+      return deps.clock.now() >= checkAt ? pass() : 0;
+    },
+    /** Asks for a pass by `at` (a schedule created, resumed or declared here). */
+    lookBy(at: number | null): void {
+      if (at !== null) checkAt = Math.min(checkAt, at);
     },
   };
 }
