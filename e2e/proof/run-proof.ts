@@ -158,7 +158,9 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
   log(`submitted ${ids.length} runs in ${Date.now() - started} ms`);
 
   // Kill a random live worker when 10%, 30%, 50% ... of the runs are terminal (at least 1.5 s
-  // apart), replacing it at once (the replacement starts in the background).
+  // apart), replacing it at once (the replacement starts in the background). Runs executing in
+  // parallel end together, in waves, so "terminal" can jump from none to all: a kill also lands
+  // once 2.5 s passed without one while runs are still in flight.
   const killAt = Array.from({ length: KILLS }, (_, k) => Math.floor(RUNS * Math.min(0.8, 0.1 + 0.2 * k)));
   let kills = 0;
   let lastKill = 0;
@@ -177,7 +179,8 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
       }
     }
     const done = RUNS - pending.size;
-    if (kills < KILLS && pending.size > 0 && done >= killAt[kills]! && Date.now() - lastKill >= 1500) {
+    const due = done >= killAt[kills]! || Date.now() - (lastKill || started) >= 2500;
+    if (kills < KILLS && pending.size > 0 && due && Date.now() - lastKill >= 1500) {
       const live = workers.map((w, i) => [w, i] as const).filter(([w]) => w !== undefined);
       const [child, slot] = live[Math.floor(Math.random() * live.length)]!;
       child!.kill('SIGKILL');

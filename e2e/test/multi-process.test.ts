@@ -14,8 +14,8 @@ function runProof(args: string[], stepMs: string): Promise<{ code: number | null
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@cairn/source', driver, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Without work in its steps, 60 runs finish in under 2 s on BullMQ, before the kills (spaced
-      // 1.5 s apart) can land: give each step some work so all three kills hit runs in flight.
+      // Without work in their steps, 60 runs finish in 2-5 s, before the kills (spaced 1.5 s apart)
+      // can land: give each step some work so all three kills hit runs in flight.
       env: { ...process.env, CAIRN_PROOF_STEP_MS: process.env.CAIRN_PROOF_STEP_MS ?? stepMs },
     });
     let stdout = '';
@@ -30,11 +30,13 @@ const required = (process.env.CAIRN_TEST_REQUIRE ?? '').split(',').map((s) => s.
 
 describe('multi-process proof: 4 workers, 60 runs x 10 steps, 3 SIGKILLs', () => {
   for (const [pairing, service, stepMs] of [
-    ['postgres+pg-boss', 'postgres', '0'],
+    // 400 ms per step: about 10 s per proof, long enough for three kills 1.5-2.5 s apart (with
+    // one write per inline step, pg-boss finished 60 runs in 5.5 s and the store in 3 s, before
+    // the kills: 1 and 0 of 3 landed).
+    ['postgres+pg-boss', 'postgres', '400'],
     ['redis+bullmq', 'redis', '400'],
     // No broker: each process's own local queue, runs handed over through the store (decision 34).
-    // Fast enough without work in its steps to finish before the third kill: 200 ms per step.
-    ['postgres+store', 'postgres', '200'],
+    ['postgres+store', 'postgres', '400'],
   ] as const) {
     it(`${pairing} (per-workflow)`, { timeout: 180_000 }, async (t) => {
       const result = await runProof(['--pairing', pairing, '--runs', '60', '--kills', '3', '--timeout-s', '120'], stepMs);
