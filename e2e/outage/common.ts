@@ -35,7 +35,8 @@ export function outageWorkflow(countsFile: string) {
         `s${i}`,
         async (step) => {
           await new Promise((resolve) => setTimeout(resolve, STEP_MS));
-          appendFileSync(countsFile, `${step.runId}\t${step.key}\n`);
+          // When it succeeded: its result's write may be lost if that falls in the outage.
+          appendFileSync(countsFile, `${step.runId}\t${step.key}\t${Date.now()}\n`);
           return input.n + i;
         },
         { queued: i % 2 === 1 },
