@@ -1,0 +1,281 @@
+// The engine's public contract: its options and the methods every engine offers. Implemented by
+// createEngine (engine.ts).
+import type { Clock } from '../clock/clock.js';
+import type { Json } from '../model/json.js';
+import type { RunPage, RunQuery, RunRecord } from '../model/run.js';
+import type { AttemptRecord, StepKind, StepRecord } from '../model/step.js';
+import type { Queue, GroupConcurrency } from '../queue/queue.js';
+import type { WorkflowStore } from '../store/workflow-store.js';
+import type { WorkflowDefinition } from './define-workflow.js';
+import type { EngineTimings } from './engine-runtime.js';
+import type { EngineLogger } from '../logging/engine-logger.js';
+import type { FaultInjector } from './fault-point.js';
+import type { QueueStrategy } from './queue-names.js';
+import type { RetryRunOptions } from './retry-run.js';
+import type { ForkOptions } from './fork-run.js';
+import type { PruneOptions, RetentionOptions } from './prune-runs.js';
+import type { ScheduleDefinition } from '../schedule/define-schedule.js';
+import type { EngineSchedules } from '../schedule/engine-schedules.js';
+import type { Duration } from './duration.js';
+import type { RetryOptions } from './retry-policy.js';
+import type { EventDelivery } from '../model/event.js';
+import type { EventDefinition } from './event-definition.js';
+import type { SendEventOptions } from './send-event.js';
+import type { DeadlineInput } from './run-deadline.js';
+import type { DoctorOptions, DoctorReport } from './doctor/doctor-options.js';
+import type { RunTimeline } from './run-timeline.js';
+
+/** Options of `createEngine`. */
+export interface EngineOptions {
+  store: WorkflowStore;
+  /** Carries orchestrator and step jobs. Default: a new in-process local queue (owned and closed by the engine). */
+  queue?: Queue;
+  workflows: readonly WorkflowDefinition<any, any>[];
+  /** Default `per-workflow`. `shared-groups` needs a queue with the `groups` capability. */
+  queueStrategy?: QueueStrategy;
+  /** How `startRun` starts runs by default: `queued` (any worker) or `inline` (this process, now). Default `queued`. */
+  startMode?: 'inline' | 'queued';
+  /** Prefix of every queue name (e.g. per environment). */
+  queuePrefix?: string;
+  /** Concurrency of each orchestrator and step worker this engine starts (default 10). */
+  concurrency?: number;
+  /** With `shared-groups`: per-group caps on each worker (default 5 per group). */
+  groupConcurrency?: GroupConcurrency;
+  /** Ceiling of the result polling interval (default 1 s); polling starts near 10 ms. */
+  pollIntervalMs?: number;
+  /** How often the recovery loop looks for due work (default 2 s). */
+  recoveryIntervalMs?: number;
+  /**
+   * How long `stop()` waits for in-flight executions and step bodies before abandoning them
+   * (default 30 s; `Infinity` waits for ever). See `Engine.stop`.
+   */
+  stopGraceMs?: number;
+  /**
+   * How long `start()` keeps trying while the store or the queue is unreachable (`STORE_ERROR` /
+   * `QUEUE_ERROR`) before it rejects with that error (default 60 s; `Infinity` waits for ever).
+   * Failures while it waits are logged once per cause, and the recovery once.
+   */
+  startTimeoutMs?: number;
+  /** Largest input, output, event payload or state value (default 1 MiB, capped by the store's limit). */
+  maxPayloadBytes?: number;
+  /** Timing tunables; see `EngineTimings`. */
+  timings?: Partial<EngineTimings>;
+  /**
+   * The retry policy of steps that set none: each of `retries`, `backoff`, `retryIf` a step leaves
+   * out is taken from here (then from the built-in default: no retry, fixed 1 s). Checked at once:
+   * bad values throw `INVALID_INPUT`.
+   */
+  defaultRetry?: RetryOptions;
+  /**
+   * How long ended runs are kept, per terminal status (`'30d'`, milliseconds): each recovery pass
+   * deletes up to 100 runs that ended longer ago (oldest first), with everything they recorded,
+   * freeing their idempotency keys. A status left out is kept for ever. See `Engine.prune`.
+   */
+  retention?: RetentionOptions;
+  /** Injected time (tests use `ManualClock` from `@cairn/core/testing`). */
+  clock?: Clock;
+  /** Fault points for crash tests (see `@cairn/core/testing`). */
+  faults?: FaultInjector;
+  /** This process's worker id (default host:pid:random). */
+  workerId?: string;
+  /**
+   * Where the engine logs (see `EngineLogger`): pino and Bunyan loggers fit as they are; wrap a
+   * string-first one (console, winston) in `fromStringLogger`. Default: warnings and errors to the
+   * console. A logger that is not an object with `warn` and `error` functions throws `INVALID_INPUT`.
+   */
+  logger?: EngineLogger;
+  /**
+   * Captures the trace context of the code calling `startRun` (a W3C carrier: `traceparent`,
+   * `tracestate`), stored with the run so whichever process executes it continues that trace
+   * (`@cairn/otel`'s `cairnTelemetry().traceContext` reads OpenTelemetry's active context).
+   * Called only when `startRun` is given no `traceContext` of its own; may return undefined.
+   */
+  traceContext?: () => Record<string, string> | undefined;
+  /**
+   * Lets log entries carry inputs, outputs, event payloads and state values (default false: they
+   * carry ids, names, attempts, timings and errors only, never what a workflow handles).
+   */
+  logPayloads?: boolean;
+  /**
+   * Schedules declared in code (`defineSchedule`): `start()` creates each one absent from the
+   * store and brings a changed one up to date; the recovery loop fires due ticks. Each must start
+   * a workflow of `workflows` and have a unique name, or `createEngine` throws `INVALID_INPUT`.
+   */
+  schedules?: readonly ScheduleDefinition[];
+}
+
+/** Options of `Engine.startRun`. */
+export interface StartOptions {
+  /** Unique per workflow: a repeated key returns the existing run instead of starting another. */
+  idempotencyKey?: string;
+  /** Overrides the engine's `startMode`. */
+  mode?: 'inline' | 'queued';
+  /** Start on this registered version instead of the current one. */
+  version?: string;
+  /**
+   * When the run must have ended: a `Date`, or a `Duration` from now (`'1h'`, milliseconds).
+   * Overrides the workflow's default `deadline`. Past it the run fails with `DEADLINE_EXCEEDED`,
+   * its children are cancelled and its running bodies' signals abort. See docs/semantics.md.
+   */
+  deadline?: DeadlineInput;
+  /**
+   * The trace context to store with the run (a W3C carrier: `traceparent`, `tracestate`; at most
+   * 8 string entries). Default: what the engine's `traceContext` option captures, if set.
+   */
+  traceContext?: Record<string, string>;
+}
+
+/** Options of `Engine.cancel`. */
+export interface CancelOptions {
+  /**
+   * Why: stored with the request (`RunRecord.cancelReason`; the first request's reason is kept),
+   * carried by the CANCELLED error every body's `signal.reason` is and by the run's recorded error.
+   * At most 1000 characters of well-formed text without NUL.
+   */
+  reason?: string;
+}
+
+/** A started (or found) run. */
+export interface RunHandle<O = unknown> {
+  readonly id: string;
+  /** False when an idempotency key matched an existing run. */
+  readonly created: boolean;
+  /** Waits for the run's output; see `Engine.result`. */
+  result(options?: { timeout?: Duration }): Promise<O>;
+}
+
+/** One attempt in a run's history, with its step's name and kind. */
+export interface HistoryEntry extends AttemptRecord {
+  stepName: string;
+  kind: StepKind;
+}
+
+/**
+ * The engine: starts runs, executes them on workers, and answers questions about them. Every
+ * method checks the runtime type of each argument first: a run id, name or key that is not a
+ * well-formed identifier (`checkIdentifier`), an unknown option or a filter of the wrong type
+ * rejects with `INVALID_INPUT` naming the argument, before the store is touched.
+ */
+export interface Engine {
+  /** Registers versions, checks the queue strategy, and (unless `workers: false`) starts workers and recovery. */
+  start(options?: { workers?: boolean }): Promise<void>;
+  /**
+   * Stops taking work (workers and recovery stop), then waits up to `graceMs` (default the
+   * engine's `stopGraceMs`, 30 s) for in-flight executions — queued jobs and inline starts — to
+   * finish, and closes the queue if the engine created it. Work still running after the grace
+   * period is abandoned: step bodies' signals abort, the executions write nothing more, and each
+   * run is handed back (status `waiting`, due now) so another worker resumes it at once; a queued
+   * step body still running is left to its deadline, as after a crash. Resolves in every case.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
+  /**
+   * Creates a run and starts it inline or on the queue. Bad input (unknown workflow, non-JSON or
+   * oversized input) throws a typed error before anything is written.
+   */
+  startRun<I, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: StartOptions): Promise<RunHandle<O>>;
+  /**
+   * Resolves with the output of a completed run; throws `RUN_FAILED` / `RUN_CANCELLED` (cause: the
+   * run's error), `RUN_NOT_FOUND`, or `RESULT_TIMEOUT`. While this process executes the run it
+   * makes no store read and resolves at once when the run ends here; otherwise (the run is
+   * suspended, or executes elsewhere) it polls the store from ~10 ms up to `pollIntervalMs`.
+   */
+  result<O = unknown>(runId: string, options?: { timeout?: Duration }): Promise<O>;
+  /**
+   * Sends a message to a run and wakes it. Every send of a name is kept, in arrival order: the k-th
+   * `ctx.waitForEvent` of that name in the run receives the k-th message, whether it was sent before
+   * or after the wait. `event` is a name or a `defineEvent` definition (whose schema, if any, checks
+   * the payload here, before anything is stored). Names follow the rule of waits (`checkEventName`);
+   * a bad name, options or payload throws `INVALID_INPUT` (or `NOT_SERIALIZABLE` /
+   * `PAYLOAD_TOO_LARGE`) with nothing stored. Answers `{ delivered: true, duplicate: false, seq }`
+   * when stored as message `seq`; `{ delivered: false, duplicate: true, seq }` when a send with the
+   * same `idempotencyKey` was stored before (nothing is stored again); `{ delivered: false,
+   * duplicate: false }` when the run has ended. `RUN_NOT_FOUND` when the run does not exist.
+   */
+  sendEvent<T extends Json = Json>(runId: string, event: string | EventDefinition<T>, payload?: T, options?: SendEventOptions): Promise<EventDelivery>;
+  /**
+   * Requests cancellation. Observed at once by an execution in this process; without a distributed
+   * queue, on a store with signals, at once (one signal and one store read) by an engine of another
+   * process executing the run; else within a third of the lease (`timings.leaseMs / 3`, plus one
+   * store call) by the worker executing the run or running one of its queued step bodies: every running body's signal aborts with CANCELLED
+   * (carrying `reason`), every later primitive throws it, and the run ends `cancelled`; its
+   * children are cancelled with the same reason. No-op on a finished run; `RUN_NOT_FOUND` when
+   * the run does not exist.
+   */
+  cancel(runId: string, options?: CancelOptions): Promise<void>;
+  getRun(runId: string): Promise<RunRecord | undefined>;
+  /**
+   * Runs newest first, one page at a time, as summaries without payloads (`getRun` gives a whole
+   * record). Filters: `workflow`, `status` (one or many), `createdAfter` / `createdBefore`,
+   * `parentRunId`, `idempotencyKey` (with `workflow`); each is served by an index.
+   */
+  listRuns(query?: RunQuery): Promise<RunPage>;
+  /** The run of `workflow` started with `idempotencyKey`, or `undefined` (through the idempotency index). */
+  findRun(workflow: string, idempotencyKey: string): Promise<RunRecord | undefined>;
+  /**
+   * Resumes a `failed` or `cancelled` run from where it ended, keeping its succeeded steps: the run
+   * becomes `pending` again (fence incremented, so a writer of the old execution is fenced off),
+   * its unfinished steps and the failures it did not go past are forgotten and run again, the
+   * failed or cancelled children those steps wait for are retried with it, and a deadline already
+   * passed is removed. Recorded in `RunRecord.retries`. The run is dispatched and left due, so any
+   * worker's recovery picks it up. `RUN_CONFLICT` when the run is not failed or cancelled (or its
+   * saga ran compensations); `RUN_NOT_FOUND` when it does not exist. See docs/operating.md.
+   */
+  retryRun(runId: string, options?: RetryRunOptions): Promise<RunRecord>;
+  /**
+   * Starts a NEW run of the run's workflow (current version) that reuses the source's recorded
+   * outcomes of the steps before `fromStep` (by the recorded order) and runs `fromStep` and every
+   * later step with the current code. The fork records `forkedFrom`. `STEP_NOT_FOUND` (nothing
+   * written) when the source has no such step key; `RUN_NOT_FOUND` when the source is missing.
+   */
+  forkRun(runId: string, options: ForkOptions): Promise<RunHandle>;
+  /**
+   * Deletes ended runs (never an active one) that ended before `before` (default: now minus the
+   * status's `retention`), of `statuses` (default: those with a retention), at most `limit`. A
+   * child whose parent is still active is kept. Frees the deleted runs' idempotency keys.
+   */
+  prune(options?: PruneOptions): Promise<{ deleted: number }>;
+  /** The run's steps, in order. */
+  steps(runId: string): Promise<StepRecord[]>;
+  /** The run's state (every key set with `ctx.setState`). */
+  state(runId: string): Promise<Record<string, Json>>;
+  /** Every attempt of every step, oldest first. */
+  history(runId: string): Promise<HistoryEntry[]>;
+  /**
+   * The run's timeline as plain JSON (see `RunTimeline`): the run, every step with its attempts and
+   * waits, the children it started, its state. Four store reads (run, steps, attempts, state), in
+   * parallel, whatever the number of steps. `RUN_NOT_FOUND` when the run does not exist.
+   */
+  timeline(runId: string): Promise<RunTimeline>;
+  /**
+   * Deletes a finished run and everything it recorded; `force` also deletes an active run. Deleting
+   * an active child run wakes its parent, which takes the child as ended (`CHILD_FAILED`, status
+   * `deleted`).
+   */
+  deleteRun(runId: string, options?: { force?: boolean }): Promise<boolean>;
+  /** One pass of the recovery loop: dispatches every run whose timer is due or whose lease expired. Returns how many. */
+  recover(): Promise<number>;
+  /**
+   * Looks for what is stuck or inconsistent in the store — runs whose lease expired and nobody
+   * took over, runs due and never dispatched, queued steps no worker started, parents not woken
+   * by their ended child, orphaned children, runs pinned to versions no engine registered, waits
+   * nothing can end, and the backend's own drift (`WorkflowStore.doctor`) — and says what each
+   * means. Bounded: every read is indexed and capped by `limits` (a capped read is named in
+   * `truncated`). Read-only unless `fix: true`, which repairs only what is safe (dispatch a stuck
+   * run or step, wake a parent, drop dangling index entries) and marks each repaired finding
+   * `fixed`. Bad options reject with `INVALID_INPUT`. Works without `start()` (no workers needed).
+   * A repair that dispatches goes through this engine's queue, so it is made only when a worker can
+   * get the job: the queue was passed in (shared with workers) or this engine runs workers;
+   * otherwise the finding stays unfixed and its `action` says why. See docs/operating.md.
+   */
+  doctor(options?: DoctorOptions): Promise<DoctorReport>;
+  /** Schedules: create, list, pause, resume, trigger and delete them at run time (see `EngineSchedules`). */
+  readonly schedules: EngineSchedules;
+  /** This process's worker id. */
+  readonly workerId: string;
+  /**
+   * How many executions in this process have workflow code running a turn or about to (a macrotask
+   * away). A test that drives time itself (a `ManualClock`) should not move the clock while this is
+   * above 0: the engine is busy, not waiting for time.
+   */
+  readonly turnsInProgress: number;
+}
