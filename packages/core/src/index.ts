@@ -41,6 +41,7 @@ export type {
   EventStore,
   VersionStore,
   ScheduleStore,
+  SlotStore,
   HistoryStore,
   StoreCapabilities,
   StoreSignals,
@@ -102,6 +103,7 @@ export { defineSchedule, checkScheduleOptions, MAX_CATCH_UP_LIMIT } from './sche
 export type { ScheduleOptions, ScheduleDefinition } from './schedule/define-schedule.js';
 export type { EngineSchedules } from './schedule/engine-schedules.js';
 export type { ScheduleRecord, ScheduleFiring, ScheduleOverlap, ScheduleCatchUp } from './model/schedule.js';
+export type { SlotGrant, SlotRequest, SlotSnapshot, SlotWait } from './model/slot.js';
 export { checkEventName, defineEvent } from './engine/event-definition.js';
 export type { DefineEventOptions, EventDefinition, EventSchema } from './engine/event-definition.js';
 export type { SendEventOptions } from './engine/send-event.js';

@@ -79,6 +79,11 @@ export interface RunRecord {
    */
   forkedFrom?: ForkOrigin;
   /**
+   * Higher is dispatched sooner and goes first in line for a concurrency slot: an integer from
+   * -1000 to 1000, absent meaning 0 (`StartOptions.priority`).
+   */
+  priority?: number;
+  /**
    * Every `engine.retryRun` of this run, oldest first: when, the status and error it was retried
    * from, and the reason given. Absent when never retried. Only `runs.reopen` appends to it.
    */
@@ -190,6 +195,8 @@ export interface NewRun {
   traceContext?: Record<string, string>;
   /** Stored as `RunRecord.forkedFrom`. */
   forkedFrom?: ForkOrigin;
+  /** Stored as `RunRecord.priority` (absent or 0: stored absent). */
+  priority?: number;
 }
 
 /** Filters for `runs.list`. Results are newest first (`createdAt` desc, then `id` desc). */

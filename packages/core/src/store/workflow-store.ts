@@ -14,6 +14,7 @@ import type {
 } from '../model/run.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { ScheduleRecord } from '../model/schedule.js';
+import type { SlotGrant, SlotRequest, SlotSnapshot } from '../model/slot.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
 import type { StoreDoctorOptions, StoreDoctorResult } from './store-doctor.js';
 
@@ -256,6 +257,44 @@ export interface ScheduleStore {
   findDue(now: number, limit: number): Promise<ScheduleRecord[]>;
 }
 
+/**
+ * Slots for concurrency and rate limits (see `model/slot.ts` and docs/flow-control.md). Every
+ * method is one atomic unit per key: at every instant at most `limit` holders of a key hold a slot
+ * whose `expiresAt > now`, however many engines in however many processes call at once.
+ */
+export interface SlotStore {
+  /**
+   * Takes a slot of `request.key` for `request.holder`.
+   * - The holder already holds one (expired or not, not taken over): its `expiresAt` becomes the
+   *   later of the stored and requested times, it leaves the waiters, and the request is granted.
+   * - Otherwise, with `free` = `limit` minus the slots held with `expiresAt > now`: without `wait`
+   *   it is granted when `free > 0`; with `wait` when `free` is greater than the number of
+   *   unexpired waiters ordered before it. A grant removes the holder from the waiters.
+   * - Refused with `wait`: the holder is recorded as a waiter (or its entry refreshed with the new
+   *   `wait`). `freeAt` is the earliest `expiresAt` of the held slots when all are held.
+   * Of N concurrent requests for the last free slot exactly one is granted.
+   */
+  acquire(request: SlotRequest, now: number): Promise<SlotGrant>;
+
+  /**
+   * Extends the holder's slot of `key` to `expiresAt` (never shortening it). True when the holder
+   * still has its slot (even expired, when nobody took it meanwhile); false when it has none (the
+   * slot was taken over after it expired, or was released): the holder must stop as if its lease
+   * were lost.
+   */
+  renew(key: string, holder: string, expiresAt: number, now: number): Promise<boolean>;
+
+  /**
+   * Frees the holder's slot of `key` and removes its waiter entry (either may be absent: a no-op
+   * then). Returns the first unexpired waiter left in line (the holder to wake so it asks again),
+   * or `undefined` when none waits.
+   */
+  release(key: string, holder: string, now: number): Promise<string | undefined>;
+
+  /** The holders of unexpired slots and the unexpired waiters of `key`, waiters in line order. */
+  inspect(key: string, now: number): Promise<SlotSnapshot>;
+}
+
 /** Attempt history, for timelines. */
 export interface HistoryStore {
   /**
@@ -318,6 +357,11 @@ export interface WorkflowStore {
   readonly history: HistoryStore;
   /** Schedules: cron-started workflows (see `ScheduleStore`). */
   readonly schedules: ScheduleStore;
+  /**
+   * Slots for concurrency and rate limits (see `SlotStore`). Optional while backends adopt it: the
+   * engine refuses a workflow with a concurrency or rate limit on a store without it.
+   */
+  readonly slots?: SlotStore;
   /**
    * Optional: the backend's own consistency check, called by `engine.doctor()`. It looks for drift
    * the generic checks cannot see (index entries without their record, records missing from an
