@@ -12,6 +12,8 @@ export interface BenchConfig {
   observability: { runs: number; steps: number; reps: number };
   idle: { passes: number };
   dispatch: { runs: number; workers: number[]; idleMs: number };
+  /** `fill`: finished runs written before the second CPU measurement. */
+  cpu: { steps: number; runs: number; warmup: number; reps: number; fill: number };
 }
 
 export const FULL: BenchConfig = {
@@ -26,6 +28,7 @@ export const FULL: BenchConfig = {
   observability: { runs: 40, steps: 25, reps: 11 },
   idle: { passes: 10 },
   dispatch: { runs: 100, workers: [1, 2, 4], idleMs: 5000 },
+  cpu: { steps: 100, runs: 10, warmup: 2, reps: 7, fill: 10_000 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -40,4 +43,5 @@ export const SMOKE: BenchConfig = {
   observability: { runs: 2, steps: 3, reps: 1 },
   idle: { passes: 3 },
   dispatch: { runs: 5, workers: [1, 2], idleMs: 1000 },
+  cpu: { steps: 13, runs: 2, warmup: 1, reps: 1, fill: 20 },
 };

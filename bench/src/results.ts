@@ -10,6 +10,7 @@ import type { ReplayResult } from './scenarios/replay.js';
 import type { ObservabilityResult } from './scenarios/observability.js';
 import type { IdleCostResult } from './scenarios/idle-cost.js';
 import type { StoreDispatchResult } from './scenarios/store-dispatch.js';
+import type { CpuResult } from './scenarios/cpu-per-step.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -29,6 +30,8 @@ export interface BackendReport {
   localThroughput?: LocalThroughputResult;
   /** Requests of an idle engine, counted over recovery passes on a manual clock. */
   idle?: IdleCostResult;
+  /** Client CPU per inline step, on an empty store and on one holding many finished runs (`--scenarios=cpu`). */
+  cpu?: CpuResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];

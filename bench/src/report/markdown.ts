@@ -1,5 +1,6 @@
 import type { BenchResults } from '../results.js';
 import { fmt, ms, table, us } from './format.js';
+import { cpuTarget } from './targets.js';
 
 /** The whole report as Markdown: machine, one table per question, targets, notes. */
 export function renderMarkdown(r: BenchResults): string {
@@ -47,6 +48,25 @@ export function renderMarkdown(r: BenchResults): string {
     const plain = withInline[0]!.inline!.sizes.map((s) => `${us(s.plainUsPerStep)} (N=${s.steps})`).join(', ');
     out.push('');
     out.push(`Plain awaited async call of the same no-op body: ${plain}.`);
+    out.push('');
+  }
+
+  const withCpu = r.backends.filter((b) => b.cpu);
+  if (withCpu.length > 0) {
+    const c = withCpu[0]!.cpu!;
+    out.push(`### Engine CPU per inline step (client side, driver included; ${c.runs} sequential ${c.steps}-step runs per repetition, median)`);
+    out.push('');
+    out.push(
+      table(
+        ['backend', 'empty store', `store holding ${fmt(c.filled.finishedRuns, 0)} finished runs`, 'filled / empty', 'target'],
+        withCpu.map((b) => {
+          const x = b.cpu!;
+          return [b.title, us(x.empty.usPerStep), us(x.filled.usPerStep), `${fmt(x.filled.usPerStep / x.empty.usPerStep, 2)}×`, cpuTarget(b.name) === undefined ? '–' : `≤ ${cpuTarget(b.name)} µs`];
+        }),
+      ),
+    );
+    out.push('');
+    out.push("`process.cpuUsage()` (user + system) of the bench process around `startRun` + `result()` of each run, divided by its steps: the run's create, claim and completion are included. The store is opened uncounted, as an application opens it. The server's CPU is not included (SQLite runs in-process, so its figure includes SQLite itself).");
     out.push('');
   }
 

@@ -1,6 +1,11 @@
 import type { BenchResults, TargetCheck } from '../results.js';
 import { fmt } from './format.js';
 
+/** Issue 18's engine CPU budget per inline step, in µs (client side, driver included), where it sets one. */
+export function cpuTarget(backend: string): number | undefined {
+  return backend === 'memory' ? 10 : backend === 'postgres' ? 60 : undefined;
+}
+
 /**
  * The targets. Round-trip counts are exact and deterministic, so they are checked in every mode
  * (smoke fails on them); timing targets are reported only, never enforced.
@@ -17,6 +22,25 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         measured: `${fmt(b.inline.roundTripsPerStep, 2)} ${unit}/step`,
         holds: b.inline.roundTripsPerStep <= 1,
         enforced: true,
+      });
+    }
+    const budget = cpuTarget(b.name);
+    if (b.cpu && budget !== undefined) {
+      const { empty, filled } = b.cpu;
+      // Timing: reported, never enforced (smoke prints it only).
+      out.push({
+        target: `engine CPU ≤ ${budget} µs per inline step, empty and filled store`,
+        subject: b.title,
+        measured: `${fmt(empty.usPerStep, 1)} µs empty, ${fmt(filled.usPerStep, 1)} µs with ${fmt(filled.finishedRuns, 0)} finished runs`,
+        holds: Math.max(empty.usPerStep, filled.usPerStep) <= budget,
+        enforced: false,
+      });
+      out.push({
+        target: 'engine CPU per step flat as the store fills (filled ≤ 1.25× empty)',
+        subject: b.title,
+        measured: `${fmt(filled.usPerStep / empty.usPerStep, 2)}×`,
+        holds: filled.usPerStep <= 1.25 * empty.usPerStep,
+        enforced: false,
       });
     }
     if (b.latency) {
