@@ -42,6 +42,7 @@ import { hostileNamesGroup } from './store/hostile-names.js';
 import { payloadsGroup } from './store/payloads.js';
 import { runsGroup } from './store/runs.js';
 import { runOperationsGroup } from './store/run-operations.js';
+import { slotsGroup } from './store/slots.js';
 import { stateGroup } from './store/state.js';
 import { stepsGroup } from './store/steps.js';
 import { finishedStepsGroup } from './store/finished-steps.js';
@@ -61,6 +62,7 @@ export const storeGroups: readonly CaseGroup[] = [
   hostileNamesGroup,
   hostileArgumentsStoreGroup,
   runOperationsGroup,
+  slotsGroup,
 ];
 
 /** Layer 2: engine scenarios over the store. */

@@ -10,6 +10,7 @@ import { registerSuiteHooks } from './suite-hooks.js';
 const SKIP_REASONS: Record<Requirement, string> = {
   multiProcess: 'needs two store instances sharing one namespace (capability multiProcess absent)',
   artefactsOf: 'needs raw inspection of the backend (harness.artefactsOf absent)',
+  slots: 'needs the flow-control contract (store.slots and run priority), which this store has not adopted yet',
 };
 
 /** The reason `harness` cannot run a case with `requires`, or undefined when it can. */
@@ -33,13 +34,17 @@ function onlyFromEnvironment(): string[] | undefined {
   return raw.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-/** Runs one case in its own namespace and store, then cleans up whatever happened. */
-async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): Promise<void> {
-  await runInFreshNamespace(
+/**
+ * Runs one case in its own namespace and store, then cleans up whatever happened. Returns the skip
+ * reason when the opened store lacks a part the case requires (`slots`).
+ */
+async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): Promise<string | void> {
+  return runInFreshNamespace(
     (namespace) => harness.createStore(namespace),
     (store, namespace) => (harness.destroyStore ? harness.destroyStore(store, namespace) : store.close()),
-    ({ namespace, resource: store, openPeer, defer }) =>
-      testCase.run({
+    async ({ namespace, resource: store, openPeer, defer }) => {
+      if (testCase.requires.includes('slots') && store.slots === undefined) return SKIP_REASONS.slots;
+      return testCase.run({
         store,
         namespace,
         harness,
@@ -47,7 +52,8 @@ async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): 
         payloadLimit: Math.min(MAX_SUITE_PAYLOAD_BYTES, harness.capabilities?.maxPayloadBytes ?? Infinity, store.capabilities.maxPayloadBytes),
         openPeer,
         defer,
-      }),
+      });
+    },
   );
 }
 

@@ -122,6 +122,33 @@ const create = [
     assert.equal((await store.runs.get(none.id))?.traceContext, undefined, 'no trace context: absent');
   }),
 
+  conformanceCase('create: a priority round-trips through create, get and list (absent and 0 read back absent) and through claim and the end', async ({ store, t0 }) => {
+    const cases: Array<[number | undefined, number | undefined]> = [[undefined, undefined], [0, undefined], [-1000, -1000], [7, 7], [1000, 1000]];
+    for (const [i, [priority, expected]] of cases.entries()) {
+      const input = newRun(priority === undefined ? {} : { priority });
+      const { run } = await store.runs.create(input, t0 + i);
+      const what = `priority ${String(priority)}`;
+      assert.equal(run.priority, expected, `${what}: create returns it`);
+      assert.equal((await store.runs.get(run.id))?.priority, expected, `${what}: get`);
+      const listed = (await store.runs.list({ workflow: 'orders' })).runs.find((r) => r.id === run.id);
+      assert.equal(listed?.priority, expected, `${what}: list`);
+    }
+    const kept = await createRun(store, t0, { priority: -3 });
+    const claimed = await store.runs.claim(kept.id, 'w', LEASE_MS, t0 + 10);
+    assert.equal(claimed?.priority, -3, 'claim keeps the priority');
+    const done = await store.runs.transition(kept.id, claimed!.fence, { from: ['running'], to: 'completed', output: 1 }, t0 + 11);
+    assert.equal(done.priority, -3, 'the end keeps the priority');
+    // Priority and slots are one contract (issue 17), adopted together: a store without slots skips this.
+  }, { requires: ['slots'] }),
+
+  conformanceCase('create: a priority outside -1000..1000 or not an integer is INVALID_INPUT and creates nothing', async ({ store, t0 }) => {
+    for (const priority of [1001, -1001, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '7', null]) {
+      const input = newRun({ priority: priority as number });
+      await rejectsWithCode(store.runs.create(input, t0), 'INVALID_INPUT', `create with priority ${String(priority)}`);
+      assert.equal(await store.runs.get(input.id), undefined, `priority ${String(priority)}: no run stored`);
+    }
+  }),
+
   conformanceCase('create: without wakeAt the run has none, and no lease, output or error', async ({ store, t0 }) => {
     const run = await createRun(store, t0, { input: null });
     const stored = await store.runs.get(run.id);

@@ -1,4 +1,5 @@
 import { createMemorySignals } from './memory-signals.js';
+import { createMemorySlots } from './memory-slots.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
@@ -142,6 +143,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.deadline !== undefined) run.deadline = input.deadline;
         if (input.traceContext !== undefined) run.traceContext = { ...input.traceContext };
         if (input.forkedFrom !== undefined) run.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
+        // 0 is the default priority: stored absent, as every backend reads it back.
+        if (input.priority !== undefined && input.priority !== 0) run.priority = input.priority;
         runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map(), eventKeys: new Map() });
         if (idemKey !== undefined) idempotency.set(input.workflow, idemKey, run.id);
         return { run: copy(run), created: true };
@@ -447,6 +450,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
           .map(copy);
       },
     },
+
+    slots: createMemorySlots(),
 
     history: {
       async list(runId) {

@@ -1,22 +1,11 @@
 import { invalidInput } from '../errors/invalid-input.js';
+import { checkedCall as checked } from './checked-call.js';
+import { checkPriority, withSlotArgumentChecks } from './check-slot-arguments.js';
 import type { EndedRunQuery, NewRun, RunQuery, RunReopen, RunTransition } from '../model/run.js';
 import type { NewStep, StepTransition } from '../model/step.js';
 import type { EventStore, HistoryStore, RunStore, ScheduleStore, StateStore, StepStore, VersionStore, WorkflowStore } from './workflow-store.js';
 
 // Each check throws INVALID_INPUT naming the operation and the argument; none reads anything.
-
-/**
- * Runs `check`, then `call`; a failed check becomes a rejected promise. Not an async function, so
- * a checked call takes no more event-loop turns than the backend's own (timing tests rely on it).
- */
-function checked<R>(check: () => void, call: () => Promise<R>): Promise<R> {
-  try {
-    check();
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return call();
-}
 
 function str(op: string, what: string, value: unknown): void {
   if (typeof value !== 'string') throw invalidInput(`${op}: ${what}`, 'must be a string', value);
@@ -57,6 +46,7 @@ function newRun(op: string, value: NewRun): void {
   optStr(op, 'run.idempotencyKey', run.idempotencyKey);
   optNum(op, 'run.wakeAt', run.wakeAt);
   optNum(op, 'run.deadline', run.deadline);
+  if (run.priority !== undefined) checkPriority(`${op}: run.priority`, run.priority);
   if (run.parent !== undefined) {
     const parent = obj(op, 'run.parent', run.parent);
     str(op, 'run.parent.runId', parent.runId);
@@ -353,9 +343,9 @@ function checkedSchedules(schedules: ScheduleStore): ScheduleStore {
 }
 
 /**
- * Returns `store` with every method of its seven parts (`runs`, `steps`, `state`, `events`,
- * `versions`, `history`, `schedules`) checking the runtime types of its arguments first: ids, names and keys
- * must be strings, fences integers (or `null` where the contract allows it), times and limits
+ * Returns `store` with every method of its parts (`runs`, `steps`, `state`, `events`, `versions`,
+ * `history`, `schedules`, and `slots` when present) checking the runtime types of its arguments
+ * first: ids, names and keys must be strings, fences integers (or `null` where the contract allows it), times and limits
  * finite numbers, records objects with fields of those types. A wrong type rejects with
  * `CairnError('INVALID_INPUT')` naming the operation and argument, before the backend sees
  * anything — so an operator object such as `{ $gt: '' }` can never reach a query filter, and a
@@ -364,11 +354,13 @@ function checkedSchedules(schedules: ScheduleStore): ScheduleStore {
  * backend extras such as `init`) is kept as it is.
  *
  * Only types are checked, not content: which strings an identifier may be is the engine's rule
- * (`checkIdentifier`), and a store keeps every string it is given exactly.
+ * (`checkIdentifier`), and a store keeps every string it is given exactly. Two exceptions, whose
+ * values every backend compares: `NewRun.priority` must be an integer from -1000 to 1000, and
+ * `slots` checks content too (see `withSlotArgumentChecks`).
  */
 export function withArgumentChecks<S extends WorkflowStore>(store: S): S {
   // A copy of the store's own properties (getters stay getters: MongoDB's capabilities are
-  // computed) on the same prototype, with the seven parts replaced; the copy spreads like the original.
+  // computed) on the same prototype, with the parts replaced; the copy spreads like the original.
   const part = (value: unknown): PropertyDescriptor => ({ value, enumerable: true, writable: true, configurable: true });
   return Object.create(Object.getPrototypeOf(store) as object | null, {
     ...Object.getOwnPropertyDescriptors(store),
@@ -379,5 +371,7 @@ export function withArgumentChecks<S extends WorkflowStore>(store: S): S {
     versions: part(checkedVersions(store.versions)),
     history: part(checkedHistory(store.history)),
     schedules: part(checkedSchedules(store.schedules)),
+    // Optional while backends adopt it: a store without slots keeps none.
+    ...(store.slots === undefined ? {} : { slots: part(withSlotArgumentChecks(store.slots)) }),
   }) as S;
 }
