@@ -17,6 +17,7 @@ import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
 import { storeQueueGroup } from './engine/store-queue.js';
 import { schedulesGroup } from './engine/schedules.js';
+import { flowControlGroup } from './engine/flow-control.js';
 import { deadlinesGroup } from './engine/deadlines.js';
 import { doctorGroup } from './engine/doctor.js';
 import { childrenGroup } from './engine/children.js';
@@ -90,6 +91,7 @@ export const engineGroups: readonly CaseGroup[] = [
   retentionGroup,
   findRunsGroup,
   schedulesGroup,
+  flowControlGroup,
 ];
 
 /** Layer 3: adversarial cases. */

@@ -91,6 +91,7 @@ export { serializeJson, toJsonRoundTrip } from './serialization/json-value.js';
 export type { SerializeJsonOptions, SerializedJson, JsonRoundTrip } from './serialization/json-value.js';
 export { defineWorkflow } from './engine/define-workflow.js';
 export type { WorkflowDefinition, WorkflowOptions } from './engine/define-workflow.js';
+export type { ConcurrencyLimit, RateLimit, StepRateLimit } from './engine/flow-options.js';
 export type { WorkflowContext, StepContext, StepOptions, WaitForEventOptions, ChildOptions, ChildOutcome, ChildEndStatus, StartChildOptions } from './engine/workflow-context.js';
 export { DEFAULT_MAX_BACKOFF_MS } from './engine/retry-policy.js';
 export type { BackoffOptions, RetryOptions, RetryPredicate } from './engine/retry-policy.js';

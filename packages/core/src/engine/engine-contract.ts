@@ -123,6 +123,14 @@ export interface StartOptions {
    * 8 string entries). Default: what the engine's `traceContext` option captures, if set.
    */
   traceContext?: Record<string, string>;
+  /**
+   * An integer from -1000 to 1000 (default 0; `INVALID_INPUT` otherwise), stored with the run
+   * (`RunRecord.priority`). Higher goes first: every job of the run (its start, wake-ups, queued
+   * steps) is sent at this priority on a queue with the `priority` capability, and among runs
+   * waiting for a concurrency or start-rate slot. Child runs and a `continueAsNew` successor take
+   * their parent's. See docs/flow-control.md.
+   */
+  priority?: number;
 }
 
 /** Options of `Engine.cancel`. */

@@ -37,6 +37,19 @@ export interface EngineTimings {
    * docs/semantics.md, "What one write per step means for crashes".
    */
   recordStartAfterMs: number;
+  /**
+   * A run refused a concurrency slot looks again after at most this long (default 30 s), even if
+   * the wake-up a release sends it is lost; sooner when a held slot would free itself sooner.
+   */
+  slotRecheckMs: number;
+}
+
+/** The run an orchestrator job is sent for (a `RunRecord` fits). */
+export interface DispatchedRun {
+  id: string;
+  workflow: string;
+  /** `RunRecord.priority`: the job's queue priority. */
+  priority?: number;
 }
 
 /** The internals an execution needs; built once by `createEngine`. */
@@ -65,10 +78,16 @@ export interface EngineRuntime {
   readonly turnsInProgress: { count: number };
   /** Runs asked to execute again once their current local execution ends. */
   readonly rerun: Set<string>;
-  /** Sends the run's orchestrator job (optionally delayed). */
-  dispatchRun(runId: string, workflow: string, delayMs?: number): Promise<void>;
-  /** Sends a queued step's job; `traceContext`: the dispatching execution's, carried in the job. */
-  dispatchStep(runId: string, workflow: string, key: string, attempt: number, traceContext?: Record<string, string>): Promise<void>;
+  /**
+   * Sends the run's orchestrator job (optionally delayed), at the run's priority when the queue
+   * has priorities (absent: 0).
+   */
+  dispatchRun(run: DispatchedRun, delayMs?: number): Promise<void>;
+  /**
+   * Sends a queued step's job; `traceContext`: the dispatching execution's, carried in the job;
+   * `priority`: the run's, the job's queue priority (carried too, for the run's wake-up).
+   */
+  dispatchStep(runId: string, workflow: string, key: string, attempt: number, traceContext?: Record<string, string>, priority?: number): Promise<void>;
   /** Tells in-process result waiters that a run ended. */
   notifyFinished(run: RunRecord): void;
   /** Tells in-process result waiters that this process's execution of a run stopped (ended or not). */

@@ -48,6 +48,9 @@ import { type DeadlineInput, earliest, resolveDeadline } from './run-deadline.js
 import type { DoctorOptions, DoctorReport } from './doctor/doctor-options.js';
 import { runDoctor } from './doctor/run-doctor.js';
 import { buildRunTimeline, type RunTimeline } from './run-timeline.js';
+import { checkPriority } from '../store/check-slot-arguments.js';
+import { flowKeys } from './flow-keys.js';
+import { checkFlowStore } from './run-slot.js';
 
 // The longest cancel reason, in UTF-16 code units (stored as text on every backend).
 const MAX_CANCEL_REASON = 1000;
@@ -64,6 +67,7 @@ const DEFAULT_TIMINGS: EngineTimings = {
   childBackstopMs: 3_600_000,
   startGraceMs: 30_000,
   recordStartAfterMs: 250,
+  slotRecheckMs: 30_000,
 };
 
 const DEFAULT_STOP_GRACE_MS = 30_000;
@@ -117,6 +121,7 @@ export function createEngine(options: EngineOptions): Engine {
   if (!options?.store) throw new CairnError('INVALID_INPUT', 'createEngine: a store is required');
   checkEngineDurations(options);
   const registry = new WorkflowRegistry(options.workflows ?? []);
+  checkFlowStore(options.store, registry.all());
   const declaredSchedules = checkDeclaredSchedules(options.schedules, (workflow) => registry.current(workflow) !== undefined);
   const strategy = options.queueStrategy ?? 'per-workflow';
   if (strategy !== 'per-workflow' && strategy !== 'shared-groups') throw new CairnError('INVALID_INPUT', `Unknown queueStrategy ${JSON.stringify(strategy)}`);
@@ -146,6 +151,8 @@ export function createEngine(options: EngineOptions): Engine {
     const tier = registry.current(workflow)?.options.tier;
     return strategy === 'shared-groups' ? { group: tier === undefined ? { id: workflow } : { id: workflow, tier } } : {};
   };
+  // A queue without priorities is sent none (it would refuse or ignore them); 0 is the default.
+  const priorityOf = (priority: number | undefined) => (priority === undefined || priority === 0 || !queue.capabilities.priority ? {} : { priority });
   const send = async (name: string, payload: Json, sendOptions: object) => {
     try {
       await queue.send(name, payload, sendOptions);
@@ -191,17 +198,22 @@ export function createEngine(options: EngineOptions): Engine {
     turnsInProgress: { count: 0 },
     rerun: new Set(),
     shutdown: () => shutdown.signal,
-    dispatchRun: (runId, workflow, delayMs) => {
+    dispatchRun: ({ id: runId, workflow, priority }, delayMs) => {
       // A delayed dispatch needs no signal: the store holds the wake time, and a worker's recovery
       // pass dispatches the run when it is due.
       if (storeDispatch()) return delayMs !== undefined && delayMs > 0 ? Promise.resolve() : wakeups.signal(runId, workflow);
       return send(queuesFor(workflow).orchestrator, { runId }, {
         ...groupOf(workflow),
+        ...priorityOf(priority),
         ...(delayMs !== undefined && delayMs > 0 ? { delayMs, dedupeKey: `run:${runId}:at:${Math.round(clock.now() + delayMs)}` } : { dedupeKey: `run:${runId}:now` }),
       });
     },
-    dispatchStep: (runId, workflow, key, attempt, traceContext) =>
-      send(queuesFor(workflow).step, { runId, workflow, key, attempt, ...(traceContext === undefined ? {} : { traceContext }) } satisfies StepJob as unknown as Json, { ...groupOf(workflow), dedupeKey: `step:${runId}:${key}:${attempt}` }),
+    dispatchStep: (runId, workflow, key, attempt, traceContext, priority) =>
+      send(
+        queuesFor(workflow).step,
+        { runId, workflow, key, attempt, ...(traceContext === undefined ? {} : { traceContext }), ...(priority === undefined ? {} : { priority }) } satisfies StepJob as unknown as Json,
+        { ...groupOf(workflow), ...priorityOf(priority), dedupeKey: `step:${runId}:${key}:${attempt}` },
+      ),
     notifyFinished: (run) => waiter.notify(run),
     executionLeft: (runId) => waiter.left(runId),
   };
@@ -241,7 +253,7 @@ export function createEngine(options: EngineOptions): Engine {
   const recover = async (): Promise<number> => {
     const due = await rt.store.runs.findDue(clock.now(), 500);
     for (const run of due) {
-      await rt.dispatchRun(run.id, run.workflow);
+      await rt.dispatchRun(run);
       if (rt.lifecycle.recovery) rt.lifecycle.recovered({ type: 'recovery.dispatched', runId: run.id, workflow: run.workflow, reason: run.reason, workerId, at: clock.now() });
     }
     return due.length;
@@ -343,7 +355,7 @@ export function createEngine(options: EngineOptions): Engine {
                 if (!registry.current(workflow)) return;
                 // Executing here: the cancel reaches its running bodies now, not at the next renewal.
                 if (cancel && rt.executing.has(runId)) void observeCancelElsewhere(runId);
-                rt.dispatchRun(runId, workflow).catch((error) => {
+                rt.dispatchRun({ id: runId, workflow }).catch((error) => {
                   if (started) rt.logger.error({ runId, workflow, workerId, err: error }, `Run ${runId}: dispatch after a wake-up failed`);
                 });
               },
@@ -406,13 +418,17 @@ export function createEngine(options: EngineOptions): Engine {
 
     async startRun(workflow, input, rawStartOptions) {
       const name = checkIdentifier('startRun workflow', workflowName(workflow), IDENTIFIER_LIMITS.workflowName);
-      const startOptions = checkOptions('startRun options', rawStartOptions, ['idempotencyKey', 'mode', 'version', 'deadline', 'traceContext']) as StartOptions;
+      const startOptions = checkOptions('startRun options', rawStartOptions, ['idempotencyKey', 'mode', 'version', 'deadline', 'traceContext', 'priority']) as StartOptions;
+      const { priority } = startOptions;
+      if (priority !== undefined) checkPriority('startRun priority', priority);
       const traceContext = checkTraceContext('startRun traceContext', startOptions.traceContext) ?? (options.traceContext === undefined ? undefined : checkTraceContext('createEngine traceContext()', options.traceContext()));
       const version = startOptions.version === undefined ? undefined : checkIdentifier('startRun version', startOptions.version, IDENTIFIER_LIMITS.version);
       const key = startOptions.idempotencyKey === undefined ? undefined : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
       const def = registry.forStart(name, version);
       // No input (`undefined`) is stored, and handed to the workflow, as `null`: JSON has no `undefined`.
       const json = checkPayload(input === undefined ? null : input, `input of workflow ${JSON.stringify(name)}`);
+      // The keys are computed again at every claim: a key function that refuses this input fails the start instead.
+      flowKeys(def, json);
       const mode = startOptions.mode ?? options.startMode ?? 'queued';
       if (mode !== 'inline' && mode !== 'queued') throw invalidInput('startRun mode', "must be 'inline' or 'queued'", mode);
       const now = clock.now();
@@ -430,6 +446,7 @@ export function createEngine(options: EngineOptions): Engine {
           wakeAt: earliest(mode === 'queued' && storeDispatch() ? now : now + timings.startGraceMs, deadline) as number,
           ...(deadline === undefined ? {} : { deadline }),
           ...(traceContext === undefined ? {} : { traceContext }),
+          ...(priority === undefined || priority === 0 ? {} : { priority }),
         },
         now,
       );
@@ -440,7 +457,7 @@ export function createEngine(options: EngineOptions): Engine {
           inlineRuns.add(execution);
           void execution.finally(() => inlineRuns.delete(execution));
         } else {
-          await rt.dispatchRun(run.id, run.workflow);
+          await rt.dispatchRun(run);
         }
       }
       return { id: run.id, created, result: (resultOptions) => engine.result(run.id, resultOptions) };
@@ -479,7 +496,7 @@ export function createEngine(options: EngineOptions): Engine {
       else {
         // Taken before the dispatch, whose job may start executing here at once.
         const executingHere = rt.executing.has(runId);
-        await rt.dispatchRun(run.id, run.workflow);
+        await rt.dispatchRun(run);
         if (storeIsQueue && !executingHere) await wakeups.signal(run.id, run.workflow, 'abort');
       }
     },

@@ -6,6 +6,7 @@ import { cancelCheckMs } from './cancel-watch.js';
 import { cancelledError, deadlineExceededError } from './execution-outcome.js';
 import { earliest } from './run-deadline.js';
 import { wakeParent } from './wake-parent.js';
+import { enterFlow, type RunSlot } from './run-slot.js';
 import { lifecycleError } from '../observe/lifecycle.js';
 import { checkTraceContext } from '../observe/check-trace-context.js';
 import type { RunLifecycleEvent } from '../observe/lifecycle-events.js';
@@ -34,7 +35,7 @@ export async function executeRun(rt: EngineRuntime, runId: string): Promise<void
       const again = await executeOnce(rt, runId, (execution) => (current = execution));
       if (!again && !rt.rerun.has(runId)) return;
     }
-    await rt.dispatchRun(runId, (await rt.store.runs.get(runId))?.workflow ?? '');
+    await rt.dispatchRun((await rt.store.runs.get(runId)) ?? { id: runId, workflow: '' });
   } finally {
     rt.executing.delete(runId);
     rt.rerun.delete(runId);
@@ -56,6 +57,13 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
     await store.runs.transition(runId, run.fence, { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number }, clock.now());
     return false;
   }
+  const steps = await store.steps.load(runId);
+  // A limited workflow's run executes only with its slots; without them it waits, lease given back.
+  const flow = await enterFlow(rt, run, def, steps.length);
+  if (flow.kind === 'wait') {
+    await waitForSlot(rt, run, flow.wakeAt);
+    return false;
+  }
   let executionTrace: Record<string, string> | undefined;
   if (rt.lifecycle.runs) {
     // The first claim of a run has fence 1; every later one (after a suspension, or taking over
@@ -72,11 +80,11 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
       // A subscriber's malformed context is ignored: observing must never fail a run.
     }
   }
-  const steps = await store.steps.load(runId);
+  if (flow.kind === 'fail') return record(rt, run, { kind: 'failed', error: flow.error }, claimedAt, undefined, Infinity);
   const execution = new Execution(rt, run, steps, def);
   if (executionTrace !== undefined) execution.traceContext = executionTrace;
   track(execution);
-  const renewal = keepLease(rt, run, execution);
+  const renewal = keepLease(rt, run, execution, flow.slot);
   const deadline = watchDeadline(rt, run, execution);
   let outcome: Outcome;
   try {
@@ -85,17 +93,42 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
     renewal.abort();
     deadline.abort();
   }
-  return record(rt, run, outcome, claimedAt);
+  return record(rt, run, outcome, claimedAt, flow.slot, execution.leaseHeldUntil);
 }
 
-/** Writes the outcome of an execution (claimed at `claimedAt`), and publishes it. */
-async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome, claimedAt: number): Promise<boolean> {
+/**
+ * A run refused a slot: its lease is given back (fenced) and it waits until `wakeAt`, dispatched
+ * for then, so a lost wake-up costs a bounded delay, never a stuck run.
+ */
+async function waitForSlot(rt: EngineRuntime, run: RunRecord, wakeAt: number): Promise<void> {
   const { store, clock } = rt;
+  try {
+    await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt }, clock.now());
+  } catch (error) {
+    if (CairnError.is(error, 'LEASE_LOST') || CairnError.is(error, 'RUN_CONFLICT') || CairnError.is(error, 'RUN_NOT_FOUND')) return;
+    throw error;
+  }
+  await rt.dispatchRun(run, Math.max(1, wakeAt - clock.now()));
+}
+
+/**
+ * Writes the outcome of an execution (claimed at `claimedAt`), and publishes it. `slot`: the
+ * run's concurrency slot, given up before the write while the lease still holds (`leaseHeldUntil`),
+ * its next waiter woken after.
+ */
+async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome, claimedAt: number, slot: RunSlot | undefined, leaseHeldUntil: number): Promise<boolean> {
+  const { store, clock } = rt;
+  // Past the lease another worker may hold the run, and this same holder's slot: leave it be then.
+  const release = async () => {
+    if (slot !== undefined && clock.now() < leaseHeldUntil) await slot.release();
+  };
   if (outcome.kind === 'crashed') {
     if (CairnError.is(outcome.error, 'ENGINE_STOPPED')) {
       // Abandoned by engine.stop(): hand the run back now, so another worker resumes it at once
       // instead of after the lease. Fenced: it fails harmlessly if the lease is gone already.
+      await release();
       await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: clock.now() }, clock.now()).catch(() => undefined);
+      await slot?.wakeNext();
       return false;
     }
     if (CairnError.is(outcome.error, 'LEASE_LOST')) leaseLost(rt, run, outcome.error);
@@ -119,6 +152,7 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome, claim
     return false;
   }
   rt.faults.hit({ point: 'before-checkpoint', runId: run.id });
+  await release();
   let after: RunRecord;
   try {
     after = await store.runs.transition(run.id, run.fence, transition, clock.now());
@@ -128,12 +162,13 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome, claim
     throw error;
   }
   rt.faults.hit({ point: 'after-checkpoint', runId: run.id });
+  await slot?.wakeNext();
   if (rt.lifecycle.runs) published(rt, run, after, outcome, claimedAt);
   if (after.status === 'waiting') {
     if (after.wakeAt === undefined) return false;
     const delay = after.wakeAt - clock.now();
     if (delay <= 0) return true;
-    await rt.dispatchRun(run.id, run.workflow, delay);
+    await rt.dispatchRun(run, delay);
     return false;
   }
   rt.notifyFinished(after);
@@ -164,14 +199,15 @@ function watchDeadline(rt: EngineRuntime, run: RunRecord, execution: Execution):
 }
 
 /**
- * Renews the lease every third of its length while the execution runs; observes cancellation.
+ * Renews the lease every third of its length while the execution runs, and the run's concurrency
+ * slot with it; observes cancellation.
  * A store error during a renewal is not a lost lease: the lease still holds until the time the
  * last successful claim or renewal gave it, so the renewal is retried (at a quarter of the time
  * left, at least 10 ms apart) and the execution goes on; every write it makes is fenced anyway.
  * It is abandoned when the lease is lost for sure (`LEASE_LOST`, the run gone or ended) or when
  * the time it held runs out without a renewal.
  */
-function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution): AbortController {
+function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution, slot: RunSlot | undefined): AbortController {
   const controller = new AbortController();
   const every = cancelCheckMs(rt.timings);
   let heldUntil = run.lease?.expiresAt ?? rt.clock.now() + rt.timings.leaseMs;
@@ -186,6 +222,11 @@ function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution): Abo
       const now = rt.clock.now();
       try {
         const renewed = await rt.store.runs.renew(run.id, run.fence, rt.timings.leaseMs, now);
+        // The concurrency slot lives as long as the lease; a slot taken over is a lease lost.
+        if (slot?.held === true && !(await slot.renew(now + rt.timings.leaseMs, now))) {
+          execution.crash(new CairnError('LEASE_LOST', `Run ${run.id}: its concurrency slot (${slot.key}) was taken over after it expired`, { data: { runId: run.id } }));
+          return;
+        }
         heldUntil = now + rt.timings.leaseMs;
         execution.leaseHeldUntil = heldUntil;
         delay = every;

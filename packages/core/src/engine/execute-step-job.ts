@@ -18,6 +18,8 @@ export interface StepJob {
   attempt: number;
   /** The trace context of the execution that dispatched the attempt (see `RunStartedEvent.executionTraceContext`). */
   traceContext?: Record<string, string>;
+  /** The run's priority (absent: 0): the step job's, and the run's when the step wakes it. */
+  priority?: number;
 }
 
 /**
@@ -82,7 +84,7 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   if (stop.signal.aborted && !rt.shutdown().aborted) {
     // Cancelled or past the deadline: the run ends without this result. Make sure its
     // orchestrator runs now (a cancel dispatched it already; a deadline has only its timer).
-    await rt.dispatchRun(job.runId, job.workflow);
+    await rt.dispatchRun({ id: job.runId, workflow: job.workflow, ...(job.priority === undefined ? {} : { priority: job.priority }) });
     return;
   }
   rt.faults.hit({ point: 'after-step-body', runId: job.runId, stepKey: job.key });
@@ -130,6 +132,6 @@ async function finish(rt: EngineRuntime, job: StepJob, transition: StepTransitio
   }
   rt.faults.hit({ point: 'after-checkpoint', runId: job.runId, stepKey: job.key });
   await store.runs.wake(job.runId, clock.now());
-  await rt.dispatchRun(job.runId, job.workflow);
+  await rt.dispatchRun({ id: job.runId, workflow: job.workflow, ...(job.priority === undefined ? {} : { priority: job.priority }) });
   return true;
 }

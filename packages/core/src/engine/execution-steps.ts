@@ -12,12 +12,17 @@ import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 import { type Compensation, type CompensationFailure, compensationKey, withCompensationFailures } from './compensation.js';
 import type { StepContext, StepOptions } from './workflow-context.js';
 import { type Call, type Delivery, ExecutionCore, SUSPEND } from './execution-core.js';
+import { checkStepRateLimit } from './flow-options.js';
+import { type StepRate, takeStepSlot } from './step-rate-gate.js';
 
 /** What an attempt's outcome makes of its step (a transition's `to`). */
 type StepOutcome = StepTransition['to'];
 
 /** Task steps (`ctx.step`: inline, queued, retries, compensations) and the saga a failed or cancelled run runs. */
 export class ExecutionSteps extends ExecutionCore {
+  /** The rate limits of this execution's task steps, by step key. */
+  protected readonly stepRates = new Map<string, StepRate>();
+
   /** Runs the saga for a failed run, then ends it failed with the error (naming failed compensations). */
   protected async failAfterSaga(error: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<void> {
     const runError = await this.saga(error, compensations);
@@ -147,6 +152,7 @@ export class ExecutionSteps extends ExecutionCore {
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of step ${JSON.stringify(name)}`);
     // `null` means "not set", as for every other step option (and as `compensate` always did).
     const compensate = options.compensate ?? undefined;
+    const rate = this.stepRate(name, options);
     if (compensate !== undefined && typeof compensate !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): compensate must be a function`);
     const site = this.begin('task', name);
     // Known from the call on, whatever the step's state: the saga decides from the store which ones run.
@@ -162,6 +168,7 @@ export class ExecutionSteps extends ExecutionCore {
     }
     if (recorded?.status === 'succeeded') return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
     const queued = recorded ? recorded.queued : options.queued === true;
+    if (rate !== undefined) this.stepRates.set(site.key, rate);
     try {
       const value = queued ? await this.queuedTask(call, site, policy) : await this.inlineTask(site, fn, policy, timeoutMs, call);
       return { turn: await this.claim(call), ok: true, value };
@@ -193,6 +200,8 @@ export class ExecutionSteps extends ExecutionCore {
     const worker = this.rt.workerId;
     const turn = async () => (call === undefined ? {} : { turn: await this.claim(call) });
     let step = site.recorded;
+    // Before anything is written: a refused take may suspend the run with the step as it was.
+    await this.takeRateSlot(site, step, signal);
     if (!step) {
       if (this.recordsStartFirst()) {
         step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
@@ -274,6 +283,7 @@ export class ExecutionSteps extends ExecutionCore {
           const base = lifecycle.stepBase(this.run, site.key, attempt, false);
           lifecycle.step({ ...base, type: 'step.retry-scheduled', durationMs: base.at - startedAt, error: lifecycleError(failure), delayMs: decision.delayMs, wakeAt });
         }
+        await this.takeRateSlot(site, step, signal);
         step = await this.awaitRetry(site, step, signal);
         continue;
       }
@@ -359,6 +369,32 @@ export class ExecutionSteps extends ExecutionCore {
     return written;
   }
 
+  /**
+   * `ctx.step`'s `rateLimit`, checked: `undefined` when absent; `INVALID_INPUT` when malformed, on
+   * a store without slots, or on a queued step (its body runs on a step worker, not here).
+   */
+  protected stepRate(name: string, options: StepOptions): StepRate | undefined {
+    if (options.rateLimit === undefined) return undefined;
+    const what = `ctx.step(${JSON.stringify(name)}) rateLimit`;
+    const rate = checkStepRateLimit(what, options.rateLimit);
+    if (this.rt.store.slots === undefined) throw new CairnError('INVALID_INPUT', `${what}: store ${this.rt.store.name} has no slots to enforce it with`);
+    if (options.queued === true) throw new CairnError('INVALID_INPUT', `${what}: not supported on a queued step`);
+    return rate;
+  }
+
+  /**
+   * Takes a slot of the step's rate limit before an attempt (none for a step without one, or one
+   * whose retry waits long enough to suspend anyway: it takes its slot when it resumes). A refusal
+   * that frees late suspends the run until then (SUSPEND), the step unchanged.
+   */
+  protected async takeRateSlot(site: Site, step: StepRecord | undefined, signal: AbortSignal): Promise<void> {
+    const rate = this.stepRates.get(site.key);
+    if (rate === undefined) return;
+    if (step?.status === 'retry_wait' && (step.wakeAt ?? 0) - this.rt.clock.now() > this.rt.timings.inlineRetryMaxMs) return;
+    const { wakeAt } = await takeStepSlot(this.rt, this.run.id, rate, signal);
+    if (wakeAt !== undefined) this.suspend(wakeAt, 'rate-limit');
+  }
+
   /** Waits out a retry delay in place when short, else suspends; then opens the next attempt. */
   protected async awaitRetry(site: Site, step: StepRecord, signal: AbortSignal): Promise<StepRecord> {
     const wait = (step.wakeAt ?? 0) - this.rt.clock.now();
@@ -379,7 +415,7 @@ export class ExecutionSteps extends ExecutionCore {
     let step = site.recorded;
     if (!step) {
       step = await this.insert(site, { status: 'scheduled', queued: true, maxAttempts: policy.maxAttempts, wakeAt: now + dispatchTimeoutMs });
-      await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, step.attempt, this.traceContext);
+      await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, step.attempt, this.traceContext, this.run.priority);
       this.suspend(step.wakeAt, 'queued-step');
     }
     const due = step.wakeAt === undefined || step.wakeAt <= now;
@@ -399,7 +435,7 @@ export class ExecutionSteps extends ExecutionCore {
       next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs } };
     }
     const written = await this.queuedWrite(next);
-    await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, written.attempt, this.traceContext);
+    await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, written.attempt, this.traceContext, this.run.priority);
     this.suspend(written.wakeAt, 'queued-step');
   }
 

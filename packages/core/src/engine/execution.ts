@@ -1,3 +1,4 @@
+import { flowKeys } from './flow-keys.js';
 import { CairnError } from '../errors/cairn-error.js';
 import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
 import type { Json } from '../model/json.js';
@@ -107,7 +108,7 @@ export class Execution extends ExecutionSteps {
         // A child executing in this process learns of it now, as with `engine.cancel`, instead of
         // at its next lease renewal (by which time a short child has run to completion).
         if (child) this.rt.executing.get(child.id)?.observeCancel(cancelledError(child.id, child.cancelReason));
-        if (child) await this.rt.dispatchRun(child.id, child.workflow);
+        if (child) await this.rt.dispatchRun(child);
       }
     } catch (error) {
       return this.settle({ kind: 'crashed', error });
@@ -284,7 +285,7 @@ export class Execution extends ExecutionSteps {
       step = await this.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
       this.fault('after-checkpoint', site.key);
       this.children.add(child.id);
-      await this.rt.dispatchRun(child.id, child.workflow);
+      await this.rt.dispatchRun(child);
       this.suspend(this.rt.clock.now() + childBackstopMs, 'child');
     }
     const childId = step.childRunId as string;
@@ -349,7 +350,7 @@ export class Execution extends ExecutionSteps {
     await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: child.id, output: child.id, turn });
     this.fault('after-checkpoint', site.key);
     // Lost with a crash here, the dispatch is made up by recovery (the child is due at start grace).
-    await this.rt.dispatchRun(child.id, child.workflow);
+    await this.rt.dispatchRun(child);
     return { turn, ok: true, value: child.id };
   }
 
@@ -399,7 +400,7 @@ export class Execution extends ExecutionSteps {
       // keeps the run's deadline.
       const { run: successor } = await this.createRun(this.run.workflow, json, `$continue:${this.run.id}`, { ...(this.run.parent === undefined ? {} : { parent: this.run.parent }), deadline: 'keep' });
       await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
-      await this.rt.dispatchRun(successor.id, successor.workflow);
+      await this.rt.dispatchRun(successor);
       successorId = successor.id;
     }
     this.settle({ kind: 'completed', output: { [CONTINUED_AS]: successorId } });
@@ -449,7 +450,7 @@ export class Execution extends ExecutionSteps {
       const { run: child, created } = await this.createRun(alt.workflow, input, `$child:${this.run.id}:${site.key}/${alt.key}`, { parent: { runId: this.run.id, stepKey: site.key }, deadline: 'inherit' });
       children.set(alt.key, child.id);
       this.children.add(child.id);
-      if (created) await this.rt.dispatchRun(child.id, child.workflow);
+      if (created) await this.rt.dispatchRun(child);
     }
     const now = this.rt.clock.now();
     let won: Json | undefined;
@@ -465,7 +466,7 @@ export class Execution extends ExecutionSteps {
       const child = await this.rt.store.runs.requestCancel(childId, this.rt.clock.now());
       if (child && child.status !== 'completed' && child.status !== 'failed' && child.status !== 'cancelled') {
         this.rt.executing.get(child.id)?.observeCancel(cancelledError(child.id, child.cancelReason));
-        await this.rt.dispatchRun(child.id, child.workflow);
+        await this.rt.dispatchRun(child);
       }
     }
     const turn = await this.claim(call);
@@ -503,10 +504,13 @@ export class Execution extends ExecutionSteps {
    * Creates a run this run starts — a child, a detached child, a successor — once: `idempotencyKey`
    * makes a repeated create (after a crash) return the first run. Its deadline: `inherit`, the
    * earlier of this run's and its workflow's default; `own`, its workflow's default only; `keep`,
-   * this run's. Its `wakeAt` (the start grace) is never later than its deadline.
+   * this run's. Its `wakeAt` (the start grace) is never later than its deadline. It takes this
+   * run's priority.
    */
   private async createRun(workflow: string, input: Json, idempotencyKey: string, how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' }): Promise<{ run: RunRecord; created: boolean }> {
     const def = this.rt.registry.forStart(workflow);
+    // A key function that refuses the input fails this call, as it fails `startRun`.
+    flowKeys(def, input);
     const made = await this.write((_fence, now) => {
       const grace = now + this.rt.timings.startGraceMs;
       const timing =
@@ -515,7 +519,9 @@ export class Execution extends ExecutionSteps {
           : childStart(how.deadline === 'inherit' ? this.run.deadline : undefined, def.options.deadline, grace, now);
       // One trace for the whole tree: a run this run starts continues its trace.
       const trace = this.traceContext === undefined ? {} : { traceContext: this.traceContext };
-      return this.rt.store.runs.create({ id: uuidv7(now), workflow, version: def.version, input, idempotencyKey, ...(how.parent ? { parent: how.parent } : {}), ...timing, ...trace }, now);
+      // The tree shares one priority: a run this run starts takes its priority.
+      const priority = this.run.priority === undefined ? {} : { priority: this.run.priority };
+      return this.rt.store.runs.create({ id: uuidv7(now), workflow, version: def.version, input, idempotencyKey, ...(how.parent ? { parent: how.parent } : {}), ...timing, ...trace, ...priority }, now);
     });
     if (made.created && this.rt.lifecycle.runs) {
       this.rt.lifecycle.run({ ...this.rt.lifecycle.base(made.run), type: 'run.created', parentRunId: this.run.id, createdAt: made.run.createdAt }, { input: made.run.input });

@@ -95,6 +95,8 @@ export async function forkRun(rt: EngineRuntime, rawRunId: unknown, rawOptions: 
       // Not due before the copies are written (as a queued start, recovery takes it after the grace).
       wakeAt: earliest(now + rt.timings.startGraceMs, deadline) as number,
       ...(deadline === undefined ? {} : { deadline }),
+      // A fork is the same work again: at the same priority.
+      ...(source.priority === undefined ? {} : { priority: source.priority }),
     },
     now,
   );
@@ -110,6 +112,6 @@ export async function forkRun(rt: EngineRuntime, rawRunId: unknown, rawOptions: 
     }
   }
   await rt.store.runs.wake(run.id, rt.clock.now());
-  await rt.dispatchRun(run.id, run.workflow);
+  await rt.dispatchRun(run);
   return run;
 }

@@ -88,7 +88,7 @@ export async function retryRun(rt: EngineRuntime, rawRunId: unknown, rawOptions:
     // decision to finish it, so the passed deadline is removed; one still ahead is kept.
     const deadline = target.deadline !== undefined && target.deadline <= now ? null : undefined;
     const written = await rt.store.runs.reopen(target.id, { fence: target.fence, forget, retry, ...(deadline === null ? { deadline } : {}) }, now);
-    await rt.dispatchRun(written.id, written.workflow);
+    await rt.dispatchRun(written);
     if (written.id === runId) reopened = written;
   }
   return reopened as RunRecord;

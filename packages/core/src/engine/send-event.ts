@@ -48,7 +48,7 @@ export async function sendEvent(
   const result = idempotencyKey === undefined ? await rt.store.events.deliver(runId, name, json, now) : await rt.store.events.deliver(runId, name, json, now, { idempotencyKey });
   if (result.delivered) {
     const run = await rt.store.runs.get(runId);
-    if (run) await rt.dispatchRun(run.id, run.workflow);
+    if (run) await rt.dispatchRun(run);
   }
   return result;
 }

@@ -13,5 +13,5 @@ export async function wakeParent(rt: EngineRuntime, parent: ParentRef | undefine
   if (parent === undefined) return;
   await rt.store.runs.wake(parent.runId, rt.clock.now());
   const run = await rt.store.runs.get(parent.runId);
-  if (run && !isTerminalRunStatus(run.status)) await rt.dispatchRun(run.id, run.workflow);
+  if (run && !isTerminalRunStatus(run.status)) await rt.dispatchRun(run);
 }

@@ -1,6 +1,7 @@
 import type { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
 import type { Duration } from './duration.js';
+import type { StepRateLimit } from './flow-options.js';
 import type { SelectAlternative, SelectResult } from './select-alternatives.js';
 import type { BackoffOptions, RetryPredicate } from './retry-policy.js';
 import type { WorkflowDefinition } from './define-workflow.js';
@@ -49,6 +50,14 @@ export interface StepOptions {
    * complete). `error` is the run's error (its failure, or the cancellation).
    */
   compensate?: (error: Error) => unknown;
+  /**
+   * At most `limit` attempts of steps naming `key` start in any window of `period`, across every
+   * run and engine on the store (an outside API's quota). A refused attempt does not run its body:
+   * it waits for the next free slot (in place when it frees within `timings.inlineRetryMaxMs`, else
+   * the run sleeps until then) and is never dropped. Needs a store with `slots`; not on a `queued`
+   * step. See docs/flow-control.md.
+   */
+  rateLimit?: StepRateLimit;
 }
 
 /** Options of `ctx.waitForEvent`. */

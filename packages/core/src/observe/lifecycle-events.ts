@@ -48,7 +48,7 @@ export interface LifecycleError {
 }
 
 /** Why a run stopped executing without ending. A run waiting on several branches lists each once. */
-export type SuspendReason = 'sleep' | 'event' | 'child' | 'queued-step' | 'retry' | 'select' | 'recheck';
+export type SuspendReason = 'sleep' | 'event' | 'child' | 'queued-step' | 'retry' | 'select' | 'recheck' | 'rate-limit';
 
 export type RunLifecycleEvent =
   | (LifecycleBase & {

@@ -22,7 +22,7 @@ export async function checkExpiredLeases(ctx: DoctorContext): Promise<DoctorFind
         `stuck until an engine with workers and its recovery loop runs for "${run.workflow}". --fix dispatches it now.`,
       fixable: true,
     };
-    findings.push(await ctx.dispatchRepair(finding, 'dispatched the run to its orchestrator queue', () => ctx.engine.dispatchRun(run.id, run.workflow)));
+    findings.push(await ctx.dispatchRepair(finding, 'dispatched the run to its orchestrator queue', () => ctx.engine.dispatchRun(run)));
   }
   return findings;
 }

@@ -22,7 +22,7 @@ export async function checkUndispatchedRuns(ctx: DoctorContext): Promise<DoctorF
         `No engine with workers and recovery is running for "${run.workflow}", or its queue loses jobs. --fix dispatches it now.`,
       fixable: true,
     };
-    findings.push(await ctx.dispatchRepair(finding, 'dispatched the run to its orchestrator queue', () => ctx.engine.dispatchRun(run.id, run.workflow)));
+    findings.push(await ctx.dispatchRepair(finding, 'dispatched the run to its orchestrator queue', () => ctx.engine.dispatchRun(run)));
   }
   return findings;
 }

@@ -40,7 +40,7 @@ export async function checkUnwokenParents(ctx: DoctorContext): Promise<DoctorFin
       findings.push(
         await ctx.repair(finding, dispatch ? 'woke the run (due now) and dispatched it' : 'woke the run (due now; the next recovery pass dispatches it)', async () => {
           await ctx.store.runs.wake(run.id, ctx.now);
-          if (dispatch) await ctx.engine.dispatchRun(run.id, run.workflow);
+          if (dispatch) await ctx.engine.dispatchRun(run);
         }),
       );
       break;

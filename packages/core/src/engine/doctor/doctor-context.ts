@@ -7,8 +7,8 @@ import type { DoctorLimits, DoctorThresholds } from './doctor-options.js';
 /** What the engine lends the doctor: the store and the two ways it hands work to workers. */
 export interface DoctorEngine {
   readonly store: WorkflowStore;
-  dispatchRun(runId: string, workflow: string): Promise<void>;
-  dispatchStep(runId: string, workflow: string, key: string, attempt: number): Promise<void>;
+  dispatchRun(run: { id: string; workflow: string; priority?: number }): Promise<void>;
+  dispatchStep(runId: string, workflow: string, key: string, attempt: number, traceContext?: Record<string, string>, priority?: number): Promise<void>;
   /**
    * False when a dispatch would reach nobody: the engine's queue is its own in-process one and it
    * runs no workers (a CLI with only a store). Repairs that need a dispatch are then not made.

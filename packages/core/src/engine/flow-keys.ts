@@ -1,0 +1,40 @@
+import { CairnError } from '../errors/cairn-error.js';
+import type { Json } from '../model/json.js';
+import { checkIdentifier } from './check-input.js';
+import type { WorkflowDefinition } from './define-workflow.js';
+import { MAX_SLOT_NAME_LENGTH as MAX_SLOT_KEY } from '../store/check-slot-arguments.js';
+
+/** The slot keys of one run: what its workflow's `concurrency` and `rateLimit` count it under. */
+export interface RunFlowKeys {
+  /** `c:<name length>:<workflow>[:<key>]`, when the workflow has a concurrency limit. */
+  concurrency?: string;
+  /** `r:<name length>:<workflow>[:<key>]`, when the workflow has a start rate limit. */
+  rate?: string;
+}
+
+/**
+ * The slot keys of a run of `def` with `input`. The workflow name is length-prefixed, so no pair
+ * of (workflow, key) can spell another's key whatever characters either holds. Throws
+ * `INVALID_INPUT` when a key function throws or returns anything but a non-empty, well-formed
+ * string without NUL that fits the 512-character slot key.
+ */
+export function flowKeys(def: WorkflowDefinition<any, any>, input: Json): RunFlowKeys {
+  const keys: RunFlowKeys = {};
+  const { concurrency, rateLimit } = def.options;
+  if (concurrency !== undefined) keys.concurrency = slotKey('c', def.name, 'concurrency', concurrency.key, input);
+  if (rateLimit !== undefined) keys.rate = slotKey('r', def.name, 'rateLimit', rateLimit.key, input);
+  return keys;
+}
+
+function slotKey(kind: string, workflow: string, option: string, keyOf: ((input: any) => string) | undefined, input: Json): string {
+  const prefix = `${kind}:${workflow.length}:${workflow}`;
+  if (keyOf === undefined) return prefix;
+  const what = `Workflow ${JSON.stringify(workflow)} ${option} key`;
+  let key: unknown;
+  try {
+    key = keyOf(input);
+  } catch (error) {
+    throw new CairnError('INVALID_INPUT', `${what} threw for this input: ${error instanceof Error ? error.message : String(error)}`, { cause: error, data: { argument: what } });
+  }
+  return `${prefix}:${checkIdentifier(what, key, MAX_SLOT_KEY - prefix.length - 1)}`;
+}
