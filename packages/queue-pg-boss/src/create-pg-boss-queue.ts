@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { CairnError, checkWorkOptions, createOutageLog, type OutageLog, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
+import { pgBossNotifyChannel } from './notify-channel.js';
 import { checkPgBossSendOptions, checkQueueName, groupConcurrencyKey } from './send-options.js';
+import { WakeCoalescer, type WakeWindow } from './wake-coalescer.js';
 
 /** Options of `createPgBossQueue`. */
 export interface PgBossQueueOptions {
@@ -21,7 +23,10 @@ export interface PgBossQueueOptions {
   /**
    * Every other option of the `PgBoss` constructor, passed through unchanged: `pg` settings (`host`,
    * `port`, `user`, `password`, `database`, `ssl`, `max`, `application_name`, a `db` adapter...),
-   * maintenance intervals, `useListenNotify` (default `true` here), and so on.
+   * maintenance intervals, and so on. `useListenNotify` (default `true` here) is taken by the
+   * adapter: it holds the one LISTEN connection of the `PgBoss` itself and wakes one idle slot per
+   * process and queue for each burst of notifications (pg-boss would wake every slot); `false`
+   * leaves new jobs to polling.
    */
   bossOptions?: Omit<ConstructorOptions, 'connectionString' | 'schema'>;
   /** The queue's `name` (default `'pg-boss'`), shown in engine errors. */
@@ -80,6 +85,13 @@ const POLICY = 'short';
 const IDLE_WAKE_MS = 50;
 
 /**
+ * How long a NOTIFY waits before it wakes a slot of this process: 2 ms after a quiet spell or a wake
+ * that found a job, doubling to 100 ms while this process's wakes find nothing (other processes took
+ * the jobs). See WakeCoalescer.
+ */
+const NOTIFY_WAKE_WINDOW: WakeWindow = { minMs: 2, maxMs: 100 };
+
+/**
  * How often each idle slot of a worker with several slots polls on its own (seconds). The adapter
  * wakes one idle slot per `pollingIntervalSeconds` itself (the ticker in `work`), so this is only a backstop.
  */
@@ -127,6 +139,11 @@ class PgBossQueue implements Queue {
   readonly #groupCaps = new Map<string, { key: string; workers: number }>();
   // When each grouped worker last woke one of its idle slots (see #wakeOneIdleWorker).
   readonly #lastIdleWake = new Map<string, number>();
+  // Set when the adapter listens for pg-boss's NOTIFY itself (a PgBoss it created, with
+  // useListenNotify): the channel of its schema, and the coalescer the notifications go through.
+  readonly #notifyChannel: string | undefined;
+  readonly #coalescer = new WakeCoalescer((queue) => this.#wakeQueue(queue), NOTIFY_WAKE_WINDOW);
+  #listener: { close(): Promise<void> } | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: PgBossQueueOptions) {
@@ -155,13 +172,18 @@ class PgBossQueue implements Queue {
       // the adapter's, which reports through onError.
       if (this.#boss.listenerCount('error') === 0) this.#boss.on('error', (error) => this.#report(error));
     } else {
+      // A NOTIFY per ready job wakes idle workers at once instead of after a poll. pg-boss's own
+      // listener wakes every slot of the queue in every process for each job (a herd: 40 fetches per
+      // job for 4 processes of 10 slots), so the adapter listens instead and wakes one slot per
+      // process, coalesced (#wakeQueue, WakeCoalescer).
+      const listen = options.bossOptions?.useListenNotify ?? true;
       const bossOptions: ConstructorOptions = {
-        // A NOTIFY per ready job wakes idle workers at once instead of after a poll.
-        useListenNotify: true,
         ...options.bossOptions,
+        useListenNotify: false,
         ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
         ...(options.schema === undefined ? {} : { schema: options.schema }),
       };
+      if (listen) this.#notifyChannel = pgBossNotifyChannel(options.schema ?? 'pgboss');
       if (bossOptions.connectionString === undefined && bossOptions.host === undefined && bossOptions.db === undefined && bossOptions.database === undefined) {
         throw new CairnError('INVALID_INPUT', 'createPgBossQueue: pass a PgBoss (boss), a connectionString, or pg settings in bossOptions');
       }
@@ -215,7 +237,7 @@ class PgBossQueue implements Queue {
     // adds as many. So with several slots each slot polls only as a backstop, and the adapter
     // wakes one idle slot per interval itself (a ticker): one idle fetch per queue per interval. A
     // slot that gets a job wakes another idle one (#runBatch), so a backlog still spreads over
-    // every slot at fetch speed, and NOTIFY still wakes them all for a new ready job.
+    // every slot at fetch speed, and a NOTIFY wakes one idle slot per process (#wakeQueue).
     const slotPollSeconds = concurrency > 1 ? Math.max(SLOT_BACKSTOP_POLL_SECONDS, this.#pollingIntervalSeconds) : this.#pollingIntervalSeconds;
     try {
       await this.#ensureQueue(queue);
@@ -242,7 +264,7 @@ class PgBossQueue implements Queue {
     const id = workId;
     const ticker = concurrency > 1 ? setInterval(() => this.#wakeIdleSlot(id), this.#pollingIntervalSeconds * 1000) : undefined;
     ticker?.unref();
-    const worker = new PgBossWorker(this.#boss, queue, workId, () => {
+    const worker = new PgBossWorker(this.#boss, queue, id, () => {
       clearInterval(ticker);
       this.#workers.delete(worker);
       if (groupConcurrency !== undefined) this.#releaseGroupCap(queue);
@@ -257,7 +279,11 @@ class PgBossQueue implements Queue {
   }
 
   async #shutdown(): Promise<void> {
+    this.#coalescer.close();
     const stops = await Promise.allSettled(Array.from(this.#workers, (worker) => worker.stop()));
+    const listener = this.#listener;
+    this.#listener = undefined;
+    await listener?.close().catch((error: unknown) => this.#report(error));
     // Only a PgBoss the adapter created is stopped; one the caller passed in stays theirs.
     // Even after a failed start: pg-boss leaves what it had started for stop() to clean up.
     if (this.#ownsBoss && this.#startAttempted) {
@@ -270,8 +296,9 @@ class PgBossQueue implements Queue {
 
   async #runBatch(queue: string, jobs: BossJob<JobEnvelope>[], handler: (job: Job) => Promise<void>, workId: string | undefined, grouped: boolean): Promise<JobResult[]> {
     const results: JobResult[] = [];
-    // A fetch that returned jobs: the database answers again.
+    // A fetch that returned jobs: the database answers again, and this process's NOTIFY wakes pay.
     this.#outage?.recovered();
+    this.#coalescer.found(queue);
     if (workId !== undefined) {
       if (grouped) this.#wakeOneIdleWorker(workId);
       // More may be ready (a backlog, delayed jobs come due together): the next idle slot looks.
@@ -320,6 +347,18 @@ class PgBossQueue implements Queue {
     const now = Date.now();
     if (now - (this.#lastIdleWake.get(workId) ?? 0) < IDLE_WAKE_MS) return;
     if (this.#wakeIdleSlot(workId)) this.#lastIdleWake.set(workId, now);
+  }
+
+  /**
+   * A NOTIFY (coalesced) for `queue`: one idle slot of each worker on it fetches; a slot that gets a
+   * job wakes the next (#runBatch). False when no slot was idle.
+   */
+  #wakeQueue(queue: string): boolean {
+    let woke = false;
+    for (const worker of this.#workers) {
+      if (worker.queue === queue && this.#wakeIdleSlot(worker.workId)) woke = true;
+    }
+    return woke;
   }
 
   /** Makes one idle slot of the worker fetch now; false when every slot is busy. */
@@ -380,6 +419,7 @@ class PgBossQueue implements Queue {
       this.#startAttempted = true;
       const starting = this.#call('start', async () => {
         await this.#boss.start();
+        await this.#listen();
       });
       this.#starting = starting;
       // A failed start (database down) is not cached: the next send or work tries again.
@@ -388,6 +428,27 @@ class PgBossQueue implements Queue {
       });
     }
     return this.#starting;
+  }
+
+  // pg-boss's own listener, reused for its reconnection and heartbeat; only its callback differs.
+  // Without LISTEN (a db adapter that has none, PgBouncer) workers fall back to polling, as
+  // pg-boss does, and the error is reported once.
+  async #listen(): Promise<void> {
+    if (this.#notifyChannel === undefined || this.#listener !== undefined) return;
+    const db = this.#boss.getDb();
+    if (typeof db.listen !== 'function') return;
+    try {
+      this.#listener = await db.listen(
+        this.#notifyChannel,
+        (queue) => this.#coalescer.notified(queue),
+        // (Re)connected: notifications sent meanwhile were missed, so every queue looks once.
+        () => {
+          for (const worker of this.#workers) this.#wakeIdleSlot(worker.workId);
+        },
+      );
+    } catch (error) {
+      this.#report(error);
+    }
   }
 
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -433,25 +494,27 @@ function clampCaps(caps: GroupConcurrency, concurrency: number): GroupConcurrenc
 
 /** One `work()` registration: stopping it drains its slots (pg-boss `offWork` with `wait`). */
 class PgBossWorker implements QueueWorker {
+  /** The queue it consumes. */
+  readonly queue: string;
+  /** pg-boss's id of the `work()` call, shared by its slots. */
+  readonly workId: string;
   readonly #boss: PgBoss;
-  readonly #queue: string;
-  readonly #workId: string;
   readonly #onStopped: () => void;
   #stopping: Promise<void> | undefined;
 
   constructor(boss: PgBoss, queue: string, workId: string, onStopped: () => void) {
     this.#boss = boss;
-    this.#queue = queue;
-    this.#workId = workId;
+    this.queue = queue;
+    this.workId = workId;
     this.#onStopped = onStopped;
   }
 
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       try {
-        await this.#boss.offWork(this.#queue, { id: this.#workId, wait: true });
+        await this.#boss.offWork(this.queue, { id: this.workId, wait: true });
       } catch (error) {
-        throw new CairnError('QUEUE_ERROR', `pg-boss offWork on ${this.#queue} failed`, { cause: error });
+        throw new CairnError('QUEUE_ERROR', `pg-boss offWork on ${this.queue} failed`, { cause: error });
       } finally {
         this.#onStopped();
       }

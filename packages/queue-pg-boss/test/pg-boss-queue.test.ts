@@ -38,9 +38,10 @@ function countingBoss(boss: PgBoss): { boss: PgBoss; calls: Map<string, string[]
  * A pg-boss `db` over a real pool that counts pg-boss's job fetches (its `WITH next AS (...)`
  * statement), so a test can say how often idle workers poll.
  */
-function countingDb(url: string): { db: { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> }; fetches: () => number; reset: () => void; close: () => Promise<void> } {
+function countingDb(url: string): { db: CountingDb; fetches: () => number; reset: () => void; close: () => Promise<void> } {
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   pool.on('error', () => {});
+  const listeners: pg.Client[] = [];
   let fetches = 0;
   return {
     db: {
@@ -48,11 +49,32 @@ function countingDb(url: string): { db: { executeSql(text: string, values?: unkn
         if (/WITH\s+next\s+AS/i.test(text)) fetches++;
         return pool.query(text, values as unknown[]);
       },
+      // A real LISTEN on a connection of its own, as pg-boss's built-in db does (without its reconnection).
+      async listen(channel, onNotification, onReconnect) {
+        const client = new pg.Client({ connectionString: url });
+        client.on('error', () => {});
+        client.on('notification', (message) => {
+          if (message.payload !== undefined) onNotification(message.payload);
+        });
+        await client.connect();
+        await client.query(`LISTEN "${channel}"`);
+        listeners.push(client);
+        onReconnect();
+        return { close: () => client.end() };
+      },
     },
     fetches: () => fetches,
     reset: () => void (fetches = 0),
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all(listeners.map((client) => client.end().catch(() => undefined)));
+      await pool.end();
+    },
   };
+}
+
+interface CountingDb {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  listen(channel: string, onNotification: (payload: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }>;
 }
 
 describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${server.skip}` : false }, () => {
@@ -253,6 +275,31 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     for (let i = 0; i < 10; i++) await queue.send('idle-d', { i });
     await waitFor(() => done === 10, 30_000, '10 jobs');
     assert.ok(peak >= 4, `a backlog of 10 jobs of 200 ms ran at most ${peak} at once on 5 slots`);
+  });
+
+  it('a job sent wakes one slot per process, not every idle slot of every process', async () => {
+    // Four processes (a PgBoss each) of ten idle slots on one queue. pg-boss's own LISTEN wakes
+    // every slot of the queue for each job sent: 40 fetches per job here, of which one finds it.
+    const processes = 4;
+    const jobs = 30;
+    const dbs = Array.from({ length: processes }, () => countingDb(dbUrl));
+    for (const counting of dbs) cleanups.push(() => counting.close());
+    let done = 0;
+    for (const counting of dbs) {
+      const worker = open({ schema: 'herd', pollingIntervalSeconds: 30, bossOptions: { db: counting.db } });
+      await worker.work('herd', async () => void done++, { concurrency: 10 });
+    }
+    const sender = open({ schema: 'herd', pollingIntervalSeconds: 30 });
+    await sleep(500); // start-up: every slot makes its first fetch
+    for (const counting of dbs) counting.reset();
+    for (let i = 0; i < jobs; i++) await sender.send('herd', { i });
+    // Found through NOTIFY: with a 30 s polling interval nothing else would start them in time.
+    await waitFor(() => done === jobs, 20_000, `${jobs} jobs`);
+    await sleep(300); // the fetches that follow the last job
+    const fetches = dbs.reduce((sum, counting) => sum + counting.fetches(), 0);
+    // Per job at most: the fetch that takes it, one more by the slot it wakes and one as that slot
+    // finishes, and one by each other process woken by the same NOTIFY.
+    assert.ok(fetches <= jobs * (processes + 3), `${fetches} fetches for ${jobs} jobs over ${processes} processes of 10 slots`);
   });
 
   it('a delayed job starts about a polling interval after it is due even while a slot is busy for long', async () => {
