@@ -14,6 +14,8 @@ export interface BenchConfig {
   dispatch: { runs: number; workers: number[]; idleMs: number };
   /** `fill`: finished runs written before the second CPU measurement. */
   cpu: { steps: number; runs: number; warmup: number; reps: number; fill: number };
+  /** Flow control: `runs` sequential runs per limit variant; two keys, one with `ratio`× the other's `smallRuns`. */
+  flow: { runs: number; smallRuns: number; ratio: number; concurrency: number; workMs: number };
 }
 
 export const FULL: BenchConfig = {
@@ -29,6 +31,7 @@ export const FULL: BenchConfig = {
   idle: { passes: 10 },
   dispatch: { runs: 100, workers: [1, 2, 4], idleMs: 5000 },
   cpu: { steps: 100, runs: 10, warmup: 2, reps: 7, fill: 10_000 },
+  flow: { runs: 50, smallRuns: 10, ratio: 10, concurrency: 8, workMs: 5 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -44,4 +47,5 @@ export const SMOKE: BenchConfig = {
   idle: { passes: 3 },
   dispatch: { runs: 5, workers: [1, 2], idleMs: 1000 },
   cpu: { steps: 13, runs: 2, warmup: 1, reps: 1, fill: 20 },
+  flow: { runs: 3, smallRuns: 2, ratio: 10, concurrency: 4, workMs: 1 },
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,floor,processes,dispatch,fairness,observability] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability] [--out=path] [--render[=path]]`
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
  * `bench/results/latest.json` (smoke: `smoke.tmp.json`, not committed). Round-trip targets are checked in every
@@ -30,6 +30,7 @@ import { otelVariant } from './scenarios/otel-variant.js';
 import { idleCost } from './scenarios/idle-cost.js';
 import { storeDispatch } from './scenarios/store-dispatch.js';
 import { cpuPerStep } from './scenarios/cpu-per-step.js';
+import { flowControl } from './scenarios/flow.js';
 import { engineLog } from './scenarios/workflows.js';
 import { Servers } from './servers/servers.js';
 import { nowMs } from './stats.js';
@@ -38,7 +39,7 @@ const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',').filter(Boolean);
 const config = smoke ? SMOKE : FULL;
-// --scenarios=inline,replay,latency,local,idle,cpu,floor,processes,dispatch,fairness,observability (default: all)
+// --scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability (default: all)
 const scenarios = args.find((a) => a.startsWith('--scenarios='))?.slice('--scenarios='.length).split(',').filter(Boolean);
 const wants = (name: string) => !scenarios || scenarios.includes(name);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -141,6 +142,10 @@ async function main(): Promise<number> {
       // Client CPU per step on the in-process and PostgreSQL stores (the issue's targets name memory and PostgreSQL).
       const cpu = !wants('cpu') || !['memory', 'sqlite', 'postgres'].includes(backend.name) ? undefined : await scenario(e, 'engine CPU per step', () => cpuPerStep(backend, cfg.cpu), inc);
       if (cpu) report.cpu = cpu;
+      // Flow control needs slots: a store without them is noted (`null`), not failed.
+      const flow = !wants('flow') ? undefined : await scenario(e, 'flow control', () => flowControl(backend, cfg.flow), inc);
+      if (flow) report.flow = flow;
+      else if (flow === null) inc.push('flow control: not measured (the store has no slots)');
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
 

@@ -11,6 +11,7 @@ import type { ObservabilityResult } from './scenarios/observability.js';
 import type { IdleCostResult } from './scenarios/idle-cost.js';
 import type { StoreDispatchResult } from './scenarios/store-dispatch.js';
 import type { CpuResult } from './scenarios/cpu-per-step.js';
+import type { FlowResult } from './scenarios/flow.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -32,6 +33,8 @@ export interface BackendReport {
   idle?: IdleCostResult;
   /** Client CPU per inline step, on an empty store and on one holding many finished runs (`--scenarios=cpu`). */
   cpu?: CpuResult;
+  /** Flow control: round trips of a limited run, fairness across keys (`--scenarios=flow`; stores with slots). */
+  flow?: FlowResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];

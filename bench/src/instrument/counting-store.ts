@@ -2,7 +2,8 @@ import type { RunRecord, WorkflowStore } from '@cairn/core';
 import { nowMs } from '../stats.js';
 import { diff, type RoundTripCounter, type RoundTripSnapshot } from './round-trips.js';
 
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules'] as const;
+// `slots` is optional on a store (only wrapped where the store has it).
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots'] as const;
 
 /** One execution of a run as seen by the store: from `runs.claim` to the `runs.transition` that ends it. */
 export interface ExecutionWindow {
@@ -48,7 +49,7 @@ export class StoreProbe {
     readonly counter: RoundTripCounter,
   ) {
     const wrapped: Record<string, unknown> = { name: inner.name, capabilities: inner.capabilities, close: () => inner.close() };
-    for (const noun of NOUNS) wrapped[noun] = this.#wrapNoun(noun, inner[noun] as unknown as Record<string, unknown>);
+    for (const noun of NOUNS) if (inner[noun] !== undefined) wrapped[noun] = this.#wrapNoun(noun, inner[noun] as unknown as Record<string, unknown>);
     this.store = wrapped as unknown as WorkflowStore;
   }
 

@@ -70,6 +70,43 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
   }
 
+  const withFlow = r.backends.filter((b) => b.flow);
+  if (withFlow.length > 0) {
+    const f0 = withFlow[0]!.flow!;
+    const unitOf = (b: (typeof withFlow)[number]) => (b.driverCounted ? '' : ' (store calls)');
+    out.push(`### Flow control: round trips of a limited run (${f0.runs} sequential inline one-step runs per variant)`);
+    out.push('');
+    out.push(
+      table(
+        ['backend', 'no limit', 'concurrency limit', 'start rate limit', 'slots calls per limited run'],
+        withFlow.map((b) => {
+          const by = (v: string) => b.flow!.costs.find((c) => c.variant === v);
+          const plainCost = by('no limit')?.perRun ?? Number.NaN;
+          const cell = (v: string) => {
+            const c = by(v);
+            return c === undefined ? '–' : `${fmt(c.perRun, 2)} (+${fmt(c.perRun - plainCost, 2)})`;
+          };
+          const slots = (v: string) => Object.entries(by(v)?.slotsByMethod ?? {}).map(([m, n]) => `${m} ${fmt(n, 2)}`).join(', ');
+          return [`${b.title}${unitOf(b)}`, fmt(plainCost, 2), cell('concurrency limit'), cell('start rate limit'), `concurrency: ${slots('concurrency limit')}; rate: ${slots('start rate limit')}`];
+        }),
+      ),
+    );
+    out.push('');
+    const k0 = f0.fairness;
+    out.push(`### Flow control: fairness across keys (limit 1 per key; key "big" submits ${k0.bigRuns} runs, then key "small" ${k0.smallRuns}; ${k0.workMs} ms of work per run; worker concurrency ${k0.concurrency})`);
+    out.push('');
+    out.push(
+      table(
+        ['backend', 'small key done', 'big key done', 'big runs done when small was', 'round trips per run (drain)'],
+        withFlow.map((b) => {
+          const k = b.flow!.fairness;
+          return [b.title, ms(k.smallDoneMs), ms(k.bigDoneMs), `${k.bigDoneWhenSmallDone} / ${k.bigRuns}`, fmt(k.roundTripsPerRun, 2)];
+        }),
+      ),
+    );
+    out.push('');
+  }
+
   const withCounts = r.backends.filter((b) => b.inline || b.replay);
   if (withCounts.length > 0) {
     out.push('### Round trips, counted at the driver');

@@ -43,6 +43,20 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         enforced: false,
       });
     }
+    if (b.flow) {
+      const by = (v: string) => b.flow!.costs.find((c) => c.variant === v)?.perRun ?? Number.NaN;
+      const concurrency = by('concurrency limit') - by('no limit');
+      const rate = by('start rate limit') - by('no limit');
+      out.push({
+        // A concurrency slot is one acquire after the claim and one release before the outcome; a
+        // start rate slot one acquire (decision 36). Exact counts: sequential runs, nobody waiting.
+        target: 'a limited run: ≤ 2 extra round trips with a concurrency limit, ≤ 1 with a start rate limit',
+        subject: b.title,
+        measured: `+${fmt(concurrency, 2)} / +${fmt(rate, 2)} ${unit} per run`,
+        holds: concurrency <= 2 && rate <= 1,
+        enforced: true,
+      });
+    }
     if (b.latency) {
       const { inline, queued } = b.latency.readsPerResult;
       out.push({
