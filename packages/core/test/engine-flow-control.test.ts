@@ -3,8 +3,9 @@
 // run's priority goes with every job the engine sends for it. The queue is the real local queue,
 // wrapped only to read what it was sent.
 import assert from 'node:assert/strict';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
-import { CairnError, createEngine, createLocalQueue, createMemoryStore, defineWorkflow, type Queue, type SendOptions, type WorkflowStore } from '@cairn/core';
+import { CAIRN_CHANNELS, CairnError, createEngine, createLocalQueue, createMemoryStore, defineWorkflow, type Queue, type RunLifecycleEvent, type SendOptions, type WorkflowStore } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 
 const quiet = { warn: () => {}, error: () => {} };
@@ -72,6 +73,32 @@ describe('engine flow control', () => {
       assert.equal(sent.at(-1)?.priority, undefined);
       assert.equal((await store.runs.get(plain.id))?.priority, undefined);
     } finally {
+      await engine.stop();
+    }
+  });
+
+  it('a run that waited for its slot publishes run.started once, when it starts, and no run.resumed', async () => {
+    const events: RunLifecycleEvent[] = [];
+    const onRun = (message: unknown) => void events.push(message as RunLifecycleEvent);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const one = defineWorkflow('one-at-a-time', async (ctx, first: boolean) => ctx.step('work', () => (first ? gate : undefined)), { concurrency: { limit: 1 } });
+    const store = createMemoryStore();
+    const engine = createEngine({ store, workflows: [one], logger: quiet, recoveryIntervalMs: 3_600_000 });
+    subscribe(CAIRN_CHANNELS.run, onRun);
+    await engine.start();
+    try {
+      const holder = await engine.startRun(one, true);
+      const waiter = await engine.startRun(one, false);
+      for (let i = 0; i < 200 && (await store.runs.get(waiter.id))?.status !== 'waiting'; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal((await store.runs.get(waiter.id))?.status, 'waiting', 'the second run waits for the slot');
+      open();
+      await holder.result();
+      await waiter.result();
+      const seen = events.filter((e) => e.runId === waiter.id).map((e) => e.type);
+      assert.deepEqual(seen, ['run.created', 'run.started', 'run.completed']);
+    } finally {
+      unsubscribe(CAIRN_CHANNELS.run, onRun);
       await engine.stop();
     }
   });

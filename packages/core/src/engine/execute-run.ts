@@ -67,8 +67,9 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   let executionTrace: Record<string, string> | undefined;
   if (rt.lifecycle.runs) {
     // The first claim of a run has fence 1; every later one (after a suspension, or taking over
-    // from a lost worker) a higher one.
-    const first = run.fence === 1;
+    // from a lost worker) a higher one. A limited run may have been claimed and sent back to wait
+    // for its slot before: it starts when it first executes with nothing recorded.
+    const first = run.fence === 1 || ((flow.kind === 'fail' || flow.limited) && steps.length === 0);
     const base = rt.lifecycle.base(run);
     const message: RunLifecycleEvent & { executionTraceContext?: Record<string, string> } = first
       ? { ...base, type: 'run.started', fence: run.fence, createdAt: run.createdAt, queueWaitMs: base.at - run.createdAt }

@@ -11,8 +11,11 @@ import { earliest } from './run-deadline.js';
 
 /** What a claimed run of a limited workflow may do (see `enterFlow`). */
 export type FlowEntry =
-  /** Execute; `slot` is the run's concurrency slot when its workflow has a concurrency limit. */
-  | { kind: 'enter'; slot?: RunSlot }
+  /**
+   * Execute; `limited`: the workflow has a limit (the run may have been sent back to wait before);
+   * `slot`: the run's concurrency slot when it has a concurrency limit.
+   */
+  | { kind: 'enter'; limited: boolean; slot?: RunSlot }
   /** Not now: give the lease back and wait until `wakeAt` (a wake-up may come sooner). */
   | { kind: 'wait'; wakeAt: number; reason: 'concurrency' | 'rate-limit' }
   /** The workflow's key function refused the run's input (it changed since the start): fail the run. */
@@ -92,7 +95,7 @@ export function checkFlowStore(store: WorkflowStore, workflows: readonly Workflo
 export async function enterFlow(rt: EngineRuntime, run: RunRecord, def: WorkflowDefinition<any, any>, recordedSteps: number): Promise<FlowEntry> {
   const { concurrency, rateLimit } = def.options;
   const slots = rt.store.slots;
-  if ((concurrency === undefined && rateLimit === undefined) || slots === undefined) return { kind: 'enter' };
+  if ((concurrency === undefined && rateLimit === undefined) || slots === undefined) return { kind: 'enter', limited: false };
   let keys;
   try {
     keys = flowKeys(def, run.input);
@@ -110,14 +113,14 @@ export async function enterFlow(rt: EngineRuntime, run: RunRecord, def: Workflow
       return { kind: 'wait', wakeAt: earliest(Math.max(now + 1, grant.freeAt ?? now + Math.min(periodMs, recheckMs)), run.deadline) as number, reason: 'rate-limit' };
     }
   }
-  if (keys.concurrency === undefined || concurrency === undefined) return { kind: 'enter' };
-  if (onlyEnds) return { kind: 'enter', slot: new RunSlot(rt, slots, keys.concurrency, run, false) };
+  if (keys.concurrency === undefined || concurrency === undefined) return { kind: 'enter', limited: true };
+  if (onlyEnds) return { kind: 'enter', limited: true, slot: new RunSlot(rt, slots, keys.concurrency, run, false) };
   const leaseEnd = run.lease?.expiresAt ?? now + rt.timings.leaseMs;
   const grant = await slots.acquire(
     { key: keys.concurrency, limit: concurrency.limit, holder: run.id, expiresAt: leaseEnd, wait: { ...line, expiresAt: now + recheckMs + rt.timings.leaseMs } },
     now,
   );
-  if (grant.acquired) return { kind: 'enter', slot: new RunSlot(rt, slots, keys.concurrency, run, true) };
+  if (grant.acquired) return { kind: 'enter', limited: true, slot: new RunSlot(rt, slots, keys.concurrency, run, true) };
   // A slot whose holder died frees itself at its lease end: look again then if that is sooner.
   const wakeAt = Math.min(now + recheckMs, Math.max(now + 1, grant.freeAt ?? Infinity));
   return { kind: 'wait', wakeAt: earliest(wakeAt, run.deadline) as number, reason: 'concurrency' };
