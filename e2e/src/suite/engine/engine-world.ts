@@ -44,6 +44,15 @@ export interface EngineWorld {
   runUntil(what: string, predicate: () => Promise<boolean>, options?: { maxTimers?: number }): Promise<void>;
 }
 
+/**
+ * `count` store instances for `count` engines ("processes"): the case's store and peers on its
+ * namespace where the backend has several processes, else the one store `count` times.
+ */
+export async function storesFor(env: CaseEnv, count: number): Promise<WorkflowStore[]> {
+  if (env.harness.capabilities?.multiProcess === false) return Array.from({ length: count }, () => env.store);
+  return [env.store, ...(await Promise.all(Array.from({ length: count - 1 }, () => env.openPeer())))];
+}
+
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 

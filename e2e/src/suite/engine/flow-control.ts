@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { CairnError, defineWorkflow, type Engine, type WorkflowDefinition, type WorkflowStore } from '@cairn/core';
-import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
+import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
-import { engineWorld, type EngineWorld } from './engine-world.js';
+import { engineWorld, storesFor, type EngineWorld } from './engine-world.js';
 
 /** Far beyond every case's span: wake-ups come from releases, not from the loop or the recheck. */
 const PARKED_MS = 400 * 24 * 3_600_000;
@@ -50,12 +50,6 @@ function gate(): { wait(signal: AbortSignal): Promise<void>; open(): void } {
         void opened.then(resolve);
       }),
   };
-}
-
-/** One store instance per engine where the backend has several processes, else the one store. */
-async function storesFor(env: CaseEnv, count: number): Promise<WorkflowStore[]> {
-  if (env.harness.capabilities?.multiProcess === false) return Array.from({ length: count }, () => env.store);
-  return [env.store, ...(await Promise.all(Array.from({ length: count - 1 }, () => env.openPeer())))];
 }
 
 /** The store as a process cut off from it sees it after `cut()`: every call fails with STORE_ERROR. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { defineSchedule, defineWorkflow, type Engine, type ScheduleDefinition, type WorkflowDefinition, type WorkflowStore } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
-import { engineWorld, type EngineWorld } from './engine-world.js';
+import { engineWorld, storesFor, type EngineWorld } from './engine-world.js';
 
 /** Engines in the racing cases: "8 engines over one store". */
 const ENGINES = 8;
@@ -17,12 +17,6 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const recorder = defineWorkflow('sched-record', async (ctx, input: unknown) => ctx.step('seen', () => input));
 /** A workflow that stays active until it gets the message `finish`. */
 const holder = defineWorkflow('sched-hold', async (ctx) => ctx.waitForEvent('finish'));
-
-/** One store instance per engine where the backend has several processes, else the one store. */
-async function storesFor(env: CaseEnv, count: number): Promise<WorkflowStore[]> {
-  if (env.harness.capabilities?.multiProcess === false) return Array.from({ length: count }, () => env.store);
-  return [env.store, ...(await Promise.all(Array.from({ length: count - 1 }, () => env.openPeer())))];
-}
 
 /** Starts one engine per store with `schedules` declared, the loop parked. */
 async function startEngines(w: EngineWorld, stores: WorkflowStore[], workflows: WorkflowDefinition<any, any>[], schedules: ScheduleDefinition[]): Promise<Engine[]> {
