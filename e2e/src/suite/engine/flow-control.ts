@@ -251,6 +251,29 @@ export const flowControlGroup: CaseGroup = caseGroup('engine.flow-control', 'eng
     assert.equal(maxInWindow(calls, 10 * SECOND), 2, `at most 2 calls in any 10 s: ${calls.map((t) => t - calls[0]!).join(', ')}`);
   }, NEEDS_SLOTS),
 
+  conformanceCase('a queued step\'s rate limit of 2 per 10 s holds across two engines\' step workers; every call runs once', async (env) => {
+    const calls: number[] = [];
+    let clockNow = () => 0;
+    const caller = defineWorkflow('fc-queued-caller', async (ctx, input: { n: number }) =>
+      ctx.step(
+        'call-api',
+        () => {
+          calls.push(clockNow());
+          return input.n;
+        },
+        { queued: true, rateLimit: { key: 'the-queued-api', limit: 2, period: '10s' } },
+      ),
+    );
+    const w = await engineWorld(env, [caller], { recoveryIntervalMs: PARKED_MS });
+    clockNow = () => w.clock.now();
+    const [peer] = await storesFor(env, 2).then((s) => s.slice(1));
+    const other = await w.startEngine([caller], { store: peer!, recoveryIntervalMs: PARKED_MS });
+    const ids = await startRuns(w, [w.engine, other], caller, Array.from({ length: 5 }, (_, n) => ({ n })));
+    await w.runUntil('all 5 runs completed', async () => (await completedRuns(w, 'fc-queued-caller')) === ids.length, { maxTimers: 400 });
+    assert.equal(calls.length, 5, 'every call ran once');
+    assert.equal(maxInWindow(calls, 10 * SECOND), 2, `at most 2 calls in any 10 s: ${calls.map((t) => t - calls[0]!).join(', ')}`);
+  }, NEEDS_SLOTS),
+
   conformanceCase('priorities order the runs waiting for a slot: priority first, then creation order', async (env) => {
     const g = gate();
     const started: string[] = [];

@@ -8,6 +8,7 @@ import type { RuntimeLogger } from '../logging/runtime-logger.js';
 import type { Lifecycle } from '../observe/lifecycle.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
+import type { StepJob } from './execute-step-job.js';
 
 /** Tunables shared by every part of the engine (all in milliseconds). */
 export interface EngineTimings {
@@ -84,10 +85,10 @@ export interface EngineRuntime {
    */
   dispatchRun(run: DispatchedRun, delayMs?: number): Promise<void>;
   /**
-   * Sends a queued step's job; `traceContext`: the dispatching execution's, carried in the job;
-   * `priority`: the run's, the job's queue priority (carried too, for the run's wake-up).
+   * Sends a queued step's job (optionally delayed), at `job.priority` on a queue with priorities;
+   * the job carries the dispatching execution's trace context and the run's priority.
    */
-  dispatchStep(runId: string, workflow: string, key: string, attempt: number, traceContext?: Record<string, string>, priority?: number): Promise<void>;
+  dispatchStep(job: StepJob, delayMs?: number): Promise<void>;
   /** Tells in-process result waiters that a run ended. */
   notifyFinished(run: RunRecord): void;
   /** Tells in-process result waiters that this process's execution of a run stopped (ended or not). */

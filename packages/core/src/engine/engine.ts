@@ -208,12 +208,13 @@ export function createEngine(options: EngineOptions): Engine {
         ...(delayMs !== undefined && delayMs > 0 ? { delayMs, dedupeKey: `run:${runId}:at:${Math.round(clock.now() + delayMs)}` } : { dedupeKey: `run:${runId}:now` }),
       });
     },
-    dispatchStep: (runId, workflow, key, attempt, traceContext, priority) =>
-      send(
-        queuesFor(workflow).step,
-        { runId, workflow, key, attempt, ...(traceContext === undefined ? {} : { traceContext }), ...(priority === undefined ? {} : { priority }) } satisfies StepJob as unknown as Json,
-        { ...groupOf(workflow), ...priorityOf(priority), dedupeKey: `step:${runId}:${key}:${attempt}` },
-      ),
+    dispatchStep: (job, delayMs) =>
+      send(queuesFor(job.workflow).step, job as unknown as Json, {
+        ...groupOf(job.workflow),
+        ...priorityOf(job.priority),
+        ...(delayMs !== undefined && delayMs > 0 ? { delayMs } : {}),
+        dedupeKey: `step:${job.runId}:${job.key}:${job.attempt}`,
+      }),
     notifyFinished: (run) => waiter.notify(run),
     executionLeft: (runId) => waiter.left(runId),
   };

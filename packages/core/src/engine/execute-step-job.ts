@@ -1,3 +1,4 @@
+import { takeStepSlot } from './step-rate-gate.js';
 import { CairnError } from '../errors/cairn-error.js';
 import { toErrorRecord } from '../errors/error-record-codec.js';
 import { isTerminalRunStatus } from '../model/run.js';
@@ -51,6 +52,15 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
     const error = toErrorRecord(new CairnError('NON_DETERMINISM', `Run ${job.runId}: replay never reached queued step ${JSON.stringify(job.key)}`));
     await finish(rt, job, { key: job.key, from, to: { status: 'failed', error, wakeAt: null } });
     return;
+  }
+  if (probe.rate !== undefined) {
+    // The step's rate limit is taken where its body runs, before the attempt starts. A slot that
+    // frees late: the job comes back then (the step stays scheduled; no worker is held meanwhile).
+    const { wakeAt } = await takeStepSlot(rt, job.runId, probe.rate, rt.shutdown());
+    if (wakeAt !== undefined) {
+      await rt.dispatchStep(job, wakeAt - clock.now());
+      return;
+    }
   }
   const deadline = probe.timeoutMs ?? rt.timings.queuedStepTimeoutMs;
   try {

@@ -3,6 +3,7 @@ import { CairnError } from '../errors/cairn-error.js';
 import type { ErrorRecord } from '../model/error-record.js';
 import type { Json } from '../model/json.js';
 import type { RetryPolicy } from './retry-policy.js';
+import type { StepRate } from './step-rate-gate.js';
 import type { StepKind, StepRecord } from '../model/step.js';
 import type { StepContext } from './workflow-context.js';
 import type { SuspendReason } from '../observe/lifecycle-events.js';
@@ -14,7 +15,7 @@ export type Outcome =
   | { kind: 'cancelled'; error: ErrorRecord }
   | { kind: 'suspended'; wakeAt: number | undefined; reasons: SuspendReason[] }
   | { kind: 'crashed'; error: unknown }
-  | { kind: 'probe-hit'; fn: (s: StepContext) => unknown; policy: RetryPolicy; timeoutMs: number | undefined }
+  | { kind: 'probe-hit'; fn: (s: StepContext) => unknown; policy: RetryPolicy; timeoutMs: number | undefined; rate?: StepRate }
   | { kind: 'probe-miss' };
 
 /** A step's last attempt failed (already recorded); carries the error record. */

@@ -14,6 +14,7 @@ import type { StepContext, StepOptions } from './workflow-context.js';
 import { type Call, type Delivery, ExecutionCore, SUSPEND } from './execution-core.js';
 import { checkStepRateLimit } from './flow-options.js';
 import { type StepRate, takeStepSlot } from './step-rate-gate.js';
+import type { StepJob } from './execute-step-job.js';
 
 /** What an attempt's outcome makes of its step (a transition's `to`). */
 type StepOutcome = StepTransition['to'];
@@ -159,7 +160,7 @@ export class ExecutionSteps extends ExecutionCore {
     if (compensate !== undefined) this.compensations.set(site.key, { site, compensate, policy, timeoutMs });
     if (this.probeKey !== undefined) {
       if (site.key !== this.probeKey) return this.replayOnly(call, site);
-      this.settle({ kind: 'probe-hit', fn, policy, timeoutMs });
+      this.settle({ kind: 'probe-hit', fn, policy, timeoutMs, ...(rate === undefined ? {} : { rate }) });
       throw SUSPEND;
     }
     const recorded = site.recorded;
@@ -370,15 +371,14 @@ export class ExecutionSteps extends ExecutionCore {
   }
 
   /**
-   * `ctx.step`'s `rateLimit`, checked: `undefined` when absent; `INVALID_INPUT` when malformed, on
-   * a store without slots, or on a queued step (its body runs on a step worker, not here).
+   * `ctx.step`'s `rateLimit`, checked: `undefined` when absent; `INVALID_INPUT` when malformed or
+   * on a store without slots. A queued step's slot is taken by the step worker (`executeStepJob`).
    */
   protected stepRate(name: string, options: StepOptions): StepRate | undefined {
     if (options.rateLimit === undefined) return undefined;
     const what = `ctx.step(${JSON.stringify(name)}) rateLimit`;
     const rate = checkStepRateLimit(what, options.rateLimit);
     if (this.rt.store.slots === undefined) throw new CairnError('INVALID_INPUT', `${what}: store ${this.rt.store.name} has no slots to enforce it with`);
-    if (options.queued === true) throw new CairnError('INVALID_INPUT', `${what}: not supported on a queued step`);
     return rate;
   }
 
@@ -415,7 +415,7 @@ export class ExecutionSteps extends ExecutionCore {
     let step = site.recorded;
     if (!step) {
       step = await this.insert(site, { status: 'scheduled', queued: true, maxAttempts: policy.maxAttempts, wakeAt: now + dispatchTimeoutMs });
-      await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, step.attempt, this.traceContext, this.run.priority);
+      await this.rt.dispatchStep(this.stepJob(site.key, step.attempt));
       this.suspend(step.wakeAt, 'queued-step');
     }
     const due = step.wakeAt === undefined || step.wakeAt <= now;
@@ -435,8 +435,20 @@ export class ExecutionSteps extends ExecutionCore {
       next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs } };
     }
     const written = await this.queuedWrite(next);
-    await this.rt.dispatchStep(this.run.id, this.run.workflow, site.key, written.attempt, this.traceContext, this.run.priority);
+    await this.rt.dispatchStep(this.stepJob(site.key, written.attempt));
     this.suspend(written.wakeAt, 'queued-step');
+  }
+
+  /** The job of a queued step's attempt: it carries this execution's trace context and the run's priority. */
+  protected stepJob(key: string, attempt: number): StepJob {
+    return {
+      runId: this.run.id,
+      workflow: this.run.workflow,
+      key,
+      attempt,
+      ...(this.traceContext === undefined ? {} : { traceContext: this.traceContext }),
+      ...(this.run.priority === undefined ? {} : { priority: this.run.priority }),
+    };
   }
 
   /** A write racing the step worker: losing the race only means the step moved on; look again soon. */

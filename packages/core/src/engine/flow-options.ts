@@ -35,8 +35,8 @@ export interface RateLimit<I = unknown> {
 /**
  * `ctx.step(…, { rateLimit })`: at most `limit` attempts of steps naming `key` start in any window
  * of `period`, across every run, workflow and engine on the store. A refused attempt waits (in
- * place when the next slot frees within `timings.inlineRetryMaxMs`, else the run sleeps until
- * then) and does not run its body until it gets one.
+ * place when the next slot frees within `timings.inlineRetryMaxMs`, else the run sleeps, or a
+ * queued step's job is sent again, until then) and does not run its body until it gets one.
  */
 export interface StepRateLimit {
   /** What is limited (an outside API, an account): shared by every step naming it. */

@@ -54,8 +54,8 @@ export interface StepOptions {
    * At most `limit` attempts of steps naming `key` start in any window of `period`, across every
    * run and engine on the store (an outside API's quota). A refused attempt does not run its body:
    * it waits for the next free slot (in place when it frees within `timings.inlineRetryMaxMs`, else
-   * the run sleeps until then) and is never dropped. Needs a store with `slots`; not on a `queued`
-   * step. See docs/flow-control.md.
+   * the run sleeps until then; a `queued` step's job is sent again for then) and is never dropped.
+   * Needs a store with `slots`. See docs/flow-control.md.
    */
   rateLimit?: StepRateLimit;
 }

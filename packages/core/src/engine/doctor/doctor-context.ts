@@ -8,7 +8,7 @@ import type { DoctorLimits, DoctorThresholds } from './doctor-options.js';
 export interface DoctorEngine {
   readonly store: WorkflowStore;
   dispatchRun(run: { id: string; workflow: string; priority?: number }): Promise<void>;
-  dispatchStep(runId: string, workflow: string, key: string, attempt: number, traceContext?: Record<string, string>, priority?: number): Promise<void>;
+  dispatchStep(job: { runId: string; workflow: string; key: string; attempt: number; priority?: number }): Promise<void>;
   /**
    * False when a dispatch would reach nobody: the engine's queue is its own in-process one and it
    * runs no workers (a CLI with only a store). Repairs that need a dispatch are then not made.
