@@ -6,21 +6,25 @@
 //   4. version dry run       `changeset version` in a temporary copy: versions, ranges, CHANGELOG entries
 //   5. pack + package checks `pnpm pack` of every public package; metadata, files, exports, deps
 //   6. consumer tests        fresh npm projects install the tarballs and run a workflow, per Node
-//   7. self-test             broken tarballs must fail the consumer test (test/*.test.ts)
+//   7. client version matrix one project per bound (oldest, newest) of every driver's peer range,
+//                            each store and queue running a workflow on a real server (newest Node)
+//   8. self-test             broken tarballs must fail the consumer test (test/*.test.ts)
 //
-// Options: --skip-build, --nodes 22,24, --no-selftest, --keep (keep the temp dir). Exit code 1 if
+// Options: --skip-build, --nodes 22,24, --no-selftest, --no-matrix, --matrix-only (skip the per-Node
+// consumer tests), --keep (keep the temp dir). Exit code 1 if
 // any phase failed; every phase that can still run does, and the timings are printed at the end.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cacheRoot } from './cache.js';
-import { ConsumerCheckError, describeResult, redisScenario, runConsumer, sqliteScenario } from './consumer.js';
+import { installedClients, matrixScenario, type Bound } from './client-matrix.js';
+import { ConsumerCheckError, describeResult, redisScenario, runConsumer, sqliteScenario, type Scenario } from './consumer.js';
 import { exec, execOk, tail } from './exec.js';
 import { ensureNode } from './node-versions.js';
 import { checkPackage } from './package-checks.js';
 import { packAll, type Packed } from './pack.js';
-import { startRedis, type RedisForCheck } from './redis-server.js';
+import { startServer, type ServerForCheck } from './servers.js';
 import { Timings } from './timings.js';
 import { versionDryRun } from './version-dry-run.js';
 import { ROOT, publicPackages, readJson, workspacePackages } from './workspace.js';
@@ -30,6 +34,8 @@ const { values: args } = parseArgs({
     'skip-build': { type: 'boolean', default: false },
     nodes: { type: 'string', default: '22,24' },
     'no-selftest': { type: 'boolean', default: false },
+    'no-matrix': { type: 'boolean', default: false },
+    'matrix-only': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -38,6 +44,29 @@ const timings = new Timings();
 const failures: string[] = [];
 const work = mkdtempSync(join(tmpdir(), 'cairn-release-check-'));
 console.log(`release:check in ${work} (caches in ${cacheRoot()}), Node ${process.version}`);
+
+/** Runs consumer scenarios one after the other; returns one line per failed scenario. */
+async function runScenarios(
+  scenarios: readonly Scenario[],
+  node: Awaited<ReturnType<typeof ensureNode>>,
+  tarballs: ReadonlyMap<string, string>,
+  options: { libCheck: boolean; suffix: string },
+): Promise<string[]> {
+  const errors: string[] = [];
+  // One after the other: on 2 cores, side by side was no faster (tsc is CPU-bound).
+  for (const scenario of scenarios) {
+    try {
+      const result = await runConsumer(scenario, node, tarballs, join(work, `consumer-${scenario.name}-${options.suffix}`), { libCheck: options.libCheck });
+      console.log(`✔ ${describeResult(result)}\n  ${result.output.split('\n').join('\n  ')}`);
+      for (const w of result.warnings) console.log(`  ${w}`);
+    } catch (error) {
+      if (!(error instanceof ConsumerCheckError)) throw error;
+      console.error(`✘ ${error.message}`);
+      errors.push(`${scenario.name}: failed at ${error.step}`);
+    }
+  }
+  return errors;
+}
 
 /** Runs a phase; a failure is recorded and printed, and the run goes on. */
 async function phase<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
@@ -50,7 +79,7 @@ async function phase<T>(name: string, fn: () => Promise<T>): Promise<T | undefin
   }
 }
 
-let redis: RedisForCheck | undefined;
+const servers: ServerForCheck[] = [];
 try {
   if (!args['skip-build']) {
     await phase('build (pnpm build)', async () => {
@@ -108,36 +137,55 @@ try {
   if (packed) {
     const tarballs = new Map(packed.map((p: Packed) => [p.pkg.name, p.tarball]));
     const majors = args.nodes.split(',').map((n) => Number(n.trim()));
-    redis = await phase('Redis for the redis consumer test', async () => {
-      const r = await startRedis();
-      console.log(`Redis: ${r.detail}`);
-      return r;
+    const matrix = !args['no-matrix'];
+    await phase(`servers for the consumer tests (${matrix ? 'PostgreSQL, MariaDB, MongoDB, Redis' : 'Redis'})`, async () => {
+      // One at a time: each start is CPU-bound on 2 cores, and a failure names its server.
+      const missing: string[] = [];
+      for (const name of matrix ? (['postgres', 'mysql', 'mongodb', 'redis'] as const) : (['redis'] as const)) {
+        try {
+          const server = await startServer(name);
+          servers.push(server);
+          console.log(`${name}: ${server.detail}`);
+        } catch (error) {
+          // The others still start: the consumer tests that need only them still run.
+          missing.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+      if (missing.length > 0) throw new Error(missing.join('\n'));
     });
-    for (const [i, major] of majors.entries()) {
+    const redis = servers.find((s) => s.name === 'redis');
+    for (const [i, major] of args['matrix-only'] ? [] : majors.entries()) {
       await phase(`consumer tests on Node ${major}`, async () => {
         const node = await ensureNode(major);
         console.log(`Node ${node.version} (${node.dir}), npm_config_nodedir set to it`);
         const scenarios = [sqliteScenario(), ...(redis ? [redisScenario(redis.url)] : [])];
-        const errors: string[] = [];
-        // One after the other: on 2 cores, side by side was no faster (tsc is CPU-bound).
-        for (const scenario of scenarios) {
-          try {
-            const result = await runConsumer(scenario, node, tarballs, join(work, `consumer-${scenario.name}-node${major}`), { libCheck: i === 0 });
-            console.log(`✔ ${describeResult(result)}\n  ${result.output.split('\n').join('\n  ')}`);
-            for (const w of result.warnings) console.log(`  ${w}`);
-          } catch (error) {
-            if (!(error instanceof ConsumerCheckError)) throw error;
-            console.error(`✘ ${error.message}`);
-            errors.push(`${scenario.name}: failed at ${error.step}`);
-          }
-        }
+        const errors = await runScenarios(scenarios, node, tarballs, { libCheck: i === 0, suffix: `node${major}` });
         if (!redis) errors.push('redis: no Redis server (see above)');
+        if (errors.length > 0) throw new Error(errors.join('\n'));
+      });
+    }
+    if (matrix) {
+      const newest = Math.max(...majors);
+      await phase(`client version matrix (oldest and newest of each peer range, Node ${newest})`, async () => {
+        const url = (name: ServerForCheck['name']) => {
+          const server = servers.find((s) => s.name === name);
+          if (!server) throw new Error(`no ${name} server (see above)`);
+          return server.url;
+        };
+        const urls = { POSTGRES_URL: url('postgres'), MYSQL_URL: url('mysql'), REDIS_URL: url('redis'), MONGODB_URL: url('mongodb') };
+        const node = await ensureNode(newest);
+        const scenarios = (['oldest', 'newest'] as Bound[]).map((bound) => ({
+          ...matrixScenario(bound, urls),
+          checkInstalled: (dir: string) => installedClients(dir, bound),
+        }));
+        // The library check here is the point: our .d.ts files against each bound's typings.
+        const errors = await runScenarios(scenarios, node, tarballs, { libCheck: true, suffix: `node${newest}` });
         if (errors.length > 0) throw new Error(errors.join('\n'));
       });
     }
     if (!args['no-selftest']) {
       await phase('self-test: broken packages fail the consumer test', async () => {
-        const tests = ['scripts/release-check/test/consumer-check.test.ts', 'scripts/release-check/test/zero-major.test.ts', 'scripts/release-check/test/package-checks.test.ts'];
+        const tests = ['scripts/release-check/test/client-matrix.test.ts', 'scripts/release-check/test/consumer-check.test.ts', 'scripts/release-check/test/zero-major.test.ts', 'scripts/release-check/test/package-checks.test.ts'];
         const result = await exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...tests], {
           cwd: ROOT,
           env: { ...process.env, CAIRN_RELEASE_CHECK_PACKS: join(work, 'packs') },
@@ -148,7 +196,7 @@ try {
     }
   }
 } finally {
-  if (redis) await redis.stop().catch((error: unknown) => console.error(`stopping Redis: ${String(error)}`));
+  for (const server of servers) await server.stop().catch((error: unknown) => console.error(`stopping ${server.name}: ${String(error)}`));
   if (!args.keep) rmSync(work, { recursive: true, force: true });
   else console.log(`kept ${work}`);
   console.log(`\n=== [release:check] timings\n${timings.summary()}`);

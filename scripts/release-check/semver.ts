@@ -3,6 +3,8 @@ import { createRequire } from 'node:module';
 
 interface Semver {
   satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+  validRange(range: string): string | null;
   valid(version: string): string | null;
   major(version: string): number;
   inc(version: string, release: 'major' | 'minor' | 'patch'): string | null;

@@ -4,6 +4,7 @@ export { openSqliteStore } from './sqlite-store.js';
 export type { SqliteStoreOptions } from './sqlite-store.js';
 export { cairnMigrations, migrateToLatest, CAIRN_MIGRATION_NAMES } from './schema/migrations.js';
 export type { CairnMigrationOptions } from './schema/migrations.js';
+export type { CairnMigration, CairnMigrationProvider, CairnMigrationResult, CairnMigrationResultSet } from './schema/migration-types.js';
 export { detectDialect } from './dialect/detect.js';
 export type { SqlDialectName } from './dialect/types.js';
 export { tableNames, TABLES } from './schema/tables.js';

@@ -4,7 +4,7 @@
 // installed tarballs there, never from the workspace.
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { CairnError, createEngine, defineWorkflow, type WorkflowStore } from '@cairn/core';
+import { CairnError, createEngine, defineWorkflow, type Queue, type WorkflowStore } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 
 export const greet = defineWorkflow('greet', async (ctx, input: { name: string }) => {
@@ -23,9 +23,9 @@ export const greet = defineWorkflow('greet', async (ctx, input: { name: string }
   return { greeting, attempts, approved: approval.ok };
 });
 
-/** Runs `greet` to completion on `store` and checks what the engine recorded. */
-export async function runGreet(store: WorkflowStore, label: string): Promise<void> {
-  const engine = createEngine({ store, workflows: [greet] });
+/** Runs `greet` to completion on `store` (through `queue` when given) and checks what the engine recorded. */
+export async function runGreet(store: WorkflowStore, label: string, queue?: Queue): Promise<void> {
+  const engine = createEngine({ store, workflows: [greet], ...(queue ? { queue } : {}) });
   await engine.start();
   try {
     const run = await engine.startRun(greet, { name: label });

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
-import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
 import { CairnError } from '@cairn/core';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
 import { dropRoutines, installRoutines, mysqlCollation } from '../routines/install-routines.js';
 import { columnType, type ColumnKind } from './column-types.js';
+import { loadMigrator } from './load-migrator.js';
+import type { CairnMigration, CairnMigrationProvider, CairnMigrationResultSet } from './migration-types.js';
 import { eventMessagesMigration } from './event-messages-migration.js';
 import { runDeadlineMigration } from './run-deadline-migration.js';
 import { operationsMigration } from './operations-migration.js';
@@ -129,16 +130,16 @@ export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_rou
  * `getMigrations()` into your provider's). The dialect is detected from the Kysely instance the
  * migrator passes in. Nothing creates tables behind your back: run these, or `migrateToLatest`.
  */
-export function cairnMigrations(options: CairnMigrationOptions | string = {}): MigrationProvider {
+export function cairnMigrations(options: CairnMigrationOptions | string = {}): CairnMigrationProvider {
   const prefix = typeof options === 'string' ? options : (options.tablePrefix ?? 'cairn_');
   const names = tableNames(prefix);
-  const initial: Migration = {
+  const initial: CairnMigration = {
     up: (db) => createSchema(db, names, detectDialect(db)),
     down: (db) => dropSchema(db, names),
   };
   // PostgreSQL functions / MySQL procedures for the two step writes (SQLite: two triggers), as
   // they were when this migration shipped; cairn_0003_step_turn replaces them.
-  const stepRoutines: Migration = {
+  const stepRoutines: CairnMigration = {
     up: (db) => installRoutines(db, names, detectDialect(db)),
     down: (db) => dropRoutines(db, names, detectDialect(db)),
   };
@@ -162,9 +163,10 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): M
  * `<prefix>migrations` and `<prefix>migrations_lock` (so several prefixes can share a database).
  * Throws `STORE_ERROR` when a migration fails; returns the results otherwise.
  */
-export async function migrateToLatest(db: AnyKysely, options: CairnMigrationOptions = {}): Promise<MigrationResultSet> {
+export async function migrateToLatest(db: AnyKysely, options: CairnMigrationOptions = {}): Promise<CairnMigrationResultSet> {
   const prefix = options.tablePrefix ?? 'cairn_';
   tableNames(prefix);
+  const Migrator = await loadMigrator();
   const migrator = new Migrator({
     db,
     provider: cairnMigrations({ tablePrefix: prefix }),

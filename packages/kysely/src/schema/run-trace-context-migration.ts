@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely/migration';
+import type { CairnMigration as Migration } from './migration-types.js';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
 import { columnType } from './column-types.js';

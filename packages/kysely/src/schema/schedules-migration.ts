@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Migration } from 'kysely/migration';
+import type { CairnMigration as Migration } from './migration-types.js';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
 import { mysqlCollation } from '../routines/install-routines.js';
