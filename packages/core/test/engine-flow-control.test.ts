@@ -43,6 +43,14 @@ describe('engine flow control', () => {
     createEngine({ store, workflows: [defineWorkflow('free', async () => 1)], logger: quiet });
   });
 
+  it('timings.slotRecheckMs must be a duration of at least 1 ms (INVALID_INPUT otherwise: 0 would spin)', () => {
+    const store = createMemoryStore();
+    for (const slotRecheckMs of [0, -1, Number.NaN, '1s']) {
+      assert.throws(() => createEngine({ store, workflows: [], logger: quiet, timings: { slotRecheckMs: slotRecheckMs as number } }), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'), String(slotRecheckMs));
+    }
+    createEngine({ store, workflows: [], logger: quiet, timings: { slotRecheckMs: 1 } });
+  });
+
   it('a run\'s priority goes with its start, its wake-up after a sleep, its queued steps and its children, which inherit it', async () => {
     const clock = new ManualClock({ start: Date.UTC(2026, 11, 3) });
     const { queue, sent } = recordingQueue(clock);

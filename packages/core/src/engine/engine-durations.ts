@@ -9,10 +9,10 @@ export interface EngineDurationOptions {
   timings?: Partial<EngineTimings>;
 }
 
-const TIMINGS: readonly (keyof EngineTimings)[] = ['leaseMs', 'inlineRetryMaxMs', 'dispatchTimeoutMs', 'queuedStepTimeoutMs', 'childBackstopMs', 'startGraceMs', 'recordStartAfterMs'];
+const TIMINGS: readonly (keyof EngineTimings)[] = ['leaseMs', 'inlineRetryMaxMs', 'dispatchTimeoutMs', 'queuedStepTimeoutMs', 'childBackstopMs', 'startGraceMs', 'recordStartAfterMs', 'slotRecheckMs'];
 
 // Intervals the engine re-arms in a loop must be at least 1 ms: 0 would spin.
-const AT_LEAST_ONE: ReadonlySet<string> = new Set(['pollIntervalMs', 'recoveryIntervalMs', 'leaseMs']);
+const AT_LEAST_ONE: ReadonlySet<string> = new Set(['pollIntervalMs', 'recoveryIntervalMs', 'leaseMs', 'slotRecheckMs']);
 
 /**
  * Checks every duration option of `createEngine` before anything is built: each must be a number
