@@ -2,6 +2,7 @@ import type { Collection, Db, Document, FindOneAndUpdateOptions } from 'mongodb'
 import { RUN_ONLY } from './documents.js';
 import type { RunDoc, VersionDoc } from './documents.js';
 import type { ScheduleDoc } from './schedule-store.js';
+import type { SlotDoc, SlotLockDoc, SlotWaiterDoc } from './slot-documents.js';
 import { KeyedLock } from './keyed-lock.js';
 
 /** What the store learned about the server it talks to. */
@@ -19,6 +20,12 @@ export interface StoreContext {
   readonly runs: Collection<RunDoc>;
   readonly versions: Collection<VersionDoc>;
   readonly schedules: Collection<ScheduleDoc>;
+  /** `<prefix>slots`: the slots of every slot key (see `slot-store.ts`). */
+  readonly slots: Collection<SlotDoc>;
+  /** `<prefix>slot_waiters`: the waiters of every slot key, in line order by index. */
+  readonly slotWaiters: Collection<SlotWaiterDoc>;
+  /** `<prefix>slot_locks`: the short-lived per-key locks that order waiters exactly. */
+  readonly slotLocks: Collection<SlotLockDoc>;
   /** Detects the server once (one `buildInfo` round trip) and caches the answer. */
   server(): Promise<ServerInfo>;
   /** The answer of `server()` if it already came, else `undefined`. */
@@ -43,6 +50,9 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
   const runs = db.collection<RunDoc>(`${prefix}runs`);
   const versions = db.collection<VersionDoc>(`${prefix}versions`);
   const schedules = db.collection<ScheduleDoc>(`${prefix}schedules`);
+  const slots = db.collection<SlotDoc>(`${prefix}slots`);
+  const slotWaiters = db.collection<SlotWaiterDoc>(`${prefix}slot_waiters`);
+  const slotLocks = db.collection<SlotLockDoc>(`${prefix}slot_locks`);
   const namespace = `${db.databaseName}\u0000${prefix}\u0000`;
   let info: ServerInfo | undefined;
   let detecting: Promise<ServerInfo> | undefined;
@@ -71,6 +81,9 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
     runs,
     versions,
     schedules,
+    slots,
+    slotWaiters,
+    slotLocks,
     server,
     known: () => info,
     async exclusive(key, fn) {

@@ -96,6 +96,8 @@ export interface RunDoc {
   retries?: string;
   /** `RunRecord.traceContext` as JSON text (its keys are free-form, so not a sub-document), set at creation. */
   traceContext?: string;
+  /** `RunRecord.priority`, set at creation; absent for 0. */
+  priority?: number;
   wakeAt?: number;
   /**
    * When recovery must look at the run: `wakeAt` while `pending`/`waiting`, the lease expiry
@@ -161,6 +163,7 @@ export function toRunRecord(doc: RunDoc): RunRecord {
   if (doc.forkedFrom !== undefined) run.forkedFrom = { runId: doc.forkedFrom.runId, stepKey: doc.forkedFrom.stepKey };
   if (doc.retries !== undefined) run.retries = JSON.parse(doc.retries) as RetryRecord[];
   if (doc.traceContext !== undefined) run.traceContext = JSON.parse(doc.traceContext) as Record<string, string>;
+  if (doc.priority !== undefined) run.priority = doc.priority;
   return run;
 }
 

@@ -39,6 +39,8 @@ async function create(ctx: StoreContext, input: NewRun, now: number): Promise<{ 
   if (input.deadline !== undefined) doc.deadline = input.deadline;
   if (input.forkedFrom !== undefined) doc.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
   if (input.traceContext !== undefined) doc.traceContext = JSON.stringify(input.traceContext);
+  // Priority 0 is the default: stored absent, read back absent.
+  if (input.priority !== undefined && input.priority !== 0) doc.priority = input.priority;
   for (let i = 0; i < MAX_RETRIES; i++) {
     try {
       // The unique index on (workflow, idem) makes this insert the whole idempotency check.

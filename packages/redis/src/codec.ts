@@ -66,6 +66,8 @@ export function newRunFields(run: NewRun, now: number): string[] {
   if (run.deadline !== undefined) fields.push('deadline', String(run.deadline));
   if (run.forkedFrom !== undefined) fields.push('forkedFrom', JSON.stringify({ runId: run.forkedFrom.runId, stepKey: run.forkedFrom.stepKey }));
   if (run.traceContext !== undefined) fields.push('trace', JSON.stringify(run.traceContext));
+  // Priority 0 is the default: stored absent, read back absent.
+  if (run.priority !== undefined && run.priority !== 0) fields.push('priority', String(run.priority));
   return fields;
 }
 
@@ -96,6 +98,7 @@ export function parseRun(hash: Hash): RunRecord | undefined {
   if (hash.forkedFrom !== undefined) run.forkedFrom = JSON.parse(hash.forkedFrom) as ForkOrigin;
   if (hash.retries !== undefined) run.retries = JSON.parse(hash.retries) as RetryRecord[];
   if (hash.trace !== undefined) run.traceContext = JSON.parse(hash.trace) as Record<string, string>;
+  if (hash.priority !== undefined) run.priority = Number(hash.priority);
   return run;
 }
 

@@ -9,6 +9,7 @@ import { createEventStore, createStateStore } from './state-event-store.js';
 import { createHistoryStore, createStepStore } from './step-store.js';
 import { createVersionStore } from './version-store.js';
 import { createScheduleStore } from './schedule-store.js';
+import { createSlotStore } from './slot-store.js';
 import { redisDoctor } from './doctor.js';
 import { createRedisSignals } from './redis-signals.js';
 
@@ -97,6 +98,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     versions: createVersionStore(ctx),
     history: createHistoryStore(ctx),
     schedules: createScheduleStore(ctx),
+    slots: createSlotStore(ctx),
     doctor: redisDoctor(ctx),
     signals,
     async close() {

@@ -59,6 +59,22 @@ describe('on a real three-node Redis Cluster', { skip }, () => {
     assert.deepEqual((await store.runs.list({})).runs, []);
   });
 
+  it('slots: each key is single-slot on a real cluster; 8 clients racing for a limit of 2 get exactly 2', async () => {
+    const prefix = `c_${randomBytes(4).toString('hex')}`;
+    const peers = Array.from({ length: 8 }, () => newStore(prefix));
+    const keys = Array.from({ length: 6 }, (_, i) => `c:tenant-{${i}}`);
+    for (const key of keys) {
+      const grants = await Promise.all(peers.map((p, i) => p.slots!.acquire({ key, limit: 2, holder: `w${i}`, expiresAt: T0 + 60_000, wait: { priority: 0, queuedAt: T0 + i, expiresAt: T0 + 60_000 } }, T0)));
+      assert.equal(grants.filter((g) => g.acquired).length, 2, key);
+      const { holders, waiters } = await peers[0]!.slots!.inspect(key, T0);
+      assert.equal(holders.length, 2);
+      assert.equal(waiters.length, 6);
+      const first = await peers[0]!.slots!.release(key, holders[0]!.holder, T0 + 1);
+      assert.equal(first, waiters[0]!.holder);
+      assert.equal(await peers[0]!.slots!.renew(key, holders[1]!.holder, T0 + 90_000, T0 + 1), true);
+    }
+  });
+
   it('keeps working after SCRIPT FLUSH on every node', async () => {
     const store = newStore();
     const { run } = await store.runs.create(newRun(), T0);

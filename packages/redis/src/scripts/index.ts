@@ -2,6 +2,7 @@ import { CLAIM_CREATED, DROP_HINT, DUE_HINT, FORGET_RUN, LIST_VERSIONS, SET_VERS
 import { CLAIM_RUN, CREATE_RUN, DELETE_RUN, RENEW_LEASE, REOPEN_RUN, REQUEST_CANCEL, TRANSITION_RUN, WAKE_RUN } from './run-scripts.lua.js';
 import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
 import { CREATE_SCHEDULE, DELETE_SCHEDULE, READ_SCHEDULES, UPDATE_SCHEDULE } from './schedule-scripts.lua.js';
+import { ACQUIRE_SLOT, INSPECT_SLOT, RELEASE_SLOT, RENEW_SLOT } from './slot-scripts.lua.js';
 import { DELIVER_EVENT, INSERT_STEP, LOAD_HISTORY, LOAD_STEPS, SET_STATE, TRANSITION_STEP } from './step-scripts.lua.js';
 
 /** Every script the store runs, built for one index mode. */
@@ -32,6 +33,10 @@ export interface Scripts {
   updateSchedule: LuaScript;
   deleteSchedule: LuaScript;
   readSchedules: LuaScript;
+  acquireSlot: LuaScript;
+  renewSlot: LuaScript;
+  releaseSlot: LuaScript;
+  inspectSlot: LuaScript;
 }
 
 const cache = new Map<IndexMode, Scripts>();
@@ -68,6 +73,11 @@ export function scriptsFor(mode: IndexMode): Scripts {
       updateSchedule: luaScript('updateSchedule', UPDATE_SCHEDULE),
       deleteSchedule: luaScript('deleteSchedule', DELETE_SCHEDULE),
       readSchedules: luaScript('readSchedules', READ_SCHEDULES),
+      // Slot scripts touch one slot key's four keys only, whatever the mode.
+      acquireSlot: luaScript('acquireSlot', ACQUIRE_SLOT),
+      renewSlot: luaScript('renewSlot', RENEW_SLOT),
+      releaseSlot: luaScript('releaseSlot', RELEASE_SLOT),
+      inspectSlot: luaScript('inspectSlot', INSPECT_SLOT),
     };
     cache.set(mode, scripts);
   }
