@@ -8,11 +8,11 @@ export interface SlotDoc {
   _id: string;
   /** `keyId(key)`: every query of the key filters on it. */
   k: string;
-  /** The key as given, for operators (not compared: see `keyId`). */
+  /** The key as given (compared too, beside `k`). */
   key: string;
   /** 0 .. limit - 1: a request for `limit` slots only looks at slots below it. */
   idx: number;
-  /** `holderCode(holder)`, or null when released (never taken: the document does not exist). */
+  /** The holder, or null when released (never taken: the document does not exist). */
   holder: string | null;
   /** Epoch ms; 0 when released. The slot is free when `holder` is null or `expiresAt <= now`. */
   expiresAt: number;
@@ -23,7 +23,7 @@ export interface SlotWaiterDoc {
   _id: string;
   k: string;
   key: string;
-  /** `holderCode(holder)`: ascending order of the code is JavaScript's string order of the holder. */
+  /** The holder: the server orders strings by their UTF-8 bytes, which is the contract's code point order. */
   holder: string;
   priority: number;
   queuedAt: number;
@@ -37,20 +37,14 @@ export interface SlotLockDoc {
   expiresAt: number;
 }
 
-const sha = (text: string): string => createHash('sha256').update(Buffer.from(text, 'utf16le')).digest('base64url');
+const sha = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64url');
 
 /**
- * The fixed-length id of a key: SHA-256 of its UTF-16 code units. Keys are up to 512 characters
- * (1.5 KiB of UTF-8, more than an index key may hold on older servers), and hashing the code
- * units keeps two keys apart that UTF-8 would make equal (lone surrogates).
+ * The fixed-length id of a key (SHA-256, 43 characters): keys are up to 512 characters, 1.5 KiB of
+ * UTF-8, more than an index key may hold on servers before MongoDB 4.2. Filters compare the full
+ * `key` beside it.
  */
 export const keyId = (key: string): string => sha(key);
 
 /** The `_id` of a waiter entry of `holder` on the key with id `k`. */
 export const waiterId = (k: string, holder: string): string => `${k}#${sha(holder)}`;
-
-/** The holder as hex of its UTF-16 code units (big-endian): ascending order is JavaScript's string order, and it round-trips exactly. */
-export const holderCode = (holder: string): string => Buffer.from(holder, 'utf16le').swap16().toString('hex');
-
-/** The holder back from `holderCode`. */
-export const holderOf = (code: string): string => Buffer.from(code, 'hex').swap16().toString('utf16le');

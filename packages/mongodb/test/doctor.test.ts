@@ -42,6 +42,21 @@ test('mongodb doctor: a dropped index is reported, and fix creates it again', { 
   assert.deepEqual(await store.doctor!({ fix: false, now: NOW, limit: 100 }), clean);
 });
 
+test('mongodb doctor: a dropped slot index is reported, and fix creates it again', { skip: skipReason }, async () => {
+  const db = freshDb();
+  const store = createMongoStore({ db });
+  await store.init();
+  const waiters = db.collection('cairn_slot_waiters');
+  await waiters.dropIndex('cairn_slot_line');
+  const report = await store.doctor!({ fix: false, now: NOW, limit: 100 });
+  assert.deepEqual(report.findings.map((f) => [f.code, f.severity, f.fixable]), [['mongodb.index-missing', 'error', true]]);
+  assert.match(report.findings[0]?.message ?? '', /cairn_slot_waiters lacks index cairn_slot_line/);
+  const fixed = await store.doctor!({ fix: true, now: NOW, limit: 100 });
+  assert.deepEqual(fixed.findings.map((f) => [f.code, f.fixed]), [['mongodb.index-missing', true]]);
+  assert.ok((await waiters.listIndexes().toArray()).some((index) => index.name === 'cairn_slot_line'));
+  assert.deepEqual(await store.doctor!({ fix: false, now: NOW, limit: 100 }), clean);
+});
+
 test('mongodb doctor: a run whose dueAt disagrees with its record is reported through engine.doctor, and fix sets it', { skip: skipReason }, async () => {
   const { store, runs } = await setup();
   // A document as an older release (before dueAt) or a hand edit leaves it: due, but invisible to findDue.

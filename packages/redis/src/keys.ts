@@ -39,9 +39,9 @@ export interface KeySpace {
   /** The counter that orders versions registered in the same millisecond. */
   readonly versionSeq: string;
   /**
-   * The start of a slot key's four keys (`SlotStore`), `<prefix>:slot:{<slotTag(key)>}`: each slot
-   * key has a hash tag of its own, so one key's scripts are single-slot and keys spread over a
-   * cluster's nodes.
+   * The start of a slot key's four keys (`SlotStore`), `<prefix>:slot:{<runTag(key)>}`: each slot
+   * key has a hash tag of its own (encoded as a run id's is), so one key's scripts are
+   * single-slot and keys spread over a cluster's nodes.
    */
   slot(key: string): string;
 }
@@ -50,19 +50,6 @@ export interface KeySpace {
 export function runTag(runId: string): string {
   if (runId !== '' && !/[{}]/.test(runId) && !runId.startsWith('=')) return runId;
   return `=${Buffer.from(runId, 'utf8').toString('base64url')}`;
-}
-
-// String.prototype.isWellFormed (Node 20+) is not in the ES2023 lib typings.
-const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
-
-/**
- * The hash-tag text that stands for a slot key: the key itself when it is well-formed UTF-16,
- * non-empty, free of braces and does not start with `=`; otherwise `=` + base64url of its UTF-16
- * code units, which keeps even a lone surrogate apart (UTF-8 would turn every one into U+FFFD).
- */
-export function slotTag(key: string): string {
-  if (key !== '' && !/[{}]/.test(key) && !key.startsWith('=') && isWellFormed(key)) return key;
-  return `=${Buffer.from(key, 'utf16le').toString('base64url')}`;
 }
 
 /** The member a version takes in its workflow's sorted set, and the tail of its hash key. */
@@ -97,7 +84,7 @@ export function createKeySpace(prefix: string): KeySpace {
     version: (workflow, version) => `${global}:version:${versionMember(workflow, version)}`,
     versions: (workflow) => `${global}:versions:${workflow}`,
     versionSeq: `${global}:version-seq`,
-    slot: (key) => `${prefix}:slot:{${slotTag(key)}}`,
+    slot: (key) => `${prefix}:slot:{${runTag(key)}}`,
   };
 }
 

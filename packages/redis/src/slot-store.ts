@@ -1,32 +1,22 @@
-import { CairnError } from '@cairn/core';
 import type { SlotSnapshot, SlotStore, SlotWait } from '@cairn/core';
 import type { StoreContext } from './context.js';
 
 // 2^53: queuedAt is offset by it so every safe integer (negative ones too) is a 17-digit number.
 const QUEUED_OFFSET = 2n ** 53n;
-// Where the holder code starts in a line member: rank (4 digits) + queuedAt (17 digits).
-const CODE_START = 21;
-
-/** The holder as hex of its UTF-16 code units (big-endian): lexical order is JavaScript's string order, and it round-trips exactly. */
-const holderCode = (holder: string): string => Buffer.from(holder, 'utf16le').swap16().toString('hex');
-
-const holderOf = (code: string): string => Buffer.from(code, 'hex').swap16().toString('utf16le');
+// Where the holder starts in a line member: rank (4 digits) + queuedAt (17 digits), all ASCII.
+const HOLDER_START = 21;
 
 /** A waiter's member of the line sorted set: its lexical order is the line order. */
-const lineMember = (wait: SlotWait, code: string): string => {
-  if (!Number.isSafeInteger(wait.priority) || wait.priority < -1000 || wait.priority > 1000 || !Number.isSafeInteger(wait.queuedAt)) {
-    throw new CairnError('INVALID_INPUT', 'slots.acquire: wait.priority must be an integer from -1000 to 1000 and wait.queuedAt an integer', {
-      data: { priority: wait.priority, queuedAt: wait.queuedAt },
-    });
-  }
+const lineMember = (wait: SlotWait, holder: string): string => {
+  // withArgumentChecks let through only an integer priority in -1000..1000 and integer times.
   const rank = String(1000 - wait.priority).padStart(4, '0');
-  return `${rank}${(BigInt(wait.queuedAt) + QUEUED_OFFSET).toString().padStart(17, '0')}${code}`;
+  return `${rank}${(BigInt(wait.queuedAt) + QUEUED_OFFSET).toString().padStart(17, '0')}${holder}`;
 };
 
 const waiterOf = (member: string, expiresAt: string): SlotSnapshot['waiters'][number] => ({
-  holder: holderOf(member.slice(CODE_START)),
+  holder: member.slice(HOLDER_START),
   priority: 1000 - Number(member.slice(0, 4)),
-  queuedAt: Number(BigInt(member.slice(4, CODE_START)) - QUEUED_OFFSET),
+  queuedAt: Number(BigInt(member.slice(4, HOLDER_START)) - QUEUED_OFFSET),
   expiresAt: Number(expiresAt),
 });
 
@@ -35,7 +25,8 @@ const flat = (reply: unknown): string[] => (Array.isArray(reply) ? reply.map(Str
 /**
  * The `slots` part: four keys per slot key under its own hash tag (see `slot-scripts.lua.ts`),
  * each method one Lua script, so every guarantee of `SlotStore` holds atomically per key, on a
- * single server and on Redis Cluster alike. The line order is exact.
+ * single server and on Redis Cluster alike. The line order is exact: a line member sorts by its
+ * bytes, and the holder's UTF-8 bytes sort by code point, the contract's holder order.
  */
 export function createSlotStore(ctx: StoreContext): SlotStore {
   const keysOf = (key: string): string[] => {
@@ -44,26 +35,25 @@ export function createSlotStore(ctx: StoreContext): SlotStore {
   };
   return {
     async acquire(request, now) {
-      const code = holderCode(request.holder);
-      const wait = request.wait;
-      const args = [code, String(request.limit), String(request.expiresAt), String(now), wait ? lineMember(wait, code) : '', wait ? String(wait.expiresAt) : ''];
+      const { holder, wait } = request;
+      const args = [holder, String(request.limit), String(request.expiresAt), String(now), wait ? lineMember(wait, holder) : '', wait ? String(wait.expiresAt) : ''];
       const reply = flat(await ctx.caller.script(ctx.scripts.acquireSlot, keysOf(request.key), args));
       if (reply[0] === '1') return { acquired: true };
       return reply[1] === undefined ? { acquired: false } : { acquired: false, freeAt: Number(reply[1]) };
     },
     async renew(key, holder, expiresAt, _now) {
-      return Number(await ctx.caller.script(ctx.scripts.renewSlot, keysOf(key), [holderCode(holder), String(expiresAt)])) === 1;
+      return Number(await ctx.caller.script(ctx.scripts.renewSlot, keysOf(key), [holder, String(expiresAt)])) === 1;
     },
     async release(key, holder, now) {
-      const first = await ctx.caller.script(ctx.scripts.releaseSlot, keysOf(key), [holderCode(holder), String(now)]);
-      return typeof first === 'string' ? holderOf(first.slice(CODE_START)) : undefined;
+      const first = await ctx.caller.script(ctx.scripts.releaseSlot, keysOf(key), [holder, String(now)]);
+      return typeof first === 'string' ? first.slice(HOLDER_START) : undefined;
     },
     async inspect(key, now) {
       const [held, line] = (await ctx.caller.script(ctx.scripts.inspectSlot, keysOf(key), [String(now)])) as [unknown, unknown];
       const h = flat(held);
       const l = flat(line);
       const snapshot: SlotSnapshot = { holders: [], waiters: [] };
-      for (let i = 0; i + 1 < h.length; i += 2) snapshot.holders.push({ holder: holderOf(h[i]!), expiresAt: Number(h[i + 1]) });
+      for (let i = 0; i + 1 < h.length; i += 2) snapshot.holders.push({ holder: h[i]!, expiresAt: Number(h[i + 1]) });
       for (let i = 0; i + 1 < l.length; i += 2) snapshot.waiters.push(waiterOf(l[i]!, l[i + 1]!));
       return snapshot;
     },

@@ -1,13 +1,12 @@
 // Slots of one key live in four keys sharing the key's hash tag (one Redis Cluster slot, so every
 // script below is single-slot in both index modes; see `KeySpace.slot`):
-//   KEYS[1] held    sorted set  holder code → expiresAt (expired entries stay until taken over)
+//   KEYS[1] held    sorted set  holder → expiresAt (expired entries stay until taken over)
 //   KEYS[2] line    sorted set  line member, score 0 (lexical order = line order)
 //   KEYS[3] lapse   sorted set  line member → the waiter entry's expiresAt
-//   KEYS[4] waiters hash        holder code → its line member
-// A holder code is the holder's UTF-16 code units in hex (4 digits each), so lexical order is
-// JavaScript's string order and every string round-trips exactly. A line member is the rank
-// (1000 - priority, 4 digits), queuedAt (offset by 2^53, 17 digits), then the holder code: its
-// lexical order is the contract's line order (priority desc, queuedAt asc, holder asc).
+//   KEYS[4] waiters hash        holder → its line member
+// A line member is the rank (1000 - priority, 4 digits), queuedAt (offset by 2^53, 17 digits),
+// then the holder: its byte order is the contract's line order (priority desc, queuedAt asc,
+// holder asc by code point, which is the order of UTF-8 bytes).
 
 const SLOT_PRELUDE = /* lua */ `
 local HELD, LINE, LAPSE, WAITERS = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -31,7 +30,7 @@ end
 `;
 
 /**
- * ARGV: holder code, limit, expiresAt, now, line member ('' without wait), waiter expiresAt.
+ * ARGV: holder, limit, expiresAt, now, line member ('' without wait), waiter expiresAt.
  * Answers {1} granted, {0} refused, {0, freeAt} refused with every slot held.
  */
 export const ACQUIRE_SLOT = /* lua */ `${SLOT_PRELUDE}
@@ -73,7 +72,7 @@ local first = redis.call('ZRANGEBYSCORE', HELD, '(' .. now, '+inf', 'WITHSCORES'
 return {0, first[2]}
 `;
 
-/** ARGV: holder code, expiresAt. Answers 1 when the holder still has its slot (extended, never shortened), else 0. */
+/** ARGV: holder, expiresAt. Answers 1 when the holder still has its slot (extended, never shortened), else 0. */
 export const RENEW_SLOT = /* lua */ `
 local held = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not held then return 0 end
@@ -81,7 +80,7 @@ if tonumber(ARGV[2]) > tonumber(held) then redis.call('ZADD', KEYS[1], ARGV[2], 
 return 1
 `;
 
-/** ARGV: holder code, now. Frees the slot and the waiter entry; answers the first line member left, or false. */
+/** ARGV: holder, now. Frees the slot and the waiter entry; answers the first line member left, or false. */
 export const RELEASE_SLOT = /* lua */ `${SLOT_PRELUDE}
 local holder, now = ARGV[1], ARGV[2]
 redis.call('ZREM', HELD, holder)
@@ -91,7 +90,7 @@ local first = redis.call('ZRANGE', LINE, 0, 0)
 return first[1] or false
 `;
 
-/** ARGV: now. Read-only: {held [code, expiresAt, ...] by expiry, line [member, expiresAt, ...] in order}. */
+/** ARGV: now. Read-only: {held [holder, expiresAt, ...] by expiry, line [member, expiresAt, ...] in order}. */
 export const INSPECT_SLOT = /* lua */ `
 local now = tonumber(ARGV[1])
 local held = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')
