@@ -1,7 +1,7 @@
 import type { WorkflowStore } from '@cairn/core';
 
-/** The store nouns whose methods a `CountingStore` counts. */
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules'] as const;
+/** The store nouns whose methods a `CountingStore` counts (`slots` when the store has it). */
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots'] as const;
 
 /** Methods that change data; everything else is a read. */
 const WRITES: ReadonlySet<string> = new Set([
@@ -21,6 +21,9 @@ const WRITES: ReadonlySet<string> = new Set([
   'schedules.create',
   'schedules.update',
   'schedules.delete',
+  'slots.acquire',
+  'slots.renew',
+  'slots.release',
 ]);
 
 /** One recorded store call. */
@@ -60,7 +63,8 @@ export function countingStore(store: WorkflowStore): CountingStore {
   const calls: StoreCall[] = [];
   let inflight = 0;
   const wrapNoun = (noun: (typeof NOUNS)[number]) => {
-    const target = store[noun] as unknown as Record<string, unknown>;
+    const target = store[noun] as unknown as Record<string, unknown> | undefined;
+    if (target === undefined) return undefined;
     return new Proxy(target, {
       get(obj, prop, receiver) {
         const value = Reflect.get(obj, prop, receiver);
@@ -68,8 +72,8 @@ export function countingStore(store: WorkflowStore): CountingStore {
         const method = `${noun}.${prop}`;
         return (...args: unknown[]) => {
           const call: StoreCall = { method, write: WRITES.has(method) };
-          // versions.* take a workflow name first, schedules.* a schedule name, not a run id.
-          if (noun !== 'versions' && noun !== 'schedules' && typeof args[0] === 'string') call.runId = args[0];
+          // versions.* take a workflow name first, schedules.* a schedule name, slots.* a slot key or request, not a run id.
+          if (noun !== 'versions' && noun !== 'schedules' && noun !== 'slots' && typeof args[0] === 'string') call.runId = args[0];
           calls.push(call);
           inflight += 1;
           let result: unknown;
@@ -95,7 +99,12 @@ export function countingStore(store: WorkflowStore): CountingStore {
     });
   };
   const wrapped = Object.create(store) as CountingStore;
-  const nouns = Object.fromEntries(NOUNS.map((noun) => [noun, wrapNoun(noun)]));
+  // Slot calls are counted too: the engine fixture's settle() waits for every call in flight, and a
+  // slot call that it did not see let it move the clock while a store round trip was under way.
+  const nouns = Object.fromEntries(NOUNS.flatMap((noun) => {
+    const proxy = wrapNoun(noun);
+    return proxy === undefined ? [] : [[noun, proxy]];
+  }));
   Object.defineProperties(wrapped, {
     name: { value: store.name, enumerable: true },
     capabilities: { value: store.capabilities, enumerable: true },

@@ -74,12 +74,19 @@ async function completedRuns(w: EngineWorld, workflow: string): Promise<number> 
   return runs.length;
 }
 
-/** Starts `count` runs, round robin over `engines`, one clock millisecond apart (creation order is line order). */
-async function startRuns(w: EngineWorld, engines: Engine[], workflow: WorkflowDefinition<any, any>, inputs: unknown[], priorities: number[] = []): Promise<string[]> {
+/**
+ * Starts `count` runs, round robin over `engines`, one clock millisecond apart (creation order is
+ * line order). With `settle`, each start's work ends before the clock moves: a rate limit bounds
+ * the clock times of its takes, and a case that checks it by body start times needs each body to
+ * start at its take's time — over a real server, the first executions would otherwise still be in
+ * flight (a slot taken, the body not yet started) when the next millisecond begins.
+ */
+async function startRuns(w: EngineWorld, engines: Engine[], workflow: WorkflowDefinition<any, any>, inputs: unknown[], priorities: number[] = [], settle = false): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < inputs.length; i++) {
     const handle = await engines[i % engines.length]!.startRun(workflow, inputs[i], priorities[i] ? { priority: priorities[i] } : {});
     ids.push(handle.id);
+    if (settle) await w.settle();
     await w.clock.advance(1);
   }
   return ids;
@@ -221,7 +228,7 @@ export const flowControlGroup: CaseGroup = caseGroup('engine.flow-control', 'eng
     );
     const w = await engineWorld(env, [rated], { recoveryIntervalMs: PARKED_MS });
     clockNow = () => w.clock.now();
-    const ids = await startRuns(w, [w.engine], rated, Array.from({ length: 10 }, (_, n) => ({ n })));
+    const ids = await startRuns(w, [w.engine], rated, Array.from({ length: 10 }, (_, n) => ({ n })), [], true);
     await w.runUntil('all 10 runs completed', async () => (await completedRuns(w, 'fc-rated')) === ids.length, { maxTimers: 400 });
     assert.equal(starts.length, 10, 'every run started once');
     assert.equal(maxInWindow(starts, MINUTE), 3, `at most 3 starts in any minute: ${starts.map((t) => t - starts[0]!).join(', ')}`);
@@ -245,7 +252,7 @@ export const flowControlGroup: CaseGroup = caseGroup('engine.flow-control', 'eng
     clockNow = () => w.clock.now();
     const [peer] = await storesFor(env, 2).then((s) => s.slice(1));
     const other = await w.startEngine([caller], { store: peer!, recoveryIntervalMs: PARKED_MS });
-    const ids = await startRuns(w, [w.engine, other], caller, Array.from({ length: 7 }, (_, n) => ({ n })));
+    const ids = await startRuns(w, [w.engine, other], caller, Array.from({ length: 7 }, (_, n) => ({ n })), [], true);
     await w.runUntil('all 7 runs completed', async () => (await completedRuns(w, 'fc-caller')) === ids.length, { maxTimers: 400 });
     assert.equal(calls.length, 7, 'every call ran once');
     assert.equal(maxInWindow(calls, 10 * SECOND), 2, `at most 2 calls in any 10 s: ${calls.map((t) => t - calls[0]!).join(', ')}`);
