@@ -2,7 +2,7 @@ import type { Collection, Db, Document, FindOneAndUpdateOptions } from 'mongodb'
 import { RUN_ONLY } from './documents.js';
 import type { RunDoc, VersionDoc } from './documents.js';
 import type { ScheduleDoc } from './schedule-store.js';
-import type { SlotDoc, SlotLockDoc, SlotWaiterDoc } from './slot-documents.js';
+import type { SlotKeyDoc, SlotLockDoc, SlotWaiterDoc } from './slot-documents.js';
 import { KeyedLock } from './keyed-lock.js';
 
 /** What the store learned about the server it talks to. */
@@ -20,11 +20,11 @@ export interface StoreContext {
   readonly runs: Collection<RunDoc>;
   readonly versions: Collection<VersionDoc>;
   readonly schedules: Collection<ScheduleDoc>;
-  /** `<prefix>slots`: the slots of every slot key (see `slot-store.ts`). */
-  readonly slots: Collection<SlotDoc>;
+  /** `<prefix>slots`: one document per slot key, its holders (see `slot-store.ts`). */
+  readonly slots: Collection<SlotKeyDoc>;
   /** `<prefix>slot_waiters`: the waiters of every slot key, in line order by index. */
   readonly slotWaiters: Collection<SlotWaiterDoc>;
-  /** `<prefix>slot_locks`: the short-lived per-key locks that order waiters exactly. */
+  /** `<prefix>slot_locks`: the short-lived per-key locks of the slow path, which keep the line exact. */
   readonly slotLocks: Collection<SlotLockDoc>;
   /** Detects the server once (one `buildInfo` round trip) and caches the answer. */
   server(): Promise<ServerInfo>;
@@ -50,7 +50,7 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
   const runs = db.collection<RunDoc>(`${prefix}runs`);
   const versions = db.collection<VersionDoc>(`${prefix}versions`);
   const schedules = db.collection<ScheduleDoc>(`${prefix}schedules`);
-  const slots = db.collection<SlotDoc>(`${prefix}slots`);
+  const slots = db.collection<SlotKeyDoc>(`${prefix}slots`);
   const slotWaiters = db.collection<SlotWaiterDoc>(`${prefix}slot_waiters`);
   const slotLocks = db.collection<SlotLockDoc>(`${prefix}slot_locks`);
   const namespace = `${db.databaseName}\u0000${prefix}\u0000`;

@@ -3,7 +3,7 @@ import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import type { RunDoc } from './documents.js';
 import { guard } from './errors.js';
-import { RUN_INDEXES, SLOT_INDEXES, SLOT_WAITER_INDEXES, VERSION_INDEXES } from './indexes.js';
+import { RUN_INDEXES, SLOT_WAITER_INDEXES, VERSION_INDEXES } from './indexes.js';
 
 type DueView = Pick<RunDoc, '_id' | 'workflow' | 'status' | 'wakeAt' | 'lease' | 'dueAt'>;
 const PROJECTION = { _id: 1, workflow: 1, status: 1, wakeAt: 1, lease: 1, dueAt: 1 } as const;
@@ -54,7 +54,6 @@ async function inspect(ctx: StoreContext, { fix, limit }: StoreDoctorOptions): P
   for (const [collection, wanted] of [
     [ctx.runs, RUN_INDEXES],
     [ctx.versions, VERSION_INDEXES],
-    [ctx.slots, SLOT_INDEXES],
     [ctx.slotWaiters, SLOT_WAITER_INDEXES],
   ] as const) {
     const present = new Set(

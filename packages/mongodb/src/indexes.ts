@@ -30,8 +30,5 @@ export const VERSION_INDEXES: IndexDescription[] = [
 /** Indexes of `<prefix>schedules` (keyed by name as `_id`): schedules.findDue; `dueAt` is absent while paused. */
 export const SCHEDULE_INDEXES: IndexDescription[] = [{ key: { dueAt: 1, _id: 1 }, name: 'cairn_schedule_due', sparse: true }];
 
-/** Indexes of `<prefix>slots`: a key's slot documents, by index (the free-slot search and the held count). */
-export const SLOT_INDEXES: IndexDescription[] = [{ key: { k: 1, idx: 1 }, name: 'cairn_slot_key' }];
-
 /** Indexes of `<prefix>slot_waiters`: a key's waiters in line order (priority desc, queuedAt asc, holder asc). */
 export const SLOT_WAITER_INDEXES: IndexDescription[] = [{ key: { k: 1, priority: -1, queuedAt: 1, holder: 1 }, name: 'cairn_slot_line' }];

@@ -6,7 +6,7 @@ import type { ServerInfo } from './context.js';
 import { guard } from './errors.js';
 import { createEventStore } from './event-store.js';
 import { createHistoryStore } from './history-store.js';
-import { RUN_INDEXES, SCHEDULE_INDEXES, SLOT_INDEXES, SLOT_WAITER_INDEXES, VERSION_INDEXES } from './indexes.js';
+import { RUN_INDEXES, SCHEDULE_INDEXES, SLOT_WAITER_INDEXES, VERSION_INDEXES } from './indexes.js';
 import { createScheduleStore } from './schedule-store.js';
 import { createSlotStore } from './slot-store.js';
 import { mongoDoctor } from './doctor.js';
@@ -99,7 +99,6 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
         for (const index of RUN_INDEXES) await ctx.runs.createIndexes([index]);
         for (const index of VERSION_INDEXES) await ctx.versions.createIndexes([index]);
         for (const index of SCHEDULE_INDEXES) await ctx.schedules.createIndexes([index]);
-        for (const index of SLOT_INDEXES) await ctx.slots.createIndexes([index]);
         for (const index of SLOT_WAITER_INDEXES) await ctx.slotWaiters.createIndexes([index]);
       }),
     async close() {

@@ -1,24 +1,27 @@
 import { createHash } from 'node:crypto';
 
 /**
- * One slot of a key (`<prefix>slots`), created the first time it is taken: `_id` is
- * `<k>#<idx>`, so of racing creators of one slot exactly one inserts it.
+ * A key's slots (`<prefix>slots`, `_id` = `keyId(key)`): its holders in one document, so that one
+ * conditional update sees them all. `h` holds at most `limit` entries.
  */
-export interface SlotDoc {
+export interface SlotKeyDoc {
   _id: string;
-  /** `keyId(key)`: every query of the key filters on it. */
-  k: string;
-  /** The key as given (compared too, beside `k`). */
+  /** The key as given (every filter compares it beside `_id`). */
   key: string;
-  /** 0 .. limit - 1: a request for `limit` slots only looks at slots below it. */
-  idx: number;
-  /** The holder, or null when released (never taken: the document does not exist). */
-  holder: string | null;
-  /** Epoch ms; 0 when released. The slot is free when `holder` is null or `expiresAt <= now`. */
-  expiresAt: number;
+  /** Bumped by every write: the compare-and-set token of the slow path. */
+  v: number;
+  /** Holder (field-encoded, `encodeKey`) → `expiresAt`; an expired entry stays its holder's until taken over. */
+  h: Record<string, number>;
+  /** How many entries `h` has (the fast path's `n < limit`). */
+  n: number;
+  /**
+   * At least the number of waiter documents of the key: raised before one is inserted, lowered
+   * after one is deleted. 0 lets a request take a free slot in one command (nobody can be ahead).
+   */
+  wn: number;
 }
 
-/** A waiter of a key (`<prefix>slot_waiters`), `_id` `<k>#<sha of holder>`: one entry per holder. */
+/** A waiter of a key (`<prefix>slot_waiters`), `_id` `<keyId>#<sha of holder>`: one entry per holder. */
 export interface SlotWaiterDoc {
   _id: string;
   k: string;
@@ -30,7 +33,7 @@ export interface SlotWaiterDoc {
   expiresAt: number;
 }
 
-/** A key's lock (`<prefix>slot_locks`, `_id` = `k`), deleted by its owner, free once `expiresAt <= now`. */
+/** A key's lock (`<prefix>slot_locks`, `_id` = `keyId`), deleted by its owner, free once `expiresAt <= now`. */
 export interface SlotLockDoc {
   _id: string;
   owner: string;

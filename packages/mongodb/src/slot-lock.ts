@@ -6,8 +6,8 @@ import { isDuplicateKey } from './errors.js';
 import { KeyedLock } from './keyed-lock.js';
 
 /**
- * How long a key's lock lasts on the callers' clock. A holder that died mid-operation blocks the
- * key's waiters (never its no-wait requests, nor the limit) until then.
+ * How long a key's lock lasts on the callers' clock. A holder that died mid-operation holds up the
+ * key's slow path (never its one-command fast path, nor the limit) until then.
  */
 export const SLOT_LOCK_MS = 5_000;
 // A busy lock is asked for again after 1, 2, 4 ... 50 ms (plus jitter), this many times (about

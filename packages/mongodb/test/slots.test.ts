@@ -6,7 +6,7 @@ import { createMongoStore, type MongoStore } from '../src/index.js';
 import { keyId } from '../src/slot-documents.js';
 import { SLOT_LOCK_MS } from '../src/slot-lock.js';
 import { newId } from './support/fixtures.js';
-import { freshDb, skipReason } from './support/server.js';
+import { freshDb, running, skipReason } from './support/server.js';
 
 // What the MongoDB store adds to the `store.slots` conformance group: its documents (fixed-length
 // ids for long keys), holder order on the server, the exact line order under racing requests (the key's lock),
@@ -36,8 +36,8 @@ slotTest('slots: long and hostile keys get fixed-length ids and never share slot
     assert.deepEqual((await slots.inspect(key, T0)).holders, [{ holder: `h${i}`, expiresAt: later }], JSON.stringify(key));
   }
   const ids = (await db.collection(`${prefix}slots`).find({}).toArray()).map((d) => String(d._id));
-  assert.equal(ids.length, keys.length);
-  for (const id of ids) assert.ok(id.length <= 45, id);
+  assert.equal(ids.length, keys.length, 'one document per key');
+  for (const id of ids) assert.equal(id.length, 43, id);
 });
 
 slotTest('slots: equal waiters are ordered by the holder by code point (UTF-8 bytes), not by JavaScript `<`', async (store) => {
@@ -77,11 +77,39 @@ slotTest('slots: of 8 racing requests from two store objects for a limit of 2 ex
 });
 
 slotTest("slots: a lock left by a dead process is taken over once the callers' clock passes it", async (store, db, prefix) => {
+  const slots = store.slots!;
+  const wait = { priority: 0, queuedAt: T0, expiresAt: later };
+  await slots.acquire({ key: 'k', limit: 1, holder: 'x', expiresAt: later }, T0);
+  await slots.acquire({ key: 'k', limit: 1, holder: 'w', expiresAt: later, wait }, T0);
   const locks = db.collection<{ _id: string; owner: string; expiresAt: number }>(`${prefix}slot_locks`);
   await locks.insertOne({ _id: keyId('k'), owner: 'dead', expiresAt: T0 + SLOT_LOCK_MS });
-  const wait = { priority: 0, queuedAt: T0, expiresAt: later };
-  assert.deepEqual(await store.slots!.acquire({ key: 'k', limit: 1, holder: 'a', expiresAt: later, wait }, T0 + SLOT_LOCK_MS), { acquired: true });
+  // A waiter exists, so this request takes the slow path, under the lock.
+  assert.deepEqual(await slots.acquire({ key: 'k', limit: 1, holder: 'a', expiresAt: later, wait }, T0 + SLOT_LOCK_MS), { acquired: false, freeAt: later });
   assert.equal(await locks.countDocuments({}), 0, 'the lock is released after the operation');
+  assert.deepEqual((await slots.inspect('k', T0 + SLOT_LOCK_MS)).waiters.map((w) => w.holder), ['a', 'w']);
+});
+
+slotTest('slots: an uncontended key costs one command per acquire, renew and release; a waiter sends the next ones the slow way', async (store) => {
+  const slots = store.slots!;
+  const server = running();
+  const commandsOf = async (call: () => Promise<unknown>): Promise<string[]> => {
+    server.commands.length = 0;
+    await call();
+    return [...server.commands];
+  };
+  await slots.inspect('warm-up', T0); // the store detects the server once
+  assert.deepEqual(await commandsOf(() => slots.acquire({ key: 'c:k', limit: 2, holder: 'r1', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0)), ['update']);
+  assert.deepEqual(await commandsOf(() => slots.renew('c:k', 'r1', later + 1, T0 + 1)), ['update']);
+  assert.deepEqual(await commandsOf(() => slots.release('c:k', 'r1', T0 + 2)), ['update']);
+  assert.deepEqual(await commandsOf(() => slots.acquire({ key: 'r:k', limit: 3, holder: 't1', expiresAt: later }, T0)), ['update']);
+  // Full: the waiter takes the slow path (lock, reads, the write raising wn, its document, unlock).
+  await slots.acquire({ key: 'c:one', limit: 1, holder: 'a', expiresAt: later }, T0);
+  const slow = await commandsOf(() => slots.acquire({ key: 'c:one', limit: 1, holder: 'b', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0));
+  assert.ok(slow.length > 1, slow.join(', '));
+  assert.equal(await slots.release('c:one', 'a', T0 + 1), 'b');
+  assert.deepEqual(await slots.acquire({ key: 'c:one', limit: 1, holder: 'b', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0 + 2), { acquired: true });
+  // The line is empty again: the next release is one command.
+  assert.deepEqual(await commandsOf(() => slots.release('c:one', 'b', T0 + 3)), ['update']);
 });
 
 slotTest('priority: stored on the run document and read back; 0 is stored absent', async (store) => {
