@@ -275,7 +275,7 @@ export const flowControlGroup: CaseGroup = caseGroup('engine.flow-control', 'eng
     clockNow = () => w.clock.now();
     const [peer] = await storesFor(env, 2).then((s) => s.slice(1));
     const other = await w.startEngine([caller], { store: peer!, recoveryIntervalMs: PARKED_MS });
-    const ids = await startRuns(w, [w.engine, other], caller, Array.from({ length: 5 }, (_, n) => ({ n })));
+    const ids = await startRuns(w, [w.engine, other], caller, Array.from({ length: 5 }, (_, n) => ({ n })), [], true);
     await w.runUntil('all 5 runs completed', async () => (await completedRuns(w, 'fc-queued-caller')) === ids.length, { maxTimers: 400 });
     assert.equal(calls.length, 5, 'every call ran once');
     assert.equal(maxInWindow(calls, 10 * SECOND), 2, `at most 2 calls in any 10 s: ${calls.map((t) => t - calls[0]!).join(', ')}`);
