@@ -25,7 +25,8 @@ const waitAt = (t0: number, priority: number, queuedAt: number): SlotWait => ({ 
 function slotSeeds(): number[] {
   const one = process.env.CAIRN_SLOTS_SEED;
   if (one !== undefined && one.trim() !== '') return [Number(one)];
-  return [1, 2, 3, 4, 5, 6];
+  // Four seeds of 50 steps: ~400 round trips, under 2 s on FerretDB, the slowest backend.
+  return [1, 2, 3, 4];
 }
 
 /** One generator run: random acquire / renew / release / time steps on one key, each answer and `inspect` checked against `SlotModel`. */
@@ -39,7 +40,7 @@ async function runSlotSequence(slots: SlotStore, key: string, seed: number, t0: 
   const fail = (step: number, message: string): never => {
     assert.fail(`seed ${seed} (rerun with CAIRN_SLOTS_SEED=${seed}), step ${step}: ${message}\n  ${log.slice(-12).join('\n  ')}`);
   };
-  for (let step = 0; step < 60; step += 1) {
+  for (let step = 0; step < 50; step += 1) {
     const holder = rng.pick(pool);
     const roll = rng.float();
     if (roll < 0.15) {
@@ -223,6 +224,10 @@ export const slotsGroup: CaseGroup = caseGroup('store.slots', 'store: slots', [
     assert.deepEqual(await slots.acquire({ key, limit: 1, holder: 'gone', expiresAt: t0 + 2000, wait: refreshed }, t0 + 300), { acquired: false, freeAt: t0 + 2000 });
     await slots.acquire({ key, limit: 1, holder: 'other', expiresAt: t0 + 2000, wait: { priority: 0, queuedAt: t0 + 301, expiresAt: t0 + 6000 } }, t0 + 301);
     assert.deepEqual((await inspect(slots, key, t0 + 302)).waiters, [{ holder: 'other', priority: 0, queuedAt: t0 + 301, expiresAt: t0 + 6000 }, { holder: 'gone', ...refreshed }]);
+    // A live entry is refreshed too: asking again with a higher priority moves it up the line.
+    const raised = { priority: 3, queuedAt: t0 + 400, expiresAt: t0 + 7000 };
+    await slots.acquire({ key, limit: 1, holder: 'gone', expiresAt: t0 + 2000, wait: raised }, t0 + 400);
+    assert.deepEqual((await inspect(slots, key, t0 + 401)).waiters, [{ holder: 'gone', ...raised }, { holder: 'other', priority: 0, queuedAt: t0 + 301, expiresAt: t0 + 6000 }]);
   }),
 
   conformanceCase('racing acquires for the last slots, from several store instances, grant exactly the free ones', async (env: CaseEnv) => {
@@ -283,13 +288,14 @@ export const slotsGroup: CaseGroup = caseGroup('store.slots', 'store: slots', [
     await slots.acquire({ key: line, limit: 1, holder: 'first', expiresAt: t0 + 1000 }, t0);
     for (const [i, name] of names.entries()) await slots.acquire({ key: line, limit: 1, holder: name, expiresAt: t0 + 1000, wait: waitAt(t0, 0, t0 + i) }, t0);
     assert.deepEqual(waitersOf(await slots.inspect(line, t0)), names);
-    for (const name of names) {
-      assert.equal(await slots.release(line, 'first', t0), name, `holder ${label(name)} comes back exactly`);
-      assert.deepEqual(await slots.acquire({ key: line, limit: 1, holder: name, expiresAt: t0 + 1000, wait: waitAt(t0, 0, t0) }, t0), { acquired: true });
-      await slots.release(line, name, t0);
-      await slots.acquire({ key: line, limit: 1, holder: 'first', expiresAt: t0 + 1000 }, t0);
+    // Each release names the next waiter exactly, which then takes the slot with its own name.
+    let holding = 'first';
+    for (const [i, name] of names.entries()) {
+      assert.equal(await slots.release(line, holding, t0), name, `holder ${label(name)} comes back exactly`);
+      assert.deepEqual(await slots.acquire({ key: line, limit: 1, holder: name, expiresAt: t0 + 1000, wait: waitAt(t0, 0, t0 + i) }, t0), { acquired: true });
+      holding = name;
     }
-    assert.deepEqual(await slots.inspect(line, t0), { holders: [{ holder: 'first', expiresAt: t0 + 1000 }], waiters: [] });
+    assert.deepEqual(await slots.inspect(line, t0), { holders: [{ holder: holding, expiresAt: t0 + 1000 }], waiters: [] });
   }),
 
   conformanceCase('bad arguments are refused with INVALID_INPUT and change nothing', async ({ store, t0 }) => {
