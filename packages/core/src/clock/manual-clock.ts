@@ -110,6 +110,36 @@ export class ManualClock implements Clock {
     });
   }
 
+  /**
+   * Calls `fire` once the clock has been moved `ms` milliseconds past the current time, exactly
+   * when a `sleep(ms)` armed now would resolve (same order among equal deadlines, counted in
+   * `pendingTimers` until it fires or is cancelled), unless the returned function is called first.
+   * A duration of 0 (or less) fires on the next microtask; `Infinity` never fires. `NaN` is refused
+   * with `CairnError('INVALID_INPUT')`.
+   */
+  setTimer(ms: number, fire: () => void): () => void {
+    if (typeof ms !== 'number' || Number.isNaN(ms)) {
+      throw new CairnError('INVALID_INPUT', `timer duration must be a number of milliseconds, got ${String(ms)}`, { data: { what: 'timer duration', value: String(ms) } });
+    }
+    if (ms <= 0) {
+      let cancelled = false;
+      queueMicrotask(() => {
+        if (!cancelled) fire();
+      });
+      return () => {
+        cancelled = true;
+      };
+    }
+    const sleeper: Sleeper = { deadline: this.#now + ms, seq: this.#seq++, settled: false, fire };
+    this.#push(sleeper);
+    this.#live++;
+    return () => {
+      if (sleeper.settled) return;
+      sleeper.settled = true;
+      this.#live--;
+    };
+  }
+
   /** How many sleeps are waiting to fire (aborted and fired ones are not counted). */
   get pendingTimers(): number {
     return this.#live;

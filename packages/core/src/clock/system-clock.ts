@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import { sleepInSlices } from './timer-slices.js';
+import { sleepInSlices, timerInSlices } from './timer-slices.js';
 
 /**
  * Wall-clock time. `sleep` honours any duration in full, also beyond the 2^31-1 ms (24.8 days) a
@@ -8,4 +8,5 @@ import { sleepInSlices } from './timer-slices.js';
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => sleepInSlices(ms, signal),
+  setTimer: (ms, fire) => timerInSlices(ms, fire),
 };

@@ -35,3 +35,30 @@ export function sleepInSlices(ms: number, signal?: AbortSignal, maxSlice: number
     arm();
   });
 }
+
+/**
+ * `fire` once after `ms` milliseconds of real time, in slices of at most `MAX_TIMER_MS` as
+ * `sleepInSlices` waits, unless the returned function is called first (later calls do nothing).
+ * Zero, negative and NaN fire on the next timer turn; `Infinity` never fires. No promise, signal or
+ * event is made: this is the timer the engine arms and cancels around each inline step body.
+ */
+export function timerInSlices(ms: number, fire: () => void, maxSlice: number = MAX_TIMER_MS): () => void {
+  const limit = maxSlice >= 1 && maxSlice <= MAX_TIMER_MS ? maxSlice : MAX_TIMER_MS;
+  let left = ms > 0 ? ms : 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (): void => {
+    const slice = Math.min(left, limit);
+    left -= slice;
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (left > 0) arm();
+      else fire();
+    }, slice);
+  };
+  arm();
+  return () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    left = 0;
+  };
+}

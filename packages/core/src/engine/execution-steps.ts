@@ -7,6 +7,7 @@ import type { FinishedAttempt, NewStep, StepRecord, StepTransition } from '../mo
 import { toMilliseconds } from './duration.js';
 import { decideRetry, type RetryDecision, type RetryPolicy, resolveStepRetry } from './retry-policy.js';
 import { type BodyResult, runStepBody } from './run-step-body.js';
+import { armTimer } from './arm-timer.js';
 import { ABANDON_GRACE, type Site, StepFailure } from './execution-outcome.js';
 import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 import { type Compensation, type CompensationFailure, compensationKey, withCompensationFailures } from './compensation.js';
@@ -18,6 +19,7 @@ import type { StepJob } from './execute-step-job.js';
 
 /** What an attempt's outcome makes of its step (a transition's `to`). */
 type StepOutcome = StepTransition['to'];
+
 
 /** Task steps (`ctx.step`: inline, queued, retries, compensations) and the saga a failed or cancelled run runs. */
 export class ExecutionSteps extends ExecutionCore {
@@ -325,22 +327,18 @@ export class ExecutionSteps extends ExecutionCore {
    */
   protected deferStart(site: Site, maxAttempts: number, call: Call | undefined): { startedAt: number; settle(): Promise<StepRecord | undefined>; stop(): void } {
     const startedAt = this.rt.clock.now();
-    const timer = new AbortController();
     let disarmed = false;
     let started: Promise<StepRecord> | undefined;
     this.unrecorded.set(site.key, startedAt);
-    this.rt.clock.sleep(this.rt.timings.recordStartAfterMs, timer.signal).then(
-      () => {
-        // A workflow step's body no longer counts once the saga began (see `inlineTask`).
-        if (disarmed || this.closed || (this.sealed && call !== undefined)) return;
-        started = this.insert(site, { status: 'running', maxAttempts, worker: this.rt.workerId });
-        started.catch(() => {});
-      },
-      () => {},
-    );
+    const cancel = armTimer(this.rt.clock, this.rt.timings.recordStartAfterMs, () => {
+      // A workflow step's body no longer counts once the saga began (see `inlineTask`).
+      if (disarmed || this.closed || (this.sealed && call !== undefined)) return;
+      started = this.insert(site, { status: 'running', maxAttempts, worker: this.rt.workerId });
+      started.catch(() => {});
+    });
     const stop = () => {
       disarmed = true;
-      timer.abort();
+      cancel();
     };
     return {
       startedAt,

@@ -1,3 +1,4 @@
+import { copyRecord } from '../store/copy-record.js';
 import { createMemorySignals } from './memory-signals.js';
 import { createMemorySlots } from './memory-slots.js';
 import { CairnError } from '../errors/cairn-error.js';
@@ -29,9 +30,10 @@ interface RunEntry {
   eventKeys: Map<string, EventRecord>;
 }
 
-// Every value is copied in and out through JSON (structuredClone for records) so a caller mutating
-// what it got back can never change what the store holds — the same isolation a database gives.
-const copy = <T>(value: T): T => (value === undefined ? value : structuredClone(value));
+// Every value is copied in and out (`copyRecord`: a deep copy, as structuredClone makes it) so a
+// caller mutating what it got back can never change what the store holds — the same isolation a
+// database gives.
+const copy = copyRecord;
 
 /** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {

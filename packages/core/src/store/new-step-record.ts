@@ -1,3 +1,4 @@
+import { copyRecord } from './copy-record.js';
 import type { NewStep, StepRecord } from '../model/step.js';
 
 /**
@@ -25,8 +26,8 @@ export function newStepRecord(runId: string, step: NewStep, now: number, fence?:
     createdAt: now,
     updatedAt: now,
   };
-  if (step.output !== undefined) record.output = structuredClone(step.output);
-  if (step.error !== undefined) record.error = structuredClone(step.error);
+  if (step.output !== undefined) record.output = copyRecord(step.output);
+  if (step.error !== undefined) record.error = copyRecord(step.error);
   if (step.wakeAt !== undefined) record.wakeAt = step.wakeAt;
   if (step.childRunId !== undefined) record.childRunId = step.childRunId;
   if (step.turn !== undefined) record.turn = step.turn;
