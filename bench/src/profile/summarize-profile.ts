@@ -4,7 +4,9 @@
  * Where a V8 CPU profile's time went: self time of every function, grouped by what the code is
  * (the engine, serialization, the Kysely store, Kysely's query building, the pg driver,
  * diagnostics/logging, promises and timers, Node's socket I/O, garbage collection, idle), then the
- * top functions by self time. Idle time (waiting for the server) is listed but left out of the
+ * top functions by self time. A native function counts with its nearest caller that has a script
+ * (a socket `writev` is Node's stream I/O, a string build under the transpiler's `__name` is the
+ * transpiler's). Idle time (waiting for the server) is listed but left out of the
  * percentages, which are of the CPU the process spent.
  */
 import { readFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { readFileSync } from 'node:fs';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -49,6 +52,25 @@ if (!file) throw new Error('usage: summarize-profile.ts <file.cpuprofile> [top]'
 const top = Number(process.argv[3] ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parentOf = new Map<number, ProfileNode>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n);
+const SPECIAL = new Set(['(idle)', '(garbage collector)', '(program)', '(root)']);
+
+/**
+ * A native function (no script) counts with its nearest caller that has one: a socket `writev`
+ * with Node's stream code, `JSON.parse` inside the pg driver with the driver. Only JSON natives
+ * called from the engine's own code stay serialization.
+ */
+function attributed(node: ProfileNode): { url: string; fn: string } {
+  const { url, functionName } = node.callFrame;
+  if (url !== '' || SPECIAL.has(functionName)) return { url, fn: functionName };
+  for (let p = parentOf.get(node.id); p; p = parentOf.get(p.id)) {
+    if (p.callFrame.url === '') continue;
+    if (/^(stringify|parse)$/.test(functionName) && p.callFrame.url.includes('/core/src/')) return { url: '', fn: functionName };
+    return { url: p.callFrame.url, fn: p.callFrame.functionName === '__name' ? '__name' : functionName };
+  }
+  return { url, fn: functionName };
+}
 const selfUs = new Map<number, number>();
 for (let i = 0; i < profile.samples.length; i++) {
   const id = profile.samples[i]!;
@@ -58,8 +80,10 @@ const groups = new Map<string, number>();
 const functions = new Map<string, number>();
 let busy = 0;
 for (const [id, us] of selfUs) {
-  const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
-  const group = groupOf(url, functionName);
+  const node = byId.get(id)!;
+  const { functionName, url, lineNumber } = node.callFrame;
+  const owner = attributed(node);
+  const group = groupOf(owner.url, owner.fn);
   groups.set(group, (groups.get(group) ?? 0) + us);
   if (group !== 'idle (waiting for I/O)') busy += us;
   const where = url.replace(/^.*\/(packages|node_modules|bench)\//, '$1/').replace(/^file:\/\//, '');
