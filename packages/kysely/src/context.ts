@@ -30,6 +30,8 @@ export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNa
       events: sql.table(names.events),
       versions: sql.table(names.versions),
       schedules: sql.table(names.schedules),
+      slots: sql.table(names.slots),
+      slot_waiters: sql.table(names.slot_waiters),
     },
   };
 }

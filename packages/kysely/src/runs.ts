@@ -16,6 +16,8 @@ import { toRunRecord } from './codec/rows.js';
 import { encodeText, keyHash } from './codec/text.js';
 import { affected, first, guard, inList, rows, type StoreContext } from './context.js';
 import type { AnyKysely } from './dialect/types.js';
+import { lacksColumn } from './schema/lacks-column.js';
+import { PRIORITY_COLUMN } from './schema/slots-migration.js';
 import type { RunRow } from './schema/tables.js';
 
 /** `runs.create`: one insert that ignores a duplicate; a read only when it collided. */
@@ -37,12 +39,16 @@ export function createRun(ctx: StoreContext) {
       // Likewise the trace context (cairn_0007_run_trace_context).
       const traceColumn = sql.raw(input.traceContext === undefined ? '' : ', trace_context_json');
       const traceValue = input.traceContext === undefined ? sql`` : sql`, ${encodeJsonRequired(input.traceContext)}`;
+      // Likewise a run without a priority (absent or 0 is stored NULL: cairn_0011_slots).
+      const priority = input.priority === undefined || input.priority === 0 ? undefined : input.priority;
+      const priorityColumn = sql.raw(priority === undefined ? '' : ', priority');
+      const priorityValue = priority === undefined ? sql`` : sql`, ${priority}`;
       const insert = sql`insert into ${t.runs}
         (id, workflow, version, input_json, status, parent_run_id, parent_step_key, idempotency_key, idempotency_hash,
-         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn}${forkColumns}${traceColumn})
+         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn}${forkColumns}${traceColumn}${priorityColumn})
         values (${id}, ${workflow}, ${encodeText(input.version)}, ${encodeJsonRequired(input.input)}, 'pending',
          ${input.parent ? encodeText(input.parent.runId) : null}, ${input.parent ? encodeText(input.parent.stepKey) : null},
-         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue}${forkValues}${traceValue})
+         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue}${forkValues}${traceValue}${priorityValue})
         ${dialect.onConflictDoNothing()}`;
       // A collision can only be with a run that a concurrent delete may remove: try a few times.
       for (let round = 0; round < 3; round += 1) {
@@ -71,6 +77,7 @@ export function createRun(ctx: StoreContext) {
           if (input.deadline !== undefined) run.deadline = input.deadline;
           if (input.forkedFrom !== undefined) run.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
           if (input.traceContext !== undefined) run.traceContext = { ...input.traceContext };
+          if (priority !== undefined) run.priority = priority;
           return { run, created: true };
         }
         if (idempotencyHash !== null) {
@@ -100,13 +107,14 @@ export function getRun(ctx: StoreContext) {
 
 // What `runs.list` reads: every column but the payloads (input, output, retry records) and the
 // trace context (a summary need not carry it; reading it would tie lists to cairn_0007).
-const SUMMARY_COLUMNS = sql.raw(
-  [
-    'id', 'workflow', 'version', 'status', 'error_json', 'parent_run_id', 'parent_step_key', 'idempotency_key', 'lease_owner',
-    'lease_expires_at', 'fence', 'cancel_requested', 'wake_at', 'created_at', 'updated_at', 'deadline', 'cancel_reason',
-    'forked_from_run_id', 'forked_from_step_key',
-  ].join(', '),
-);
+const SUMMARY_COLUMNS = [
+  'id', 'workflow', 'version', 'status', 'error_json', 'parent_run_id', 'parent_step_key', 'idempotency_key', 'lease_owner',
+  'lease_expires_at', 'fence', 'cancel_requested', 'wake_at', 'created_at', 'updated_at', 'deadline', 'cancel_reason',
+  'forked_from_run_id', 'forked_from_step_key',
+];
+const SUMMARY_LIST = sql.raw([...SUMMARY_COLUMNS, PRIORITY_COLUMN].join(', '));
+// A database a release behind (before cairn_0011_slots) still lists its runs, without priorities.
+const SUMMARY_LIST_0010 = sql.raw(SUMMARY_COLUMNS.join(', '));
 
 /**
  * `runs.list`: keyset pagination on (created_at desc, id desc), reading no payload column. Each
@@ -134,10 +142,12 @@ export function listRuns(ctx: StoreContext) {
         where.push(sql`created_at <= ${after.createdAt} and (created_at < ${after.createdAt} or id < ${after.id})`);
       }
       const condition = where.length === 0 ? sql`` : sql`where ${sql.join(where, sql` and `)}`;
-      const found = await rows(
-        ctx.db,
-        sql<RunRow>`select ${SUMMARY_COLUMNS} from ${ctx.t.runs} ${condition} order by created_at desc, id desc limit ${limit + 1}`,
-      );
+      const select = (columns: RawBuilder<unknown>) =>
+        rows(ctx.db, sql<RunRow>`select ${columns} from ${ctx.t.runs} ${condition} order by created_at desc, id desc limit ${limit + 1}`);
+      const found = await select(SUMMARY_LIST).catch((error: unknown) => {
+        if (lacksColumn(error, PRIORITY_COLUMN)) return select(SUMMARY_LIST_0010);
+        throw error;
+      });
       const page = found.slice(0, limit);
       const result: RunPage = { runs: page.map((row) => toRunSummary(toRunRecord(row))) };
       const last = page[page.length - 1];

@@ -13,6 +13,7 @@ import { getState, setState } from './state.js';
 import { insertStep, loadSteps, transitionStep } from './steps.js';
 import { versionsOf } from './versions.js';
 import { schedulesOf } from './schedules.js';
+import { slotsOf } from './slots/slots.js';
 
 /** Options of `createKyselyStore`. */
 export interface KyselyStoreOptions {
@@ -51,6 +52,7 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   const ctx = createContext(options.db, dialect, tableNames(options.tablePrefix ?? 'cairn_'), options.asyncStartCommit ?? true);
   const versions = versionsOf(ctx);
   const schedules = schedulesOf(ctx);
+  const slots = slotsOf(ctx);
   // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time).
   const write = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => dialect.exclusive(() => fn(...args));
   let closed = false;
@@ -84,6 +86,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     versions: { ...versions, upsert: write(versions.upsert), setStatus: write(versions.setStatus) },
     history: { list: listHistory(ctx) },
     schedules: { ...schedules, create: write(schedules.create), update: write(schedules.update), delete: write(schedules.delete) },
+    // cairn_0011_slots: slot rows per key, taken by conditional updates under a per-key row lock.
+    slots: { ...slots, acquire: write(slots.acquire), renew: write(slots.renew), release: write(slots.release) },
     ...(options.signals === undefined ? {} : { signals: options.signals }),
     async close() {
       if (closed) return;

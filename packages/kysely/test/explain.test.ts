@@ -10,7 +10,7 @@ import { freshPrefix, serverTarget, sqliteTarget, type Target } from './support/
 const RUNS = 10_000;
 const T0 = 1_750_000_000_000;
 
-/** Bulk-loads RUNS runs (10% waiting and due, 10% running, the rest completed), 3 steps and attempts each, state and events; RUNS schedules (10% due). */
+/** Bulk-loads RUNS runs (10% waiting and due, 10% running, the rest completed), 3 steps and attempts each, state and events; RUNS schedules (10% due); RUNS slot rows and RUNS waiters. */
 async function bulkLoad(db: AnyDb, prefix: string): Promise<void> {
   const t = tableNames(prefix);
   const series = sql`with recursive g(n) as (select 1 union all select n + 1 from g where n < ${sql.lit(RUNS)})`;
@@ -33,6 +33,11 @@ async function bulkLoad(db: AnyDb, prefix: string): Promise<void> {
   // Schedules: 10% due (spread over time), the rest paused (no due time).
   await sql`${series} insert into ${sql.table(t.schedules)} (name, revision, due_at, record_json)
     select 'sched-' || n, 1, case when n % 10 = 0 then ${sql.lit(T0)} + n * 60000 else null end, '{}' from g`.execute(db);
+  // Slots: 1,000 keys of 10 slots (half held), and 100 keys with 100 waiters each.
+  await sql`${series} insert into ${sql.table(t.slots)} (key_hash, idx, holder, expires_at)
+    select 'k' || (n % 1000), n / 1000, case when n % 2 = 0 then 'h' || n else null end, ${sql.lit(T0)} + n from g`.execute(db);
+  await sql`${series} insert into ${sql.table(t.slot_waiters)} (key_hash, holder_hash, holder, priority, queued_at, expires_at)
+    select 'k' || (n % 100), 'w' || n, 'w' || n, n % 7, ${sql.lit(T0)} + n, ${sql.lit(T0)} + 60000 + n from g`.execute(db);
   await sql`analyze`.execute(db);
 }
 
@@ -63,7 +68,7 @@ function explainCases(target: Target): void {
         await exerciseEveryMethod(createKyselyStore({ db, tablePrefix: prefix }));
         capturing = false;
         assert.ok(captured.size >= 25, `captured ${captured.size} distinct statements`);
-        const large = ['runs', 'steps', 'attempts', 'state', 'events', 'schedules'].map((table) => `${prefix}${table}`);
+        const large = ['runs', 'steps', 'attempts', 'state', 'events', 'schedules', 'slots', 'slot_waiters'].map((table) => `${prefix}${table}`);
         const offenders: string[] = [];
         const planOf = async (text: string, parameters: readonly unknown[]) => {
           const explain = target.dialect === 'postgres' ? `explain ${text}` : `explain query plan ${text}`;

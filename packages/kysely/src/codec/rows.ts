@@ -56,6 +56,8 @@ export function toRunRecord(row: RunRow): RunRecord {
   if (retries !== undefined) run.retries = retries;
   const traceContext = decodeJson<Record<string, string>>(row.trace_context_json ?? null);
   if (traceContext !== undefined) run.traceContext = traceContext;
+  const priority = toOptionalNumber(row.priority ?? null);
+  if (priority !== undefined && priority !== 0) run.priority = priority;
   return run;
 }
 

@@ -1,5 +1,9 @@
 import { sql } from 'kysely';
 import { retryRolledBack } from './retry-rolled-back.js';
+import { mysqlCollation } from '../routines/install-routines.js';
+import { mysqlHasColumn } from '../schema/mysql-has-column.js';
+import { addColumn } from './add-column.js';
+import { dropMysqlSlotRoutines, mysqlSlotRoutines } from '../routines/mysql-slot-routines.js';
 import type { SqlDialect } from './types.js';
 
 // ER_LOCK_DEADLOCK: InnoDB chose this transaction as a deadlock victim and rolled all of it back.
@@ -27,4 +31,12 @@ export const mysqlDialect: SqlDialect = {
     const e = error as { code?: unknown; errno?: unknown } | null;
     return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
   },
+  tableOptions: async (db) => sql.raw(`engine=InnoDB default charset=utf8mb4 collate=${await mysqlCollation(db)}`),
+  addColumnOnce: async (db, table, column, type) => {
+    if (!(await mysqlHasColumn(db, table, column))) await addColumn(db, table, column, type);
+  },
+  slotWrites: 'routines',
+  // MySQL has no `create or replace procedure`: a try that failed half-way made some already.
+  slotRoutines: async (db, names) => [...dropMysqlSlotRoutines(names), ...mysqlSlotRoutines(names, await mysqlCollation(db))],
+  dropSlotRoutines: dropMysqlSlotRoutines,
 };

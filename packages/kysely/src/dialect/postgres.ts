@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { retryRolledBack } from './retry-rolled-back.js';
 import type { SqlDialect } from './types.js';
+import { addColumn } from './add-column.js';
+import { dropPostgresSlotRoutines, postgresSlotRoutines } from '../routines/postgres-slot-routines.js';
 
 // deadlock_detected, serialization_failure: the server rolled the whole transaction back.
 const isRolledBack = (error: unknown): boolean => ['40P01', '40001'].includes(String((error as { code?: unknown } | null)?.code));
@@ -20,4 +22,9 @@ export const postgresDialect: SqlDialect = {
   transaction: (db, fn) => retryRolledBack(isRolledBack, () => db.transaction().execute(fn)),
   isRolledBack,
   isDuplicateKey: (error) => (error as { code?: unknown } | null)?.code === '23505',
+  tableOptions: async () => sql``,
+  addColumnOnce: addColumn,
+  slotWrites: 'routines',
+  slotRoutines: async (_db, names) => postgresSlotRoutines(names),
+  dropSlotRoutines: dropPostgresSlotRoutines,
 };

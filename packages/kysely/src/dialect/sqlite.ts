@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AnyKysely, SqlDialect } from './types.js';
+import { addColumn } from './add-column.js';
 
 // better-sqlite3 is synchronous: while one connection of this process holds the write lock and
 // awaits, another connection of the same process that tries to write blocks the whole thread in
@@ -60,4 +61,9 @@ export const sqliteDialect: SqlDialect = {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
   },
+  tableOptions: async () => sql``,
+  addColumnOnce: addColumn,
+  slotWrites: 'statements',
+  slotRoutines: async () => [],
+  dropSlotRoutines: () => [],
 };

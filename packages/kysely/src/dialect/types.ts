@@ -1,4 +1,5 @@
 import type { Kysely, RawBuilder } from 'kysely';
+import type { TableNames } from '../schema/tables.js';
 
 /** The SQL dialects the store speaks. */
 export type SqlDialectName = 'postgres' | 'mysql' | 'sqlite';
@@ -48,4 +49,23 @@ export interface SqlDialect {
   isRolledBack(error: unknown): boolean;
   /** True when `error` is the driver's duplicate-key violation. */
   isDuplicateKey(error: unknown): boolean;
+  /**
+   * What ends a `CREATE TABLE` of the store: MySQL/MariaDB's engine, character set and binary
+   * NO PAD collation (so text keys compare byte for byte); nothing on the others.
+   */
+  tableOptions(db: AnyKysely): Promise<RawBuilder<unknown>>;
+  /**
+   * Adds a nullable column to a table of the store, once: on MySQL/MariaDB, whose DDL commits
+   * statement by statement, a migration that failed after adding it finds it there and goes on.
+   */
+  addColumnOnce(db: AnyKysely, table: string, column: string, type: RawBuilder<unknown>): Promise<void>;
+  /**
+   * How `slots.acquire` and `slots.release` run: one call of the routines of `cairn_0011_slots`
+   * (PostgreSQL functions, MySQL/MariaDB procedures), or the store's statements (SQLite).
+   */
+  readonly slotWrites: 'routines' | 'statements';
+  /** The DDL of the slot routines `cairn_0011_slots` creates (none on SQLite). */
+  slotRoutines(db: AnyKysely, names: TableNames): Promise<string[]>;
+  /** Drops those routines (if they exist). */
+  dropSlotRoutines(names: TableNames): string[];
 }

@@ -12,9 +12,9 @@ import { postgresParamTypes } from './postgres-routines.js';
  * CALL's result sets followed by its status packet; the first set is the routine's). A routine is
  * one transaction, so a deadlock victim was rolled back whole and is run again. A routine missing
  * from the database, or one older than the store (another argument list), is a `STORE_ERROR` that
- * says to run the migrations.
+ * says to run the migrations (`createdBy`: the migration that creates it, when not the step routines').
  */
-export async function callRoutine<Row>(ctx: StoreContext, name: string, params: readonly RoutineParam[], args: (string | number | null)[]): Promise<Row | undefined> {
+export async function callRoutine<Row>(ctx: StoreContext, name: string, params: readonly RoutineParam[], args: (string | number | null)[], createdBy?: string): Promise<Row | undefined> {
   const query = CompiledQuery.raw(callText(ctx.dialect.name, name, params), args);
   try {
     const { rows } = await retryRolledBack(ctx.dialect.isRolledBack, () => ctx.db.executeQuery<unknown>(query));
@@ -22,9 +22,10 @@ export async function callRoutine<Row>(ctx: StoreContext, name: string, params: 
     return set[0] as Row | undefined;
   } catch (error) {
     if (isMissingRoutine(error)) {
+      const where = createdBy ?? `${CAIRN_MIGRATION_NAMES[1]} (the step routines are replaced by ${CAIRN_MIGRATION_NAMES[2]})`;
       throw new CairnError(
         'STORE_ERROR',
-        `The stored routine ${name} does not exist or is older than this store: run Cairn's migrations (migrateToLatest(db), or cairnMigrations() in your Migrator), which create it in ${CAIRN_MIGRATION_NAMES[1]} (the step routines are replaced by ${CAIRN_MIGRATION_NAMES[2]})`,
+        `The stored routine ${name} does not exist or is older than this store: run Cairn's migrations (migrateToLatest(db), or cairnMigrations() in your Migrator), which create it in ${where}`,
         { cause: error },
       );
     }

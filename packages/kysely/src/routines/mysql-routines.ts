@@ -20,6 +20,7 @@ function mysqlParamType(kind: ColumnKind, collation: string): string {
     case 'hash':
       return 'char(64) character set ascii collate ascii_bin';
     case 'text':
+    case 'ordered':
       return `text ${text}`;
     case 'json':
       return `longtext ${text}`;

@@ -2,11 +2,12 @@ import { sql, type RawBuilder } from 'kysely';
 import type { SqlDialectName } from '../dialect/types.js';
 
 /** The kinds of column the schema uses, mapped to each dialect's type. */
-export type ColumnKind = 'id' | 'name' | 'hash' | 'short' | 'text' | 'json' | 'bigint' | 'int' | 'flag';
+export type ColumnKind = 'id' | 'name' | 'hash' | 'short' | 'text' | 'json' | 'bigint' | 'int' | 'flag' | 'ordered';
 
 // PostgreSQL: identifiers compare bytewise (COLLATE "C"), so ordering matches the reference store.
 // MySQL/MariaDB: lengths bound index sizes (utf8mb4: 4 bytes a character, 3072 bytes a key), JSON
-// needs LONGTEXT (TEXT stops at 64 KiB). SQLite: TEXT compares bytewise already.
+// needs LONGTEXT (TEXT stops at 64 KiB). SQLite: TEXT compares bytewise already. `ordered` is text
+// of any length that queries sort by (slot waiters' holders): bytewise everywhere, never indexed.
 const TYPES: Record<SqlDialectName, Record<ColumnKind, string>> = {
   postgres: {
     id: 'text collate "C"',
@@ -18,6 +19,7 @@ const TYPES: Record<SqlDialectName, Record<ColumnKind, string>> = {
     bigint: 'bigint',
     int: 'integer',
     flag: 'smallint',
+    ordered: 'text collate "C"',
   },
   mysql: {
     id: 'varchar(128)',
@@ -29,6 +31,8 @@ const TYPES: Record<SqlDialectName, Record<ColumnKind, string>> = {
     bigint: 'bigint',
     int: 'integer',
     flag: 'smallint',
+    // The tables' binary NO PAD collation applies.
+    ordered: 'text',
   },
   sqlite: {
     id: 'text',
@@ -40,6 +44,7 @@ const TYPES: Record<SqlDialectName, Record<ColumnKind, string>> = {
     bigint: 'integer',
     int: 'integer',
     flag: 'integer',
+    ordered: 'text',
   },
 };
 

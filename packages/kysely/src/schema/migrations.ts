@@ -11,6 +11,7 @@ import { runDeadlineMigration } from './run-deadline-migration.js';
 import { operationsMigration } from './operations-migration.js';
 import { runTraceContextMigration } from './run-trace-context-migration.js';
 import { schedulesMigration } from './schedules-migration.js';
+import { slotsMigration } from './slots-migration.js';
 import { stepFinishedMigration } from './step-finished-migration.js';
 import { stepTurnMigration } from './step-turn-migration.js';
 import { tableNames, type TableNames } from './tables.js';
@@ -30,7 +31,7 @@ interface TableSpec {
  * the parent and retention indexes: `cairn_0006_operations`; `runs.trace_context_json`:
  * `cairn_0007_run_trace_context`; `steps.fence`: `cairn_0008_step_finished`).
  */
-const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules'>, TableSpec> = {
+const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters'>, TableSpec> = {
   runs: {
     columns: [
       ['id', 'id'], ['workflow', 'name'], ['version', 'name'], ['input_json', 'json'], ['status', 'short'],
@@ -123,7 +124,7 @@ export interface CairnMigrationOptions {
 }
 
 /** The migration names this package ships, oldest first. */
-export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations', 'cairn_0007_run_trace_context', 'cairn_0008_step_finished', 'cairn_0010_schedules'] as const;
+export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations', 'cairn_0007_run_trace_context', 'cairn_0008_step_finished', 'cairn_0010_schedules', 'cairn_0011_slots'] as const;
 
 /**
  * The store's schema as Kysely migrations, for your own `Migrator` (or merge its
@@ -154,6 +155,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): C
       [CAIRN_MIGRATION_NAMES[6]]: runTraceContextMigration(names),
       [CAIRN_MIGRATION_NAMES[7]]: stepFinishedMigration(names),
       [CAIRN_MIGRATION_NAMES[8]]: schedulesMigration(names),
+      [CAIRN_MIGRATION_NAMES[9]]: slotsMigration(names),
     }),
   };
 }

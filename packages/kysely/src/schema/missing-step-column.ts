@@ -1,4 +1,5 @@
 import { CairnError } from '@cairn/core';
+import { lacksColumn } from './lacks-column.js';
 import { CAIRN_MIGRATION_NAMES } from './migrations.js';
 import { FENCE_COLUMN } from './step-finished-migration.js';
 import { TURN_COLUMN } from './step-turn-migration.js';
@@ -8,17 +9,6 @@ const ADDED_BY: ReadonlyArray<readonly [column: string, migration: string]> = [
   [TURN_COLUMN, CAIRN_MIGRATION_NAMES[2]],
   [FENCE_COLUMN, CAIRN_MIGRATION_NAMES[7]],
 ];
-
-/**
- * Whether a driver error says `steps` lacks `column`: PostgreSQL undefined_column, MySQL/MariaDB
- * ER_BAD_FIELD_ERROR, SQLite "no such column" / "has no column named" (SQLite has no error code for it).
- */
-function lacksColumn(error: unknown, column: string): boolean {
-  const e = error as { code?: unknown; errno?: unknown; message?: unknown } | null;
-  const message = typeof e?.message === 'string' ? e.message : '';
-  if (!new RegExp(`\\b${column}\\b`).test(message)) return false;
-  return e?.code === '42703' || e?.errno === 1054 || message.includes(`no such column: ${column}`) || message.includes(`no column named ${column}`);
-}
 
 /**
  * The `STORE_ERROR` of a store whose database lacks a step column a later migration added (`turn`:

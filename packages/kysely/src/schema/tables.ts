@@ -1,5 +1,5 @@
 /** The logical tables of the store; each is created as `<tablePrefix><name>`. */
-export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules'] as const;
+export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules', 'slots', 'slot_waiters'] as const;
 
 /** A logical table name. */
 export type TableName = (typeof TABLES)[number];
@@ -23,6 +23,8 @@ export function tableNames(prefix: string): TableNames {
     events: `${prefix}events`,
     versions: `${prefix}versions`,
     schedules: `${prefix}schedules`,
+    slots: `${prefix}slots`,
+    slot_waiters: `${prefix}slot_waiters`,
   };
 }
 
@@ -35,6 +37,26 @@ export interface ScheduleRow {
   revision: number | string;
   due_at: number | string | null;
   record_json: string;
+}
+
+/** A row of `slots` (created by `cairn_0011_slots`): slot `idx` of the key whose stored form hashes to `key_hash`. */
+export interface SlotRow {
+  key_hash: string;
+  idx: number | string;
+  /** The stored form of the holder (`encodeText`); NULL when free. */
+  holder: string | null;
+  /** The slot is free once this time has passed, whatever `holder` says. */
+  expires_at: number | string;
+}
+
+/** A row of `slot_waiters` (created by `cairn_0011_slots`): one holder waiting in line for a key. */
+export interface SlotWaiterRow {
+  key_hash: string;
+  holder_hash: string;
+  holder: string;
+  priority: number | string;
+  queued_at: number | string;
+  expires_at: number | string;
 }
 
 /** A row of `runs` as drivers return it (BIGINT may be a string, booleans are 0/1). */
@@ -69,6 +91,8 @@ export interface RunRow {
   retries_json?: string | null;
   /** `RunRecord.traceContext` as JSON (added by `cairn_0007_run_trace_context`); NULL when none. */
   trace_context_json?: string | null;
+  /** `RunRecord.priority` (added by `cairn_0011_slots`); NULL when 0 or absent. */
+  priority?: number | string | null;
 }
 
 /** A row of `steps`. */

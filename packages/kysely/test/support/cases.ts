@@ -15,6 +15,7 @@ import { eventMessagesMigrationCase } from './event-messages-cases.js';
 import { runDeadlineMigrationCase } from './run-deadline-cases.js';
 import { operationsMigrationCase } from './operations-migration-cases.js';
 import { runTraceContextMigrationCase } from './run-trace-context-cases.js';
+import { slotCases } from './slot-cases.js';
 import { freshPrefix, type Target } from './targets.js';
 
 const T0 = 1_750_000_000_000;
@@ -313,6 +314,7 @@ export function storeCases(target: Target): void {
     eventMessagesMigrationCase(target);
     operationsMigrationCase(target);
     runTraceContextMigrationCase(target);
+    slotCases(target);
 
     it('PostgreSQL: a running step\'s start commits asynchronously, its finish durably; asyncStartCommit: false keeps both durable', { skip: target.dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
       const run = await runningRun(ctx.store);

@@ -12,6 +12,22 @@ async function expectError(promise: Promise<unknown>): Promise<void> {
   }
 }
 
+/** Every path of `slots`: a key's first acquire, a refusal that waits, a holder asking again, a grown limit, renew, release, a waiter's grant. */
+async function exerciseSlots(store: WorkflowStore): Promise<void> {
+  const slots = store.slots;
+  if (!slots) throw new Error('the store has no slots');
+  const key = `c:${randomUUID()}`;
+  const wait = (priority: number) => ({ priority, queuedAt: T0, expiresAt: T0 + 60_000 });
+  await slots.acquire({ key, limit: 1, holder: 'a', expiresAt: T0 + 30_000 }, T0);
+  await slots.acquire({ key, limit: 1, holder: 'b', expiresAt: T0 + 30_000, wait: wait(1) }, T0);
+  await slots.acquire({ key, limit: 1, holder: 'c', expiresAt: T0 + 30_000 }, T0);
+  await slots.acquire({ key, limit: 1, holder: 'a', expiresAt: T0 + 40_000, wait: wait(0) }, T0);
+  await slots.renew(key, 'a', T0 + 50_000, T0);
+  await slots.release(key, 'a', T0);
+  await slots.acquire({ key, limit: 2, holder: 'b', expiresAt: T0 + 30_000, wait: wait(1) }, T0);
+  await slots.inspect(key, T0);
+}
+
 /** Calls every method of the store (and its conflict paths) once, so every query it issues runs. */
 export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   const id = randomUUID();
@@ -80,6 +96,7 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   await store.schedules.findDue(T0, 10);
   await store.schedules.update({ ...created, paused: true, dueAt: null }, created.revision);
   await store.schedules.delete(schedule.name);
+  await exerciseSlots(store);
   await store.runs.transition(id, run.fence, { from: ['waiting'], to: 'failed', error: { name: 'E', message: 'm' } }, T0 + 3);
   await store.runs.reopen(id, { fence: run.fence, forget: ['a', 'q'], retry: { at: T0 + 4, previousStatus: 'failed', forgottenSteps: ['a', 'q'] } }, T0 + 4);
   await expectError(store.runs.reopen(id, { fence: run.fence, forget: [], retry: { at: T0 + 4, previousStatus: 'failed', forgottenSteps: [] } }, T0 + 4));

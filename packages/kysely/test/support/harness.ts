@@ -7,6 +7,7 @@ import type { ConformanceHarness } from '@cairn/conformance';
 import { uniqueName } from '@cairn/conformance/services';
 import { TABLES, createKyselyStore, detectDialect, migrateToLatest, openSqliteStore, tableNames, type SqlDialectName } from '../../src/index.js';
 import { dropRoutines } from '../../src/routines/install-routines.js';
+import { dialectOf } from '../../src/dialect/detect.js';
 import { createPostgresSignals } from '../../src/postgres/postgres-signals.js';
 import { encodeText } from '../../src/codec/text.js';
 import { createDatabase, dropDatabase, mysqlDb, postgresDb, sqliteDb, type AnyDb } from './databases.js';
@@ -24,7 +25,7 @@ export async function artefactsIn(db: AnyDb, prefix: string, runId: string): Pro
   const id = encodeText(runId);
   const left: string[] = [];
   for (const table of TABLES) {
-    if (table === 'versions' || table === 'schedules') continue;
+    if (table === 'versions' || table === 'schedules' || table === 'slots' || table === 'slot_waiters') continue;
     const column = table === 'runs' ? 'id' : 'run_id';
     const { rows } = await sql<{ n: unknown }>`select count(*) as n from ${sql.table(names[table])} where ${sql.ref(column)} = ${id}`.execute(db);
     const n = Number(rows[0]?.n ?? 0);
@@ -38,7 +39,10 @@ export async function dropPrefix(db: AnyDb, prefix: string): Promise<void> {
   const names = tableNames(prefix);
   const dialect = detectDialect(db);
   // SQLite's triggers go with their table; the servers' routines are objects of their own.
-  if (dialect !== 'sqlite') await dropRoutines(db, names, dialect);
+  if (dialect !== 'sqlite') {
+    await dropRoutines(db, names, dialect);
+    for (const statement of dialectOf(dialect).dropSlotRoutines(names)) await sql.raw(statement).execute(db);
+  }
   for (const table of [...TABLES.map((t) => names[t]), `${prefix}migrations`, `${prefix}migrations_lock`]) {
     await db.schema.dropTable(table).ifExists().execute();
   }
