@@ -6,6 +6,7 @@ import { CairnError, createEngine, createMemoryStore, defineWorkflow, fromString
 
 /** A real pino logger writing JSON lines into an array. */
 function pinoToArray(level = 'info') {
+  // biome-ignore lint/suspicious/noExplicitAny: parsed pino lines, whose fields (err.message, runId, ...) the assertions read directly
   const lines: Record<string, any>[] = [];
   const stream = new Writable({
     write(chunk, _encoding, done) {

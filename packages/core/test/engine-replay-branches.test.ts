@@ -25,7 +25,7 @@ describe('replay of concurrent branches', () => {
         }),
       );
       await ctx.sleep('then', 1000);
-      const now = await Promise.all(ids.map(async (id) => (await ctx.step('tag', async () => (await turns(ids.indexOf(id) === 0 ? 6 : 1), id))) + ':' + (await ctx.now())));
+      const now = await Promise.all(ids.map(async (id) => `${await ctx.step('tag', async () => (await turns(ids.indexOf(id) === 0 ? 6 : 1), id))}:${await ctx.now()}`));
       return { saved, now: now.map((s) => s.split(':')[0]) };
     });
     const fx = await createFixture({ workflows: [wf] });

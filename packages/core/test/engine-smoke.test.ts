@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createEngine, createMemoryStore, defineWorkflow, CairnError, fromStringLogger } from '@cairn/core';
+import { createEngine, createMemoryStore, defineWorkflow, fromStringLogger } from '@cairn/core';
 
 test('smoke: steps, retries, sleep, event, child, state', async () => {
   let fails = 0;

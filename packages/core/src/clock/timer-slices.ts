@@ -16,6 +16,7 @@ export function sleepInSlices(ms: number, signal?: AbortSignal, maxSlice: number
   const limit = maxSlice >= 1 && maxSlice <= MAX_TIMER_MS ? maxSlice : MAX_TIMER_MS;
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
+    // biome-ignore lint/complexity/useMathMinMax: a NaN duration must sleep 0 ms, where Math.max would keep the NaN
     let left = ms > 0 ? ms : 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = (): void => {

@@ -30,6 +30,7 @@ export interface EngineOptions {
   store: WorkflowStore;
   /** Carries orchestrator and step jobs. Default: a new in-process local queue (owned and closed by the engine). */
   queue?: Queue;
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
   workflows: readonly WorkflowDefinition<any, any>[];
   /** Default `per-workflow`. `shared-groups` needs a queue with the `groups` capability. */
   queueStrategy?: QueueStrategy;

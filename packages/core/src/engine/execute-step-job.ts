@@ -2,6 +2,7 @@ import { takeStepSlot } from './step-rate-gate.js';
 import { CairnError } from '../errors/cairn-error.js';
 import { toErrorRecord } from '../errors/error-record-codec.js';
 import { isTerminalRunStatus } from '../model/run.js';
+import type { Json } from '../model/json.js';
 import type { StepTransition } from '../model/step.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
 import type { EngineRuntime } from './engine-runtime.js';
@@ -44,7 +45,7 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   if (!def) return; // another deploy's worker (or the dispatch backstop) will handle it
   const steps = await store.steps.load(job.runId);
   const step = steps.find((s) => s.key === job.key);
-  if (!step || step.status !== 'scheduled' || step.attempt !== job.attempt) return; // duplicate or stale job
+  if (step?.status !== 'scheduled' || step.attempt !== job.attempt) return; // duplicate or stale job
   // The body is a closure inside the handler: replay the handler (without writing) until it asks for this step.
   const probe = await new Execution(rt, run, steps, def, job.key).start();
   const from = { status: ['scheduled' as const], attempt: step.attempt };
@@ -81,7 +82,7 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   // Carried by the job: the attempt belongs to the trace of the execution that dispatched it.
   const traced = job.traceContext !== undefined && typeof job.traceContext === 'object' ? { ...run, traceContext: job.traceContext } : run;
   if (lifecycle.steps) lifecycle.step({ ...lifecycle.stepBase(traced, job.key, step.attempt, true), type: 'step.started', queueWaitMs: Math.max(0, startedAt - step.updatedAt) });
-  let result;
+  let result: Awaited<ReturnType<typeof runStepBody>>;
   try {
     result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, stop.signal);
   } finally {
@@ -103,7 +104,7 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   // accepted by `retryIf`, after `retryAfter` or the backoff.
   let decision: RetryDecision = result.ok ? { retry: false } : decideRetry(probe.policy, result.error, step.attempt, step.maxAttempts);
   let failure = result.ok ? undefined : toErrorRecord(decision.retry ? result.error : (decision.error ?? result.error));
-  let output;
+  let output: Json | undefined;
   if (result.ok && result.value !== undefined) {
     try {
       output = toJsonRoundTrip(result.value, { what: `output of step ${JSON.stringify(job.key)}`, maxBytes: rt.maxPayloadBytes }).value;

@@ -96,6 +96,7 @@ export class ExecutionCore {
     protected readonly rt: EngineRuntime,
     protected readonly run: RunRecord,
     steps: readonly StepRecord[],
+    // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
     protected readonly def: WorkflowDefinition<any, any>,
     protected readonly probeKey?: string,
   ) {
@@ -261,7 +262,10 @@ export class ExecutionCore {
         for (let seq = this.callIndex; seq <= this.maxRecordedSeq && missing === undefined; seq += 1) missing = this.recordedBySeq.get(seq)?.key;
       }
       if (missing === undefined) return;
-      if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
+      if (this.probeKey !== undefined) {
+        this.settle({ kind: 'probe-miss' });
+        return;
+      }
       const step = this.recorded.get(missing);
       this.fatal = new CairnError(
         'NON_DETERMINISM',
@@ -275,7 +279,10 @@ export class ExecutionCore {
     // between primitives and will call the next one (or return) later. A probe must wait for
     // it like an execution does, not declare the queued step unreachable.
     if (!this.waiting) return;
-    if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
+    if (this.probeKey !== undefined) {
+      this.settle({ kind: 'probe-miss' });
+      return;
+    }
     const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
     this.settle({ kind: 'suspended', wakeAt, reasons: [...this.suspendReasons] });
   }

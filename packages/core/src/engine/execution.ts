@@ -17,7 +17,7 @@ import { childStart } from './run-deadline.js';
 import { type Compensation, SAGA_PROBE_KEY } from './compensation.js';
 import type { ChildOptions, StartChildOptions, WaitForEventOptions, WorkflowContext } from './workflow-context.js';
 import { childOutcomeOf } from './child-outcome.js';
-import { type Call, type Delivery, NEVER, SUSPEND } from './execution-core.js';
+import { type Call, type Delivery, SUSPEND } from './execution-core.js';
 import { ExecutionSteps } from './execution-steps.js';
 
 export type { Outcome } from './execution-outcome.js';
@@ -140,6 +140,7 @@ export class Execution extends ExecutionSteps {
       workflow: this.run.workflow,
       version: this.run.version,
       signal: this.abort.signal,
+      // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
       step: (name, fn, options) => this.guard((call) => this.taskStep(call, name, fn, options ?? {})) as Promise<any>,
       sleep: (name, duration) =>
         this.guard((call) => {
@@ -148,21 +149,26 @@ export class Execution extends ExecutionSteps {
         }),
       sleepUntil: (name, until) =>
         this.guard((call) => this.sleepStep(call, name, checkWakeTime(until, this.rt.clock.now(), `sleepUntil ${JSON.stringify(name)}`))),
+      // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
       waitForEvent: (event: unknown, options?: WaitForEventOptions) => this.guard((call) => this.eventStep(call, event, options ?? {})) as Promise<any>,
+      // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
       child: (workflow, input, options) => this.guard((call) => this.childStep(call, workflow, input, options ?? {})) as Promise<any>,
       childOutcome: (workflow, input, options) =>
         this.guard(async (call) => {
           const checked = checkOptions('ctx.childOutcome options', options, ['name']) as ChildOptions;
           return this.asChildOutcome(await this.childStep(call, workflow, input, checked, 'ctx.childOutcome'));
+        // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
         }) as Promise<any>,
       startChild: (workflow, input, options) =>
         this.guard((call) => this.startChildStep(call, workflow, input, checkOptions('ctx.startChild options', options, ['name']) as StartChildOptions)) as Promise<string>,
       setState: (key, value) => this.guard((call) => this.setState(call, key, value)),
+      // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
       state: (key) => this.guard((call) => this.readState(call, key)) as Promise<any>,
       now: () => this.guard((call) => this.recordedValue(call, 'now', () => this.rt.clock.now())) as Promise<number>,
       random: () => this.guard((call) => this.recordedValue(call, 'random', () => Math.random())) as Promise<number>,
       uuid: () => this.guard((call) => this.recordedValue(call, 'uuid', () => uuidv4())) as Promise<string>,
       continueAsNew: (input) => this.guard((call) => this.continueAsNew(call, input)) as Promise<never>,
+      // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
       select: (name, alternatives) => this.guard((call) => this.selectStep(call, name, alternatives)) as Promise<any>,
     };
   }
@@ -261,6 +267,7 @@ export class Execution extends ExecutionSteps {
    * timer but the long backstop (`childBackstopMs`): the child's end wakes this run (see
    * `wakeParent`), so this run is not replayed while its child runs.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
   private async childStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions, what = 'ctx.child'): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
     this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
@@ -322,6 +329,7 @@ export class Execution extends ExecutionSteps {
    * is not in `children` (a cancel of this run leaves it running) and does not take this run's
    * deadline.
    */
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
   private async startChildStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: StartChildOptions): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
     this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
@@ -389,7 +397,7 @@ export class Execution extends ExecutionSteps {
    * Creates the successor (idempotent on `$continue:<run id>`), records it as the `$continue` step,
    * and completes this run pointing at it. Replayed, it only completes again with the same successor.
    */
-  private async continueAsNew(call: Call, input: unknown): Promise<Delivery> {
+  private async continueAsNew(_call: Call, input: unknown): Promise<Delivery> {
     const json = this.payload(input ?? null, `input of continueAsNew`);
     const site = this.begin('child', '$continue');
     if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');

@@ -9,12 +9,14 @@ import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 /** One thing `ctx.select` waits for. */
 export type SelectAlternative =
   /** The next message of this event that no wait has taken yet; it is taken only if it wins. */
+  // biome-ignore lint/suspicious/noExplicitAny: events with different payload types side by side; TypeScript has no existential type
   | { event: string | EventDefinition<any> }
   /** A durable timer of this length, counted from the first execution's call. */
   | { timer: Duration }
   /** A durable timer until this time. */
   | { until: Date | number }
   /** A child run started by the select; it is cancelled if another alternative wins. */
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
   | { child: WorkflowDefinition<any, any> | string; input?: Json };
 
 /** What `ctx.select` resolves with: which alternative won, and its value. */
@@ -55,6 +57,7 @@ export function checkAlternatives(name: string, alternatives: unknown, now: numb
     if (has('timer') && fields.length === 1) return { key, kind: 'timer', wakeAt: now + toMilliseconds((alternative as { timer: Duration }).timer, `${at} timer`) };
     if (has('until') && fields.length === 1) return { key, kind: 'timer', wakeAt: checkWakeTime((alternative as { until: Date | number }).until, now, `${at} until`) };
     if (has('child') && fields.every((f) => f === 'child' || f === 'input')) {
+      // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
       const child = (alternative as { child: WorkflowDefinition<any, any> | string }).child;
       const workflow = typeof child === 'string' ? child : child?.name;
       checkIdentifier(`${at} child`, workflow, IDENTIFIER_LIMITS.workflowName);

@@ -38,6 +38,7 @@ export interface CountingStore {
   writes(): number;
   reset(): void;
   /** Replace a method (`noun.method`) with `fn(original, ...args)`; `undefined` restores it. */
+  // biome-ignore lint/suspicious/noExplicitAny: each interceptor names the argument types of the one method it replaces
   intercept(name: string, fn: ((original: (...args: any[]) => Promise<unknown>, ...args: any[]) => Promise<unknown>) | undefined): void;
 }
 
@@ -46,6 +47,7 @@ const READS = new Set(['runs.get', 'runs.list', 'runs.findDue', 'steps.load', 's
 
 export function countingStore(inner: WorkflowStore = createMemoryStore()): CountingStore {
   const calls: StoreCall[] = [];
+  // biome-ignore lint/suspicious/noExplicitAny: as in intercept(): the argument types are those of the replaced method
   const intercepts = new Map<string, (original: (...args: any[]) => Promise<unknown>, ...args: any[]) => Promise<unknown>>();
   const wrapped: Record<string, unknown> = { name: inner.name, capabilities: inner.capabilities, close: () => inner.close() };
   for (const noun of NOUNS) {
