@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { type CliContext } from './cli-context.js';
+import type { CliContext } from './cli-context.js';
 import { COMMANDS } from './commands/index.js';
 
 const DESCRIPTION = `Operate Cairn workflow runs: list, inspect, cancel, retry, fork, delete, prune.

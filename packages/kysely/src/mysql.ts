@@ -2,6 +2,7 @@
 // entry so a project on SQLite or PostgreSQL type-checks without `mysql2` installed.
 import { Kysely, MysqlDialect } from 'kysely';
 import type { WorkflowStore } from '@cairn/core';
+import type { AnySchema } from './dialect/types.js';
 import type { Pool as MysqlPool, PoolOptions } from 'mysql2';
 import { markGuarded, type ConnectionErrorHandler } from './connection-guards.js';
 import { openOwned, type ServerStoreOptions } from './server-stores.js';
@@ -33,7 +34,7 @@ export async function openMysqlStore(connection: string | PoolOptions, options: 
   const { createPool } = await import('mysql2');
   const config: PoolOptions = typeof connection === 'string' ? { uri: connection } : { ...connection };
   const pool = guardMysqlPool(createPool(config), options.onConnectionError);
-  return openOwned(new Kysely<any>({ dialect: new MysqlDialect({ pool }) }), 'mysql', options); // eslint-disable-line @typescript-eslint/no-explicit-any
+  return openOwned(new Kysely<AnySchema>({ dialect: new MysqlDialect({ pool }) }), 'mysql', options);
 }
 
 export type { ConnectionErrorHandler } from './connection-guards.js';

@@ -2,6 +2,7 @@
 // entry so a project on SQLite or MySQL type-checks without `pg` installed.
 import { Kysely, PostgresDialect } from 'kysely';
 import type { WorkflowStore } from '@cairn/core';
+import type { AnySchema } from './dialect/types.js';
 import type { Pool as PgPool, PoolConfig } from 'pg';
 import { markGuarded, type ConnectionErrorHandler } from './connection-guards.js';
 import { openOwned, type ServerStoreOptions } from './server-stores.js';
@@ -43,7 +44,7 @@ export async function openPostgresStore(connection: string | PoolConfig, options
   const config: PoolConfig = typeof connection === 'string' ? { connectionString: connection } : { ...connection };
   config.connectionTimeoutMillis ??= CONNECT_TIMEOUT_MS;
   const pool = guardPostgresPool(new pg.Pool(config), options.onConnectionError);
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) }); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const db = new Kysely<AnySchema>({ dialect: new PostgresDialect({ pool }) });
   // LISTEN/NOTIFY wake-ups: workers in other processes pick up runs started here at once.
   const signals = createPostgresSignals({ db, connection: config, tablePrefix: options.tablePrefix ?? 'cairn_' });
   return openOwned(db, 'postgres', options, signals);

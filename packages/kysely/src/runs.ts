@@ -11,7 +11,7 @@ import {
   type RunQuery,
   type RunRecord,
 } from '@cairn/core';
-import { encodeJson, encodeJsonRequired } from './codec/json.js';
+import { encodeJsonRequired } from './codec/json.js';
 import { toRunRecord } from './codec/rows.js';
 import { encodeText, keyHash } from './codec/text.js';
 import { affected, first, guard, inList, rows, type StoreContext } from './context.js';

@@ -1,5 +1,6 @@
 import { Kysely, SqliteDialect } from 'kysely';
 import type { WorkflowStore } from '@cairn/core';
+import type { AnySchema } from './dialect/types.js';
 import { migrateToLatest } from './schema/migrations.js';
 import { createKyselyStore } from './store.js';
 
@@ -30,8 +31,7 @@ export async function openSqliteStore(filename: string, options: SqliteStoreOpti
     database.close();
     throw error;
   }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<AnySchema>({ dialect: new SqliteDialect({ database }) });
   const tablePrefix = options.tablePrefix ?? 'cairn_';
   try {
     if (options.migrate ?? true) await migrateToLatest(db, { tablePrefix });

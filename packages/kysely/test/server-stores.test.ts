@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import mysqlPromise from 'mysql2/promise';
-import { CairnError } from '@cairn/core';
+import { CairnError, type RunRecord } from '@cairn/core';
 import { createMysqlDatabase, createPostgresDatabase, stopSharedServices } from '@cairn/conformance/services';
 import { openMysqlStore } from '@cairn/kysely/mysql';
 import { openPostgresStore } from '@cairn/kysely/postgres';
@@ -54,8 +54,13 @@ for (const [dialect, server] of [
         await store.runs.create({ id, workflow: 'wf', version: '1', input: { n: 1 } }, 1000);
         assert.ok((await terminateOthers(dialect, url)) >= 1);
         // A call may meet a connection the server just ended (STORE_ERROR); the pool then opens new ones.
-        let run;
-        for (let i = 0; i < 3 && run === undefined; i++) run = await store.runs.get(id).catch((error: unknown) => assert.ok(CairnError.is(error, 'STORE_ERROR'), String(error)));
+        let run: RunRecord | undefined;
+        for (let i = 0; i < 3 && run === undefined; i++) {
+          run = await store.runs.get(id).catch((error: unknown) => {
+            assert.ok(CairnError.is(error, 'STORE_ERROR'), String(error));
+            return undefined;
+          });
+        }
         assert.equal(run?.id, id);
       } finally {
         await store.close();

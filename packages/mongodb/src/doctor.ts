@@ -75,7 +75,10 @@ async function inspect(ctx: StoreContext, { fix, limit }: StoreDoctorOptions): P
           fixable: true,
         },
         `created index ${index.name}`,
-        async () => (await (collection as typeof ctx.runs).createIndexes([index]), true),
+        async () => {
+          await (collection as typeof ctx.runs).createIndexes([index]);
+          return true;
+        },
       );
     }
   }

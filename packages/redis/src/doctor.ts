@@ -61,7 +61,10 @@ export function redisDoctor(ctx: StoreContext): (options: StoreDoctorOptions) =>
     const out = new Map<string, Facts | undefined>();
     ids.forEach((id, i) => {
       const values = (replies[i] as Array<string | null>) ?? [];
-      if (values[0] === null || values[0] === undefined) return void out.set(id, undefined);
+      if (values[0] === null || values[0] === undefined) {
+        out.set(id, undefined);
+        return;
+      }
       const facts: Facts = {};
       FACT_FIELDS.forEach((field, k) => {
         const value = values[k];

@@ -107,7 +107,11 @@ export async function listRuns(ctx: StoreContext, query: RunQuery): Promise<RunP
     const seen = new Set<string>();
     const candidates = perKey
       .flat()
-      .filter((e) => (seen.has(e.id) ? false : (seen.add(e.id), true)))
+      .filter((e) => {
+        if (seen.has(e.id)) return false;
+        seen.add(e.id);
+        return true;
+      })
       .filter((e) => !after || e.score < after.createdAt || (e.score === after.createdAt && compareBytes(e.id, after.id) < 0))
       .sort((a, b) => b.score - a.score || compareBytes(b.id, a.id));
 
@@ -197,7 +201,7 @@ export async function listEnded(ctx: StoreContext, query: EndedRunQuery): Promis
   }
   const hashes = await readHashes(ctx, entries.map((e) => e.id));
   const runs: EndedRun[] = [];
-  entries.forEach((entry, i) => {
+  entries.forEach((_entry, i) => {
     const hash = hashes[i];
     const run = hash ? parseRun(hash) : undefined;
     if (!run || run.status !== query.status || !(run.updatedAt < query.updatedBefore)) return;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Redis } from 'ioredis';
 import { scriptsFor } from '../src/scripts/index.js';
 import { crashBefore } from './support/crash-before.js';
 import { keysOf, skip, withStore } from './support/fixture.js';

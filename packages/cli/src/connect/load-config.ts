@@ -12,6 +12,7 @@ import { EXIT } from '../exit-codes.js';
  */
 export interface CairnConfig {
   store: WorkflowStore | (() => WorkflowStore | Promise<WorkflowStore>);
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
   workflows?: readonly WorkflowDefinition<any, any>[];
   queue?: Queue | (() => Queue | Promise<Queue>);
 }
@@ -56,6 +57,7 @@ const isStore = (value: unknown): value is WorkflowStore =>
   typeof value === 'object' && value !== null && ['runs', 'steps', 'state', 'history'].every((key) => typeof (value as Record<string, unknown>)[key] === 'object');
 
 /** Loads and checks a config file: a missing or malformed `store` export is a usage error. */
+// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
 export async function loadConfig(path: string): Promise<{ store: WorkflowStore; workflows: readonly WorkflowDefinition<any, any>[]; queue?: Queue }> {
   let module: Record<string, unknown>;
   try {

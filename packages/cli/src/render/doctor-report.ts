@@ -53,7 +53,7 @@ export function renderDoctorReport(report: DoctorReport, options: { colors: Colo
     const summary = [`${plural(report.findings.length, 'finding')}`];
     if (report.fix) summary.push(`${fixed} fixed`);
     summary.push(report.remaining === 0 ? 'none remains' : `${report.remaining} remain${report.remaining === 1 ? 's' : ''} (${plural(errors, 'error')})`);
-    out.push(c.bold(summary.join(', ') + '.'));
+    out.push(c.bold(`${summary.join(', ')}.`));
     if (fixable > 0) out.push(`Run ${c.bold('cairn doctor --fix')} to repair ${fixable === 1 ? 'the fixable one' : `the ${fixable} fixable ones`}.`);
   }
   if (report.truncated.length > 0) {

@@ -30,7 +30,7 @@ export function formatShortTime(ms: number): string {
 export function cell(text: string, width: number): string {
   const safe = [...safeText(text)];
   if (safe.length <= width) return safe.join('') + ' '.repeat(width - safe.length);
-  return safe.slice(0, Math.max(0, width - 1)).join('') + '…';
+  return `${safe.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
 /** Run data made safe and cut to at most `width` characters, without padding. */

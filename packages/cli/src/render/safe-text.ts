@@ -4,6 +4,7 @@
 
 // C0 controls, DEL, C1 controls (U+0080-U+009F: a terminal may take U+009B as CSI), and the
 // bidirectional overrides and isolates that reorder what is displayed.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is this pattern's purpose
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 // What JSON.stringify leaves raw: everything above but the C0 controls (escaped in strings; the

@@ -43,7 +43,7 @@ function bar(from: number, to: number, start: number, end: number, width: number
   const span = Math.max(1, to - from);
   const a = Math.min(width - 1, Math.max(0, Math.floor(((start - from) / span) * width)));
   const b = Math.min(width, Math.max(a + 1, Math.ceil(((end - from) / span) * width)));
-  if (end - start <= 0) return ' '.repeat(a) + '▏' + ' '.repeat(width - a - 1);
+  if (end - start <= 0) return `${' '.repeat(a)}▏${' '.repeat(width - a - 1)}`;
   return ' '.repeat(a) + fill.repeat(b - a) + ' '.repeat(width - b);
 }
 

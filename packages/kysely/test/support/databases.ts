@@ -2,7 +2,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type LogEvent } f
 import { createMysqlDatabase, createPostgresDatabase, dropMysqlDatabase, dropPostgresDatabase } from '@cairn/conformance/services';
 import type { SqlDialectName } from '../../src/index.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the tests query the store's tables, whose database interface Kysely is never given
 export type AnyDb = Kysely<any>;
 
 /** Options of a test Kysely instance. */

@@ -4,7 +4,7 @@ import { it } from 'node:test';
 import { CairnError } from '@cairn/core';
 import { CAIRN_MIGRATION_NAMES, createKyselyStore, migrateToLatest } from '../../src/index.js';
 import { keyHash } from '../../src/codec/text.js';
-import { STEP_COLUMNS_0001, tableNames } from '../../src/schema/tables.js';
+import { type STEP_COLUMNS_0001, tableNames } from '../../src/schema/tables.js';
 import { dropPrefix } from './harness.js';
 import { prefixedMigrator } from './prefixed-migrator.js';
 import type { Target } from './targets.js';
