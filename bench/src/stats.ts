@@ -22,6 +22,7 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 export function max(values: readonly number[]): number {
+  // biome-ignore lint/complexity/useMathMinMax: a NaN sample is passed over here, where Math.max would make the maximum NaN
   return values.reduce((m, v) => (v > m ? v : m), Number.NEGATIVE_INFINITY);
 }
 

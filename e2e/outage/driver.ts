@@ -199,7 +199,9 @@ export async function runOutage(backend: OutageBackend, service: RunningService,
     report.logEntries = workers.map((w) => w.stderr.filter((line) => line.startsWith('[')).length);
     // CAIRN_OUTAGE_LOG_DIR=dir keeps each worker's output, to read what a user's logs would hold.
     const logDir = process.env.CAIRN_OUTAGE_LOG_DIR;
-    if (logDir) workers.forEach((w, i) => writeFileSync(join(logDir, `${backend}-worker-${i + 1}.log`), w.stderr.join('\n')));
+    if (logDir) {
+      for (const [i, w] of workers.entries()) writeFileSync(join(logDir, `${backend}-worker-${i + 1}.log`), w.stderr.join('\n'));
+    }
     report.logSample = workers.flatMap((w) => w.stderr.slice(0, 15)).join('\n');
     rmSync(dir, { recursive: true, force: true });
   }

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 
 const bench = createRequire(new URL('../../bench/package.json', import.meta.url));
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the modules come from the bench's dependencies at run time; this package cannot name their types without depending on them
 async function load(name: string): Promise<any> {
   return import(pathToFileURL(bench.resolve(name)).href);
 }

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { QueueStrategy } from '@cairn/core';
 import { createPostgresDatabase, dropPostgresDatabase, freshRedisPrefix, stopSharedServices, usePostgres, useRedis } from '../src/services/index.js';
-import { openEngine, openStore, PG_BOSS_SCHEMA, proofWorkflow, STEPS, type PairingName, type ProofConfig } from './common.js';
+import { openEngine, PG_BOSS_SCHEMA, proofWorkflow, STEPS, type PairingName, type ProofConfig } from './common.js';
 import { ioredis, kyselyStore, pg } from './deps.js';
 
 const { values } = parseArgs({

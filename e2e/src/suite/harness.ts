@@ -34,6 +34,7 @@ export interface ConformanceHarness {
    * Starts or connects to the server, once, before the first test. Resolving `{ skip: reason }`
    * (no server could be had) skips every case at run time with that reason, by name.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a setup that returns nothing (`async setup() {}`) must type-check; `undefined` in its place would reject it
   setup?(): Promise<void | HarnessSetupResult>;
   /**
    * Opens a store in `namespace` (a database, schema, key prefix...), empty on first use. Called once

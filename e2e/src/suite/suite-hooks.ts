@@ -5,6 +5,7 @@ import type { TestContext } from 'node:test';
 export interface SuiteHarness {
   name: string;
   source?: string | (() => string);
+  // biome-ignore lint/suspicious/noConfusingVoidType: a setup that returns nothing (`async setup() {}`) must type-check; `undefined` in its place would reject it
   setup?(): Promise<void | { skip?: string }>;
   teardown?(): Promise<void>;
 }
@@ -17,6 +18,7 @@ export interface SuiteProgress {
    * Runs one case's `body` from its `it`, counting it: skipped with the reason when `setup` found
    * the backend unavailable or when `body` returns a reason, passed when `body` returns nothing.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a case body that returns nothing passes; `undefined` would make every body end in `return undefined`
   runCase(t: TestContext, body: () => Promise<string | void>): Promise<void>;
 }
 

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CairnError, createEngine, type RunRecord, type RunSummary } from '@cairn/core';
+import { CairnError, createEngine, type RunSummary } from '@cairn/core';
 import { openSqliteStore } from '@cairn/kysely';
 import { renderTimeline } from '@cairn/cli';
 import { executionsLog, order, ship } from './workflows.js';
@@ -27,9 +27,11 @@ function startWorker(name: string): ChildProcess {
   });
   return worker;
 }
-const once = <T>(worker: ChildProcess, type: string, match: (m: any) => boolean = () => true) =>
+/** A message from a worker: the demo's workers send plain objects with a `type` over IPC. */
+type WorkerMessage = { type?: unknown; [field: string]: unknown } | null | undefined;
+const once = <T>(worker: ChildProcess, type: string, match: (m: NonNullable<WorkerMessage>) => boolean = () => true) =>
   new Promise<T>((resolve) => {
-    const listener = (m: any) => {
+    const listener = (m: WorkerMessage) => {
       if (m?.type === type && match(m)) {
         worker.off('message', listener);
         resolve(m as T);

@@ -16,7 +16,7 @@ export const concurrentStateGroup: CaseGroup = caseGroup('adversarial.concurrent
     const handle = await w.engine.startRun(wf, null);
     await w.runToEnd(handle.id);
     const expected: Record<string, Json> = {};
-    keys.forEach((k, i) => (expected[k] = { i }));
+    for (const [i, k] of keys.entries()) expected[k] = { i };
     assert.deepStrictEqual(await w.engine.state(handle.id), expected);
   }),
 

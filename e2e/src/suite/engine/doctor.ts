@@ -14,6 +14,7 @@ const LATE = 16 * MINUTE;
  * The operator's process: an engine with workers (a repair's dispatch reaches them) whose recovery
  * loop does not run during the case, so what is stuck stays stuck until the doctor repairs it.
  */
+// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
 const operator = (w: EngineWorld, workflows: readonly WorkflowDefinition<any, any>[]): Promise<Engine> => w.startEngine(workflows, { recoveryIntervalMs: DAY });
 
 /** `code runId` of every finding, sorted, for exact comparisons. */

@@ -32,6 +32,7 @@ export interface EngineWorld {
   /** What the engines logged (warnings and errors), for failure messages. */
   log: string[];
   /** Starts another engine ("another process") on the same store and clock. */
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
   startEngine(workflows: readonly WorkflowDefinition<any, any>[], options?: WorldEngineOptions): Promise<Engine>;
   /** Waits until no store call is in flight for several event-loop turns (the engines are idle). */
   settle(): Promise<void>;
@@ -57,6 +58,7 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
 /** Builds a world and starts its first engine with `workflows`. Engines are stopped when the case ends. */
+// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
 export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefinition<any, any>[], options: WorldEngineOptions = {}): Promise<EngineWorld> {
   const clock = new ManualClock({ start: env.t0 });
   const store = countingStore(env.store);
@@ -65,6 +67,7 @@ export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefi
   const log: string[] = [];
   let engines = 0;
 
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
   const startEngine = async (defs: readonly WorkflowDefinition<any, any>[], engineOptions: WorldEngineOptions = {}): Promise<Engine> => {
     const { store: other, noWorkers, timings, ...rest } = engineOptions;
     let target: CountingStore = store;

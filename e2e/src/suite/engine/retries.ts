@@ -100,7 +100,7 @@ export const retriesGroup: CaseGroup = caseGroup('engine.retries', 'engine: retr
     await w.runToEnd(handle.id);
     const observed = gaps(await w.raw.history.list(handle.id));
     assert.equal(observed.length, 3);
-    [100, 300, 900].forEach((min, i) => assert.ok((observed[i] ?? 0) >= min, `gap ${i + 1} must be at least ${min} ms, got ${observed[i]}`));
+    for (const [i, min] of [100, 300, 900].entries()) assert.ok((observed[i] ?? 0) >= min, `gap ${i + 1} must be at least ${min} ms, got ${observed[i]}`);
   }),
 
   conformanceCase('queued steps make exactly as many attempts as inline ones', async (env) => {

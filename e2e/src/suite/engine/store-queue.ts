@@ -20,6 +20,7 @@ const quiet = { warn: () => {}, error: () => {} };
  */
 async function apiAndWorker(
   env: CaseEnv,
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
   workflows: readonly WorkflowDefinition<any, any>[],
   timings: { leaseMs?: number } = {},
 ): Promise<{ api: Engine; worker: Engine; store: WorkflowStore }> {

@@ -26,6 +26,7 @@ export interface QueueHarness {
    * Starts or connects to the server, once, before the first case. Resolving `{ skip: reason }`
    * marks every case skipped with that reason (no server here, and none required).
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a setup that returns nothing (`async setup() {}`) must type-check; `undefined` in its place would reject it
   setup?(): Promise<void | { skip: string }>;
   /**
    * Opens a queue in `namespace` (a schema, key prefix...), empty on first use. Cases that need a

@@ -120,7 +120,7 @@ export const eventsGroup: CaseGroup = caseGroup('store.events', 'store: events',
     const run = await createRun(store, t0);
     const payloads: Array<[string, Json]> = [['null', null], ['zero', 0], ['false', false], ['empty', ''], ['obj', {}]];
     for (const [name, payload] of payloads) await store.events.deliver(run.id, name, payload, t0);
-    for (const [name, payload] of payloads) await store.events.deliver(run.id, 'same', payload, t0);
+    for (const [, payload] of payloads) await store.events.deliver(run.id, 'same', payload, t0);
     for (const [i, [name, payload]] of payloads.entries()) {
       const event = await store.events.get(run.id, name, 1);
       assert.ok(event, `event ${name} must exist`);
