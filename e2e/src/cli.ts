@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { OutcomeCounts } from './suite/reporters/outcome-count-reporter.js';
 
 const USAGE = `Usage: cairn-conformance <harness-file> [--only <group>[,<group>...]] [--reporter <spec|tap|dot>] [--seed <n> | --seeds <n>]
@@ -27,37 +28,37 @@ interface CliArgs {
   simulation: Record<string, string>;
 }
 
-function parseArgs(argv: string[]): CliArgs | string {
-  const args: Partial<CliArgs> & { only: string[]; simulation: Record<string, string> } = { only: [], reporter: 'spec', simulation: {} };
-  const seed = (flag: string, text: string, min: number) => {
-    if (!/^\d+$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text))) throw new Error(`${flag} needs an integer of at least ${min}, got ${JSON.stringify(text)}`);
-    args.simulation[flag === '--seed' ? 'CAIRN_SIM_SEED' : 'CAIRN_SIM_SEEDS'] = text;
-  };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    const value = () => {
-      const next = argv[++i];
-      if (next === undefined) throw new Error(`${arg} needs a value`);
-      return next;
-    };
-    try {
-      if (arg === '--help' || arg === '-h') return USAGE;
-      else if (arg === '--only') args.only.push(...value().split(',').map((s) => s.trim()).filter(Boolean));
-      else if (arg.startsWith('--only=')) args.only.push(...arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean));
-      else if (arg === '--reporter') args.reporter = value();
-      else if (arg.startsWith('--reporter=')) args.reporter = arg.slice(11);
-      else if (arg === '--seed' || arg === '--seeds') seed(arg, value(), arg === '--seed' ? 0 : 1);
-      else if (arg.startsWith('--seed=')) seed('--seed', arg.slice(7), 0);
-      else if (arg.startsWith('--seeds=')) seed('--seeds', arg.slice(8), 1);
-      else if (arg.startsWith('-')) return `Unknown option ${arg}\n\n${USAGE}`;
-      else if (args.harness === undefined) args.harness = arg;
-      else return `Only one harness file, got ${args.harness} and ${arg}\n\n${USAGE}`;
-    } catch (error) {
-      return `${(error as Error).message}\n\n${USAGE}`;
-    }
+/** The flags, for `node:util` `parseArgs` (strict: an unknown or misspelled flag is an error). */
+const OPTIONS = {
+  only: { type: 'string', multiple: true },
+  reporter: { type: 'string', default: 'spec' },
+  seed: { type: 'string' },
+  seeds: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** A seed flag's value: a safe integer of at least `min`, as digits (it is passed on in the environment). */
+function seedValue(flag: string, text: string, min: number): string {
+  if (!/^\d+$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text))) throw new Error(`${flag} needs an integer of at least ${min}, got ${JSON.stringify(text)}`);
+  return text;
+}
+
+/** The parsed command line, or the text to print: the usage (after `--help`), or an error and the usage. */
+function readArgs(argv: string[]): CliArgs | string {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    if (values.help) return USAGE;
+    if (positionals.length > 1) return `Only one harness file, got ${positionals.join(' and ')}\n\n${USAGE}`;
+    const harness = positionals[0];
+    if (harness === undefined) return USAGE;
+    const simulation: Record<string, string> = {};
+    if (values.seed !== undefined) simulation.CAIRN_SIM_SEED = seedValue('--seed', values.seed, 0);
+    if (values.seeds !== undefined) simulation.CAIRN_SIM_SEEDS = seedValue('--seeds', values.seeds, 1);
+    const only = (values.only ?? []).flatMap((list) => list.split(',').map((s) => s.trim()).filter(Boolean));
+    return { harness, only, reporter: values.reporter, simulation };
+  } catch (error) {
+    return `${(error as Error).message}\n\n${USAGE}`;
   }
-  if (args.harness === undefined) return USAGE;
-  return args as CliArgs;
 }
 
 // The suite and the reporter next to this file: `.js` in the published build, `.ts` when the CLI
@@ -90,7 +91,7 @@ function childEnv(only: string[], simulation: Record<string, string> = {}): Node
 
 /** Runs the suite for one harness file in a child `node --test`; resolves with the counts. */
 export async function runCli(argv: string[]): Promise<number> {
-  const args = parseArgs(argv);
+  const args = readArgs(argv);
   if (typeof args === 'string') {
     const help = args === USAGE && (argv.includes('--help') || argv.includes('-h'));
     (help ? console.log : console.error)(args);

@@ -26,7 +26,21 @@ describe('cairn-conformance CLI', () => {
     assert.match(missing.stderr, /no such file/);
     const bad = await cli('test/fixtures/memory.harness.ts', '--frobnicate');
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /Unknown option --frobnicate/);
+    assert.match(bad.stderr, /Unknown option '--frobnicate'/);
+  });
+
+  it('a misspelled flag, a flag without its value or a second harness exits 2 with the usage, running nothing', async () => {
+    for (const [args, message] of [
+      [['test/fixtures/memory.harness.ts', '--onyl', 'store.versions'], /Unknown option '--onyl'/],
+      [['test/fixtures/memory.harness.ts', '--reporter=spec', '--seeds=3', '--seed'], /Option '--seed <value>' argument missing/],
+      [['test/fixtures/memory.harness.ts', 'test/fixtures/memory.harness.ts'], /Only one harness file/],
+    ] as const) {
+      const { code, stdout, stderr } = await cli(...args);
+      assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+      assert.match(stderr, message);
+      assert.match(stderr, /Usage: cairn-conformance <harness-file>/);
+      assert.doesNotMatch(stdout, /passed/);
+    }
   });
 
   it('a file whose default export is not a harness fails, saying why', async () => {
