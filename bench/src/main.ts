@@ -1,5 +1,6 @@
 /**
  * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability] [--out=path] [--render[=path]]`
+ * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
  * `bench/results/latest.json` (smoke: `smoke.tmp.json`, not committed). Round-trip targets are checked in every
@@ -10,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_USAGE, parseBenchArgs, type BenchArgs, type ScenarioName } from './args.js';
 import { BACKENDS, NOT_LANDED } from './backends/index.js';
 import type { BackendInstance } from './backends/types.js';
 import { FULL, SMOKE } from './config.js';
@@ -36,14 +38,23 @@ import { Servers } from './servers/servers.js';
 import { nowMs } from './stats.js';
 
 const args = process.argv.slice(2);
-const smoke = args.includes('--smoke');
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',').filter(Boolean);
+let parsed: BenchArgs;
+try {
+  parsed = parseBenchArgs(args);
+} catch (error) {
+  // A misspelled flag must not start an hour of measuring the wrong thing.
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${BENCH_USAGE}\n`);
+  process.exit(2);
+}
+if (parsed.help) {
+  process.stdout.write(`${BENCH_USAGE}\n`);
+  process.exit(0);
+}
+const { smoke, only, scenarios } = parsed;
 const config = smoke ? SMOKE : FULL;
-// --scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability (default: all)
-const scenarios = args.find((a) => a.startsWith('--scenarios='))?.slice('--scenarios='.length).split(',').filter(Boolean);
-const wants = (name: string) => !scenarios || scenarios.includes(name);
+const wants = (name: ScenarioName) => !scenarios || scenarios.includes(name);
 const here = dirname(fileURLToPath(import.meta.url));
-const outPath = resolve(args.find((a) => a.startsWith('--out='))?.slice('--out='.length) ?? join(here, '..', 'results', smoke ? 'smoke.tmp.json' : 'latest.json'));
+const outPath = resolve(parsed.out ?? join(here, '..', 'results', smoke ? 'smoke.tmp.json' : 'latest.json'));
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -236,15 +247,14 @@ async function main(): Promise<number> {
 
 /** `--render[=path]`: print the Markdown report of a saved JSON result again (no measuring). */
 function render(): number {
-  const flag = args.find((a) => a === '--render' || a.startsWith('--render='));
-  const path = flag && flag.includes('=') ? resolve(flag.slice('--render='.length)) : outPath;
+  const path = typeof parsed.render === 'string' ? resolve(parsed.render) : outPath;
   const results = JSON.parse(readFileSync(path, 'utf8')) as BenchResults;
   results.targets = checkTargets(results);
   process.stdout.write(`${renderMarkdown(results)}\n`);
   return 0;
 }
 
-(args.some((a) => a.startsWith('--render')) ? Promise.resolve(render()) : main()).then(
+(parsed.render !== undefined ? Promise.resolve(render()) : main()).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(error);
