@@ -5,6 +5,7 @@ import { checkConcurrency, checkRateLimit, type ConcurrencyLimit, type RateLimit
 import type { WorkflowContext } from './workflow-context.js';
 
 /** Options of `defineWorkflow`. */
+// biome-ignore lint/suspicious/noExplicitAny: options written apart from a definition (no input type to name) must accept any key function, as `unknown` would refuse `(input: { tenant: string }) => ...`
 export interface WorkflowOptions<I = any> {
   /** The version new runs start on (default `'1'`). Runs replay on the version they started with. */
   version?: string;

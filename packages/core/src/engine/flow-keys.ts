@@ -18,6 +18,7 @@ export interface RunFlowKeys {
  * `INVALID_INPUT` when a key function throws or returns anything but a non-empty, well-formed
  * string without NUL that fits the 512-character slot key.
  */
+// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
 export function flowKeys(def: WorkflowDefinition<any, any>, input: Json): RunFlowKeys {
   const keys: RunFlowKeys = {};
   const { concurrency, rateLimit } = def.options;
@@ -26,6 +27,7 @@ export function flowKeys(def: WorkflowDefinition<any, any>, input: Json): RunFlo
   return keys;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the workflow's own key function, typed for its input, which reaches it as the stored JSON
 function slotKey(kind: string, workflow: string, option: string, keyOf: ((input: any) => string) | undefined, input: Json): string {
   const prefix = `${kind}:${workflow.length}:${workflow}`;
   if (keyOf === undefined) return prefix;

@@ -6,7 +6,7 @@ import type { SlotStore, WorkflowStore } from '../store/workflow-store.js';
 import type { WorkflowDefinition } from './define-workflow.js';
 import { toMilliseconds } from './duration.js';
 import type { EngineRuntime } from './engine-runtime.js';
-import { flowKeys } from './flow-keys.js';
+import { flowKeys, type RunFlowKeys } from './flow-keys.js';
 import { earliest } from './run-deadline.js';
 
 /** What a claimed run of a limited workflow may do (see `enterFlow`). */
@@ -73,6 +73,7 @@ export class RunSlot {
 }
 
 /** Refuses, at `createEngine`, limited workflows over a store that cannot hold slots. */
+// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
 export function checkFlowStore(store: WorkflowStore, workflows: readonly WorkflowDefinition<any, any>[]): void {
   if (store.slots !== undefined) return;
   const limited = workflows.find((def) => def.options.concurrency !== undefined || def.options.rateLimit !== undefined);
@@ -92,11 +93,12 @@ export function checkFlowStore(store: WorkflowStore, workflows: readonly Workflo
  * Both wait in line by priority, then creation time. A run being cancelled or past its deadline
  * takes no slot: it only ends, and must not wait for a slot to do so.
  */
+// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
 export async function enterFlow(rt: EngineRuntime, run: RunRecord, def: WorkflowDefinition<any, any>, recordedSteps: number): Promise<FlowEntry> {
   const { concurrency, rateLimit } = def.options;
   const slots = rt.store.slots;
   if ((concurrency === undefined && rateLimit === undefined) || slots === undefined) return { kind: 'enter', limited: false };
-  let keys;
+  let keys: RunFlowKeys;
   try {
     keys = flowKeys(def, run.input);
   } catch (error) {

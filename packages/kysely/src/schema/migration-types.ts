@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AnySchema } from '../dialect/types.js';
 
 // Kysely moved its migrator from `kysely` (0.27, 0.28) to `kysely/migration` (0.29). These are the
 // shapes both share, so that the published types name neither path and a project on any supported
@@ -7,9 +8,9 @@ import type { Kysely } from 'kysely';
 /** One migration, as Kysely's `Migration`. */
 export interface CairnMigration {
   /** Applies the migration. */
-  up(db: Kysely<any>): Promise<void>;
+  up(db: Kysely<AnySchema>): Promise<void>;
   /** Reverts it. */
-  down?(db: Kysely<any>): Promise<void>;
+  down?(db: Kysely<AnySchema>): Promise<void>;
 }
 
 /** A set of migrations by name, as Kysely's `MigrationProvider`: pass it to your own `Migrator`. */
