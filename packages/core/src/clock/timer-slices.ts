@@ -45,6 +45,7 @@ export function sleepInSlices(ms: number, signal?: AbortSignal, maxSlice: number
  */
 export function timerInSlices(ms: number, fire: () => void, maxSlice: number = MAX_TIMER_MS): () => void {
   const limit = maxSlice >= 1 && maxSlice <= MAX_TIMER_MS ? maxSlice : MAX_TIMER_MS;
+  // biome-ignore lint/complexity/useMathMinMax: a NaN duration must fire on the next turn, where Math.max would keep the NaN
   let left = ms > 0 ? ms : 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (): void => {
