@@ -10,11 +10,12 @@ export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 const BACKEND_NAMES: readonly BackendName[] = [...BACKENDS, ...NOT_LANDED].map((backend) => backend.name);
 
-export const BENCH_USAGE = `Usage: pnpm bench [--smoke] [--only=<backend>,...] [--scenarios=<scenario>,...] [--out=<path>] [--render[=<path>]]
+export const BENCH_USAGE = `Usage: pnpm bench [--smoke] [--only=<backend>,...] [--scenarios=<scenario>,...] [--workers=<n>,...] [--out=<path>] [--render[=<path>]]
 
   --smoke      tiny sizes, for CI: every scenario completes and the round-trip targets hold; no timing asserted
   --only       measure only these backends: ${BACKEND_NAMES.join(', ')}
   --scenarios  run only these scenarios: ${SCENARIO_NAMES.join(', ')}
+  --workers    worker process counts of the processes and dispatch scenarios (default: 1,2,4,8 and 1,2,4; smoke: 1,2)
   --out        where to write the JSON results (default: bench/results/latest.json, smoke: smoke.tmp.json)
   --render     print the Markdown report of saved results again, measuring nothing (default: the --out file)
   --help       print this`;
@@ -28,6 +29,8 @@ export interface BenchArgs {
   only?: BackendName[];
   /** Scenarios to run; `undefined`: all. Every name is a known scenario. */
   scenarios?: ScenarioName[];
+  /** `--workers`: worker process counts for the processes and dispatch scenarios; each an integer ≥ 1. */
+  workers?: number[];
   out?: string;
   /** `--render`: `true` for the `--out` file, or the path given as `--render=<path>`. */
   render?: true | string;
@@ -60,6 +63,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       smoke: { type: 'boolean', default: false },
       only: { type: 'string', multiple: true },
       scenarios: { type: 'string', multiple: true },
+      workers: { type: 'string', multiple: true },
       out: { type: 'string' },
       render: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -67,11 +71,17 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   });
   const only = names('--only', 'backend', values.only, BACKEND_NAMES);
   const scenarios = names('--scenarios', 'scenario', values.scenarios, SCENARIO_NAMES);
+  const workers = values.workers?.flatMap((list) => list.split(',').filter(Boolean)).map((count) => {
+    const n = Number(count);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--workers: '${count}' is not a worker count (an integer ≥ 1)`);
+    return n;
+  });
   return {
     help: values.help,
     smoke: values.smoke,
     ...(only === undefined ? {} : { only }),
     ...(scenarios === undefined ? {} : { scenarios }),
+    ...(workers === undefined || workers.length === 0 ? {} : { workers }),
     ...(values.out === undefined ? {} : { out: values.out }),
     ...(values.render === undefined ? {} : { render: values.render === '' ? true : values.render }),
   };

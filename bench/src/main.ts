@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
  * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
@@ -50,8 +50,10 @@ if (parsed.help) {
   process.stdout.write(`${BENCH_USAGE}\n`);
   process.exit(0);
 }
-const { smoke, only, scenarios } = parsed;
-const config = smoke ? SMOKE : FULL;
+const { smoke, only, scenarios, workers } = parsed;
+const base = smoke ? SMOKE : FULL;
+// --workers=1,8: the worker process counts of the processes and dispatch scenarios.
+const config = workers === undefined ? base : { ...base, processThroughput: { ...base.processThroughput, workers }, dispatch: { ...base.dispatch, workers } };
 const wants = (name: ScenarioName) => !scenarios || scenarios.includes(name);
 const here = dirname(fileURLToPath(import.meta.url));
 const outPath = resolve(parsed.out ?? join(here, '..', 'results', smoke ? 'smoke.tmp.json' : 'latest.json'));

@@ -54,6 +54,8 @@ describe('bench command line', () => {
       scenarios: ['floor', 'inline'],
       out: 'x.json',
     });
+    assert.deepEqual(parseBenchArgs(['--scenarios=processes', '--workers=1,8']), { help: false, smoke: false, scenarios: ['processes'], workers: [1, 8] });
+    assert.throws(() => parseBenchArgs(['--workers=1,two']), /--workers: 'two' is not a worker count/);
     assert.deepEqual(parseBenchArgs(['--render']), { help: false, smoke: false, render: true });
     assert.deepEqual(parseBenchArgs(['--render=results/a.json', '--out=b.json']), { help: false, smoke: false, out: 'b.json', render: 'results/a.json' });
   });

@@ -20,7 +20,7 @@ export async function openPostgresRequestCounter(url: string): Promise<RequestCo
         "SELECT query, calls::text AS calls FROM pg_stat_statements s WHERE query NOT ILIKE '%pg_stat_statements%' ORDER BY s.calls DESC",
       );
       const rows = res.rows.map((r) => ({ request: r.query.replace(/\s+/g, ' ').slice(0, 120), count: Number(r.calls) }));
-      return { total: rows.reduce((sum, r) => sum + r.count, 0), top: rows.slice(0, 8) };
+      return { total: rows.reduce((sum, r) => sum + r.count, 0), top: rows.slice(0, 16) };
     },
     async close() {
       await client.end();

@@ -23,7 +23,7 @@ export async function openRedisRequestCounter(url: string): Promise<RequestCount
         rows.push({ request: m[1]!, count: Number(m[2]) });
       }
       rows.sort((a, b) => b.count - a.count);
-      return { total: rows.reduce((sum, r) => sum + r.count, 0), top: rows.slice(0, 8) };
+      return { total: rows.reduce((sum, r) => sum + r.count, 0), top: rows.slice(0, 16) };
     },
     async close() {
       redis.disconnect();

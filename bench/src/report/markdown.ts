@@ -205,14 +205,14 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
     const rows: string[][] = local.map((b) => {
       const t = b.localThroughput!;
-      return [`local queue + ${b.title}`, '1 (in-process)', String(t.concurrency), String(t.runs), fmt(t.runsPerSecond, 0), '', ''];
+      return [`local queue + ${b.title}`, '1 (in-process)', String(t.concurrency), String(t.runs), fmt(t.runsPerSecond, 0), '', '', ''];
     });
     for (const p of r.processThroughput) {
       for (const w of p.byWorkers) {
-        rows.push([`${p.queue} + ${p.store}`, String(w.workers), String(p.concurrency), String(p.runs), fmt(w.runsPerSecond, 0), fmt(w.requestsPerRun, 1), fmt(w.idleRequestsPerSecond, 1)]);
+        rows.push([`${p.queue} + ${p.store}`, String(w.workers), String(p.concurrency), String(p.runs), fmt(w.runsPerSecond, 0), fmt(w.requestsPerRun, 1), fmt(w.netRequestsPerRun, 1), fmt(w.idleRequestsPerSecond, 1)]);
       }
     }
-    out.push(table(['queue + store', 'worker processes', 'concurrency per worker', 'runs', 'runs/s', 'server requests per run', 'idle requests/s'], rows));
+    out.push(table(['queue + store', 'worker processes', 'concurrency per worker', 'runs', 'runs/s', 'server requests per run', 'of them caused by the runs (idle cost taken out)', 'idle requests/s'], rows));
     out.push('');
     for (const p of r.processThroughput) {
       out.push(`Most frequent server requests, ${p.queue} + ${p.store} (per run while busy; per second over ${fmt(p.idleSeconds, 0)} s idle):`);

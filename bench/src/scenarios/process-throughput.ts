@@ -24,6 +24,13 @@ export interface WorkerCountResult {
   seconds: number;
   /** Server requests (PostgreSQL statements, Redis commands) from submit to the last result, per run. */
   requestsPerRun: number;
+  /**
+   * `requestsPerRun` less what the same processes cost while idle over as long (idle requests per
+   * second × the busy seconds): the requests the runs caused. Time-driven polling (each engine's
+   * recovery pass, the queue's idle poll) grows with processes × seconds, and a loaded machine
+   * stretches the seconds, so this is the figure that must stay flat as processes are added.
+   */
+  netRequestsPerRun: number;
   /** The most frequent requests of that window, per run. */
   topPerRun: { request: string; perRun: number }[];
   /** Requests per second with every engine idle (workers started, nothing to do). */
@@ -108,13 +115,15 @@ export async function processThroughput(backend: BackendInstance, queue: QueueAd
       await sleep(options.idleMs);
       const idle = await counter.read();
       const perSecond = 1000 / options.idleMs;
+      const idleRate = idle.total * perSecond;
       byWorkers.push({
         workers,
         runsPerSecond: options.runs / seconds,
         seconds,
         requestsPerRun: busy.total / options.runs,
+        netRequestsPerRun: Math.max(0, busy.total - idleRate * seconds) / options.runs,
         topPerRun: busy.top.map((t) => ({ request: t.request, perRun: t.count / options.runs })),
-        idleRequestsPerSecond: idle.total * perSecond,
+        idleRequestsPerSecond: idleRate,
         idleTop: idle.top.map((t) => ({ request: t.request, perSecond: t.count * perSecond })),
       });
     } finally {

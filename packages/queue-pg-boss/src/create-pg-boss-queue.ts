@@ -3,6 +3,7 @@ import { CairnError, checkWorkOptions, createOutageLog, type OutageLog, type Gro
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
 import { pgBossNotifyChannel } from './notify-channel.js';
+import { readyQueuesSql } from './ready-queues-sql.js';
 import { checkPgBossSendOptions, checkQueueName, groupConcurrencyKey } from './send-options.js';
 import { WakeCoalescer, type WakeWindow } from './wake-coalescer.js';
 
@@ -51,10 +52,12 @@ export interface PgBossQueueOptions {
    */
   heartbeatSeconds?: number | null;
   /**
-   * Idle polling interval of each queue a worker serves (default 2, minimum 0.5): while every slot
-   * is idle, one fetch per queue per interval in each process, whatever its concurrency. With
-   * LISTEN/NOTIFY a new ready job wakes the workers at once; delayed jobs are found by this poll,
-   * so a delay may be honoured up to this much late.
+   * Idle polling interval (default 2, minimum 0.5): a delayed job, or one put back after its worker
+   * died, is found within this. On a `PgBoss` the adapter created, each process polls all the
+   * queues it serves with one statement per interval (which of them have a job ready) and fetches
+   * only from those; with a `PgBoss` you passed in (whose schema it does not know), one fetch per
+   * queue per interval. Either way, whatever the concurrency. A new ready job wakes a slot at once
+   * through LISTEN/NOTIFY.
    */
   pollingIntervalSeconds?: number;
   /** How long finished jobs stay in pg-boss's tables (default 3600). Cairn keeps results in its store. */
@@ -86,16 +89,20 @@ const IDLE_WAKE_MS = 50;
 
 /**
  * How long a NOTIFY waits before it wakes a slot of this process: 2 ms after a quiet spell or a wake
- * that found a job, doubling to 100 ms while this process's wakes find nothing (other processes took
- * the jobs). See WakeCoalescer.
+ * that found a job, doubling to 1 s while this process's wakes find nothing (other processes took
+ * the jobs). See WakeCoalescer. Each losing process still fetches about twice per window (the wake
+ * and the slot it chains to), so the ceiling sets what N busy processes waste: at 100 ms, 8 of them
+ * made 2.3 more fetches per run than one process in the bench (16 a second each over a 10 s batch).
  */
-const NOTIFY_WAKE_WINDOW: WakeWindow = { minMs: 2, maxMs: 100 };
+const NOTIFY_WAKE_WINDOW: WakeWindow = { minMs: 2, maxMs: 1000 };
 
 /**
- * How often each idle slot of a worker with several slots polls on its own (seconds). The adapter
- * wakes one idle slot per `pollingIntervalSeconds` itself (the ticker in `work`), so this is only a backstop.
+ * How often each idle slot polls on its own (seconds). The adapter wakes one idle slot per polling
+ * interval itself (the ticker in `work`), so this is only a backstop.
  */
-const SLOT_BACKSTOP_POLL_SECONDS = 60;
+const SLOT_BACKSTOP_POLL_SECONDS = 300;
+
+
 
 /**
  * Creates a Cairn queue over pg-boss 12: jobs are rows in PostgreSQL, visible to every process
@@ -142,8 +149,15 @@ class PgBossQueue implements Queue {
   // Set when the adapter listens for pg-boss's NOTIFY itself (a PgBoss it created, with
   // useListenNotify): the channel of its schema, and the coalescer the notifications go through.
   readonly #notifyChannel: string | undefined;
-  readonly #coalescer = new WakeCoalescer((queue) => this.#wakeQueue(queue), NOTIFY_WAKE_WINDOW);
+  readonly #coalescer = new WakeCoalescer((queue) => this.#wakeQueue(queue), (queue) => this.#running(queue), NOTIFY_WAKE_WINDOW);
+  // The schema of a PgBoss the adapter created, and the job table of each queue (getQueue): one
+  // poll statement per interval covers every queue (#poll). Unknown for a PgBoss passed in.
+  readonly #schema: string | undefined;
+  readonly #tables = new Map<string, string>();
+  #poller: NodeJS.Timeout | undefined;
+  #polling = false;
   #listener: { close(): Promise<void> } | undefined;
+  #listening: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: PgBossQueueOptions) {
@@ -184,6 +198,7 @@ class PgBossQueue implements Queue {
         ...(options.schema === undefined ? {} : { schema: options.schema }),
       };
       if (listen) this.#notifyChannel = pgBossNotifyChannel(options.schema ?? 'pgboss');
+      this.#schema = options.schema ?? 'pgboss';
       if (bossOptions.connectionString === undefined && bossOptions.host === undefined && bossOptions.db === undefined && bossOptions.database === undefined) {
         throw new CairnError('INVALID_INPUT', 'createPgBossQueue: pass a PgBoss (boss), a connectionString, or pg settings in bossOptions');
       }
@@ -238,9 +253,11 @@ class PgBossQueue implements Queue {
     // wakes one idle slot per interval itself (a ticker): one idle fetch per queue per interval. A
     // slot that gets a job wakes another idle one (#runBatch), so a backlog still spreads over
     // every slot at fetch speed, and a NOTIFY wakes one idle slot per process (#wakeQueue).
-    const slotPollSeconds = concurrency > 1 ? Math.max(SLOT_BACKSTOP_POLL_SECONDS, this.#pollingIntervalSeconds) : this.#pollingIntervalSeconds;
+    const slotPollSeconds = Math.max(SLOT_BACKSTOP_POLL_SECONDS, this.#pollingIntervalSeconds);
     try {
       await this.#ensureQueue(queue);
+      // Only a process with workers listens: one that only sends needs no connection for it.
+      await this.#listen();
       workId = await this.#call(`work on ${queue}`, () =>
         this.#boss.work<JobEnvelope>(
           queue,
@@ -262,8 +279,13 @@ class PgBossQueue implements Queue {
       throw error;
     }
     const id = workId;
-    const ticker = concurrency > 1 ? setInterval(() => this.#wakeIdleSlot(id), this.#pollingIntervalSeconds * 1000) : undefined;
+    // One poll per process for every queue when the schema is known (#poll); else one per queue.
+    const ticker = this.#schema === undefined ? setInterval(() => this.#wakeIdleSlot(id), this.#pollingIntervalSeconds * 1000) : undefined;
     ticker?.unref();
+    if (this.#schema !== undefined && this.#poller === undefined) {
+      this.#poller = setInterval(() => void this.#poll(), this.#pollingIntervalSeconds * 1000);
+      this.#poller.unref();
+    }
     const worker = new PgBossWorker(this.#boss, queue, id, () => {
       clearInterval(ticker);
       this.#workers.delete(worker);
@@ -280,6 +302,8 @@ class PgBossQueue implements Queue {
 
   async #shutdown(): Promise<void> {
     this.#coalescer.close();
+    clearInterval(this.#poller);
+    await this.#listening?.catch(() => undefined);
     const stops = await Promise.allSettled(Array.from(this.#workers, (worker) => worker.stop()));
     const listener = this.#listener;
     this.#listener = undefined;
@@ -361,6 +385,53 @@ class PgBossQueue implements Queue {
     return woke;
   }
 
+  /**
+   * The idle poll of a PgBoss the adapter created: one statement asks which of the queues with an
+   * idle slot here have a job ready (a delayed one come due, one put back after its worker died),
+   * and only those fetch. pg-boss would fetch every queue every interval: 14 fetches per interval
+   * for 7 workflows, in every process.
+   */
+  async #poll(): Promise<void> {
+    if (this.#polling || this.#closing !== undefined) return;
+    this.#polling = true;
+    try {
+      const idle = new Set<string>();
+      const workIds = new Map<string, string>();
+      for (const worker of this.#workers) workIds.set(worker.workId, worker.queue);
+      for (const wip of this.#boss.getWipData()) {
+        const queue = workIds.get(wip.workId);
+        if (queue !== undefined && wip.count === 0) idle.add(queue);
+      }
+      const byTable = new Map<string, string[]>();
+      for (const queue of idle) {
+        const table = this.#tables.get(queue) ?? 'job_common';
+        byTable.set(table, [...(byTable.get(table) ?? []), queue]);
+      }
+      for (const [table, queues] of byTable) {
+        let ready: string[];
+        try {
+          const result = await this.#boss.getDb().executeSql(readyQueuesSql(this.#schema!, table), [queues]);
+          ready = (result.rows as { name: string }[]).map((row) => row.name);
+        } catch (error) {
+          // Whatever broke the probe (an outage, a pg-boss schema it does not know), every queue
+          // still gets its fetch, as pg-boss alone would.
+          this.#report(error);
+          ready = queues;
+        }
+        for (const queue of ready) this.#wakeQueue(queue);
+      }
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /** True when a slot of a worker on `queue` runs a job. */
+  #running(queue: string): boolean {
+    const workIds = new Set<string>();
+    for (const worker of this.#workers) if (worker.queue === queue) workIds.add(worker.workId);
+    return this.#boss.getWipData().some((wip) => wip.count > 0 && workIds.has(wip.workId));
+  }
+
   /** Makes one idle slot of the worker fetch now; false when every slot is busy. */
   #wakeIdleSlot(workId: string): boolean {
     const idle = this.#boss.getWipData().find((wip) => wip.workId === workId && wip.count === 0);
@@ -405,6 +476,7 @@ class PgBossQueue implements Queue {
     );
     // createQueue does nothing for an existing queue, whose policy may not be ours.
     const existing = await this.#call(`getQueue ${queue}`, () => this.#boss.getQueue(queue));
+    if (existing?.table !== undefined) this.#tables.set(queue, existing.table);
     if (existing !== null && existing.policy !== POLICY) {
       throw new CairnError(
         'QUEUE_UNSUPPORTED',
@@ -419,7 +491,6 @@ class PgBossQueue implements Queue {
       this.#startAttempted = true;
       const starting = this.#call('start', async () => {
         await this.#boss.start();
-        await this.#listen();
       });
       this.#starting = starting;
       // A failed start (database down) is not cached: the next send or work tries again.
@@ -433,10 +504,14 @@ class PgBossQueue implements Queue {
   // pg-boss's own listener, reused for its reconnection and heartbeat; only its callback differs.
   // Without LISTEN (a db adapter that has none, PgBouncer) workers fall back to polling, as
   // pg-boss does, and the error is reported once.
-  async #listen(): Promise<void> {
-    if (this.#notifyChannel === undefined || this.#listener !== undefined) return;
+  #listen(): Promise<void> {
+    this.#listening ??= this.#openListener();
+    return this.#listening;
+  }
+
+  async #openListener(): Promise<void> {
     const db = this.#boss.getDb();
-    if (typeof db.listen !== 'function') return;
+    if (this.#notifyChannel === undefined || typeof db.listen !== 'function') return;
     try {
       this.#listener = await db.listen(
         this.#notifyChannel,

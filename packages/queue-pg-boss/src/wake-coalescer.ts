@@ -20,7 +20,9 @@ interface QueueState {
  * per window in this process. Every process receives every NOTIFY, but only one of them gets each
  * job: a process whose last wake found nothing (another process took the job) doubles its window
  * up to `maxMs`, so N idle processes make about N fetches per window instead of N per job; a wake
- * that found a job, or a NOTIFY after a quiet spell longer than `maxMs`, reacts after `minMs`.
+ * that found a job, or a NOTIFY after a quiet spell longer than `maxMs`, reacts after `minMs`. A
+ * process with a job of the queue running waits `maxMs`: the slot that finishes it fetches again
+ * at once, so it takes its share of a backlog without being woken.
  *
  * Guarantees: `wake(queue)` runs at most once per window per queue, and never later than `maxMs`
  * after a notification (never after `close()`). A notification only ever hastens a fetch: jobs
@@ -32,9 +34,15 @@ export class WakeCoalescer {
   readonly #queues = new Map<string, QueueState>();
   #closed = false;
 
-  /** `wake` makes one idle slot of the queue fetch now and says whether there was one. */
-  constructor(wake: (queue: string) => boolean, window: WakeWindow) {
+  readonly #running: (queue: string) => boolean;
+
+  /**
+   * `wake` makes one idle slot of the queue fetch now and says whether there was one; `running`
+   * says whether a job of the queue runs in this process.
+   */
+  constructor(wake: (queue: string) => boolean, running: (queue: string) => boolean, window: WakeWindow) {
     this.#wake = wake;
+    this.#running = running;
     this.#window = window;
   }
 
@@ -44,7 +52,8 @@ export class WakeCoalescer {
     const state = this.#state(queue);
     if (state.timer !== undefined) return;
     const now = Date.now();
-    if (now - state.wokeAt > this.#window.maxMs || state.foundAt >= state.wokeAt) state.windowMs = this.#window.minMs;
+    if (this.#running(queue)) state.windowMs = this.#window.maxMs;
+    else if (now - state.wokeAt > this.#window.maxMs || state.foundAt >= state.wokeAt) state.windowMs = this.#window.minMs;
     else state.windowMs = Math.min(this.#window.maxMs, Math.max(1, state.windowMs) * 2);
     state.timer = setTimeout(() => {
       state.timer = undefined;

@@ -252,7 +252,8 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     // per interval, the other slots waking only when there is work.
     const counting = countingDb(dbUrl);
     cleanups.push(() => counting.close());
-    const queue = open({ schema: 'idle', pollingIntervalSeconds: 0.5, bossOptions: { db: counting.db } });
+    // Not listening: the polling path, as with a db without LISTEN or PgBouncer.
+    const queue = open({ schema: 'idle', pollingIntervalSeconds: 0.5, bossOptions: { db: counting.db, useListenNotify: false } });
     for (const name of ['idle-a', 'idle-b', 'idle-c']) await queue.work(name, async () => {}, { concurrency: 10 });
     await sleep(1000); // start-up: every slot makes its first fetch
     counting.reset();
@@ -300,6 +301,24 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     // Per job at most: the fetch that takes it, one more by the slot it wakes and one as that slot
     // finishes, and one by each other process woken by the same NOTIFY.
     assert.ok(fetches <= jobs * (processes + 3), `${fetches} fetches for ${jobs} jobs over ${processes} processes of 10 slots`);
+  });
+
+  it('an idle process asks which of its queues have a job ready with one statement per interval, and fetches only from those', async () => {
+    const counting = countingDb(dbUrl);
+    cleanups.push(() => counting.close());
+    const queue = open({ schema: 'quiet', pollingIntervalSeconds: 0.5, bossOptions: { db: counting.db } });
+    const seen: string[] = [];
+    for (const name of ['quiet-a', 'quiet-b', 'quiet-c']) await queue.work(name, async (job) => void seen.push(job.queue), { concurrency: 10 });
+    await sleep(1000); // start-up: every slot makes its first fetch
+    counting.reset();
+    await sleep(3000);
+    // A fetch per queue per interval would make 18 here (3 queues × 3 s / 0.5 s).
+    assert.ok(counting.fetches() <= 3, `idle fetches in 3 s over 3 queues with nothing ready: ${counting.fetches()}`);
+    // A delayed job (no NOTIFY) is still found by the poll once due.
+    const sender = open({ schema: 'quiet', pollingIntervalSeconds: 0.5 });
+    await sender.send('quiet-b', { later: true }, { delayMs: 1000 });
+    await waitFor(() => seen.includes('quiet-b'), 15_000, 'the delayed job');
+    assert.deepEqual(seen, ['quiet-b']);
   });
 
   it('a delayed job starts about a polling interval after it is due even while a slot is busy for long', async () => {
