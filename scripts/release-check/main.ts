@@ -4,7 +4,8 @@
 //   2. release config        the fixed group is exactly the public packages
 //   3. changeset status      pending changesets and the bumps they make
 //   4. version dry run       `changeset version` in a temporary copy: versions, ranges, CHANGELOG entries
-//   5. pack + package checks `pnpm pack` of every public package; metadata, files, exports, deps
+//   5. pack + package checks `pnpm pack` of every public package; metadata, files, exports, deps;
+//                            publint and attw on each tarball
 //   6. consumer tests        fresh npm projects install the tarballs and run a workflow, per Node
 //   7. client version matrix one project per bound (oldest, newest) of every driver's peer range,
 //                            each store and queue running a workflow on a real server (newest Node)
@@ -23,6 +24,7 @@ import { ConsumerCheckError, describeResult, redisScenario, runConsumer, sqliteS
 import { exec, execOk, tail } from './exec.js';
 import { ensureNode } from './node-versions.js';
 import { checkPackage } from './package-checks.js';
+import { ATTW_PROFILE, attwProblems, publintProblems } from './package-lint.js';
 import { packAll, type Packed } from './pack.js';
 import { startServer, type ServerForCheck } from './servers.js';
 import { Timings } from './timings.js';
@@ -135,6 +137,16 @@ try {
   }
 
   if (packed) {
+    await phase('publint and attw (the tarballs as published)', async () => {
+      const problems: string[] = [];
+      // One package at a time: attw loads a TypeScript program per entry point (CPU-bound).
+      for (const p of packed) problems.push(...(await publintProblems(p.pkg.name, p.dir)), ...(await attwProblems(p.pkg.name, p.tarball)));
+      if (problems.length > 0) throw new Error(problems.map((p) => `  ✘ ${p}`).join('\n'));
+      console.log(`publint (every level) and attw (--profile ${ATTW_PROFILE}): ${packed.length} packages clean`);
+    });
+  }
+
+  if (packed) {
     const tarballs = new Map(packed.map((p: Packed) => [p.pkg.name, p.tarball]));
     const majors = args.nodes.split(',').map((n) => Number(n.trim()));
     const matrix = !args['no-matrix'];
@@ -185,7 +197,7 @@ try {
     }
     if (!args['no-selftest']) {
       await phase('self-test: broken packages fail the consumer test', async () => {
-        const tests = ['scripts/release-check/test/client-matrix.test.ts', 'scripts/release-check/test/consumer-check.test.ts', 'scripts/release-check/test/zero-major.test.ts', 'scripts/release-check/test/package-checks.test.ts'];
+        const tests = ['scripts/release-check/test/client-matrix.test.ts', 'scripts/release-check/test/consumer-check.test.ts', 'scripts/release-check/test/zero-major.test.ts', 'scripts/release-check/test/package-checks.test.ts', 'scripts/release-check/test/package-lint.test.ts'];
         const result = await exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...tests], {
           cwd: ROOT,
           env: { ...process.env, CAIRN_RELEASE_CHECK_PACKS: join(work, 'packs') },

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
+import ts from 'typescript';
 import type { Packed } from './pack.js';
 import { semver } from './semver.js';
 import { ROOT, readJson, type PackageJson } from './workspace.js';
@@ -18,19 +19,13 @@ export function packageOf(specifier: string): string | undefined {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
-/** Every module specifier a .js or .d.ts file imports or re-exports (comments removed first). */
+/**
+ * Every module specifier a .js or .d.ts file imports, re-exports or requires, as TypeScript's own
+ * scanner reads them (comments and strings holding code are not imports).
+ */
 export function importsOf(source: string): string[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  const out = new Set<string>();
-  const patterns = [
-    /\b(?:import|export)\s+(?:type\s+)?[\w*{}\s,$]*?\s*from\s*['"]([^'"]+)['"]/g,
-    /\bimport\s*['"]([^'"]+)['"]/g,
-    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
-    /\brequire\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
-  ];
-  for (const pattern of patterns) for (const m of code.matchAll(pattern)) out.add(m[1] as string);
-  // Code that writes code (a template holding `import "..."`) is not an import of its own.
-  return [...out].filter((s) => /^[\w@./:-]+$/.test(s));
+  const info = ts.preProcessFile(source, true, true);
+  return [...new Set(info.importedFiles.map((f) => f.fileName))];
 }
 
 /** Flattens an exports map into [subpath, condition path, target] triples. */
@@ -104,7 +99,7 @@ export function checkPackage(packed: Packed, released: ReadonlyMap<string, strin
       for (const c of conditions) if (!['types', 'import', 'default'].includes(c)) problem(`${where}: condition "${c}" must not be published (workspace-only conditions belong in "exports", with publishConfig.exports for the published map)`);
       if (target.startsWith('./src/') || (/\.[cm]?ts$/.test(target) && !/\.d\.[cm]?ts$/.test(target))) problem(`${where} points consumers at TypeScript source ${target}`);
       if (conditions.at(-1) === 'types' && !/\.d\.[cm]?ts$/.test(target)) problem(`${where} is not a .d.ts file: ${target}`);
-      if (!has(target.replace(/^\.\//, ''))) problem(`${where} → ${target} is not in the tarball (check "files" and the build)`);
+      // Whether the target is in the tarball: publint (FILE_DOES_NOT_EXIST), in package-lint.ts.
     }
     for (const [subpath, value] of Object.entries(exportsField)) {
       if (subpath === './package.json') continue;
@@ -115,12 +110,7 @@ export function checkPackage(packed: Packed, released: ReadonlyMap<string, strin
     const publishedSubpaths = Object.keys(exportsField).sort().join(', ');
     if (workspaceSubpaths !== publishedSubpaths) problem(`published exports (${publishedSubpaths}) differ from the workspace's (${workspaceSubpaths}): update publishConfig.exports`);
   }
-  const bins = typeof json.bin === 'string' ? { [name]: json.bin } : (json.bin ?? {});
-  for (const [bin, target] of Object.entries(bins)) {
-    const file = target.replace(/^\.\//, '');
-    if (!has(file)) problem(`bin "${bin}" → ${target} is not in the tarball`);
-    else if (!readFileSync(join(dir, file), 'utf8').startsWith('#!')) problem(`bin "${bin}" → ${target} has no #! line`);
-  }
+  // bin targets (present, with a #! line): publint (FILE_DOES_NOT_EXIST, BIN_FILE_NOT_EXECUTABLE).
 
   // Dependencies: nothing pnpm-only left, internal ranges admit the versions released with them.
   for (const field of DEP_FIELDS) {
