@@ -9,7 +9,7 @@ export const EXIT = {
   failure: 1,
   /** Bad usage: an unknown command or option, a malformed value, no store configured, a backend package missing. Nothing was changed. */
   usage: 2,
-  /** The run named does not exist (or, for `fork`, the step). */
+  /** The run named does not exist (or, for `fork`, the step; for `schedules` and `versions`, the schedule or version). */
   notFound: 3,
   /** The run exists but is in a status that refuses the operation (delete an active run without `--force`, retry a completed run). Nothing was changed. */
   refused: 4,

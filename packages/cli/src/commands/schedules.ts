@@ -7,6 +7,7 @@ import { EXIT } from '../exit-codes.js';
 import { formatTime } from '../render/format.js';
 import { intIn } from '../parse-options.js';
 import { safeText } from '../render/safe-text.js';
+import { textTable } from '../render/text-table.js';
 
 const state = (s: ScheduleRecord) => (s.paused ? 'paused' : 'active');
 
@@ -21,9 +22,7 @@ function renderSchedules(list: readonly ScheduleRecord[]): string {
     s.lastRunId === null ? '-' : safeText(s.lastRunId),
     String(s.skippedTicks),
   ]);
-  const head = ['NAME', 'WORKFLOW', 'CRON / ZONE', 'STATE', 'NEXT TICK', 'LAST RUN', 'SKIPPED'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return textTable(['NAME', 'WORKFLOW', 'CRON / ZONE', 'STATE', 'NEXT TICK', 'LAST RUN', 'SKIPPED'], rows);
 }
 
 /** Runs `fn` on the named schedule's engine call, mapping an unknown name to exit 3. */

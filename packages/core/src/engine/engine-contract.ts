@@ -16,6 +16,7 @@ import type { ForkOptions } from './fork-run.js';
 import type { PruneOptions, RetentionOptions } from './prune-runs.js';
 import type { ScheduleDefinition } from '../schedule/define-schedule.js';
 import type { EngineSchedules } from '../schedule/engine-schedules.js';
+import type { EngineVersions } from './engine-versions.js';
 import type { Duration } from './duration.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { EventDelivery } from '../model/event.js';
@@ -279,6 +280,8 @@ export interface Engine {
   doctor(options?: DoctorOptions): Promise<DoctorReport>;
   /** Schedules: create, list, pause, resume, trigger and delete them at run time (see `EngineSchedules`). */
   readonly schedules: EngineSchedules;
+  /** Registered workflow versions: list them, and retire or reactivate one (see `EngineVersions`). */
+  readonly versions: EngineVersions;
   /** This process's worker id. */
   readonly workerId: string;
   /**

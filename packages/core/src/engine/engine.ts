@@ -25,6 +25,7 @@ import { uuidv7 } from './uuid.js';
 import { WorkflowRegistry } from './workflow-registry.js';
 import { checkDeclaredSchedules } from '../schedule/check-declared-schedules.js';
 import { createEngineSchedules, declareSchedule } from '../schedule/engine-schedules.js';
+import { createEngineVersions } from './engine-versions.js';
 import { createScheduleRunner } from '../schedule/schedule-runner.js';
 import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './outage.js';
 import { type Duration, toMilliseconds } from './duration.js';
@@ -293,6 +294,7 @@ export function createEngine(options: EngineOptions): Engine {
       computes: (name) => declaredSchedules.get(name)?.computeInput !== undefined,
       maxPayloadBytes,
     }),
+    versions: createEngineVersions({ store: rt.store, clock }),
     doctor: (doctorOptions) =>
       runDoctor(
         { store: rt.store, dispatchRun: rt.dispatchRun, dispatchStep: rt.dispatchStep, reachesWorkers: () => !ownsQueue || workers.length > 0 },
