@@ -36,7 +36,9 @@ export function clientRanges(packages: readonly { name: string; json: PackageJso
     const declared = packages.flatMap((p) => (p.json.peerDependencies?.[client] ? [{ pkg: p.name, range: p.json.peerDependencies[client] }] : []));
     const ranges = [...new Set(declared.map((d) => d.range))];
     if (ranges.length !== 1) {
-      problems.push(`${client}: the peer ranges differ (${declared.map((d) => `${d.pkg} "${d.range}"`).join(', ') || 'none declared'}); declare one range everywhere`);
+      problems.push(
+        `${client}: the peer ranges differ (${declared.map((d) => `${d.pkg} "${d.range}"`).join(', ') || 'none declared'}); declare one range everywhere`,
+      );
       continue;
     }
     const range = ranges[0] as string;
@@ -73,7 +75,8 @@ export function installedClients(projectDir: string, bound: Bound): { lines: str
     const version = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version : undefined;
     lines.push(`${client.name}@${version ?? '(missing)'} (peer range "${client.range}")`);
     if (!version) problems.push(`${client.name} is not installed`);
-    else if (bound === 'oldest' && version !== client.oldest) problems.push(`${client.name}@${version} installed, expected the range's oldest ${client.oldest}`);
+    else if (bound === 'oldest' && version !== client.oldest)
+      problems.push(`${client.name}@${version} installed, expected the range's oldest ${client.oldest}`);
     else if (!semver.satisfies(version, client.range)) problems.push(`${client.name}@${version} is outside "${client.range}"`);
   }
   return { lines, problems };

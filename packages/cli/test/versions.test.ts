@@ -42,7 +42,13 @@ describe('cairn versions (SQLite)', () => {
     const json = await runCairn(['versions', 'list', 'cli-versioned', '--url', url, '--json']);
     assert.equal(json.code, 0, json.stderr);
     const { versions } = JSON.parse(json.stdout) as { versions: VersionRecord[] };
-    assert.deepEqual(versions.map((v) => [v.version, v.status]), [['1', 'active'], ['v2\u001b[31m', 'active']]);
+    assert.deepEqual(
+      versions.map((v) => [v.version, v.status]),
+      [
+        ['1', 'active'],
+        ['v2\u001b[31m', 'active'],
+      ],
+    );
     const none = await runCairn(['versions', 'unknown-workflow', '--url', url]);
     assert.equal(none.code, 0, none.stderr);
     assert.match(none.stdout, /^No registered versions of unknown-workflow\.$/m);

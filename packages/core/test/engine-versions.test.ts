@@ -20,7 +20,13 @@ describe('engine.versions', () => {
 
     const cli = createEngine({ store, workflows: [], logger: quiet });
     const listed = await cli.versions.list('billing');
-    assert.deepEqual(listed.map((v) => [v.version, v.status]), [['1', 'active'], ['v2', 'active']]);
+    assert.deepEqual(
+      listed.map((v) => [v.version, v.status]),
+      [
+        ['1', 'active'],
+        ['v2', 'active'],
+      ],
+    );
     assert.equal((await cli.versions.get('billing', 'v2'))?.version, 'v2');
     assert.equal(await cli.versions.get('billing', 'v9'), undefined);
     assert.deepEqual(await cli.versions.list('nothing'), []);

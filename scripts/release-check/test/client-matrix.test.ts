@@ -13,7 +13,12 @@ test('every driver has one peer range across the packages, and its oldest bound 
   for (const c of ranges.values()) assert.ok(semver.satisfies(c.oldest, c.range), `${c.name}: ${c.oldest} in ${c.range}`);
   assert.equal(ranges.get('kysely')?.oldest, '0.27.0');
   // The versions users already run, which the ranges before issue 20 refused.
-  for (const [name, version] of [['kysely', '0.28.19'], ['ioredis', '5.11.1'], ['bullmq', '5.81.5'], ['mongodb', '6.22.0']] as const) {
+  for (const [name, version] of [
+    ['kysely', '0.28.19'],
+    ['ioredis', '5.11.1'],
+    ['bullmq', '5.81.5'],
+    ['mongodb', '6.22.0'],
+  ] as const) {
     assert.ok(semver.satisfies(version, ranges.get(name)?.range as string), `${name}@${version} is admitted`);
   }
   assert.deepEqual(ranges.get('ioredis')?.declaredBy.sort(), ['@cairn/cli', '@cairn/queue-bullmq', '@cairn/redis']);

@@ -19,7 +19,9 @@ export const versionsCommand: CliCommand = {
   register(program, cli) {
     const versions: Command = program
       .command('versions')
-      .description("List a workflow's registered versions, or retire / reactivate one (a fork made here runs on the newest active version). Without a subcommand: list.")
+      .description(
+        "List a workflow's registered versions, or retire / reactivate one (a fork made here runs on the newest active version). Without a subcommand: list.",
+      )
       .addHelpText('after', '\nExamples:\n  cairn versions billing\n  cairn versions retire billing v1\n  cairn versions activate billing v1');
     versions
       .command('list', { isDefault: true })
@@ -43,7 +45,8 @@ export const versionsCommand: CliCommand = {
         .action(async (workflow: string, version: string) => {
           const record = await cli.withConnection(({ engine }) =>
             engine.versions.setStatus(workflow, version, status).catch((error: unknown) => {
-              if (CairnError.is(error, 'VERSION_NOT_FOUND')) throw new CliError(EXIT.notFound, `Version ${safeText(version)} of ${safeText(workflow)} is not registered`);
+              if (CairnError.is(error, 'VERSION_NOT_FOUND'))
+                throw new CliError(EXIT.notFound, `Version ${safeText(version)} of ${safeText(workflow)} is not registered`);
               throw error;
             }),
           );
