@@ -43,8 +43,9 @@ export const mongodbBackend: BackendAdapter = {
                 replay: { sizes: [50, 100, 200], warmup: 1, reps: 3 },
                 latency: { ...config.latency, samples: 20, warmup: 1, reps: 3 },
                 localThroughput: { ...config.localThroughput, runs: 20, reps: 1 },
+                flow: { ...config.flow, runs: 10, smallRuns: 2 },
               },
-              note: 'FerretDB rewrites the whole run document on each update and the run document holds every step, so a step costs more the longer the run (~40 ms/step at 10 steps, ~120 ms at 100, ~320 ms at 200 here); its replay sizes are 50/100/200 (not 100/1,000/2,000), with fewer repetitions and runs.',
+              note: 'FerretDB rewrites the whole run document on each update and the run document holds every step, so a step costs more the longer the run (~40 ms/step at 10 steps, ~120 ms at 100, ~320 ms at 200 here); its replay sizes are 50/100/200 (not 100/1,000/2,000), with fewer repetitions and runs (flow: 10 runs per variant, 20 + 2 for fairness).',
             },
       async openStore() {
         const collectionPrefix = `b${++seq}_`;
