@@ -20,17 +20,37 @@ export function routineSlotWrites(ctx: StoreContext): SlotWrites {
     async acquire(request, now): Promise<SlotGrant> {
       const s = slotTarget(request.key, request.holder);
       const { wait } = request;
-      const row = await callRoutine<{ acquired: unknown; free_at: unknown }>(ctx, names.acquire, SLOT_ACQUIRE_PARAMS, [
-        s.keyHash, s.holder, s.holderHash, request.limit, request.expiresAt, now,
-        wait === undefined ? 0 : 1, wait?.priority ?? 0, wait?.queuedAt ?? 0, wait?.expiresAt ?? 0,
-      ], CREATED_BY);
+      const row = await callRoutine<{ acquired: unknown; free_at: unknown }>(
+        ctx,
+        names.acquire,
+        SLOT_ACQUIRE_PARAMS,
+        [
+          s.keyHash,
+          s.holder,
+          s.holderHash,
+          request.limit,
+          request.expiresAt,
+          now,
+          wait === undefined ? 0 : 1,
+          wait?.priority ?? 0,
+          wait?.queuedAt ?? 0,
+          wait?.expiresAt ?? 0,
+        ],
+        CREATED_BY,
+      );
       if (row !== undefined && (row.acquired === true || toNumber(row.acquired) === 1)) return { acquired: true };
       const freeAt = toOptionalNumber(row?.free_at ?? null);
       return freeAt === undefined ? { acquired: false } : { acquired: false, freeAt };
     },
     async release(key, holder, now) {
       const s = slotTarget(key, holder);
-      const row = await callRoutine<{ next_holder: string | null }>(ctx, names.release, SLOT_RELEASE_PARAMS, [s.keyHash, s.holder, s.holderHash, now], CREATED_BY);
+      const row = await callRoutine<{ next_holder: string | null }>(
+        ctx,
+        names.release,
+        SLOT_RELEASE_PARAMS,
+        [s.keyHash, s.holder, s.holderHash, now],
+        CREATED_BY,
+      );
       return row?.next_holder == null ? undefined : decodeText(String(row.next_holder));
     },
   };

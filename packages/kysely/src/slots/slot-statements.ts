@@ -41,7 +41,9 @@ export function slotStatements(ctx: StoreContext) {
       for (let start = from; start < to; start += BATCH) {
         const values = [];
         for (let idx = start; idx < Math.min(to, start + BATCH); idx += 1) values.push(sql`(${s.keyHash}, ${sql.lit(idx)}, null, 0)`);
-        batches.push(sql`${dialect.insertIgnoreHead()} into ${t.slots} (key_hash, idx, holder, expires_at) values ${sql.join(values)} ${dialect.insertIgnoreTail()}`);
+        batches.push(
+          sql`${dialect.insertIgnoreHead()} into ${t.slots} (key_hash, idx, holder, expires_at) values ${sql.join(values)} ${dialect.insertIgnoreTail()}`,
+        );
       }
       return batches;
     },
@@ -95,6 +97,9 @@ export function slotStatements(ctx: StoreContext) {
 
     /** The holders of a key's unexpired slots, by slot. */
     holders: (keyHash: string, now: number) =>
-      sql<{ holder: string; expires_at: unknown }>`select holder, expires_at from ${t.slots} where key_hash = ${keyHash} and holder is not null and expires_at > ${now} order by idx`,
+      sql<{
+        holder: string;
+        expires_at: unknown;
+      }>`select holder, expires_at from ${t.slots} where key_hash = ${keyHash} and holder is not null and expires_at > ${now} order by idx`,
   };
 }

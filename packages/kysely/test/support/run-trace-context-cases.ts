@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import { CAIRN_MIGRATION_NAMES, createKyselyStore } from '../../src/index.js';
-import { dropPrefix } from './harness.js';
-import { prefixedMigrator } from './prefixed-migrator.js';
+import { CAIRN_MIGRATION_NAMES } from '../../src/index.js';
+import { atMigrationBefore } from './migration-upgrade.js';
 import type { Target } from './targets.js';
 
 const T0 = 1_750_000_000_000;
@@ -15,13 +14,8 @@ const TRACE = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902
  * run without one can still be created) and up runs again. Registered inside `storeCases`.
  */
 export function runTraceContextMigrationCase(target: Target): void {
-  const index = CAIRN_MIGRATION_NAMES.indexOf('cairn_0007_run_trace_context');
   it('cairn_0007_run_trace_context upgrades a database at the migration before it; old runs have no trace context; down and up again', async () => {
-    const db = await target.open();
-    const { prefix, migrator } = prefixedMigrator(db);
-    try {
-      assert.equal((await migrator.migrateTo(CAIRN_MIGRATION_NAMES[index - 1]!)).error, undefined);
-      const store = createKyselyStore({ db, tablePrefix: prefix });
+    await atMigrationBefore(target, 'cairn_0007_run_trace_context', async ({ migrator, store, index }) => {
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[index]!);
@@ -41,9 +35,6 @@ export function runTraceContextMigrationCase(target: Target): void {
       await migrator.migrateTo(CAIRN_MIGRATION_NAMES[index]!);
       const { run: again } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null, traceContext: TRACE }, T0);
       assert.deepEqual((await store.runs.get(again.id))?.traceContext, TRACE);
-    } finally {
-      await dropPrefix(db, prefix);
-      await db.destroy();
-    }
+    });
   });
 }

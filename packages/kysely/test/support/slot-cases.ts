@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import type { SlotStore, WorkflowStore } from '@cairn/core';
 import { CAIRN_MIGRATION_NAMES, createKyselyStore } from '../../src/index.js';
+import { atMigrationBefore } from './migration-upgrade.js';
 import type { AnyDb } from './databases.js';
 import { dropPrefix } from './harness.js';
 import { prefixedMigrator } from './prefixed-migrator.js';
@@ -23,19 +24,15 @@ function slotsOf(store: WorkflowStore): SlotStore {
  * only the database can keep the count. Registered inside `storeCases`.
  */
 export function slotCases(target: Target): void {
-  const index = CAIRN_MIGRATION_NAMES.indexOf(MIGRATION as never);
-
   it(`${MIGRATION} upgrades a database at the migration before it; old runs have no priority; down and up again`, async () => {
-    assert.ok(index > 0, `${MIGRATION} is shipped`);
-    const db = await target.open();
-    const { prefix, migrator } = prefixedMigrator(db);
-    try {
-      assert.equal((await migrator.migrateTo(CAIRN_MIGRATION_NAMES[index - 1]!)).error, undefined);
-      const store = createKyselyStore({ db, tablePrefix: prefix });
+    await atMigrationBefore(target, MIGRATION, async ({ migrator, store, index }) => {
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[index]!);
-      assert.deepEqual(up.results?.map((r) => [r.migrationName, r.status]), [[MIGRATION, 'Success']]);
+      assert.deepEqual(
+        up.results?.map((r) => [r.migrationName, r.status]),
+        [[MIGRATION, 'Success']],
+      );
       const before = await store.runs.get(old.id);
       assert.deepEqual([before?.input, 'priority' in before!], [{ a: 1 }, false]);
       const { run: urgent } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null, priority: -1000 }, T0);
@@ -47,10 +44,17 @@ export function slotCases(target: Target): void {
       assert.deepEqual(await slotsOf(store).acquire({ key: 'k', limit: 1, holder: 'h', expiresAt: T0 + 10 }, T0), { acquired: true });
 
       const down = await migrator.migrateDown();
-      assert.deepEqual(down.results?.map((r) => [r.migrationName, r.direction, r.status]), [[MIGRATION, 'Down', 'Success']]);
+      assert.deepEqual(
+        down.results?.map((r) => [r.migrationName, r.direction, r.status]),
+        [[MIGRATION, 'Down', 'Success']],
+      );
       const after = await store.runs.get(urgent.id);
       assert.deepEqual([after?.status, 'priority' in after!], ['pending', false]);
-      assert.deepEqual((await store.runs.list({ limit: 10 })).runs.map((r) => 'priority' in r), [false, false, false], 'a database before it still lists its runs');
+      assert.deepEqual(
+        (await store.runs.list({ limit: 10 })).runs.map((r) => 'priority' in r),
+        [false, false, false],
+        'a database before it still lists its runs',
+      );
       const { created } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null }, T0);
       assert.equal(created, true, 'a run without a priority is created before the migration');
 
@@ -58,10 +62,7 @@ export function slotCases(target: Target): void {
       const { run: again } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null, priority: 7 }, T0);
       assert.equal((await store.runs.get(again.id))?.priority, 7);
       assert.deepEqual(await slotsOf(store).inspect('k', T0), { holders: [], waiters: [] }, 'down dropped the slot tables');
-    } finally {
-      await dropPrefix(db, prefix);
-      await db.destroy();
-    }
+    });
   });
 
   it('slots: 24 acquires racing over 4 connections for a key of 3 slots grant exactly 3; waiters line up by priority', async () => {
@@ -75,7 +76,16 @@ export function slotCases(target: Target): void {
       const key = `c:tenant 'x' "y" %_\\ 😀 ${'é'.repeat(480)} `;
       const grants = await Promise.all(
         Array.from({ length: 24 }, (_, i) =>
-          stores[i % 4]!.acquire({ key, limit: 3, holder: `run-${String(i).padStart(2, '0')}`, expiresAt: T0 + 60_000, wait: { priority: i % 3, queuedAt: T0, expiresAt: T0 + 60_000 } }, T0),
+          stores[i % 4]!.acquire(
+            {
+              key,
+              limit: 3,
+              holder: `run-${String(i).padStart(2, '0')}`,
+              expiresAt: T0 + 60_000,
+              wait: { priority: i % 3, queuedAt: T0, expiresAt: T0 + 60_000 },
+            },
+            T0,
+          ),
         ),
       );
       assert.equal(grants.filter((g) => g.acquired).length, 3);
@@ -83,11 +93,17 @@ export function slotCases(target: Target): void {
       assert.equal(seen.holders.length, 3);
       assert.equal(seen.waiters.length, 21);
       const line = seen.waiters.map((w) => [w.priority, w.holder]);
-      assert.deepEqual(line, [...line].sort((a, b) => (b[0] as number) - (a[0] as number) || String(a[1]).localeCompare(String(b[1]))));
+      assert.deepEqual(
+        line,
+        [...line].sort((a, b) => (b[0] as number) - (a[0] as number) || String(a[1]).localeCompare(String(b[1]))),
+      );
       // Releasing one holder names the first in line, which then gets the slot.
       const first = seen.waiters[0]!.holder;
       assert.equal(await stores[2]!.release(key, seen.holders[0]!.holder, T0), first);
-      assert.deepEqual(await stores[3]!.acquire({ key, limit: 3, holder: first, expiresAt: T0 + 60_000, wait: { priority: 2, queuedAt: T0, expiresAt: T0 + 60_000 } }, T0), { acquired: true });
+      assert.deepEqual(
+        await stores[3]!.acquire({ key, limit: 3, holder: first, expiresAt: T0 + 60_000, wait: { priority: 2, queuedAt: T0, expiresAt: T0 + 60_000 } }, T0),
+        { acquired: true },
+      );
       assert.equal((await stores[0]!.inspect(key, T0)).waiters.length, 20);
     } finally {
       await dropPrefix(dbs[0]!, prefix);
