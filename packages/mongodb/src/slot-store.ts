@@ -84,10 +84,11 @@ export function createSlotStore(ctx: StoreContext): SlotStore {
   const slowAcquire = async (request: SlotRequest, k: string, field: string, now: number): Promise<SlotGrant> => {
     const { key, holder, limit, wait } = request;
     const wid = waiterId(k, holder);
-    // Lapsed waiters go first (deleting before the write that lowers wn keeps wn >= the documents).
-    await ctx.slotWaiters.deleteMany({ ...waitersOf(k, key), expiresAt: { $lte: now } });
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const doc = await ctx.slots.findOne({ _id: k, key });
+      // Lapsed waiters go first (deleting before the write that lowers wn keeps wn >= the
+      // documents). With wn 0 there are none, and only a slow path (this one: it holds the lock) raises it.
+      if (round === 0 && (doc?.wn ?? 0) > 0) await ctx.slotWaiters.deleteMany({ ...waitersOf(k, key), expiresAt: { $lte: now } });
       const entries = Object.entries(doc?.h ?? {});
       const own = doc?.h[field.slice(2)];
       const live = entries.filter(([, expiresAt]) => expiresAt > now).map(([, expiresAt]) => expiresAt);
@@ -117,10 +118,14 @@ export function createSlotStore(ctx: StoreContext): SlotStore {
       }
       if (wait !== undefined) {
         // Refused in line: wn is raised (by a write that also proves the decision's snapshot
-        // current) before the waiter document exists.
+        // current: a fast release racing it moves v) before the waiter document exists. A waiter
+        // asking again (the usual recheck) only refreshes its entry: wn >= 1 already counts it,
+        // and while wn >= 1 no fast path runs and only the lock holder lowers it.
         const known = (await ctx.slotWaiters.countDocuments({ _id: wid })) === 1;
-        const wn = (await ctx.slotWaiters.countDocuments(waitersOf(k, key))) + (known ? 0 : 1);
-        if (!(await casWrite(k, key, doc, { set: { wn }, unset: [] }))) continue;
+        if (!known || (doc?.wn ?? 0) < 1) {
+          const wn = (await ctx.slotWaiters.countDocuments(waitersOf(k, key))) + (known ? 0 : 1);
+          if (!(await casWrite(k, key, doc, { set: { wn }, unset: [] }))) continue;
+        }
         const waiter: SlotWaiterDoc = { _id: wid, k, key, holder, priority: wait.priority, queuedAt: wait.queuedAt, expiresAt: wait.expiresAt };
         await ctx.slotWaiters.replaceOne({ _id: wid }, waiter, { upsert: true });
       }
