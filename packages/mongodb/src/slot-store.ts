@@ -100,12 +100,19 @@ export function createSlotStore(ctx: StoreContext): SlotStore {
               ...waitersOf(k, key),
               _id: { $ne: wid },
               expiresAt: { $gt: now },
-              $or: [{ priority: { $gt: wait.priority } }, { priority: wait.priority, queuedAt: { $lt: wait.queuedAt } }, { priority: wait.priority, queuedAt: wait.queuedAt, holder: { $lt: holder } }],
+              $or: [
+                { priority: { $gt: wait.priority } },
+                { priority: wait.priority, queuedAt: { $lt: wait.queuedAt } },
+                { priority: wait.priority, queuedAt: wait.queuedAt, holder: { $lt: holder } },
+              ],
             });
       if (own !== undefined || (free > 0 && free > ahead)) {
         // A grant leaves the line: the waiter document goes before the write that lowers wn.
         await ctx.slotWaiters.deleteOne({ _id: wid });
-        const set: Record<string, unknown> = { [field]: Math.max(own ?? request.expiresAt, request.expiresAt), wn: await ctx.slotWaiters.countDocuments(waitersOf(k, key)) };
+        const set: Record<string, unknown> = {
+          [field]: Math.max(own ?? request.expiresAt, request.expiresAt),
+          wn: await ctx.slotWaiters.countDocuments(waitersOf(k, key)),
+        };
         const unset: string[] = [];
         if (own === undefined) {
           // Every entry taken: take over the expired ones that expired first (their holders' renew answers false).
@@ -145,7 +152,11 @@ export function createSlotStore(ctx: StoreContext): SlotStore {
       if (held) set.n = Object.keys(doc.h).length - 1;
       if (await casWrite(k, key, doc, { set, unset: held ? [field] : [] })) break;
     }
-    const first = await ctx.slotWaiters.find({ ...waitersOf(k, key), expiresAt: { $gt: now } }).sort(LINE).limit(1).toArray();
+    const first = await ctx.slotWaiters
+      .find({ ...waitersOf(k, key), expiresAt: { $gt: now } })
+      .sort(LINE)
+      .limit(1)
+      .toArray();
     return first[0]?.holder;
   };
 
@@ -162,7 +173,12 @@ export function createSlotStore(ctx: StoreContext): SlotStore {
         const k = keyId(key);
         const field = `h.${encodeKey(holder)}`;
         // Reviving an expired entry makes a slot held again: the version moves so a slow path racing it looks again.
-        return inKeyQueue(ctx, k, async () => (await ctx.slots.updateOne({ _id: k, key, [field]: { $exists: true } }, { $max: { [field]: expiresAt }, $inc: { v: 1 } })).matchedCount === 1);
+        return inKeyQueue(
+          ctx,
+          k,
+          async () =>
+            (await ctx.slots.updateOne({ _id: k, key, [field]: { $exists: true } }, { $max: { [field]: expiresAt }, $inc: { v: 1 } })).matchedCount === 1,
+        );
       }),
     release: (key, holder, now) =>
       guard('slots.release', async () => {
@@ -177,7 +193,13 @@ export function createSlotStore(ctx: StoreContext): SlotStore {
     inspect: (key, now) =>
       guard('slots.inspect', async () => {
         const k = keyId(key);
-        const [doc, waiters] = await Promise.all([ctx.slots.findOne({ _id: k, key }), ctx.slotWaiters.find({ ...waitersOf(k, key), expiresAt: { $gt: now } }).sort(LINE).toArray()]);
+        const [doc, waiters] = await Promise.all([
+          ctx.slots.findOne({ _id: k, key }),
+          ctx.slotWaiters
+            .find({ ...waitersOf(k, key), expiresAt: { $gt: now } })
+            .sort(LINE)
+            .toArray(),
+        ]);
         const snapshot: SlotSnapshot = {
           holders: Object.entries(doc?.h ?? {})
             .filter(([, expiresAt]) => expiresAt > now)

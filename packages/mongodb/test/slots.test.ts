@@ -28,7 +28,7 @@ function slotTest(name: string, fn: (store: MongoStore, db: Db, prefix: string) 
 
 slotTest('slots: long and hostile keys get fixed-length ids and never share slots', async (store, db, prefix) => {
   const slots = store.slots!;
-  const keys = ['c:' + '😀'.repeat(255), 'c:' + '😀'.repeat(254) + '😁', 'c:{a}#0', 'c:{a}', 'c:$gt.x'];
+  const keys = [`c:${'😀'.repeat(255)}`, `c:${'😀'.repeat(254)}😁`, 'c:{a}#0', 'c:{a}', 'c:$gt.x'];
   for (const [i, key] of keys.entries()) {
     assert.deepEqual(await slots.acquire({ key, limit: 1, holder: `h${i}`, expiresAt: later }, T0), { acquired: true }, JSON.stringify(key));
   }
@@ -47,7 +47,10 @@ slotTest('slots: equal waiters are ordered by the holder by code point (UTF-8 by
   for (const holder of ['😀', '\uFFFF', 'a']) {
     assert.deepEqual(await slots.acquire({ key: 'k', limit: 1, holder, expiresAt: later, wait }, T0 + 1), { acquired: false, freeAt: later });
   }
-  assert.deepEqual((await slots.inspect('k', T0 + 2)).waiters.map((w) => w.holder), ['a', '\uFFFF', '😀']);
+  assert.deepEqual(
+    (await slots.inspect('k', T0 + 2)).waiters.map((w) => w.holder),
+    ['a', '\uFFFF', '😀'],
+  );
   assert.equal(await slots.release('k', 'busy', T0 + 3), 'a');
 });
 
@@ -56,13 +59,22 @@ slotTest('slots: of 8 waiters re-asking at once after a release exactly the firs
   for (let round = 0; round < 3; round++) {
     const key = `line-${round}`;
     await slots.acquire({ key, limit: 1, holder: 'busy', expiresAt: later }, T0);
-    const waits = Array.from({ length: 8 }, (_, i) => ({ holder: `w${i}`, wait: { priority: (i * 5 + round) % 3, queuedAt: T0 + ((i * 7) % 8), expiresAt: later } }));
+    const waits = Array.from({ length: 8 }, (_, i) => ({
+      holder: `w${i}`,
+      wait: { priority: (i * 5 + round) % 3, queuedAt: T0 + ((i * 7) % 8), expiresAt: later },
+    }));
     for (const w of waits) assert.equal((await slots.acquire({ key, limit: 1, holder: w.holder, expiresAt: later, wait: w.wait }, T0 + 1)).acquired, false);
     const line = (await slots.inspect(key, T0 + 1)).waiters.map((w) => w.holder);
     assert.equal(await slots.release(key, 'busy', T0 + 2), line[0]);
     const grants = await Promise.all(waits.map((w) => slots.acquire({ key, limit: 1, holder: w.holder, expiresAt: later, wait: w.wait }, T0 + 3)));
-    assert.deepEqual(waits.filter((_, i) => grants[i]!.acquired).map((w) => w.holder), [line[0]]);
-    assert.deepEqual((await slots.inspect(key, T0 + 3)).waiters.map((w) => w.holder), line.slice(1));
+    assert.deepEqual(
+      waits.filter((_, i) => grants[i]!.acquired).map((w) => w.holder),
+      [line[0]],
+    );
+    assert.deepEqual(
+      (await slots.inspect(key, T0 + 3)).waiters.map((w) => w.holder),
+      line.slice(1),
+    );
   }
 });
 
@@ -70,7 +82,9 @@ slotTest('slots: of 8 racing requests from two store objects for a limit of 2 ex
   const peer = createMongoStore({ db, collectionPrefix: prefix });
   for (let round = 0; round < 3; round++) {
     const key = `race-${round}`;
-    const grants = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? peer : store).slots!.acquire({ key, limit: 2, holder: `w${i}`, expiresAt: later }, T0)));
+    const grants = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? peer : store).slots!.acquire({ key, limit: 2, holder: `w${i}`, expiresAt: later }, T0)),
+    );
     assert.equal(grants.filter((g) => g.acquired).length, 2);
     assert.equal((await store.slots!.inspect(key, T0)).holders.length, 2);
   }
@@ -86,7 +100,10 @@ slotTest("slots: a lock left by a dead process is taken over once the callers' c
   // A waiter exists, so this request takes the slow path, under the lock.
   assert.deepEqual(await slots.acquire({ key: 'k', limit: 1, holder: 'a', expiresAt: later, wait }, T0 + SLOT_LOCK_MS), { acquired: false, freeAt: later });
   assert.equal(await locks.countDocuments({}), 0, 'the lock is released after the operation');
-  assert.deepEqual((await slots.inspect('k', T0 + SLOT_LOCK_MS)).waiters.map((w) => w.holder), ['a', 'w']);
+  assert.deepEqual(
+    (await slots.inspect('k', T0 + SLOT_LOCK_MS)).waiters.map((w) => w.holder),
+    ['a', 'w'],
+  );
 });
 
 slotTest('slots: an uncontended key costs one command per acquire, renew and release; a waiter sends the next ones the slow way', async (store) => {
@@ -98,16 +115,24 @@ slotTest('slots: an uncontended key costs one command per acquire, renew and rel
     return [...server.commands];
   };
   await slots.inspect('warm-up', T0); // the store detects the server once
-  assert.deepEqual(await commandsOf(() => slots.acquire({ key: 'c:k', limit: 2, holder: 'r1', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0)), ['update']);
+  assert.deepEqual(
+    await commandsOf(() => slots.acquire({ key: 'c:k', limit: 2, holder: 'r1', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0)),
+    ['update'],
+  );
   assert.deepEqual(await commandsOf(() => slots.renew('c:k', 'r1', later + 1, T0 + 1)), ['update']);
   assert.deepEqual(await commandsOf(() => slots.release('c:k', 'r1', T0 + 2)), ['update']);
   assert.deepEqual(await commandsOf(() => slots.acquire({ key: 'r:k', limit: 3, holder: 't1', expiresAt: later }, T0)), ['update']);
   // Full: the waiter takes the slow path (lock, reads, the write raising wn, its document, unlock).
   await slots.acquire({ key: 'c:one', limit: 1, holder: 'a', expiresAt: later }, T0);
-  const slow = await commandsOf(() => slots.acquire({ key: 'c:one', limit: 1, holder: 'b', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0));
+  const slow = await commandsOf(() =>
+    slots.acquire({ key: 'c:one', limit: 1, holder: 'b', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0),
+  );
   assert.ok(slow.length > 1, slow.join(', '));
   assert.equal(await slots.release('c:one', 'a', T0 + 1), 'b');
-  assert.deepEqual(await slots.acquire({ key: 'c:one', limit: 1, holder: 'b', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0 + 2), { acquired: true });
+  assert.deepEqual(
+    await slots.acquire({ key: 'c:one', limit: 1, holder: 'b', expiresAt: later, wait: { priority: 0, queuedAt: T0, expiresAt: later } }, T0 + 2),
+    { acquired: true },
+  );
   // The line is empty again: the next release is one command.
   assert.deepEqual(await commandsOf(() => slots.release('c:one', 'b', T0 + 3)), ['update']);
 });
@@ -121,4 +146,3 @@ slotTest('priority: stored on the run document and read back; 0 is stored absent
   assert.equal('priority' in zero, false);
   assert.equal('priority' in (await store.runs.get(zero.id))!, false);
 });
-

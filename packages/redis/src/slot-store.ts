@@ -36,7 +36,14 @@ export function createSlotStore(ctx: StoreContext): SlotStore {
   return {
     async acquire(request, now) {
       const { holder, wait } = request;
-      const args = [holder, String(request.limit), String(request.expiresAt), String(now), wait ? lineMember(wait, holder) : '', wait ? String(wait.expiresAt) : ''];
+      const args = [
+        holder,
+        String(request.limit),
+        String(request.expiresAt),
+        String(now),
+        wait ? lineMember(wait, holder) : '',
+        wait ? String(wait.expiresAt) : '',
+      ];
       const reply = flat(await ctx.caller.script(ctx.scripts.acquireSlot, keysOf(request.key), args));
       if (reply[0] === '1') return { acquired: true };
       return reply[1] === undefined ? { acquired: false } : { acquired: false, freeAt: Number(reply[1]) };

@@ -30,7 +30,11 @@ for (const mode of MODES) {
         assert.equal(slotKeys.length, keys.length, 'only the held set exists while nobody waits');
         await client.eval("return redis.call('PING')", 0); // the client still answers
         for (const key of keys) assert.equal(await slots.release(key, `h${keys.indexOf(key)}`, T0), undefined);
-        assert.deepEqual((await keysOf(client, prefix)).filter((k) => k.startsWith(`${prefix}:slot:`)), [], 'nothing left once released');
+        assert.deepEqual(
+          (await keysOf(client, prefix)).filter((k) => k.startsWith(`${prefix}:slot:`)),
+          [],
+          'nothing left once released',
+        );
       });
     });
 
@@ -48,7 +52,10 @@ for (const mode of MODES) {
         await slots.acquire({ key: 'k', limit: 1, holder: 'high', expiresAt: later, wait: high }, T0 + 1);
         await slots.acquire({ key: 'k', limit: 1, holder: 'low', expiresAt: later, wait: low }, T0 + 1);
         const { waiters } = await slots.inspect('k', T0 + 2);
-        assert.deepEqual(waiters.map((w) => w.holder), ['high', 'a', '\uFFFF', '😀', 'low']);
+        assert.deepEqual(
+          waiters.map((w) => w.holder),
+          ['high', 'a', '\uFFFF', '😀', 'low'],
+        );
         assert.deepEqual(waiters[0], { holder: 'high', ...high });
         assert.deepEqual(waiters[4], { holder: 'low', ...low });
         assert.equal(await slots.release('k', 'busy', T0 + 3), 'high');
