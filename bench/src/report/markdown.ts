@@ -193,9 +193,21 @@ export function renderMarkdown(r: BenchResults): string {
           [`floor, ${f.inFlight} INSERT loops at once (one connection each)`, us(f.usPerInsertInFlight), '', ''],
           [`Cairn, ${f.inFlight} runs in flight`, us(f.cairnUsPerStepInFlight), '', ''],
           [`ratio, ${f.inFlight} in flight`, `${fmt(f.ratioInFlight, 2)}×`, '', ''],
+          ...(f.prepared
+            ? [
+                [`Cairn with \`preparedStatements: true\`, ${f.steps}-step run`, us(f.prepared.cairnUsPerStep), '', ''],
+                ['ratio (prepared statements)', `${fmt(f.prepared.ratio, 2)}×`, '', ''],
+                [`Cairn with \`preparedStatements: true\`, ${f.inFlight} runs in flight`, us(f.prepared.cairnUsPerStepInFlight), '', ''],
+                [`ratio, ${f.inFlight} in flight (prepared statements)`, `${fmt(f.prepared.ratioInFlight, 2)}×`, '', ''],
+              ]
+            : []),
         ],
       ),
     );
+    if (f.cpuUsPerStep) {
+      out.push('');
+      out.push(`Client CPU per step (this process, user + system, median): floor ${us(f.cpuUsPerStep.floor)} (plain \`pg\`), Cairn ${us(f.cpuUsPerStep.cairn)}, Cairn with prepared statements ${us(f.cpuUsPerStep.prepared)}.`);
+    }
     out.push('');
   }
 

@@ -158,6 +158,15 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         holds: f.ratioInFlight <= 2,
         enforced: false,
       });
+      if (f.prepared) {
+        out.push({
+          target: `PostgreSQL ${f.steps}-step inline run ≤ 1.5× the floor, store with preparedStatements: true`,
+          subject: 'PostgreSQL',
+          measured: `${fmt(f.prepared.ratio, 2)}× sequential (${fmt(f.prepared.cairnUsPerStep, 0)} µs); ${fmt(f.prepared.ratioInFlight, 2)}× with ${f.inFlight} in flight (target ≤ 2×)`,
+          holds: f.prepared.ratio <= 1.5 && f.prepared.ratioInFlight <= 2,
+          enforced: false,
+        });
+      }
     }
     if (f.cairnWriteTransactionsPerStep !== undefined) {
       const durable = f.cairnWriteTransactionsPerStep - f.cairnAsyncCommitsPerStep;

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { createKyselyStore } from '@cairn/kysely';
+import { postgresDb } from '../backends/sql-drivers.js';
 import type { BackendInstance } from '../backends/types.js';
 import { median, nowMs, repeat } from '../stats.js';
 import { benchEngine, stepsWorkflow } from './workflows.js';
@@ -22,6 +24,10 @@ export interface FloorResult {
   /** Median wall time per step with `inFlight` Cairn runs at once: elapsed / (runs × steps). */
   cairnUsPerStepInFlight: number;
   ratioInFlight: number;
+  /** The same Cairn runs over a store with `preparedStatements: true` (named statements), alternating with the others. */
+  prepared: { cairnUsPerStep: number; ratio: number; cairnUsPerStepInFlight: number; ratioInFlight: number };
+  /** Client CPU (this process, user + system) per step: the floor's INSERT loop, Cairn's run, Cairn's run with prepared statements. */
+  cpuUsPerStep: { floor: number; cairn: number; prepared: number };
 }
 
 /** How many transaction ids the server has assigned so far (read without assigning one). */
@@ -33,8 +39,9 @@ export async function xidCounter(client: pg.Client | pg.Pool): Promise<number> {
 /**
  * The physical floor on the same PostgreSQL: one autocommit INSERT per "step" with plain `pg`, the
  * least a durable step can cost (one WAL flush). Rows look like a step record (run id, key, JSON).
- * Each repetition runs the floor loop and then Cairn's run of as many steps, so both see the same
- * disk and CPU conditions; the ratio is of the medians.
+ * Each repetition runs the floor loop, then Cairn's run of as many steps, then the same run over a
+ * store with `preparedStatements: true`, so all see the same disk and CPU conditions; the ratios
+ * are of the medians. The client CPU of each (this process) is measured around it too.
  */
 export async function pgFloor(backend: BackendInstance, url: string, server: string, options: { steps: number; warmup: number; reps: number; inFlight: number }): Promise<FloorResult> {
   const client = new pg.Client({ connectionString: url });
@@ -44,24 +51,51 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
   const opened = await backend.openStore();
   const engine = benchEngine(opened.probe.store, { startMode: 'inline' });
   await engine.start({ workers: false });
+  // The same tables through a store that sends its routine calls as named statements.
+  const preparedDb = await postgresDb(url, undefined, options.inFlight);
+  const namespace = opened.spec?.namespace;
+  if (namespace === undefined) throw new Error('the PostgreSQL bench store has no namespace');
+  const preparedEngine = benchEngine(createKyselyStore({ db: preparedDb, tablePrefix: namespace, preparedStatements: true }), { startMode: 'inline' });
+  await preparedEngine.start({ workers: false });
+  const cpu = () => {
+    const c = process.cpuUsage();
+    return c.user + c.system;
+  };
   try {
     await client.query('CREATE TABLE IF NOT EXISTS bench_floor (run_id text NOT NULL, key text NOT NULL, output jsonb, created_at bigint NOT NULL, PRIMARY KEY (run_id, key))');
     let loop = 0;
     const samples = await repeat(options.warmup, options.reps, async () => {
       const runId = `floor-${process.pid}-${++loop}`;
       const x0 = await xidCounter(client);
+      const c0 = cpu();
       const t0 = nowMs();
       for (let i = 0; i < options.steps; i++) {
         await client.query('INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)', [runId, `s${i}`, 'null', Date.now()]);
       }
       const floorMs = nowMs() - t0;
+      const floorCpu = cpu() - c0;
       const x1 = await xidCounter(client);
+      const c1 = cpu();
       const t1 = nowMs();
       const handle = await engine.startRun(stepsWorkflow, options.steps, { mode: 'inline' });
       await handle.result();
       const cairnMs = nowMs() - t1;
+      const cairnCpu = cpu() - c1;
       const x2 = await xidCounter(client);
-      return { floorUs: (floorMs * 1000) / options.steps, floorTx: (x1 - x0) / options.steps, cairnUs: (cairnMs * 1000) / options.steps, cairnTx: (x2 - x1) / options.steps };
+      const c2 = cpu();
+      const t2 = nowMs();
+      await (await preparedEngine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })).result();
+      const preparedMs = nowMs() - t2;
+      const preparedCpu = cpu() - c2;
+      const per = (x: number) => x / options.steps;
+      return {
+        floorUs: per(floorMs * 1000),
+        floorTx: per(x1 - x0),
+        cairnUs: per(cairnMs * 1000),
+        cairnTx: per(x2 - x1),
+        preparedUs: per(preparedMs * 1000),
+        cpu: { floor: per(floorCpu), cairn: per(cairnCpu), prepared: per(preparedCpu) },
+      };
     });
     // The same, with `inFlight` loops (floor) and `inFlight` runs (Cairn) at once, alternating.
     const n = options.inFlight;
@@ -80,15 +114,23 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
       const handles = await Promise.all(Array.from({ length: n }, () => engine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })));
       await Promise.all(handles.map((h) => h.result()));
       const cairnMs = nowMs() - t1;
+      const t2 = nowMs();
+      const prepared = await Promise.all(Array.from({ length: n }, () => preparedEngine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })));
+      await Promise.all(prepared.map((h) => h.result()));
+      const preparedMs = nowMs() - t2;
       const per = n * options.steps;
-      return { floorUs: (floorMs * 1000) / per, cairnUs: (cairnMs * 1000) / per };
+      return { floorUs: (floorMs * 1000) / per, cairnUs: (cairnMs * 1000) / per, preparedUs: (preparedMs * 1000) / per };
     });
     await client.query('DROP TABLE bench_floor');
     const usPerInsert = median(samples.map((s) => s.floorUs));
     const cairnUsPerStep = median(samples.map((s) => s.cairnUs));
     const usPerInsertInFlight = median(concurrent.map((s) => s.floorUs));
     const cairnUsPerStepInFlight = median(concurrent.map((s) => s.cairnUs));
+    const preparedUs = median(samples.map((s) => s.preparedUs));
+    const preparedInFlight = median(concurrent.map((s) => s.preparedUs));
     return {
+      prepared: { cairnUsPerStep: preparedUs, ratio: preparedUs / usPerInsert, cairnUsPerStepInFlight: preparedInFlight, ratioInFlight: preparedInFlight / usPerInsertInFlight },
+      cpuUsPerStep: { floor: median(samples.map((s) => s.cpu.floor)), cairn: median(samples.map((s) => s.cpu.cairn)), prepared: median(samples.map((s) => s.cpu.prepared)) },
       inFlight: n,
       usPerInsertInFlight,
       cairnUsPerStepInFlight,
@@ -103,6 +145,8 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
     };
   } finally {
     await engine.stop();
+    await preparedEngine.stop();
+    await preparedDb.destroy();
     await opened.close();
     await client.end();
     await pool.end();

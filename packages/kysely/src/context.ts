@@ -13,15 +13,19 @@ export interface StoreContext {
   readonly t: Readonly<Record<TableName, RawBuilder<unknown>>>;
   /** PostgreSQL: commit the start write of an inline step without waiting for the WAL flush. */
   readonly asyncStartCommit: boolean;
+  /** The SQL of a routine call as sent: as it is, or as a named statement (`preparedStatements`). */
+  readonly routineSql: (text: string) => string;
 }
 
 /** Builds the context of one store. */
-export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNames, asyncStartCommit: boolean): StoreContext {
+export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNames, asyncStartCommit: boolean, preparedStatements = false): StoreContext {
+  const named = preparedStatements ? dialect.namedStatement : undefined;
   return {
     db,
     dialect,
     names,
     asyncStartCommit,
+    routineSql: named === undefined ? (text) => text : (text) => named(text),
     t: {
       runs: sql.table(names.runs),
       steps: sql.table(names.steps),

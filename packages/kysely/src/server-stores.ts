@@ -15,6 +15,8 @@ export interface ServerStoreOptions {
   migrate?: boolean;
   /** PostgreSQL only: see `KyselyStoreOptions.asyncStartCommit` (default true). */
   asyncStartCommit?: boolean;
+  /** PostgreSQL only: see `KyselyStoreOptions.preparedStatements` (default false). */
+  preparedStatements?: boolean;
   /** Largest JSON payload in bytes the store advertises (see `KyselyStoreOptions`). */
   maxPayloadBytes?: number;
   /**
@@ -41,6 +43,7 @@ export async function openOwned(db: AnyKysely, dialect: SqlDialectName, options:
     ownsDb: true,
     ...(signals === undefined ? {} : { signals }),
     ...(options.asyncStartCommit === undefined ? {} : { asyncStartCommit: options.asyncStartCommit }),
+    ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
     ...(options.maxPayloadBytes === undefined ? {} : { maxPayloadBytes: options.maxPayloadBytes }),
   });
 }

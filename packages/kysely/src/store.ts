@@ -1,4 +1,4 @@
-import { withArgumentChecks } from '@cairn/core';
+import { CairnError, withArgumentChecks } from '@cairn/core';
 import type { StoreSignals, WorkflowStore } from '@cairn/core';
 import { createContext } from './context.js';
 import { detectDialect, dialectOf } from './dialect/detect.js';
@@ -29,6 +29,15 @@ export interface KyselyStoreOptions {
    * (it is retried on replay); the finish write stays durable and flushes it with itself.
    */
   asyncStartCommit?: boolean;
+  /**
+   * PostgreSQL over `pg` only: send the step and run routine calls as named (prepared) statements,
+   * parsed and planned once per connection instead of on every call (default false). Only with
+   * Kysely's `PostgresDialect` over a `pg` Pool: the store hands `pg` a named query through
+   * Kysely, which another driver would not understand. Leave it off behind a pooler that does not
+   * keep prepared statements per client (PgBouncer in transaction mode before 1.21). Refused with
+   * `INVALID_INPUT` on MySQL and SQLite.
+   */
+  preparedStatements?: boolean;
   /** Largest JSON payload in bytes the store advertises (default: 16 MiB; MySQL 8 MiB). */
   maxPayloadBytes?: number;
   /** `close()` destroys `db` (for stores that created their own Kysely instance). Default false. */
@@ -49,7 +58,13 @@ export interface KyselyStoreOptions {
  */
 export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   const dialect = dialectOf(options.dialect ?? detectDialect(options.db));
-  const ctx = createContext(options.db, dialect, tableNames(options.tablePrefix ?? 'cairn_'), options.asyncStartCommit ?? true);
+  if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
+    throw new CairnError('INVALID_INPUT', `createKyselyStore: preparedStatements must be a boolean, got ${typeof options.preparedStatements}`);
+  }
+  if (options.preparedStatements === true && dialect.namedStatement === undefined) {
+    throw new CairnError('INVALID_INPUT', `createKyselyStore: preparedStatements is for PostgreSQL (over pg) only, not ${dialect.name}`);
+  }
+  const ctx = createContext(options.db, dialect, tableNames(options.tablePrefix ?? 'cairn_'), options.asyncStartCommit ?? true, options.preparedStatements === true);
   const versions = versionsOf(ctx);
   const schedules = schedulesOf(ctx);
   const slots = slotsOf(ctx);

@@ -3,6 +3,7 @@ import { retryRolledBack } from './retry-rolled-back.js';
 import type { SqlDialect } from './types.js';
 import { addColumn } from './add-column.js';
 import { dropPostgresSlotRoutines, postgresSlotRoutines } from '../routines/postgres-slot-routines.js';
+import { namedStatement } from '../postgres/named-statement.js';
 
 // deadlock_detected, serialization_failure: the server rolled the whole transaction back.
 const isRolledBack = (error: unknown): boolean => ['40P01', '40001'].includes(String((error as { code?: unknown } | null)?.code));
@@ -27,4 +28,5 @@ export const postgresDialect: SqlDialect = {
   slotWrites: 'routines',
   slotRoutines: async (_db, names) => postgresSlotRoutines(names),
   dropSlotRoutines: dropPostgresSlotRoutines,
+  namedStatement,
 };

@@ -71,4 +71,9 @@ export interface SqlDialect {
   slotRoutines(db: AnyKysely, names: TableNames): Promise<string[]>;
   /** Drops those routines (if they exist). */
   dropSlotRoutines(names: TableNames): string[];
+  /**
+   * The SQL of a routine call sent as a named (prepared) statement, where the driver has them
+   * (PostgreSQL over `pg`); absent elsewhere. Used with `KyselyStoreOptions.preparedStatements`.
+   */
+  namedStatement?(text: string): string;
 }

@@ -15,7 +15,7 @@ import { postgresParamTypes } from './postgres-routines.js';
  * says to run the migrations (`createdBy`: the migration that creates it, when not the step routines').
  */
 export async function callRoutine<Row>(ctx: StoreContext, name: string, params: readonly RoutineParam[], args: (string | number | null)[], createdBy?: string): Promise<Row | undefined> {
-  const query = CompiledQuery.raw(callText(ctx.dialect.name, name, params), args);
+  const query = CompiledQuery.raw(ctx.routineSql(callText(ctx.dialect.name, name, params)), args);
   try {
     const { rows } = await retryRolledBack(ctx.dialect.isRolledBack, () => ctx.db.executeQuery<unknown>(query));
     const set = ctx.dialect.name === 'postgres' || !Array.isArray(rows[0]) ? rows : (rows[0] as unknown[]);

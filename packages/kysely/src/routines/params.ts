@@ -195,6 +195,15 @@ export interface RoutineNames {
 
 /** Routine names for a (validated) table prefix. */
 export function routineNames(prefix: string): RoutineNames {
+  // Asked on every step write: built once per prefix.
+  let names = namesByPrefix.get(prefix);
+  if (names === undefined) namesByPrefix.set(prefix, (names = Object.freeze(buildRoutineNames(prefix))));
+  return names;
+}
+
+const namesByPrefix = new Map<string, RoutineNames>();
+
+function buildRoutineNames(prefix: string): RoutineNames {
   return {
     stepInsert: `${prefix}step_insert`,
     stepTransition: `${prefix}step_transition`,

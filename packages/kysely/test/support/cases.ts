@@ -340,6 +340,34 @@ export function storeCases(target: Target): void {
       assert.deepEqual((await ctx.store.steps.load(run.id)).map((s) => [s.key, s.status]), [['a', 'succeeded'], ['b', 'running'], ['c', 'waiting']]);
     });
 
+    it('preparedStatements: PostgreSQL sends the step routines as named statements, with the same records; elsewhere INVALID_INPUT', async () => {
+      if (target.dialect !== 'postgres') {
+        assert.throws(() => createKyselyStore({ db: ctx.db, tablePrefix: ctx.prefix, preparedStatements: true }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+        return;
+      }
+      assert.throws(() => createKyselyStore({ db: ctx.db, tablePrefix: ctx.prefix, preparedStatements: 'yes' as never }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+      const write = async (store: WorkflowStore) => {
+        const run = await runningRun(store);
+        await store.steps.insert(run.id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 2, worker: 'w' }, T0);
+        await store.steps.transition(run.id, run.fence, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: { n: 1 } }, endAttempt: { status: 'succeeded', output: { n: 1 } } }, T0);
+        const b = await store.steps.insert(run.id, run.fence, { key: 'b', name: 'b', kind: 'task', seq: 1, status: 'succeeded', maxAttempts: 1, output: 'x', turn: 2, finishedAttempt: { status: 'succeeded', worker: 'w', startedAt: T0 } }, T0);
+        const again = await store.steps.insert(run.id, run.fence, { key: 'b', name: 'b', kind: 'task', seq: 1, status: 'running', maxAttempts: 1, worker: 'w' }, T0);
+        const strip = (r: { runId?: string }) => ({ ...r, runId: '' });
+        return { b: { ...b, step: strip(b.step) }, again: { ...again, step: strip(again.step) }, steps: (await store.steps.load(run.id)).map(strip), history: (await store.history.list(run.id)).map(strip) };
+      };
+      const plain = await write(ctx.store);
+      const { named, statements } = await ctx.db.connection().execute(async (conn) => {
+        const named = await write(createKyselyStore({ db: conn, tablePrefix: ctx.prefix, preparedStatements: true }));
+        const statements = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements order by statement`.execute(conn)).rows;
+        return { named, statements };
+      });
+      assert.deepEqual(named, plain);
+      assert.deepEqual(
+        statements.map((s) => [s.name.startsWith('cairn_'), /step_insert/.test(s.statement), /step_transition/.test(s.statement)]),
+        [[true, true, false], [true, false, true]],
+      );
+    });
+
     it('a deadlock victim is rolled back by the server and run again: both crossing transactions commit', { skip: target.dialect === 'sqlite' && 'SQLite writers queue on one lock; they cannot deadlock' }, async () => {
       // Two transactions lock two rows in opposite orders; on their first tries each waits for the
       // other to hold its first row, so the server must pick a victim (MySQL 1213, PostgreSQL
