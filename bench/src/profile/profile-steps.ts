@@ -1,5 +1,5 @@
 /**
- * `pnpm --filter @cairn/bench run profile:steps <memory|sqlite|postgres> [runs] [out.cpuprofile]`
+ * `pnpm --filter @cairn/bench run profile:steps <memory|sqlite|postgres> [runs] [out.cpuprofile] [--no-profile]`
  *
  * Runs `runs` (default 200) sequential 100-step inline runs (`startRun` + `result()`) on one store,
  * after a warm-up, with V8's CPU profiler (the one `node --cpu-prof` drives, here through
@@ -23,7 +23,12 @@ import { benchEngine, stepsWorkflow } from '../scenarios/workflows.js';
 const backend = process.argv[2] ?? 'memory';
 const runs = Number(process.argv[3] ?? 200);
 const STEPS = 100;
-const out = resolve(process.argv[4] ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'results', 'profiles', `${backend}.cpuprofile`));
+const outArg = process.argv[4];
+const out = resolve(
+  outArg !== undefined && !outArg.startsWith('--')
+    ? outArg
+    : join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'results', 'profiles', `${backend}.cpuprofile`),
+);
 
 const stops: (() => Promise<void>)[] = [];
 async function open(): Promise<WorkflowStore> {
@@ -55,19 +60,25 @@ try {
   await batch(Math.max(5, runs / 10));
   // V8's CPU profiler (what `node --cpu-prof` runs), started after the warm-up so that module
   // loading and compilation stay out of the profile.
+  // `--no-profile`: only the CPU per step (the profiler itself costs CPU).
+  const profiling = !process.argv.includes('--no-profile');
   const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 100 });
-  await session.post('Profiler.start');
+  if (profiling) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    await session.post('Profiler.start');
+  }
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   await batch(runs);
   const cpu = process.cpuUsage(c0);
-  const { profile } = await session.post('Profiler.stop');
-  session.disconnect();
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify(profile));
+  if (profiling) {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, JSON.stringify(profile));
+  }
   const steps = runs * STEPS;
   process.stdout.write(
     `${backend}: ${runs} runs of ${STEPS} steps: ${(((performance.now() - t0) * 1000) / steps).toFixed(1)} µs wall, ${((cpu.user + cpu.system) / steps).toFixed(1)} µs CPU per step (profile: ${out})\n`,

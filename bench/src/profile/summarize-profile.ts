@@ -27,7 +27,10 @@ const GROUPS: [string, (url: string, fn: string) => boolean][] = [
   ['idle (waiting for I/O)', (_u, f) => f === '(idle)'],
   ['garbage collection', (_u, f) => f === '(garbage collector)'],
   ['tsx transpiler helpers (`__name`: source runs only)', (u, f) => f === '__name' || u.includes('/tsx/') || u.includes('/esbuild/')],
-  ['serialization (JSON)', (u, f) => u.includes('/core/src/serialization/') || u.includes('/codec/') || (u === '' && /^(stringify|parse|JSONSerialize|JSONParse)$/.test(f))],
+  [
+    'serialization (JSON)',
+    (u, f) => u.includes('/core/src/serialization/') || u.includes('/codec/') || (u === '' && /^(stringify|parse|JSONSerialize|JSONParse)$/.test(f)),
+  ],
   ['diagnostics / logging', (u) => u.includes('/core/src/observe/') || u.includes('/core/src/logging/') || u.includes('diagnostics_channel')],
   ['engine (@cairn/core engine)', (u) => u.includes('/core/src/engine/') || u.includes('/core/src/errors/') || u.includes('/core/src/clock/')],
   ['memory store (@cairn/core, structuredClone included)', (u, f) => u.includes('/core/src/memory/') || f === 'structuredClone'],
@@ -35,10 +38,26 @@ const GROUPS: [string, (url: string, fn: string) => boolean][] = [
   ['other @cairn/core', (u) => u.includes('/core/src/')],
   ['Kysely store (@cairn/kysely)', (u) => u.includes('/packages/kysely/src/')],
   ['Kysely query building / compiling', (u) => /node_modules\/(\.pnpm\/)?kysely/.test(u)],
-  ['pg driver (pg, pg-protocol, pg-types, pg-pool)', (u) => /node_modules\/.*\/(pg|pg-protocol|pg-types|pg-pool|pg-connection-string|postgres-[a-z]+)\//.test(u)],
+  [
+    'pg driver (pg, pg-protocol, pg-types, pg-pool)',
+    (u) => /node_modules\/.*\/(pg|pg-protocol|pg-types|pg-pool|pg-connection-string|postgres-[a-z]+)\//.test(u),
+  ],
   ['better-sqlite3 (SQLite, in-process)', (u) => u.includes('better-sqlite3')],
-  ['promises / microtasks / timers', (u, f) => u.includes('node:internal/timers') || u.includes('node:timers') || u.includes('node:internal/process/task_queues') || /^(\(program\)|runMicrotasks|processTicksAndRejections)$/.test(f) || (u === '' && /Promise|then|resolve|reject|await/i.test(f))],
-  ['node socket / stream I/O', (u) => /node:(net|internal\/(stream|streams|net|buffer|event_target|events|abort_controller|util)|stream|events|buffer)/.test(u) || u.includes('node:internal/stream_base_commons')],
+  [
+    'promises / microtasks / timers',
+    (u, f) =>
+      u.includes('node:internal/timers') ||
+      u.includes('node:timers') ||
+      u.includes('node:internal/process/task_queues') ||
+      /^(\(program\)|runMicrotasks|processTicksAndRejections)$/.test(f) ||
+      (u === '' && /Promise|then|resolve|reject|await/i.test(f)),
+  ],
+  [
+    'node socket / stream I/O',
+    (u) =>
+      /node:(net|internal\/(stream|streams|net|buffer|event_target|events|abort_controller|util)|stream|events|buffer)/.test(u) ||
+      u.includes('node:internal/stream_base_commons'),
+  ],
   ['bench harness', (u) => u.includes('/bench/src/')],
 ];
 
@@ -96,7 +115,12 @@ process.stdout.write(`| group | self time (ms) | share of CPU |\n| --- | ---: | 
 for (const [name, us] of [...groups].sort((a, b) => b[1] - a[1])) {
   process.stdout.write(`| ${name} | ${ms(us)} | ${name.startsWith('idle') ? '–' : pct(us)} |\n`);
 }
-process.stdout.write(`| **CPU (all but idle)** | **${ms(busy)}** | 100 % |\n\nTop ${top} functions by self time:\n\n| function | self (ms) | share |\n| --- | ---: | ---: |\n`);
-for (const [name, us] of [...functions].filter(([n]) => !n.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+process.stdout.write(
+  `| **CPU (all but idle)** | **${ms(busy)}** | 100 % |\n\nTop ${top} functions by self time:\n\n| function | self (ms) | share |\n| --- | ---: | ---: |\n`,
+);
+for (const [name, us] of [...functions]
+  .filter(([n]) => !n.startsWith('(idle)'))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, top)) {
   process.stdout.write(`| \`${name}\` | ${ms(us)} | ${pct(us)} |\n`);
 }

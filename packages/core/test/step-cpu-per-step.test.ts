@@ -131,16 +131,23 @@ describe('Clock.setTimer', () => {
     await clock.advance(1);
     assert.deepEqual(fired, ['s50', 't100']);
     assert.equal(clock.pendingTimers, 0);
-    assert.throws(() => clock.setTimer(Number.NaN, () => {}), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+    assert.throws(
+      () => clock.setTimer(Number.NaN, () => {}),
+      (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+    );
   });
 
   it('the system clock waits in slices and a cancel stops it', async () => {
     const order: string[] = [];
     await new Promise<void>((resolve) => {
-      timerInSlices(30, () => {
-        order.push('fired');
-        resolve();
-      }, 7);
+      timerInSlices(
+        30,
+        () => {
+          order.push('fired');
+          resolve();
+        },
+        7,
+      );
     });
     const cancel = timerInSlices(5, () => order.push('late'), 2);
     cancel();

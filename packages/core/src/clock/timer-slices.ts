@@ -45,8 +45,13 @@ export function sleepInSlices(ms: number, signal?: AbortSignal, maxSlice: number
  */
 export function timerInSlices(ms: number, fire: () => void, maxSlice: number = MAX_TIMER_MS): () => void {
   const limit = maxSlice >= 1 && maxSlice <= MAX_TIMER_MS ? maxSlice : MAX_TIMER_MS;
-  // biome-ignore lint/complexity/useMathMinMax: a NaN duration must fire on the next turn, where Math.max would keep the NaN
-  let left = ms > 0 ? ms : 0;
+  if (!(ms > limit)) {
+    // One slice (the usual case): one timer, no bookkeeping.
+    // biome-ignore lint/complexity/useMathMinMax: a NaN duration must fire on the next turn, where Math.max would keep the NaN
+    const single = setTimeout(fire, ms > 0 ? ms : 0);
+    return () => clearTimeout(single);
+  }
+  let left = ms;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (): void => {
     const slice = Math.min(left, limit);

@@ -92,8 +92,18 @@ export function decideRetry(policy: RetryPolicy, error: unknown, attempt: number
  * Throws `INVALID_INPUT` like `resolveRetryPolicy`.
  */
 export function resolveStepRetry(step: RetryOptions, defaults: RetryOptions | undefined): RetryPolicy {
+  if (step.retries === undefined && step.backoff === undefined && step.retryIf === undefined) {
+    // Most steps set none of the three: their policy is the engine default's, resolved once.
+    const key = defaults ?? NO_DEFAULTS;
+    let policy = defaultPolicies.get(key);
+    if (policy === undefined) defaultPolicies.set(key, (policy = Object.freeze(resolveRetryPolicy(defaults?.retries, defaults?.backoff, defaults?.retryIf))));
+    return policy;
+  }
   return resolveRetryPolicy(step.retries ?? defaults?.retries, step.backoff ?? defaults?.backoff, step.retryIf ?? defaults?.retryIf);
 }
+
+const NO_DEFAULTS: RetryOptions = {};
+const defaultPolicies = new WeakMap<RetryOptions, RetryPolicy>();
 
 /**
  * Resolves `retries` (extra attempts after the first), `backoff` and `retryIf` into a policy whose every wait
