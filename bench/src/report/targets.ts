@@ -132,6 +132,16 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
     });
   }
   for (const d of results.storeDispatch ?? []) {
+    // Decision 40: one listening worker claims each signalled run. Every listener claiming would
+    // make N claims per execution with N workers; a roster still settling may add a duplicate.
+    const most = Math.max(...d.byWorkers.map((w) => w.claimsPerExecution));
+    out.push({
+      target: 'without a broker: ≤ 1.25 claims per execution at every worker count (one worker claims each signalled run)',
+      subject: `${d.store} (${d.mechanism})`,
+      measured: d.byWorkers.map((w) => `${w.workers}: ${fmt(w.claimsPerExecution, 2)}`).join(' / '),
+      holds: most <= 1.25,
+      enforced: true,
+    });
     const worst = Math.max(...d.byWorkers.map((w) => w.pickupP50Ms));
     out.push({
       target: 'without a broker: a run started in another process picked up ≤ 50 ms at p50',

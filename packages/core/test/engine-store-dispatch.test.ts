@@ -20,7 +20,8 @@ function countedSignals(store: WorkflowStore): { store: WorkflowStore; notified:
   let listening = 0;
   const counted: StoreSignals = {
     notify: (topic, message) => {
-      notified.push(message);
+      // Run wake-ups only: a worker's one-off announcements of itself (decision 40) are not per run.
+      if (!message.startsWith('["~worker"')) notified.push(message);
       return signals.notify(topic, message);
     },
     listen: async (topic, onSignal) => {
@@ -159,6 +160,83 @@ describe('a local queue passed in is shared, not replaced by the store', () => {
       await api.stop();
       await work.stop();
       await queue.close();
+    }
+  });
+});
+
+/** The store with its `runs.claim` calls counted (every engine given it shares the count). */
+function countedClaims(store: WorkflowStore): { store: WorkflowStore; claims: () => number } {
+  let claims = 0;
+  const runs = new Proxy(store.runs, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (property !== 'claim' || typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        claims += 1;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { store: Object.assign(Object.create(store) as WorkflowStore, { runs }), claims: () => claims };
+}
+
+describe('one listening worker claims each signalled run (decision 40)', () => {
+  it('with four listening workers, each run started elsewhere is claimed about once, not four times', async () => {
+    const wf = defineWorkflow('sd-herd', async (ctx, n: number) => ctx.step('double', () => n * 2));
+    const memory = createMemoryStore();
+    const counted = countedClaims(memory);
+    const options = { store: counted.store, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, logger: quiet };
+    const workers = Array.from({ length: 4 }, () => createEngine(options));
+    const api = createEngine(options);
+    // Each worker answers every later one's join with `here` (3 + 2 + 1): once all six arrived,
+    // every worker knows the others.
+    const heres: string[] = [];
+    const stopWatching = await memory.signals!.listen('runs', (m) => void (m?.includes('"here"') && heres.push(m)));
+    for (const worker of workers) await worker.start();
+    await api.start({ workers: false });
+    for (let i = 0; i < 1000 && heres.length < 6; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await stopWatching();
+    assert.equal(heres.length, 6);
+    try {
+      const runs = 40;
+      const handles = [];
+      for (let i = 0; i < runs; i++) handles.push(await api.startRun(wf, i));
+      for (const [i, handle] of handles.entries()) assert.equal(await api.result(handle.id, { timeout: BOUND }), i * 2);
+      // One claim per run; every listener claiming would make 160.
+      assert.ok(counted.claims() <= runs + 4, `${counted.claims()} claims for ${runs} runs over 4 listening workers`);
+      // A worker that stops leaves: its share goes to the others at once, not after a recovery pass.
+      await workers.pop()!.stop();
+      const more = [];
+      for (let i = 0; i < 12; i++) more.push(await api.startRun(wf, i));
+      for (const [i, handle] of more.entries()) assert.equal(await api.result(handle.id, { timeout: BOUND }), i * 2);
+    } finally {
+      await api.stop();
+      for (const worker of workers) await worker.stop();
+    }
+  });
+
+  it('a worker that vanished without leaving is dropped once a recovery pass finds a run signalled to it still due', async () => {
+    const wf = defineWorkflow('sd-ghost', async (ctx, n: number) => ctx.step('double', () => n * 2));
+    const memory = createMemoryStore();
+    // Short passes: the run signalled to the ghost is only found by one.
+    const options = { store: memory, workflows: [wf], recoveryIntervalMs: 200, logger: quiet };
+    const worker = createEngine(options);
+    const api = createEngine(options);
+    await worker.start();
+    await api.start({ workers: false });
+    // A listening worker that announced itself and then died (SIGKILL: no leave).
+    await memory.signals!.notify('runs', JSON.stringify(['~worker', 'ghost', 'join', ['sd-ghost']]));
+    try {
+      const handles = [];
+      for (let i = 0; i < 20; i++) handles.push(await api.startRun(wf, i));
+      // About half hash to the ghost: they wait for a recovery pass, which also drops the ghost.
+      for (const [i, handle] of handles.entries()) assert.equal(await api.result(handle.id, { timeout: BOUND }), i * 2);
+      const later = [];
+      for (let i = 0; i < 20; i++) later.push(await api.startRun(wf, i));
+      for (const [i, handle] of later.entries()) assert.equal(await api.result(handle.id, { timeout: BOUND }), i * 2);
+    } finally {
+      await api.stop();
+      await worker.stop();
     }
   });
 });

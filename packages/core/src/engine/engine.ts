@@ -21,6 +21,7 @@ import { executeStepJob, type StepJob } from './execute-step-job.js';
 import { computeQueueNames, type WorkflowQueues } from './queue-names.js';
 import { ResultWaiter } from './result-waiter.js';
 import { StoreWakeups } from './store-wakeups.js';
+import { WorkerRoster } from './worker-roster.js';
 import { uuidv7 } from './uuid.js';
 import { WorkflowRegistry } from './workflow-registry.js';
 import { checkDeclaredSchedules } from '../schedule/check-declared-schedules.js';
@@ -172,6 +173,8 @@ export function createEngine(options: EngineOptions): Engine {
   let withoutWorkers = false;
   const storeDispatch = () => ownsQueue && withoutWorkers;
   let stopListening: (() => Promise<void>) | undefined;
+  // While listening: the other listening workers, so that one of them claims each signalled run.
+  let roster: WorkerRoster | undefined;
 
   const rt: EngineRuntime = {
     store: options.store,
@@ -245,6 +248,8 @@ export function createEngine(options: EngineOptions): Engine {
   const recover = async (): Promise<number> => {
     const due = await rt.store.runs.findDue(clock.now(), 500);
     for (const run of due) {
+      // A run signalled to another worker and still due: that worker is gone (or far behind).
+      roster?.overdue(run.id, clock.now(), recoveryIntervalMs);
       await rt.dispatchRun(run);
       if (rt.lifecycle.recovery) rt.lifecycle.recovered({ type: 'recovery.dispatched', runId: run.id, workflow: run.workflow, reason: run.reason, workerId, at: clock.now() });
     }
@@ -341,6 +346,8 @@ export function createEngine(options: EngineOptions): Engine {
           seen.add(queues.orchestrator).add(queues.step);
         }
         if (storeIsQueue && wakeups.available) {
+          const members = new WorkerRoster(workerId, registry.names());
+          roster = members;
           stopListening = await untilReachable('listening for wake-ups', wait, () =>
             wakeups.listen({
               run: (runId, workflow, cancel) => {
@@ -348,6 +355,8 @@ export function createEngine(options: EngineOptions): Engine {
                 if (!registry.current(workflow)) return;
                 // Executing here: the cancel reaches its running bodies now, not at the next renewal.
                 if (cancel && rt.executing.has(runId)) void observeCancelElsewhere(runId);
+                // Every listening worker gets the signal; one claims the run (decision 40).
+                if (!members.claims(runId, workflow, clock.now())) return;
                 rt.dispatchRun({ id: runId, workflow }).catch((error) => {
                   if (started) rt.logger.error({ runId, workflow, workerId, err: error }, `Run ${runId}: dispatch after a wake-up failed`);
                 });
@@ -355,12 +364,24 @@ export function createEngine(options: EngineOptions): Engine {
               abort: (runId) => {
                 if (rt.executing.has(runId)) void observeCancelElsewhere(runId);
               },
-              sweep: () => void sweep(),
+              sweep: () => {
+                void sweep();
+                // Announcements may have been missed too: the others answer a join with `here`.
+                void wakeups.announce('join', workerId, registry.names());
+              },
+              member: (id, kind, workflows) => {
+                if (id === workerId) return;
+                if (kind === 'leave') return members.remove(id);
+                members.add(id, workflows);
+                if (kind === 'join') void wakeups.announce('here', workerId, registry.names());
+              },
             }),
           );
+          await wakeups.announce('join', workerId, registry.names());
         }
       } catch (error) {
         // A start that gave up leaves no worker running, so a later start() begins afresh.
+        roster = undefined;
         await Promise.allSettled(workers.splice(0).map((worker) => worker.stop()));
         started = false;
         throw error;
@@ -395,6 +416,9 @@ export function createEngine(options: EngineOptions): Engine {
       recoveryLoop?.abort();
       const listening = stopListening;
       stopListening = undefined;
+      // The others take this worker's share of signalled runs at once.
+      if (roster !== undefined) await wakeups.announce('leave', workerId, []);
+      roster = undefined;
       await listening?.().catch((error: unknown) => rt.logger.error({ workerId, err: error }, 'stopping the wake-up listener failed'));
       const drained = Promise.all([...workers.splice(0).map((w) => w.stop()), ...inlineRuns]).then(() => undefined);
       let finished = await settlesWithin(clock, drained, graceMs);

@@ -18,7 +18,22 @@ export interface WakeHandlers {
   abort(runId: string): void;
   /** Wake-ups may have been missed (the listener reconnected): dispatch every due run. */
   sweep(): void;
+  /**
+   * A listening worker announced itself (`join` when it starts listening, `here` in answer to a
+   * join) or its end (`leave`), with the workflows it runs (see `WorkerRoster`).
+   */
+  member(id: string, kind: MemberAnnouncement, workflows: readonly string[] | undefined): void;
 }
+
+/** What a worker says about itself on the wake-up topic. */
+export type MemberAnnouncement = 'join' | 'here' | 'leave';
+
+// The first element of a member announcement: not a run id (the engine's ids are UUIDs), and an
+// announcement has four elements, which engines before decision 40 ignore.
+const MEMBER = '~worker';
+// A signal is at most 1000 characters (StoreSignals.notify): a longer workflow list is left out,
+// and the worker is then counted as running every workflow.
+const MAX_SIGNAL = 1000;
 
 /**
  * Wake-ups through the store (`WorkflowStore.signals`), for engines whose queue does not cross
@@ -52,12 +67,31 @@ export class StoreWakeups {
     }
   }
 
+  /**
+   * Tells the other listening workers that this one (`workerId`, running `workflows`) started
+   * listening, is here, or leaves. Never rejects: a lost announcement costs duplicate claims or a
+   * run left to a recovery pass (see `WorkerRoster`), which are logged as nothing here.
+   */
+  async announce(kind: MemberAnnouncement, workerId: string, workflows: readonly string[]): Promise<void> {
+    const signals = this.store.signals;
+    if (!signals) return;
+    let message = JSON.stringify([MEMBER, workerId, kind, workflows]);
+    if (message.length > MAX_SIGNAL) message = JSON.stringify([MEMBER, workerId, kind, null]);
+    try {
+      await signals.notify(WAKE_TOPIC, message);
+    } catch (error) {
+      this.logger.warn({ workerId, err: error }, `announcing this worker (${kind}) to the others failed; runs signalled meanwhile may be claimed twice or wait for a recovery pass`);
+    }
+  }
+
   /** Listens for wake-ups until the returned function is called; rejects as `signals.listen` does. */
   listen(handlers: WakeHandlers): Promise<() => Promise<void>> {
     const signals = this.store.signals;
     if (!signals) return Promise.resolve(async () => {});
     return signals.listen(WAKE_TOPIC, (message) => {
       if (message === undefined) return handlers.sweep();
+      const member = parseMember(message);
+      if (member) return handlers.member(member[0], member[1], member[2]);
       const wake = parseWake(message);
       // Anything else on the topic (another program, a newer format) is not ours to act on.
       if (!wake) return;
@@ -78,4 +112,19 @@ function parseWake(message: string): [string, string, string?] | undefined {
     // Not JSON: ignored below.
   }
   return undefined;
+}
+
+/** `['~worker', id, kind, workflows | null]`; anything else is not an announcement. */
+function parseMember(message: string): [string, MemberAnnouncement, string[] | undefined] | undefined {
+  if (!message.startsWith(`["${MEMBER}"`)) return undefined;
+  try {
+    const value: unknown = JSON.parse(message);
+    if (!Array.isArray(value) || value.length !== 4 || typeof value[1] !== 'string') return undefined;
+    const kind = value[2];
+    if (kind !== 'join' && kind !== 'here' && kind !== 'leave') return undefined;
+    const workflows = Array.isArray(value[3]) && value[3].every((w) => typeof w === 'string') ? (value[3] as string[]) : undefined;
+    return [value[1], kind, workflows];
+  } catch {
+    return undefined;
+  }
 }
