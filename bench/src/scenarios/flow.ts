@@ -53,7 +53,14 @@ const tenants = defineWorkflow('bench-flow-tenants', async (ctx, input: { tenant
 });
 const FLOW_WORKFLOWS = [plain, limited, rated, tenants];
 
-async function costOf(backend: BackendInstance, engine: Engine, probeCalls: () => Record<string, number>, workflow: typeof plain, variant: LimitedStartCost['variant'], runs: number): Promise<LimitedStartCost> {
+async function costOf(
+  backend: BackendInstance,
+  engine: Engine,
+  probeCalls: () => Record<string, number>,
+  workflow: typeof plain,
+  variant: LimitedStartCost['variant'],
+  runs: number,
+): Promise<LimitedStartCost> {
   // One warm-up run: first-use costs (a version row, a prepared statement) are not the run's.
   await (await engine.startRun(workflow, null, { mode: 'inline' })).result();
   const rt0 = backend.counter.snapshot().total;
@@ -106,7 +113,11 @@ export async function flowControl(backend: BackendInstance, options: FlowOptions
   return { runs: options.runs, costs, fairness };
 }
 
-async function keyFairness(backend: BackendInstance, probe: { store: Parameters<typeof benchEngine>[0]; finishedAt: Map<string, number>; trackRuns: boolean }, options: FlowOptions): Promise<KeyFairness> {
+async function keyFairness(
+  backend: BackendInstance,
+  probe: { store: Parameters<typeof benchEngine>[0]; finishedAt: Map<string, number>; trackRuns: boolean },
+  options: FlowOptions,
+): Promise<KeyFairness> {
   const worker = benchEngine(probe.store, { recovering: true, workflows: FLOW_WORKFLOWS, concurrency: options.concurrency });
   const big: string[] = [];
   const small: string[] = [];

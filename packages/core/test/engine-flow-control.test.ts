@@ -5,7 +5,18 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
-import { CAIRN_CHANNELS, CairnError, createEngine, createLocalQueue, createMemoryStore, defineWorkflow, type Queue, type RunLifecycleEvent, type SendOptions, type WorkflowStore } from '@cairn/core';
+import {
+  CAIRN_CHANNELS,
+  CairnError,
+  createEngine,
+  createLocalQueue,
+  createMemoryStore,
+  defineWorkflow,
+  type Queue,
+  type RunLifecycleEvent,
+  type SendOptions,
+  type WorkflowStore,
+} from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 
 const quiet = { warn: () => {}, error: () => {} };
@@ -37,7 +48,10 @@ describe('engine flow control', () => {
     const store = withoutSlots(createMemoryStore());
     for (const options of [{ concurrency: { limit: 1 } }, { rateLimit: { limit: 1, period: '1s' as const } }]) {
       const limited = defineWorkflow('limited', async () => 1, options);
-      assert.throws(() => createEngine({ store, workflows: [limited], logger: quiet }), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
+      assert.throws(
+        () => createEngine({ store, workflows: [limited], logger: quiet }),
+        (error: unknown) => CairnError.is(error, 'INVALID_INPUT'),
+      );
     }
     // Without limits it is fine.
     createEngine({ store, workflows: [defineWorkflow('free', async () => 1)], logger: quiet });
@@ -46,12 +60,16 @@ describe('engine flow control', () => {
   it('timings.slotRecheckMs must be a duration of at least 1 ms (INVALID_INPUT otherwise: 0 would spin)', () => {
     const store = createMemoryStore();
     for (const slotRecheckMs of [0, -1, Number.NaN, '1s']) {
-      assert.throws(() => createEngine({ store, workflows: [], logger: quiet, timings: { slotRecheckMs: slotRecheckMs as number } }), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'), String(slotRecheckMs));
+      assert.throws(
+        () => createEngine({ store, workflows: [], logger: quiet, timings: { slotRecheckMs: slotRecheckMs as number } }),
+        (error: unknown) => CairnError.is(error, 'INVALID_INPUT'),
+        String(slotRecheckMs),
+      );
     }
     createEngine({ store, workflows: [], logger: quiet, timings: { slotRecheckMs: 1 } });
   });
 
-  it('a run\'s priority goes with its start, its wake-up after a sleep, its queued steps and its children, which inherit it', async () => {
+  it("a run's priority goes with its start, its wake-up after a sleep, its queued steps and its children, which inherit it", async () => {
     const clock = new ManualClock({ start: Date.UTC(2026, 11, 3) });
     const { queue, sent } = recordingQueue(clock);
     const child = defineWorkflow('child', async () => 'child done');
@@ -72,9 +90,13 @@ describe('engine flow control', () => {
       assert.equal((await store.runs.get(run.id))?.status, 'completed');
       const { runs } = await store.runs.list({ workflow: 'child', limit: 10 });
       assert.equal(runs.length, 1);
-      assert.equal((await store.runs.get(runs[0]!.id))?.priority, 7, 'the child took its parent\'s priority');
+      assert.equal((await store.runs.get(runs[0]!.id))?.priority, 7, "the child took its parent's priority");
       assert.ok(sent.length >= 4, `a start, a wake-up, a step job and a child start at least: ${JSON.stringify(sent)}`);
-      assert.deepEqual(sent.filter((s) => s.priority !== 7), [], 'every job was sent at priority 7');
+      assert.deepEqual(
+        sent.filter((s) => s.priority !== 7),
+        [],
+        'every job was sent at priority 7',
+      );
       // Priority 0 is the default: sent with none.
       const plain = await engine.startRun(child, null);
       assert.equal(sent.at(-1)?.runId, plain.id);
@@ -90,7 +112,9 @@ describe('engine flow control', () => {
     const onRun = (message: unknown) => void events.push(message as RunLifecycleEvent);
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const one = defineWorkflow('one-at-a-time', async (ctx, first: boolean) => ctx.step('work', () => (first ? gate : undefined)), { concurrency: { limit: 1 } });
+    const one = defineWorkflow('one-at-a-time', async (ctx, first: boolean) => ctx.step('work', () => (first ? gate : undefined)), {
+      concurrency: { limit: 1 },
+    });
     const store = createMemoryStore();
     const engine = createEngine({ store, workflows: [one], logger: quiet, recoveryIntervalMs: 3_600_000 });
     subscribe(CAIRN_CHANNELS.run, onRun);

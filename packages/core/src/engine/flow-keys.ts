@@ -36,7 +36,10 @@ function slotKey(kind: string, workflow: string, option: string, keyOf: ((input:
   try {
     key = keyOf(input);
   } catch (error) {
-    throw new CairnError('INVALID_INPUT', `${what} threw for this input: ${error instanceof Error ? error.message : String(error)}`, { cause: error, data: { argument: what } });
+    throw new CairnError('INVALID_INPUT', `${what} threw for this input: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+      data: { argument: what },
+    });
   }
   return `${prefix}:${checkIdentifier(what, key, MAX_SLOT_KEY - prefix.length - 1)}`;
 }

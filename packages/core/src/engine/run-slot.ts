@@ -51,7 +51,10 @@ export class RunSlot {
     try {
       this.next = await this.slots.release(this.key, this.run.id, this.rt.clock.now());
     } catch (error) {
-      this.rt.logger.warn({ runId: this.run.id, workflow: this.run.workflow, workerId: this.rt.workerId, err: error }, `Run ${this.run.id}: releasing its concurrency slot failed; it frees itself when its lease ends`);
+      this.rt.logger.warn(
+        { runId: this.run.id, workflow: this.run.workflow, workerId: this.rt.workerId, err: error },
+        `Run ${this.run.id}: releasing its concurrency slot failed; it frees itself when its lease ends`,
+      );
     }
   }
 
@@ -67,7 +70,10 @@ export class RunSlot {
       await this.rt.store.runs.wake(next, this.rt.clock.now());
       await this.rt.dispatchRun({ id: next, workflow: this.run.workflow });
     } catch (error) {
-      this.rt.logger.warn({ runId: next, workflow: this.run.workflow, workerId: this.rt.workerId, err: error }, `Run ${next}: waking it for a freed concurrency slot failed; it looks again at its recheck`);
+      this.rt.logger.warn(
+        { runId: next, workflow: this.run.workflow, workerId: this.rt.workerId, err: error },
+        `Run ${next}: waking it for a freed concurrency slot failed; it looks again at its recheck`,
+      );
     }
   }
 }
@@ -78,9 +84,13 @@ export function checkFlowStore(store: WorkflowStore, workflows: readonly Workflo
   if (store.slots !== undefined) return;
   const limited = workflows.find((def) => def.options.concurrency !== undefined || def.options.rateLimit !== undefined);
   if (limited === undefined) return;
-  throw new CairnError('INVALID_INPUT', `Workflow ${JSON.stringify(limited.name)} has a concurrency or rate limit, but store ${store.name} has no slots to enforce it with`, {
-    data: { workflow: limited.name, store: store.name },
-  });
+  throw new CairnError(
+    'INVALID_INPUT',
+    `Workflow ${JSON.stringify(limited.name)} has a concurrency or rate limit, but store ${store.name} has no slots to enforce it with`,
+    {
+      data: { workflow: limited.name, store: store.name },
+    },
+  );
 }
 
 /**
@@ -110,16 +120,29 @@ export async function enterFlow(rt: EngineRuntime, run: RunRecord, def: Workflow
   const line = { priority: run.priority ?? 0, queuedAt: run.createdAt };
   if (keys.rate !== undefined && rateLimit !== undefined && recordedSteps === 0 && !onlyEnds) {
     const periodMs = toMilliseconds(rateLimit.period);
-    const grant = await slots.acquire({ key: keys.rate, limit: rateLimit.limit, holder: run.id, expiresAt: now + periodMs, wait: { ...line, expiresAt: now + periodMs + recheckMs } }, now);
+    const grant = await slots.acquire(
+      { key: keys.rate, limit: rateLimit.limit, holder: run.id, expiresAt: now + periodMs, wait: { ...line, expiresAt: now + periodMs + recheckMs } },
+      now,
+    );
     if (!grant.acquired) {
-      return { kind: 'wait', wakeAt: earliest(Math.max(now + 1, grant.freeAt ?? now + Math.min(periodMs, recheckMs)), run.deadline) as number, reason: 'rate-limit' };
+      return {
+        kind: 'wait',
+        wakeAt: earliest(Math.max(now + 1, grant.freeAt ?? now + Math.min(periodMs, recheckMs)), run.deadline) as number,
+        reason: 'rate-limit',
+      };
     }
   }
   if (keys.concurrency === undefined || concurrency === undefined) return { kind: 'enter', limited: true };
   if (onlyEnds) return { kind: 'enter', limited: true, slot: new RunSlot(rt, slots, keys.concurrency, run, false) };
   const leaseEnd = run.lease?.expiresAt ?? now + rt.timings.leaseMs;
   const grant = await slots.acquire(
-    { key: keys.concurrency, limit: concurrency.limit, holder: run.id, expiresAt: leaseEnd, wait: { ...line, expiresAt: now + recheckMs + rt.timings.leaseMs } },
+    {
+      key: keys.concurrency,
+      limit: concurrency.limit,
+      holder: run.id,
+      expiresAt: leaseEnd,
+      wait: { ...line, expiresAt: now + recheckMs + rt.timings.leaseMs },
+    },
     now,
   );
   if (grant.acquired) return { kind: 'enter', limited: true, slot: new RunSlot(rt, slots, keys.concurrency, run, true) };
