@@ -1,9 +1,10 @@
 /**
  * What the proof's driver and workers share: the pairing config, the 10-step workflow, and how a
- * process opens its store, queue and engine.
+ * process opens its store, queue and engine (with the limited workflow of `limited-workflow.ts`).
  */
 import { appendFileSync } from 'node:fs';
 import { createEngine, defineWorkflow, type Engine, type Queue, type QueueStrategy, type WorkflowStore } from '@cairn/core';
+import { limitedWorkflow } from './limited-workflow.js';
 import { bullmqQueue, ioredis, kysely, kyselyPostgres, kyselyStore, pg, pgBossQueue, redisStore } from './deps.js';
 
 /** `postgres+store`: no broker — each process's own local queue, runs handed over through the store (LISTEN/NOTIFY). */
@@ -19,6 +20,10 @@ export interface ProofConfig {
   prefix: string;
   /** The file every step body appends `runId\tkey\n` to. */
   countsFile: string;
+  /** The folder of the limited runs' ledgers, one file per worker process. */
+  ledgerDir: string;
+  /** How long the limited workflow's step body works, in ms. */
+  limitedWorkMs: number;
 }
 
 export const STEPS = 10;
@@ -118,7 +123,7 @@ export async function openEngine(config: ProofConfig, workerId: string): Promise
   const engine = createEngine({
     store: s.store,
     ...(queue ? { queue } : {}),
-    workflows: [proofWorkflow(config.countsFile)],
+    workflows: [proofWorkflow(config.countsFile), limitedWorkflow(config.ledgerDir, config.limitedWorkMs)],
     workerId,
     queueStrategy: config.strategy,
     timings: TIMINGS,

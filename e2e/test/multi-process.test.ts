@@ -1,7 +1,9 @@
 /**
  * The multi-process proof (e2e/proof/run-proof.ts) at CI size: per pairing, four worker processes,
- * 60 runs of a 10-step workflow, three SIGKILLs; the driver checks the store and the queue and
- * exits non-zero on any failed check. The 500-run figures are in docs/reliability.md.
+ * 60 runs of a 10-step workflow and 24 runs limited to 2 at once per tenant over 3 tenants, three
+ * SIGKILLs, each of a worker running a limited body; the driver checks the store, the queue and
+ * the limited runs' ledgers, and exits non-zero on any failed check. The 500-run figures are in
+ * docs/reliability.md.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -28,7 +30,7 @@ function runProof(args: string[], stepMs: string): Promise<{ code: number | null
 
 const required = (process.env.CAIRN_TEST_REQUIRE ?? '').split(',').map((s) => s.trim());
 
-describe('multi-process proof: 4 workers, 60 runs x 10 steps, 3 SIGKILLs', () => {
+describe('multi-process proof: 4 workers, 60 runs x 10 steps + 24 limited runs, 3 SIGKILLs', () => {
   for (const [pairing, service, stepMs] of [
     // 400 ms per step: about 10 s per proof, long enough for three kills 1.5-2.5 s apart (with
     // one write per inline step, pg-boss finished 60 runs in 5.5 s and the store in 3 s, before
@@ -39,7 +41,12 @@ describe('multi-process proof: 4 workers, 60 runs x 10 steps, 3 SIGKILLs', () =>
     ['postgres+store', 'postgres', '400'],
   ] as const) {
     it(`${pairing} (per-workflow)`, { timeout: 180_000 }, async (t) => {
-      const result = await runProof(['--pairing', pairing, '--runs', '60', '--kills', '3', '--timeout-s', '120'], stepMs);
+      // 24 limited runs of 1.5 s bodies, 8 per tenant at 2 at once: at least 6 s of limited work
+      // per tenant, so limited runs are still in flight when the third kill is due (2.5 s apart).
+      const result = await runProof(
+        ['--pairing', pairing, '--runs', '60', '--limited', '24', '--limited-ms', '1500', '--kills', '3', '--timeout-s', '120'],
+        stepMs,
+      );
       const noServer = /error: Error: no (PostgreSQL|Redis):/.exec(result.stdout);
       if (noServer && !required.includes(service) && !required.includes('all')) {
         t.skip(`no ${service} server`);
@@ -49,13 +56,18 @@ describe('multi-process proof: 4 workers, 60 runs x 10 steps, 3 SIGKILLs', () =>
       t.diagnostic(row ?? '(no summary row)');
       assert.equal(result.code, 0, `driver failed:\n${result.stdout}\n${result.stderr.slice(-4000)}`);
       const cells = row!.split('|').map((c) => c.trim());
-      // | pairing | strategy | runs | steps | workers | SIGKILLs | bodies | re-executed | attempt>1 | wall | jobs left | result |
+      // | pairing | strategy | runs | steps | workers | SIGKILLs | bodies | re-executed | attempt>1 | wall | jobs left
+      // | limited runs | most in flight per tenant | kills cutting limited bodies | doubled | gaps | result |
       assert.equal(cells[3], '60');
       assert.equal(cells[4], '600');
       assert.equal(cells[6], '3');
       assert.ok(Number(cells[7]) >= 600);
       assert.equal(cells[11], '0');
-      assert.equal(cells[12], 'pass');
+      assert.equal(cells[12], '24');
+      // The limit was reached and never passed, for every tenant (the driver fails above 2).
+      assert.equal(cells[13], 't0 2, t1 2, t2 2');
+      assert.match(cells[14]!, /^3 \(/, 'all three kills cut a limited body short');
+      assert.equal(cells[17], 'pass');
     });
   }
 });
