@@ -30,7 +30,7 @@ export const FULL: BenchConfig = {
   observability: { runs: 40, steps: 25, reps: 11 },
   idle: { passes: 10 },
   dispatch: { runs: 100, workers: [1, 2, 4], idleMs: 5000 },
-  cpu: { steps: 100, runs: 10, warmup: 2, reps: 7, fill: 10_000 },
+  cpu: { steps: 100, runs: 10, warmup: 5, reps: 7, fill: 10_000 },
   flow: { runs: 50, smallRuns: 10, ratio: 10, concurrency: 8, workMs: 5 },
 };
 

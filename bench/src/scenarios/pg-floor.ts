@@ -48,6 +48,9 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
   await client.connect();
   // The concurrent floor: one connection per INSERT loop, as each of Cairn's runs gets its own.
   const pool = new pg.Pool({ connectionString: url, max: options.inFlight });
+  // An idle client's connection ending (the server stopped at the end of the bench) must not be an uncaught error.
+  pool.on('error', () => {});
+  client.on('error', () => {});
   const opened = await backend.openStore();
   const engine = benchEngine(opened.probe.store, { startMode: 'inline' });
   await engine.start({ workers: false });
@@ -144,11 +147,10 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
       cairnWriteTransactionsPerRunStep: median(samples.map((s) => s.cairnTx)),
     };
   } finally {
-    await engine.stop();
-    await preparedEngine.stop();
-    await preparedDb.destroy();
-    await opened.close();
-    await client.end();
-    await pool.end();
+    // Each step of the clean-up runs whatever an earlier one threw: a pool left open would get an
+    // error from every idle connection when the server stops.
+    for (const close of [() => engine.stop(), () => preparedEngine.stop(), () => preparedDb.destroy(), () => opened.close(), () => client.end(), () => pool.end()]) {
+      await close().catch(() => {});
+    }
   }
 }
