@@ -65,6 +65,9 @@ const DEFAULT_TIMINGS: EngineTimings = {
 const DEFAULT_STOP_GRACE_MS = 30_000;
 // After abandoning, how long stop() still waits for the executions to wind down.
 const ABANDON_WAIT_MS = 1_000;
+// How often a busy listening worker says `here` again (WorkerRoster.announceDue): one signal per
+// 30 s while it claims signalled runs, none while idle.
+const ROSTER_ANNOUNCE_MS = 30_000;
 
 /** True when `work` settles within `ms` (measured on `clock`); false when the time runs out first. */
 async function settlesWithin(clock: Clock, work: Promise<unknown>, ms: number): Promise<boolean> {
@@ -346,7 +349,7 @@ export function createEngine(options: EngineOptions): Engine {
           seen.add(queues.orchestrator).add(queues.step);
         }
         if (storeIsQueue && wakeups.available) {
-          const members = new WorkerRoster(workerId, registry.names());
+          const members = new WorkerRoster(workerId, registry.names(), clock.now());
           roster = members;
           stopListening = await untilReachable('listening for wake-ups', wait, () =>
             wakeups.listen({
@@ -393,6 +396,8 @@ export function createEngine(options: EngineOptions): Engine {
           try {
             await clock.sleep(recoveryIntervalMs, signal);
             await recover();
+            // A busy worker says `here` now and then, in case another dropped it (decision 40).
+            if (roster?.announceDue(clock.now(), ROSTER_ANNOUNCE_MS)) await wakeups.announce('here', workerId, registry.names());
             // Retention: one small batch per pass, so a large backlog never stalls recovery.
             if (retention !== undefined && Object.keys(retention).length > 0) await pruneRuns(rt, retention, { limit: PRUNE_BATCH });
             // Due ticks are fired on the same beat, read only when one is due (the earliest due

@@ -31,10 +31,15 @@ export class WorkerRoster {
   readonly #self: string;
   readonly #members = new Map<string, Member>();
   readonly #handed = new Map<string, Handed>();
+  // Runs this worker claimed from signals since it last announced itself, and when that was.
+  #claimedSinceAnnounce = 0;
+  #announcedAt: number;
 
-  constructor(self: string, workflows: readonly string[]) {
+  /** `now`: when this worker announces its join (the clock of `claims` and `overdue`). */
+  constructor(self: string, workflows: readonly string[], now: number) {
     this.#self = self;
     this.#members.set(self, { workflows: new Set(workflows) });
+    this.#announcedAt = now;
   }
 
   /** How many workers the roster counts, this one included. */
@@ -69,11 +74,28 @@ export class WorkerRoster {
         owner = id;
       }
     }
-    if (owner === this.#self) return true;
+    if (owner === this.#self) {
+      this.#claimedSinceAnnounce += 1;
+      return true;
+    }
     this.#handed.delete(runId);
     this.#handed.set(runId, { owner, at: now });
     if (this.#handed.size > MAX_HANDED) this.#handed.delete(this.#handed.keys().next().value!);
     return false;
+  }
+
+  /**
+   * True (once) when this worker should say `here` again: it claimed signalled runs since it last
+   * announced itself, `everyMs` or more ago. Another worker may have dropped it as far behind
+   * (`overdue`) while it was only busy; it would then claim this worker's share too (duplicates,
+   * fenced). An idle worker claims nothing, so it never announces (no idle cost); one still dropped
+   * keeps claiming its own share, which makes it announce within `everyMs`.
+   */
+  announceDue(now: number, everyMs: number): boolean {
+    if (this.#claimedSinceAnnounce === 0 || now - this.#announcedAt < everyMs) return false;
+    this.#claimedSinceAnnounce = 0;
+    this.#announcedAt = now;
+    return true;
   }
 
   /**
