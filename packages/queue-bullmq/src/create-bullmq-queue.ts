@@ -1,4 +1,5 @@
-import { CairnError, createOutageLog, toJsonRoundTrip, type OutageLog, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import { CairnError, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import { assertQueueOpen, callDriver, createOutageLog, reportSafely, toJsonRoundTrip, type OutageLog } from '@cairn/core/backend';
 import { Queue as BullQueue, Worker as BullWorker, type Job as BullJob, type JobsOptions, type KeepJobs } from 'bullmq';
 import { resolveConnection, type BullMQConnection, type ResolvedConnection } from './connection.js';
 import { checkBullMQSendOptions, checkBullMQWorkOptions, checkQueueName } from './send-options.js';
@@ -208,28 +209,17 @@ class BullMQQueue implements Queue {
   }
 
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      const result = await fn();
-      this.#outage?.recovered();
-      return result;
-    } catch (error) {
-      if (CairnError.is(error)) throw error;
-      throw new CairnError('QUEUE_ERROR', `BullMQ ${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
+    const result = await callDriver('QUEUE_ERROR', `BullMQ ${what}`, fn);
+    this.#outage?.recovered();
+    return result;
   }
 
   #report(error: unknown, job?: Job): void {
-    try {
-      this.#onError(error, job);
-    } catch {
-      // A failing error hook must not take a worker down with it.
-    }
+    reportSafely(this.#onError, error, job);
   }
 
   #assertOpen(operation: string): void {
-    if (this.#closing !== undefined) {
-      throw new CairnError('ENGINE_STOPPED', `BullMQ queue "${this.name}" is closed; ${operation}() is no longer accepted`);
-    }
+    assertQueueOpen(this.#closing, 'BullMQ', this.name, operation);
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CairnError, checkWorkOptions, createOutageLog, type OutageLog, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import { CairnError, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import { assertQueueOpen, callDriver, checkWorkOptions, createOutageLog, reportSafely, type OutageLog } from '@cairn/core/backend';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
 import { pgBossNotifyChannel } from './notify-channel.js';
@@ -527,14 +528,9 @@ class PgBossQueue implements Queue {
   }
 
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    try {
-      const result = await fn();
-      this.#outage?.recovered();
-      return result;
-    } catch (error) {
-      if (CairnError.is(error)) throw error;
-      throw new CairnError('QUEUE_ERROR', `pg-boss ${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
+    const result = await callDriver('QUEUE_ERROR', `pg-boss ${what}`, fn);
+    this.#outage?.recovered();
+    return result;
   }
 
   #releaseGroupCap(queue: string): void {
@@ -545,17 +541,11 @@ class PgBossQueue implements Queue {
   }
 
   #report(error: unknown, job?: Job): void {
-    try {
-      this.#onError(error, job);
-    } catch {
-      // A failing error hook must not take a worker down with it.
-    }
+    reportSafely(this.#onError, error, job);
   }
 
   #assertOpen(operation: string): void {
-    if (this.#closing !== undefined) {
-      throw new CairnError('ENGINE_STOPPED', `pg-boss queue "${this.name}" is closed; ${operation}() is no longer accepted`);
-    }
+    assertQueueOpen(this.#closing, 'pg-boss', this.name, operation);
   }
 }
 

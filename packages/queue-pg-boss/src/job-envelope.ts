@@ -1,4 +1,5 @@
-import { CairnError, serializeJson, type Json } from '@cairn/core';
+import { CairnError, type Json } from '@cairn/core';
+import { serializeJson } from '@cairn/core/backend';
 
 /**
  * What a Cairn job stores in pg-boss's `data` column. The payload travels as JSON text rather

@@ -12,6 +12,7 @@ import type {
   WorkOptions,
 } from '../queue/queue.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
+import { assertQueueOpen } from '../queue/assert-queue-open.js';
 import { checkSendOptions, checkWorkOptions } from '../queue/check-queue-options.js';
 import { LocalWorker, toGroupCaps } from './local-worker.js';
 import { QueueChannel } from './queue-channel.js';
@@ -139,9 +140,7 @@ class LocalQueue implements Queue {
   }
 
   #assertOpen(operation: string): void {
-    if (this.#closing !== undefined) {
-      throw new CairnError('ENGINE_STOPPED', `local queue "${this.name}" is closed; ${operation}() is no longer accepted`);
-    }
+    assertQueueOpen(this.#closing, 'local', this.name, operation);
   }
 
   #channel(queue: string): QueueChannel {

@@ -16,6 +16,8 @@ import type { ScheduleRecord } from '../model/schedule.js';
 import { decodeRunCursor, encodeRunCursor, normaliseListLimit } from '../store/run-cursor.js';
 import { withArgumentChecks } from '../store/check-store-arguments.js';
 import { newStepRecord } from '../store/new-step-record.js';
+import { checkWritableRun } from '../store/check-writable-run.js';
+import { runNotFound } from '../store/write-rejections.js';
 import type { Fence, WorkflowStore } from '../store/workflow-store.js';
 
 interface RunEntry {
@@ -92,16 +94,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
   // Fencing + terminal check shared by every write of an executing run.
   const writable = (runId: string, fence: Fence): RunEntry => {
     const e = runs.get(runId);
-    if (!e) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-    if (fence !== null && e.run.fence !== fence) {
-      throw new CairnError('LEASE_LOST', `Run ${runId}: fence ${fence} is stale (current ${e.run.fence})`, {
-        data: { runId, fence, current: e.run.fence },
-      });
-    }
-    if (isTerminalRunStatus(e.run.status)) {
-      throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${e.run.status}`, { data: { runId, status: e.run.status } });
-    }
-    return e;
+    checkWritableRun(runId, fence, e?.run);
+    return e as RunEntry;
   };
 
   const wakeEntry = (e: RunEntry, now: number) => {
@@ -254,7 +248,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
 
       async reopen(runId, reopen: RunReopen, now) {
         const e = entry(runId);
-        if (!e) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+        if (!e) throw runNotFound(runId);
         if ((e.run.status !== 'failed' && e.run.status !== 'cancelled') || e.run.fence !== reopen.fence) {
           throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${e.run.status} (fence ${e.run.fence}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`, {
             data: { runId, status: e.run.status },
@@ -372,7 +366,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
     events: {
       async deliver(runId, name, payload, now, options) {
         const e = entry(runId);
-        if (!e) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+        if (!e) throw runNotFound(runId);
         const key = options?.idempotencyKey;
         const earlier = key === undefined ? undefined : e.eventKeys.get(key);
         if (earlier) return { delivered: false, duplicate: true, seq: earlier.seq };
