@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, serializeJson, toJsonRoundTrip } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import { serializeJson, toJsonRoundTrip } from '@cairn/core/backend';
 
 function assertNotSerializable(value: unknown, pathPattern?: RegExp): void {
   assert.throws(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newStepRecord } from '@cairn/core';
+import { newStepRecord } from '@cairn/core/backend';
 import type { NewStep } from '@cairn/core';
 
 describe('newStepRecord', () => {

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, createEngine, createMemoryStore, createOutageLog, errorCause } from '@cairn/core';
+import { CairnError, createEngine, createMemoryStore } from '@cairn/core';
+import { createOutageLog, errorCause } from '@cairn/core/backend';
 
 const refused = (port: number) => Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${port}`), { code: 'ECONNREFUSED' });
 

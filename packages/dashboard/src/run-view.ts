@@ -1,4 +1,5 @@
-import { buildRunTimeline, isTerminalRunStatus, toRunSummary, type Engine, type RunRecord, type RunSummary, type RunTimeline, type TimelineChild } from '@cairn/core';
+import { buildRunTimeline, isTerminalRunStatus, type Engine, type RunRecord, type RunSummary, type RunTimeline, type TimelineChild } from '@cairn/core';
+import { toRunSummary } from '@cairn/core/backend';
 
 /** Everything the run page shows, as the `/api/runs/:id` answer. */
 export interface RunView {
