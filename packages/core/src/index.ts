@@ -48,20 +48,7 @@ export type {
   Fence,
 } from './store/workflow-store.js';
 export type { DoctorFinding, DoctorSeverity, StoreDoctorOptions, StoreDoctorResult } from './store/store-doctor.js';
-export { checkStoreDoctorOptions } from './store/check-store-doctor-options.js';
 export type { DoctorOptions, DoctorReport, DoctorThresholds, DoctorLimits } from './engine/doctor/doctor-options.js';
-export { encodeRunCursor, decodeRunCursor, normaliseListLimit } from './store/run-cursor.js';
-export type { RunCursor } from './store/run-cursor.js';
-export { newStepRecord } from './store/new-step-record.js';
-export { toRunSummary } from './store/run-summary.js';
-export { matchesRunQuery } from './store/matches-run-query.js';
-export type { IdOrder } from './store/matches-run-query.js';
-export { encodeEndedCursor, decodeEndedCursor } from './store/ended-cursor.js';
-export type { EndedCursor } from './store/ended-cursor.js';
-export { reopenedRun } from './store/reopened-run.js';
-export { withArgumentChecks } from './store/check-store-arguments.js';
-export { SignalListeners } from './store/signal-listeners.js';
-export type { ListenerRemoval } from './store/signal-listeners.js';
 export type {
   Queue,
   QueueCapabilities,
@@ -75,20 +62,14 @@ export type {
 export { CairnError } from './errors/cairn-error.js';
 export { ERROR_CODES } from './errors/error-codes.js';
 export { NonRetryableError, RetryAfterError, isNonRetryable } from './errors/retry-errors.js';
-export { createOutageLog, errorCause } from './errors/outage-log.js';
-export type { OutageLog } from './errors/outage-log.js';
 export type { ErrorCode } from './errors/error-codes.js';
 export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/system-clock.js';
 export { MAX_TIMER_MS, sleepInSlices } from './clock/timer-slices.js';
 export { createMemoryStore } from "./memory/memory-store.js";
 export type { MemoryStoreOptions } from "./memory/memory-store.js";
-export { checkSendOptions, checkWorkOptions } from './queue/check-queue-options.js';
-export type { CheckedSendOptions, CheckedWorkOptions } from './queue/check-queue-options.js';
 export { createLocalQueue } from './local-queue/create-local-queue.js';
 export type { LocalQueueOptions } from './local-queue/create-local-queue.js';
-export { serializeJson, toJsonRoundTrip } from './serialization/json-value.js';
-export type { SerializeJsonOptions, SerializedJson, JsonRoundTrip } from './serialization/json-value.js';
 export { defineWorkflow } from './engine/define-workflow.js';
 export type { WorkflowDefinition, WorkflowOptions } from './engine/define-workflow.js';
 export type { ConcurrencyLimit, RateLimit, StepRateLimit } from './engine/flow-options.js';
@@ -128,5 +109,4 @@ export type { CairnLifecycleEvent, LifecycleBase, LifecycleError, RecoveryLifecy
 export { computeQueueNames } from './engine/queue-names.js';
 export type { QueueStrategy, WorkflowQueues } from './engine/queue-names.js';
 export type { FaultPoint, FaultSite, FaultInjector } from './engine/fault-point.js';
-export { toErrorRecord, fromErrorRecord } from './errors/error-record-codec.js';
 export { uuidv7 } from './engine/uuid.js';

@@ -1,5 +1,5 @@
 import { sql, type QueryResult, type RawBuilder } from 'kysely';
-import { CairnError } from '@cairn/core';
+import { callDriver, checkWritableRun } from '@cairn/core/backend';
 import type { AnyKysely, SqlDialect } from './dialect/types.js';
 import { TERMINAL, type TableName, type TableNames } from './schema/tables.js';
 
@@ -70,41 +70,17 @@ export async function affected(executor: AnyKysely, query: RawBuilder<unknown>):
  * connection) becomes `STORE_ERROR` with the original as `cause`. Raw driver errors never leak.
  */
 export async function guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (CairnError.is(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new CairnError('STORE_ERROR', `${operation} failed: ${message}`, { cause: error });
-  }
+  return callDriver('STORE_ERROR', operation, fn);
 }
 
-/** `RUN_NOT_FOUND` for `runId`. */
-export function runNotFound(runId: string): CairnError {
-  return new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-}
-
-/** `LEASE_LOST`: `fence` is not the run's current fence. */
-export function leaseLost(runId: string, fence: number, current: number): CairnError {
-  return new CairnError('LEASE_LOST', `Run ${runId}: fence ${fence} is stale (current ${current})`, {
-    data: { runId, fence, current },
-  });
-}
-
-/** `RUN_CONFLICT`: the run's status forbids the write. */
-export function runConflict(runId: string, status: string, expected?: readonly string[]): CairnError {
-  const detail = expected === undefined ? `is ${status}` : `is ${status}, expected ${expected.join('|')}`;
-  return new CairnError('RUN_CONFLICT', `Run ${runId} ${detail}`, { data: { runId, status } });
-}
+// The write rejections every backend raises, built once in @cairn/core/backend.
+export { runNotFound, leaseLost, runConflict } from '@cairn/core/backend';
 
 /**
  * The checks every write of an executing run makes, in the reference order: the run exists, the
  * fence (when numeric) is current, the run is not terminal. Throws the matching error.
  */
 export function checkWritable(runId: string, fence: number | null, run: { fence: unknown; status: unknown } | undefined): void {
-  if (run === undefined) throw runNotFound(runId);
-  const current = Number(run.fence);
-  if (fence !== null && current !== fence) throw leaseLost(runId, fence, current);
-  const status = String(run.status);
-  if ((TERMINAL as readonly string[]).includes(status)) throw runConflict(runId, status);
+  // Rows hold the fence as a BIGINT (a string on some drivers) and the status as text.
+  checkWritableRun(runId, fence, run === undefined ? undefined : { fence: Number(run.fence), status: String(run.status) });
 }

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import { CairnError, decodeEndedCursor, encodeEndedCursor, type Json, type EndedRun, type EndedRunPage, type EndedRunQuery, type RunRecord, type RunReopen, type RunStatus } from '@cairn/core';
+import { CairnError, type Json, type EndedRun, type EndedRunPage, type EndedRunQuery, type RunRecord, type RunReopen, type RunStatus } from '@cairn/core';
+import { decodeEndedCursor, encodeEndedCursor } from '@cairn/core/backend';
+import { runNotFound } from './context.js';
 import { encodeJson } from './codec/json.js';
 import { toRunRecord } from './codec/rows.js';
 import { decodeText, encodeText, keyHash } from './codec/text.js';
@@ -29,7 +31,7 @@ export function reopenRun(ctx: StoreContext) {
       dialect.transaction(ctx.db, async (trx): Promise<RunRecord> => {
         const id = encodeText(runId);
         const row = await first(trx, sql<RunRow>`select * from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`);
-        if (row === undefined) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+        if (row === undefined) throw runNotFound(runId);
         const run = toRunRecord(row);
         if ((run.status !== 'failed' && run.status !== 'cancelled') || run.fence !== reopen.fence) {
           throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${run.status} (fence ${run.fence}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`, {

@@ -1,4 +1,5 @@
-import { CairnError, withArgumentChecks } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import { withArgumentChecks } from '@cairn/core/backend';
 import type { StoreSignals, WorkflowStore } from '@cairn/core';
 import { createContext } from './context.js';
 import { detectDialect, dialectOf } from './dialect/detect.js';

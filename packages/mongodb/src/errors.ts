@@ -1,4 +1,5 @@
-import { CairnError, isTerminalRunStatus } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import { checkWritableRun, driverError } from '@cairn/core/backend';
 import type { Fence } from '@cairn/core';
 import type { RunDoc } from './documents.js';
 
@@ -35,8 +36,7 @@ export async function guard<T>(operation: string, fn: () => Promise<T>): Promise
         data: { operation },
       });
     }
-    const message = err instanceof Error ? err.message : String(err);
-    throw new CairnError('STORE_ERROR', `MongoDB ${operation} failed: ${message}`, { cause: err, data: { operation } });
+    throw driverError('STORE_ERROR', `MongoDB ${operation}`, err, { operation });
   }
 }
 
@@ -53,14 +53,5 @@ export function contention(operation: string, runId: string): CairnError {
  * (`RUN_CONFLICT`). Returns the document when none of these holds (the caller decides).
  */
 export function assertWritable(doc: RunDoc | null, runId: string, fence: Fence): RunDoc {
-  if (!doc) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-  if (fence !== null && doc.fence !== fence) {
-    throw new CairnError('LEASE_LOST', `Run ${runId}: fence ${fence} is stale (current ${doc.fence})`, {
-      data: { runId, fence, current: doc.fence },
-    });
-  }
-  if (isTerminalRunStatus(doc.status)) {
-    throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${doc.status}`, { data: { runId, status: doc.status } });
-  }
-  return doc;
+  return checkWritableRun(runId, fence, doc);
 }

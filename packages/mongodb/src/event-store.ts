@@ -1,4 +1,5 @@
-import { CairnError, isTerminalRunStatus } from '@cairn/core';
+import { isTerminalRunStatus } from '@cairn/core';
+import { runNotFound } from '@cairn/core/backend';
 import type { EventDelivery, EventStore } from '@cairn/core';
 import type { Filter } from 'mongodb';
 import type { StoreContext } from './context.js';
@@ -32,7 +33,7 @@ export function createEventStore(ctx: StoreContext): EventStore {
           if (keyPath) projection[keyPath] = 1;
           for (let i = 0; i < MAX_RETRIES; i++) {
             const doc = await ctx.runs.findOne({ _id: runId }, { projection });
-            if (!doc) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+            if (!doc) throw runNotFound(runId);
             const earlier = keyField === undefined ? undefined : doc.eventKeys?.[keyField];
             if (earlier !== undefined) return { delivered: false, duplicate: true, seq: earlier.seq };
             if (isTerminalRunStatus(doc.status)) return { delivered: false, duplicate: false };

@@ -1,4 +1,4 @@
-import { withArgumentChecks } from '@cairn/core';
+import { withArgumentChecks } from '@cairn/core/backend';
 import type { StoreCapabilities, WorkflowStore } from '@cairn/core';
 import type { Db } from 'mongodb';
 import { createContext } from './context.js';

@@ -1,4 +1,6 @@
-import { CairnError, decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, isTerminalRunStatus, normaliseListLimit, toRunSummary } from '@cairn/core';
+import { CairnError, isTerminalRunStatus } from '@cairn/core';
+import { decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, normaliseListLimit, toRunSummary } from '@cairn/core/backend';
+import { runNotFound } from '@cairn/core/backend';
 import type { DeleteCondition, DueRun, EndedRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunStore } from '@cairn/core';
 import type { Filter } from 'mongodb';
 import type { StoreContext } from './context.js';
@@ -141,7 +143,7 @@ async function findDue(ctx: StoreContext, now: number, limit: number): Promise<D
 /** `runs.reopen`: one conditional update (status failed/cancelled at the expected fence) of the run document. */
 async function reopen(ctx: StoreContext, runId: string, r: RunReopen, now: number): Promise<RunRecord> {
   const current = await ctx.runs.findOne({ _id: runId }, { projection: RUN_ONLY });
-  if (!current) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+  if (!current) throw runNotFound(runId);
   const conflict = () =>
     new CairnError('RUN_CONFLICT', `Run ${runId} is ${current.status} (fence ${current.fence}); only a failed or cancelled run at fence ${r.fence} can be reopened`, {
       data: { runId, status: current.status },

@@ -1,4 +1,5 @@
-import { CairnError, TERMINAL_RUN_STATUSES, newStepRecord } from '@cairn/core';
+import { CairnError, TERMINAL_RUN_STATUSES } from '@cairn/core';
+import { newStepRecord } from '@cairn/core/backend';
 import type { Fence, NewStep, StepRecord, StepStore, StepTransition } from '@cairn/core';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';

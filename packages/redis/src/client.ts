@@ -1,4 +1,5 @@
 import { CairnError } from '@cairn/core';
+import { driverError } from '@cairn/core/backend';
 import type { Cluster, Redis } from 'ioredis';
 import type { LuaScript } from './scripts/script.js';
 
@@ -18,9 +19,7 @@ export interface RedisCaller {
 
 /** Wraps a driver failure; a `CairnError` passes through unchanged. */
 export function storeError(what: string, err: unknown): CairnError {
-  if (CairnError.is(err)) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return new CairnError('STORE_ERROR', `Redis store: ${what} failed: ${message}`, { cause: err });
+  return CairnError.is(err) ? err : driverError('STORE_ERROR', `Redis store: ${what}`, err);
 }
 
 const isNoScript = (err: unknown): boolean => err instanceof Error && err.message.startsWith('NOSCRIPT');

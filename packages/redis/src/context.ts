@@ -1,4 +1,5 @@
 import { CairnError } from '@cairn/core';
+import { leaseLost, runConflict, runNotFound } from '@cairn/core/backend';
 import type { RedisCaller } from './client.js';
 import type { Hash } from './codec.js';
 import type { KeySpace } from './keys.js';
@@ -101,15 +102,11 @@ export async function repairIndex(ctx: StoreContext, runId: string, hash: Hash |
 export function writeError(runId: string, code: string, data: unknown[], fence?: number | null): CairnError {
   switch (code) {
     case 'RUN_NOT_FOUND':
-      return new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-    case 'LEASE_LOST': {
-      const current = data[0] === undefined || data[0] === '' ? null : Number(data[0]);
-      return new CairnError('LEASE_LOST', `Run ${runId}: fence ${fence ?? null} is stale (current ${current})`, {
-        data: { runId, fence: fence ?? null, current },
-      });
-    }
+      return runNotFound(runId);
+    case 'LEASE_LOST':
+      return leaseLost(runId, fence ?? null, data[0] === undefined || data[0] === '' ? null : Number(data[0]));
     case 'RUN_TERMINAL':
-      return new CairnError('RUN_CONFLICT', `Run ${runId} is ${String(data[0])}`, { data: { runId, status: String(data[0]) } });
+      return runConflict(runId, String(data[0]));
     default:
       return new CairnError('STORE_ERROR', `Redis store: unexpected script answer ${code} for run ${runId}`, {
         data: { runId, code },

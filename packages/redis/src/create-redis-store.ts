@@ -1,4 +1,5 @@
-import { CairnError, withArgumentChecks } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import { withArgumentChecks } from '@cairn/core/backend';
 import type { WorkflowStore } from '@cairn/core';
 import { clientKeyPrefix, createCaller, type RedisClient } from './client.js';
 import type { StoreContext } from './context.js';

@@ -1,5 +1,6 @@
-import { decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, matchesRunQuery, normaliseListLimit, toRunSummary } from '@cairn/core';
-import type { DueRun, EndedRun, EndedRunPage, EndedRunQuery, RunCursor, RunPage, RunQuery, RunRecord, RunStatus } from '@cairn/core';
+import { decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, matchesRunQuery, normaliseListLimit, toRunSummary } from '@cairn/core/backend';
+import type { DueRun, EndedRun, EndedRunPage, EndedRunQuery, RunPage, RunQuery, RunRecord, RunStatus } from '@cairn/core';
+import type { RunCursor } from '@cairn/core/backend';
 import { idempotencyField } from './keys.js';
 import { parseRun, parseStep, toHash, type Hash } from './codec.js';
 import { callRunScript, repairIndex, type StoreContext } from './context.js';
