@@ -60,8 +60,13 @@ export interface Opened {
   close(): Promise<void>;
 }
 
-/** Short leases and timeouts, so a SIGKILLed worker's runs and steps are taken over quickly. */
-export const TIMINGS = { leaseMs: 2000, queuedStepTimeoutMs: 5000, dispatchTimeoutMs: 5000, startGraceMs: 3000 };
+/**
+ * Short leases and timeouts, so a SIGKILLed worker's runs and steps are taken over quickly. A
+ * limited run waiting for its slot leaves a delayed job for its fallback recheck
+ * (`slotRecheckMs`); at the default 30 s those jobs stayed in the queue for about 20 s after the
+ * last run ended, and the proof waits for the queue to drain.
+ */
+export const TIMINGS = { leaseMs: 2000, queuedStepTimeoutMs: 5000, dispatchTimeoutMs: 5000, startGraceMs: 3000, slotRecheckMs: 3000 };
 
 const quietLogger = { warn: () => {}, error: () => {} };
 

@@ -273,10 +273,12 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
 
   // The queue drains (an orchestrator job may still be finishing as the last run completes).
   let jobs = await queuedJobs(config);
-  for (let t = 0; jobs > 0 && t < 30; t++) {
+  let drainS = 0;
+  for (; jobs > 0 && drainS < 30; drainS++) {
     await sleep(1000);
     jobs = await queuedJobs(config);
   }
+  log(`${jobs} jobs left in the queue after ${drainS} s of waiting`);
   if (jobs > 0) failures.push(`${jobs} jobs left in the queue`);
 
   await Promise.allSettled(replacements);
