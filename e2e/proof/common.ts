@@ -61,12 +61,15 @@ export interface Opened {
 }
 
 /**
- * Short leases and timeouts, so a SIGKILLed worker's runs and steps are taken over quickly. A
+ * Short leases and timeouts, so a SIGKILLed worker's runs and steps are taken over quickly. The
+ * lease is 4 s, not 2: renewed every third of it, a 2 s lease was lost by a live worker stalled
+ * 1.3 s on a loaded 2-core machine, and its concurrency slot went to another run while its body
+ * still ran (the designed overlap of a late holder, decision 37), which the limit's judge counts. A
  * limited run waiting for its slot leaves a delayed job for its fallback recheck
  * (`slotRecheckMs`); at the default 30 s those jobs stayed in the queue for about 20 s after the
  * last run ended, and the proof waits for the queue to drain.
  */
-export const TIMINGS = { leaseMs: 2000, queuedStepTimeoutMs: 5000, dispatchTimeoutMs: 5000, startGraceMs: 3000, slotRecheckMs: 3000 };
+export const TIMINGS = { leaseMs: 4000, queuedStepTimeoutMs: 5000, dispatchTimeoutMs: 5000, startGraceMs: 3000, slotRecheckMs: 3000 };
 
 const quietLogger = { warn: () => {}, error: () => {} };
 

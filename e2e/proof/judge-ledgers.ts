@@ -14,8 +14,16 @@ export interface Kill {
 /** What the judge found; `failures` is empty when every check passed. */
 export interface Verdict {
   failures: string[];
-  /** Per tenant, the most runs with a body in flight at one instant. */
+  /** Per tenant, the most runs with a body in flight at one instant (revoked bodies apart). */
   maxOverlap: Record<string, number>;
+  /** The most runs of one tenant with a body in flight at one instant, revoked bodies included. */
+  maxOverlapWithRevoked: number;
+  /**
+   * Bodies whose signal fired before they ended: their execution lost its lease or slot while
+   * they ran (a live process that missed its renewals), so the store had given the slot to
+   * another run; their result is discarded.
+   */
+  revoked: number;
   /** Kills that cut at least one limited body short (the killed process held a slot). */
   killsInFlight: number;
   /** Step bodies run, and how many of them a kill cut short. */
@@ -35,7 +43,9 @@ export interface Verdict {
 /**
  * Checks, from the ledger entries:
  * - for each tenant, at every instant at most `limit` runs have a body in flight (a body ends at its
- *   end record, or at the kill of its process; a body with neither is a failure);
+ *   end record, or at the kill of its process; a body with neither is a failure). A revoked body
+ *   (its signal fired: its execution lost its slot while it ran) is counted apart
+ *   (`maxOverlapWithRevoked`): the store had already handed its slot on, and it stopped when told;
  * - every limited run (`runs`: run id → its tenant, `completed`: the ids the store says completed)
  *   completed and ran a body to its end;
  * - every body a kill cut short ran again, to its end, in another process, so the dead process's
@@ -73,11 +83,14 @@ export function judgeLedgers(input: { entries: LedgerEntry[]; kills: Kill[]; run
   }
 
   const maxOverlap: Record<string, number> = {};
+  let maxOverlapWithRevoked = 0;
   const maxGapMs = { afterEnd: 0, afterKill: 0 };
   let doubled = 0;
   const tenants = new Set(bodies.map((b) => b.tenant));
   for (const tenant of tenants) {
-    const mine = bodies.filter((b) => b.tenant === tenant && b.end !== undefined);
+    const all = bodies.filter((b) => b.tenant === tenant && b.end !== undefined);
+    maxOverlapWithRevoked = Math.max(maxOverlapWithRevoked, mostRunsInFlight(all));
+    const mine = all.filter((b) => !b.aborted);
     // Ends sort before starts at the same instant: a slot freed and taken at once is no overlap.
     const events = mine
       .flatMap((b) => [
@@ -120,5 +133,24 @@ export function judgeLedgers(input: { entries: LedgerEntry[]; kills: Kill[]; run
       failures.push(`tenant ${tenant}: ${most} runs in flight at once (limit ${input.limit}): ${shown.join('; ')}`);
     }
   }
-  return { failures, maxOverlap, killsInFlight, bodies: bodies.length, cut, doubled, maxGapMs };
+  const revoked = bodies.filter((b) => b.aborted).length;
+  return { failures, maxOverlap, maxOverlapWithRevoked, revoked, killsInFlight, bodies: bodies.length, cut, doubled, maxGapMs };
+}
+
+/** The most distinct runs with a body in flight at one instant (ends before starts at a tie). */
+function mostRunsInFlight(bodies: Body[]): number {
+  const events = bodies.flatMap((b) => [
+    { at: b.start, runId: b.runId, delta: 1 },
+    { at: b.end!, runId: b.runId, delta: -1 },
+  ]);
+  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  const running = new Map<string, number>();
+  let most = 0;
+  for (const { runId, delta } of events) {
+    const count = (running.get(runId) ?? 0) + delta;
+    if (count > 0) running.set(runId, count);
+    else running.delete(runId);
+    most = Math.max(most, running.size);
+  }
+  return most;
 }

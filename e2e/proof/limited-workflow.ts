@@ -24,7 +24,12 @@ export function limitedWorkflow(ledgerDir: string, workMs: number) {
       ctx.step('work', async (step) => {
         const base = { runId: step.runId, tenant: input.tenant, step: step.key, pid: process.pid };
         appendLedger(ledgerDir, { ...base, event: 'start', at: crossProcessNow() });
-        await new Promise((resolve) => setTimeout(resolve, workMs));
+        // The work stops when the engine says its execution is over (its lease or slot lost), as a
+        // body that honours its signal does; the end record says which it was.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, workMs);
+          step.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
         appendLedger(ledgerDir, { ...base, event: 'end', at: crossProcessNow(), aborted: step.signal.aborted });
         return input.n;
       }),

@@ -313,7 +313,7 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
   const result = failures.length === 0 ? 'pass' : 'FAIL';
   const overlap = TENANTS.map((t) => `${t} ${verdict.maxOverlap[t] ?? 0}`).join(', ');
   const gaps = `${(verdict.maxGapMs.afterEnd / 1000).toFixed(2)} s / ${(verdict.maxGapMs.afterKill / 1000).toFixed(2)} s`;
-  const line = `| ${pairing} | ${strategy} | ${RUNS} | ${expected} | ${WORKERS} | ${kills} | ${lines.length} | ${reExecuted} (max ${maxPer}× one step) | ${retriedSteps} | ${(wallMs / 1000).toFixed(1)} s | ${jobs} | ${limitedRuns.size} | ${overlap} | ${verdict.killsInFlight} (${verdict.cut} bodies cut) | ${verdict.doubled} | ${gaps} | ${result} |`;
+  const line = `| ${pairing} | ${strategy} | ${RUNS} | ${expected} | ${WORKERS} | ${kills} | ${lines.length} | ${reExecuted} (max ${maxPer}× one step) | ${retriedSteps} | ${(wallMs / 1000).toFixed(1)} s | ${jobs} | ${limitedRuns.size} | ${overlap} | ${verdict.revoked} (${verdict.maxOverlapWithRevoked}) | ${verdict.killsInFlight} (${verdict.cut} bodies cut) | ${verdict.doubled} | ${gaps} | ${result} |`;
   return { pairing, failures, line };
 }
 
@@ -330,9 +330,9 @@ try {
   await stopSharedServices().catch(() => {});
 }
 console.log(
-  `| pairing | strategy | runs | steps | workers | SIGKILLs | step bodies run | re-executed bodies | steps with attempt > 1 | wall time | jobs left | limited runs (limit ${LIMIT} per tenant) | most in flight per tenant | kills cutting limited bodies | bodies doubling a run in flight | largest slot-free → next start (after an end / after a kill) | result |`,
+  `| pairing | strategy | runs | steps | workers | SIGKILLs | step bodies run | re-executed bodies | steps with attempt > 1 | wall time | jobs left | limited runs (limit ${LIMIT} per tenant) | most in flight per tenant | revoked bodies (most in flight with them) | kills cutting limited bodies | bodies doubling a run in flight | largest slot-free → next start (after an end / after a kill) | result |`,
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const o of outcomes) console.log(o.line);
 for (const o of outcomes) for (const f of o.failures) console.log(`FAIL ${o.pairing}: ${f}`);
 process.exit(outcomes.every((o) => o.failures.length === 0) ? 0 : 1);

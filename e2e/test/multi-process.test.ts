@@ -57,7 +57,7 @@ describe('multi-process proof: 4 workers, 60 runs x 10 steps + 24 limited runs, 
       assert.equal(result.code, 0, `driver failed:\n${result.stdout}\n${result.stderr.slice(-4000)}`);
       const cells = row!.split('|').map((c) => c.trim());
       // | pairing | strategy | runs | steps | workers | SIGKILLs | bodies | re-executed | attempt>1 | wall | jobs left
-      // | limited runs | most in flight per tenant | kills cutting limited bodies | doubled | gaps | result |
+      // | limited runs | most in flight per tenant | revoked | kills cutting limited bodies | doubled | gaps | result |
       assert.equal(cells[3], '60');
       assert.equal(cells[4], '600');
       assert.equal(cells[6], '3');
@@ -66,8 +66,8 @@ describe('multi-process proof: 4 workers, 60 runs x 10 steps + 24 limited runs, 
       assert.equal(cells[12], '24');
       // The limit was reached and never passed, for every tenant (the driver fails above 2).
       assert.equal(cells[13], 't0 2, t1 2, t2 2');
-      assert.match(cells[14]!, /^3 \(/, 'all three kills cut a limited body short');
-      assert.equal(cells[17], 'pass');
+      assert.match(cells[15]!, /^3 \(/, 'all three kills cut a limited body short');
+      assert.equal(cells[18], 'pass');
     });
   }
 });
