@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { CairnError, createEngine, defineWorkflow, type Queue, type WorkflowStore } from '@cairn/core';
+import { decodeRunCursor, encodeRunCursor } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 
 export const greet = defineWorkflow('greet', async (ctx, input: { name: string }) => {
@@ -54,9 +55,11 @@ export async function runGreet(store: WorkflowStore, label: string, queue?: Queu
   } finally {
     await engine.stop();
   }
-  // Errors are the package's own class, and the testing subpath export loads.
+  // Errors are the package's own class, and the testing and backend subpath exports load.
   assert.ok(CairnError.is(new CairnError('RUN_NOT_FOUND', 'x'), 'RUN_NOT_FOUND'));
   assert.equal(typeof new ManualClock().now(), 'number');
+  // The backend authors' entry point ships too.
+  assert.deepEqual(decodeRunCursor(encodeRunCursor({ createdAt: 1, id: 'r' })), { createdAt: 1, id: 'r' });
   // `./package.json` is exported (tools read versions through it).
   const require = createRequire(import.meta.url);
   const core = require('@cairn/core/package.json') as { name: string; version: string };

@@ -31,7 +31,7 @@ export const mysqlDialect: SqlDialect = {
     const e = error as { code?: unknown; errno?: unknown } | null;
     return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
   },
-  tableOptions: async (db) => sql.raw(`engine=InnoDB default charset=utf8mb4 collate=${await mysqlCollation(db)}`),
+  tableOptions: async (db) => `engine=InnoDB default charset=utf8mb4 collate=${await mysqlCollation(db)}`,
   addColumnOnce: async (db, table, column, type) => {
     if (!(await mysqlHasColumn(db, table, column))) await addColumn(db, table, column, type);
   },

@@ -23,7 +23,7 @@ export const postgresDialect: SqlDialect = {
   transaction: (db, fn) => retryRolledBack(isRolledBack, () => db.transaction().execute(fn)),
   isRolledBack,
   isDuplicateKey: (error) => (error as { code?: unknown } | null)?.code === '23505',
-  tableOptions: async () => sql``,
+  tableOptions: async () => '',
   addColumnOnce: addColumn,
   slotWrites: 'routines',
   slotRoutines: async (_db, names) => postgresSlotRoutines(names),

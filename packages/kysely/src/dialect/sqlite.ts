@@ -61,7 +61,7 @@ export const sqliteDialect: SqlDialect = {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
   },
-  tableOptions: async () => sql``,
+  tableOptions: async () => '',
   addColumnOnce: addColumn,
   slotWrites: 'statements',
   slotRoutines: async () => [],

@@ -56,7 +56,9 @@ export interface SqlDialect {
    * What ends a `CREATE TABLE` of the store: MySQL/MariaDB's engine, character set and binary
    * NO PAD collation (so text keys compare byte for byte); nothing on the others.
    */
-  tableOptions(db: AnyKysely): Promise<RawBuilder<unknown>>;
+  // SQL text, not a RawBuilder: a promise resolving to one would await it, which Kysely 0.27 and
+  // 0.28 refuse ("don't await RawBuilder instances directly").
+  tableOptions(db: AnyKysely): Promise<string>;
   /**
    * Adds a nullable column to a table of the store, once: on MySQL/MariaDB, whose DDL commits
    * statement by statement, a migration that failed after adding it finds it there and goes on.

@@ -27,7 +27,7 @@ async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promis
     .addColumn('holder', type('text'))
     .addColumn('expires_at', type('bigint'), (col) => col.notNull())
     .addPrimaryKeyConstraint(`${names.prefix}slots_pk`, ['key_hash', 'idx'])
-    .modifyEnd(options)
+    .modifyEnd(sql.raw(options))
     .execute();
   await db.schema
     .createTable(names.slot_waiters)
@@ -38,7 +38,7 @@ async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promis
     .addColumn('queued_at', type('bigint'), (col) => col.notNull())
     .addColumn('expires_at', type('bigint'), (col) => col.notNull())
     .addPrimaryKeyConstraint(`${names.prefix}slot_waiters_pk`, ['key_hash', 'holder_hash'])
-    .modifyEnd(options)
+    .modifyEnd(sql.raw(options))
     .execute();
   await db.schema.createIndex(slotLineIndex(names)).on(names.slot_waiters).columns(['key_hash', 'priority desc', 'queued_at']).execute();
   await dialect.addColumnOnce(db, names.runs, PRIORITY_COLUMN, type('int'));
