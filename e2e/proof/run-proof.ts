@@ -205,12 +205,14 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
     const done = total - pending.size;
     const due = done >= killAt[kills]! || Date.now() - (lastKill || started) >= 2500;
     const live = workers.map((w, i) => [w, i] as const).filter(([w]) => w !== undefined);
-    const busyPids = new Set(
-      pairBodies(readLedgers(ledgerDir))
-        .bodies.filter((b) => b.end === undefined)
-        .map((b) => b.pid),
-    );
-    const holders = live.filter(([w]) => busyPids.has(w!.pid!));
+    // The latest start of an open limited body per process: the victim is the process whose body
+    // started last, the farthest from its end, so the body cannot end between this read and the
+    // kill (a random holder's body once ended 25 ms before its kill).
+    const openSince = new Map<number, number>();
+    for (const b of pairBodies(readLedgers(ledgerDir)).bodies) {
+      if (b.end === undefined) openSince.set(b.pid, Math.max(openSince.get(b.pid) ?? 0, b.start));
+    }
+    const holders = live.filter(([w]) => openSince.has(w!.pid!)).sort(([a], [b]) => openSince.get(b!.pid!)! - openSince.get(a!.pid!)!);
     const limitedLeft = [...limitedRuns.keys()].some((id) => pending.has(id));
     if (!limitedLeft && limitedDoneMs === undefined) {
       limitedDoneMs = Date.now() - started;
@@ -218,7 +220,7 @@ async function runPairing(pairing: PairingName): Promise<Outcome> {
     }
     const victims = limitedLeft ? holders : live;
     if (kills < KILLS && pending.size > 0 && due && Date.now() - lastKill >= 1500 && victims.length > 0) {
-      const [child, slot] = victims[Math.floor(Math.random() * victims.length)]!;
+      const [child, slot] = limitedLeft ? victims[0]! : victims[Math.floor(Math.random() * victims.length)]!;
       killed.push({ pid: child!.pid!, at: crossProcessNow() });
       child!.kill('SIGKILL');
       workers[slot] = undefined;
