@@ -4,7 +4,7 @@ import { encodeJsonRequired } from './codec/json.js';
 import { toEventRecord } from './codec/rows.js';
 import { encodeText, keyHash } from './codec/text.js';
 import { first, guard, runNotFound, type StoreContext } from './context.js';
-import { wakeSet } from './runs-lease.js';
+import { wakeSet } from './run-wake-set.js';
 import type { EventRow } from './schema/tables.js';
 
 /**
@@ -32,7 +32,10 @@ export function deliverEvent(ctx: StoreContext) {
         if (isTerminalRunStatus(run.status)) return { delivered: false, duplicate: false };
         const storedName = encodeText(name);
         const nameHash = keyHash(storedName);
-        const last = await first(trx, sql<{ seq: number | string | null }>`select max(seq) as seq from ${t.events} where run_id = ${id} and name_hash = ${nameHash}`);
+        const last = await first(
+          trx,
+          sql<{ seq: number | string | null }>`select max(seq) as seq from ${t.events} where run_id = ${id} and name_hash = ${nameHash}`,
+        );
         const seq = Number(last?.seq ?? 0) + 1;
         await sql`insert into ${t.events} (run_id, name_hash, seq, name, payload_json, delivered_at, idempotency_hash, idempotency_key)
           values (${id}, ${nameHash}, ${seq}, ${storedName}, ${encodeJsonRequired(payload)}, ${now}, ${keyHashed}, ${key ?? null})`.execute(trx);

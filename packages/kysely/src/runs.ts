@@ -19,7 +19,7 @@ import { encodeText, keyHash } from './codec/text.js';
 import { affected, first, guard, inList, rows, type StoreContext } from './context.js';
 import type { AnyKysely } from './dialect/types.js';
 import { lacksColumn } from './schema/lacks-column.js';
-import { PRIORITY_COLUMN } from './schema/slots-migration.js';
+import { PRIORITY_COLUMN } from './schema/added-columns.js';
 import type { RunRow } from './schema/tables.js';
 
 /** `runs.create`: one insert that ignores a duplicate; a read only when it collided. */
@@ -83,10 +83,7 @@ export function createRun(ctx: StoreContext) {
           return { run, created: true };
         }
         if (idempotencyHash !== null) {
-          const existing = await first(
-            ctx.db,
-            sql<RunRow>`select * from ${t.runs} where workflow = ${workflow} and idempotency_hash = ${idempotencyHash}`,
-          );
+          const existing = await first(ctx.db, sql<RunRow>`select * from ${t.runs} where workflow = ${workflow} and idempotency_hash = ${idempotencyHash}`);
           if (existing) return { run: toRunRecord(existing), created: false };
         }
         const clash = await first(ctx.db, sql`select id from ${t.runs} where id = ${id}`);
@@ -110,9 +107,25 @@ export function getRun(ctx: StoreContext) {
 // What `runs.list` reads: every column but the payloads (input, output, retry records) and the
 // trace context (a summary need not carry it; reading it would tie lists to cairn_0007).
 const SUMMARY_COLUMNS = [
-  'id', 'workflow', 'version', 'status', 'error_json', 'parent_run_id', 'parent_step_key', 'idempotency_key', 'lease_owner',
-  'lease_expires_at', 'fence', 'cancel_requested', 'wake_at', 'created_at', 'updated_at', 'deadline', 'cancel_reason',
-  'forked_from_run_id', 'forked_from_step_key',
+  'id',
+  'workflow',
+  'version',
+  'status',
+  'error_json',
+  'parent_run_id',
+  'parent_step_key',
+  'idempotency_key',
+  'lease_owner',
+  'lease_expires_at',
+  'fence',
+  'cancel_requested',
+  'wake_at',
+  'created_at',
+  'updated_at',
+  'deadline',
+  'cancel_reason',
+  'forked_from_run_id',
+  'forked_from_step_key',
 ];
 const SUMMARY_LIST = sql.raw([...SUMMARY_COLUMNS, PRIORITY_COLUMN].join(', '));
 // A database a release behind (before cairn_0011_slots) still lists its runs, without priorities.
@@ -173,7 +186,10 @@ export function deleteRun(ctx: StoreContext) {
     guard('runs.delete', () =>
       dialect.transaction(ctx.db, async (trx) => {
         const id = encodeText(runId);
-        const row = await first(trx, sql<{ status: string; updated_at: number | string }>`select status, updated_at from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`);
+        const row = await first(
+          trx,
+          sql<{ status: string; updated_at: number | string }>`select status, updated_at from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`,
+        );
         if (row === undefined) return false;
         if (condition && (!condition.statuses.includes(row.status as never) || !(Number(row.updated_at) < condition.updatedBefore))) return false;
         for (const table of [t.attempts, t.steps, t.state, t.events]) {

@@ -8,8 +8,6 @@ import { STEP_COLUMNS, type StepRow } from './schema/tables.js';
 
 // The step's own columns only (SQLite's rows also carry the columns its triggers read).
 const STEP_LIST = sql.raw(STEP_COLUMNS.join(', '));
-import { insertStepRoutine, transitionStepRoutine } from './steps-routines.js';
-import { insertStepSqlite, transitionStepSqlite } from './steps-sqlite.js';
 
 /**
  * `steps.load`: one indexed read of every step of the run, ordered by seq. On a database without
@@ -30,23 +28,18 @@ export function loadSteps(ctx: StoreContext) {
 }
 
 /**
- * `steps.insert`. PostgreSQL and MySQL/MariaDB: one call of the `step_insert` routine (one round
- * trip). SQLite: one statement (a trigger writes the attempt).
+ * `steps.insert`: the dialect's one round trip (PostgreSQL and MySQL/MariaDB: one call of the
+ * `step_insert` routine; SQLite: one statement, a trigger writes the attempt).
  */
 export function insertStep(ctx: StoreContext) {
-  return (runId: string, fence: Fence, step: NewStep, now: number) =>
-    guard('steps.insert', () =>
-      ctx.dialect.name === 'sqlite' ? insertStepSqlite(ctx, runId, fence, step, now) : insertStepRoutine(ctx, runId, fence, step, now),
-    );
+  return (runId: string, fence: Fence, step: NewStep, now: number) => guard('steps.insert', () => ctx.dialect.steps.insert(ctx, runId, fence, step, now));
 }
 
 /**
- * `steps.transition`. PostgreSQL and MySQL/MariaDB: one call of the `step_transition` routine (one
- * round trip). SQLite: one statement (a trigger writes the attempt).
+ * `steps.transition`: the dialect's one round trip (PostgreSQL and MySQL/MariaDB: one call of the
+ * `step_transition` routine; SQLite: one statement, a trigger writes the attempt).
  */
 export function transitionStep(ctx: StoreContext) {
   return (runId: string, fence: Fence, t: StepTransition, now: number) =>
-    guard('steps.transition', () =>
-      ctx.dialect.name === 'sqlite' ? transitionStepSqlite(ctx, runId, fence, t, now) : transitionStepRoutine(ctx, runId, fence, t, now),
-    );
+    guard('steps.transition', () => ctx.dialect.steps.transition(ctx, runId, fence, t, now));
 }

@@ -65,19 +65,28 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   if (options.preparedStatements === true && dialect.namedStatement === undefined) {
     throw new CairnError('INVALID_INPUT', `createKyselyStore: preparedStatements is for PostgreSQL (over pg) only, not ${dialect.name}`);
   }
-  const ctx = createContext(options.db, dialect, tableNames(options.tablePrefix ?? 'cairn_'), options.asyncStartCommit ?? true, options.preparedStatements === true);
+  const ctx = createContext(
+    options.db,
+    dialect,
+    tableNames(options.tablePrefix ?? 'cairn_'),
+    options.asyncStartCommit ?? true,
+    options.preparedStatements === true,
+  );
   const versions = versionsOf(ctx);
   const schedules = schedulesOf(ctx);
   const slots = slotsOf(ctx);
   // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time).
-  const write = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => (...args: A): Promise<R> => dialect.exclusive(() => fn(...args));
+  const write =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      dialect.exclusive(() => fn(...args));
   let closed = false;
   // Arguments of the wrong runtime type get INVALID_INPUT, never a TypeError from a codec.
   return withArgumentChecks({
     name: `kysely-${dialect.name}`,
     capabilities: {
       multiProcess: true,
-      maxPayloadBytes: options.maxPayloadBytes ?? (dialect.name === 'mysql' ? 8 : 16) * 1024 * 1024,
+      maxPayloadBytes: options.maxPayloadBytes ?? dialect.maxPayloadBytes,
       // cairn_0008_step_finished: an inline step is one routine call (SQLite: one statement).
       insertFinished: true,
     },

@@ -1,8 +1,8 @@
 import { MysqlAdapter, PostgresAdapter, SqliteAdapter } from 'kysely';
 import { CairnError } from '@cairn/core';
-import { mysqlDialect } from './mysql.js';
-import { postgresDialect } from './postgres.js';
-import { sqliteDialect } from './sqlite.js';
+import { mysqlDialect } from '../mysql/dialect.js';
+import { postgresDialect } from '../postgres/dialect.js';
+import { sqliteDialect } from '../sqlite/dialect.js';
 import type { AnyKysely, SqlDialect, SqlDialectName } from './types.js';
 
 const DIALECTS: Record<SqlDialectName, SqlDialect> = { postgres: postgresDialect, mysql: mysqlDialect, sqlite: sqliteDialect };

@@ -1,4 +1,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
+import type { Fence, NewStep, RunRecord, RunTransition, StepRecord, StepTransition } from '@cairn/core';
+import type { StoreContext } from '../context.js';
+import type { RoutineParam } from '../routines/params.js';
 import type { TableNames } from '../schema/tables.js';
 
 /** The SQL dialects the store speaks. */
@@ -11,9 +14,74 @@ export type AnySchema = any;
 /** A Kysely instance over any schema: the store writes its own SQL with `sql` templates. */
 export type AnyKysely = Kysely<AnySchema>;
 
+/**
+ * What a run write reports: whether its compare-and-set matched, and the run after the call (the
+ * row written, or the run as it stands when it did not match; undefined: no such run).
+ */
+export interface RunWriteResult {
+  done: boolean;
+  run: RunRecord | undefined;
+}
+
+/** A dialect's run writes, each one atomic compare-and-set (the checks and errors are the caller's). */
+export interface RunWrites {
+  /** Takes the lease when it is free, lapsed or the owner's own; the run claimed, or undefined. */
+  claim(ctx: StoreContext, runId: string, owner: string, leaseMs: number, now: number): Promise<RunRecord | undefined>;
+  /** Extends the lease of the fence holder of a live run. */
+  renew(ctx: StoreContext, runId: string, fence: number, leaseMs: number, now: number): Promise<RunWriteResult>;
+  /** Moves a live run from one of `t.from` to `t.to` at `fence`. */
+  transition(ctx: StoreContext, runId: string, fence: number, t: RunTransition, now: number): Promise<RunWriteResult>;
+  /**
+   * Sets `cancel_requested` (the first reason is kept) and wakes a live run; the run after the
+   * request, or as it is when terminal; undefined when missing.
+   */
+  requestCancel(ctx: StoreContext, runId: string, now: number, reason: string | null): Promise<RunRecord | undefined>;
+}
+
+/** A dialect's step writes: each one round trip that checks the run's fence and writes the attempts. */
+export interface StepWrites {
+  /** Inserts the step unless its key exists; the step as it stands after the call. */
+  insert(ctx: StoreContext, runId: string, fence: Fence, step: NewStep, now: number): Promise<{ step: StepRecord; created: boolean }>;
+  /** Compare-and-sets the step on status + attempt; `STEP_CONFLICT` when it does not match. */
+  transition(ctx: StoreContext, runId: string, fence: Fence, t: StepTransition, now: number): Promise<StepRecord>;
+}
+
+/** One `state.set`, its values already in their stored forms. */
+export interface StateWrite {
+  runId: string;
+  fence: Fence;
+  /** The stored run id, key, key hash and JSON value. */
+  id: string;
+  key: string;
+  hash: string;
+  json: string;
+  now: number;
+}
+
+/** How the dialect calls a stored routine (PostgreSQL functions, MySQL/MariaDB procedures). */
+export interface RoutineCalls {
+  /** The SQL text of a call of `name` with `params` as placeholders; fixed per routine. */
+  text(name: string, params: readonly RoutineParam[]): string;
+  /** The rows of the routine's result among what the driver returned for the call. */
+  resultSet(rows: readonly unknown[]): readonly unknown[];
+}
+
 /** What differs between the dialects, in one place. */
 export interface SqlDialect {
   readonly name: SqlDialectName;
+  /** The largest JSON payload in bytes the store advertises by default (16 MiB; MySQL/MariaDB 8 MiB). */
+  readonly maxPayloadBytes: number;
+  /** `steps.insert` and `steps.transition`. */
+  readonly steps: StepWrites;
+  /** `runs.claim`, `runs.renew`, `runs.transition`, `runs.requestCancel`. */
+  readonly runs: RunWrites;
+  /**
+   * `state.set`: the run row locked (fence and terminal check, `updated_at` bumped) and the
+   * (run, key) row upserted, all or nothing; `checkWritable`'s errors when the run refuses it.
+   */
+  setState(ctx: StoreContext, write: StateWrite): Promise<void>;
+  /** How routines are called; absent where the store has none (SQLite). */
+  readonly routineCalls?: RoutineCalls;
   /** `UPDATE/INSERT ... RETURNING` is available (PostgreSQL, SQLite); MySQL/MariaDB read back instead. */
   readonly returning: boolean;
   /**

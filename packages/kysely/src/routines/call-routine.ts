@@ -1,25 +1,32 @@
 import { CompiledQuery } from 'kysely';
 import { CairnError } from '@cairn/core';
 import type { StoreContext } from '../context.js';
+import type { RoutineCalls, SqlDialectName } from '../dialect/types.js';
 import { retryRolledBack } from '../dialect/retry-rolled-back.js';
-import { CAIRN_MIGRATION_NAMES } from '../schema/migrations.js';
+import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
 import type { RoutineParam } from './params.js';
-import { postgresParamTypes } from './postgres-routines.js';
 
 /**
- * Calls a stored routine in ONE round trip and returns the first row of its result, if any:
- * `select * from fn(...)` on PostgreSQL, `call proc(...)` on MySQL/MariaDB (mysql2 returns a
- * CALL's result sets followed by its status packet; the first set is the routine's). A routine is
- * one transaction, so a deadlock victim was rolled back whole and is run again. A routine missing
+ * Calls a stored routine in ONE round trip and returns the first row of its result, if any, as
+ * the dialect's `routineCalls` shape it (`select * from fn(...)` on PostgreSQL, `call proc(...)`
+ * on MySQL/MariaDB). A routine is one transaction, so a deadlock victim was rolled back whole
+ * and is run again. A routine missing
  * from the database, or one older than the store (another argument list), is a `STORE_ERROR` that
  * says to run the migrations (`createdBy`: the migration that creates it, when not the step routines').
  */
-export async function callRoutine<Row>(ctx: StoreContext, name: string, params: readonly RoutineParam[], args: (string | number | null)[], createdBy?: string): Promise<Row | undefined> {
-  const query = CompiledQuery.raw(ctx.routineSql(callText(ctx.dialect.name, name, params)), args);
+export async function callRoutine<Row>(
+  ctx: StoreContext,
+  name: string,
+  params: readonly RoutineParam[],
+  args: (string | number | null)[],
+  createdBy?: string,
+): Promise<Row | undefined> {
+  const calls = ctx.dialect.routineCalls;
+  if (calls === undefined) throw new CairnError('STORE_ERROR', `The ${ctx.dialect.name} store has no stored routines (called ${name})`);
+  const query = CompiledQuery.raw(ctx.routineSql(callText(ctx.dialect.name, calls, name, params)), args);
   try {
     const { rows } = await retryRolledBack(ctx.dialect.isRolledBack, () => ctx.db.executeQuery<unknown>(query));
-    const set = ctx.dialect.name === 'postgres' || !Array.isArray(rows[0]) ? rows : (rows[0] as unknown[]);
-    return set[0] as Row | undefined;
+    return calls.resultSet(rows)[0] as Row | undefined;
   } catch (error) {
     if (isMissingRoutine(error)) {
       const where = createdBy ?? `${CAIRN_MIGRATION_NAMES[1]} (the step routines are replaced by ${CAIRN_MIGRATION_NAMES[2]})`;
@@ -46,16 +53,11 @@ function isMissingRoutine(error: unknown): boolean {
 // so a write spends nothing on building SQL (measured: a large share of a write's client time).
 const callTexts = new Map<string, string>();
 
-function callText(dialect: StoreContext['dialect']['name'], name: string, params: readonly RoutineParam[]): string {
+function callText(dialect: SqlDialectName, calls: RoutineCalls, name: string, params: readonly RoutineParam[]): string {
   const cacheKey = `${dialect}:${name}`;
   let text = callTexts.get(cacheKey);
   if (text === undefined) {
-    if (dialect === 'postgres') {
-      const types = postgresParamTypes(params);
-      text = `select * from "${name}"(${types.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
-    } else {
-      text = `call \`${name}\`(${params.map(() => '?').join(', ')})`;
-    }
+    text = calls.text(name, params);
     callTexts.set(cacheKey, text);
   }
   return text;

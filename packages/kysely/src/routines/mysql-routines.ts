@@ -1,68 +1,14 @@
-import type { ColumnKind } from '../schema/column-types.js';
 import { STEP_COLUMNS, STEP_COLUMNS_0001, STEP_COLUMNS_0003, type TableNames } from '../schema/tables.js';
+import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './mysql-procedure-parts.js';
 import { mysqlRunRoutines } from './mysql-run-routines.js';
-import { STATE_SET_PARAMS, finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
-
-/**
- * Parameter types. Text parameters carry the tables' own character set and collation: a routine
- * parameter is as "implicit" as a column, so comparing a column with a parameter of another
- * collation would fail with "Illegal mix of collations".
- */
-function mysqlParamType(kind: ColumnKind, collation: string): string {
-  const text = `character set utf8mb4 collate ${collation}`;
-  switch (kind) {
-    case 'id':
-      return `varchar(128) ${text}`;
-    case 'name':
-      return `varchar(255) ${text}`;
-    case 'short':
-      return `varchar(16) ${text}`;
-    case 'hash':
-      return 'char(64) character set ascii collate ascii_bin';
-    case 'text':
-    case 'ordered':
-      return `text ${text}`;
-    case 'json':
-      return `longtext ${text}`;
-    case 'bigint':
-      return 'bigint';
-    case 'int':
-      return 'integer';
-    case 'flag':
-      return 'smallint';
-  }
-}
-
-/**
- * The head of a procedure up to its `begin`: it modifies data and runs with the caller's
- * privileges (`SQL SECURITY INVOKER`), as the PL/pgSQL functions do.
- */
-export function procedureHead(name: string, params: readonly RoutineParam[], collation: string): string {
-  return `create procedure \`${name}\`(${signature(params, collation)})
-modifies sql data
-sql security invoker
-begin`;
-}
-
-/** `in p_x type, ...` for a procedure's parameter list. */
-function signature(params: readonly RoutineParam[], collation: string): string {
-  return params.map(([name, kind]) => `in ${name} ${mysqlParamType(kind, collation)}`).join(', ');
-}
-
-/**
- * Declares `v_done` and opens the procedure's transaction: any SQL error rolls it back and is
- * raised again to the caller (a deadlock victim then reaches the store's retry whole).
- */
-export const BEGIN_TRANSACTION = `declare v_done integer default 0;
-  declare exit handler for sqlexception
-  begin
-    rollback;
-    resignal;
-  end;
-  start transaction;`;
-
-/** The terminal run statuses as a SQL list. */
-export const TERMINAL = `('completed', 'failed', 'cancelled')`;
+import {
+  STATE_SET_PARAMS,
+  finishedAttemptInsert,
+  routineNames,
+  stepInsertValues,
+  stepRoutineShape,
+  type StepRoutineVersion,
+} from './params.js';
 
 /**
  * The stored procedures behind `steps.insert` and `steps.transition` on MySQL/MariaDB: the whole
@@ -197,5 +143,7 @@ export function dropMysqlStepRoutines(names: TableNames): string[] {
 /** Drops the procedures (the down migration, and before a re-create). */
 export function dropMysqlRoutines(names: TableNames): string[] {
   const r = routineNames(names.prefix);
-  return [r.stepInsert, r.stepTransition, r.runClaim, r.runRenew, r.runTransition, r.runRequestCancel, r.stateSet].map((name) => `drop procedure if exists \`${name}\``);
+  return [r.stepInsert, r.stepTransition, r.runClaim, r.runRenew, r.runTransition, r.runRequestCancel, r.stateSet].map(
+    (name) => `drop procedure if exists \`${name}\``,
+  );
 }

@@ -1,5 +1,5 @@
 import type { TableNames } from '../schema/tables.js';
-import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './mysql-routines.js';
+import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './mysql-procedure-parts.js';
 import {
   RUN_CLAIM_PARAMS,
   RUN_RENEW_PARAMS,

@@ -1,5 +1,5 @@
 import type { TableNames } from '../schema/tables.js';
-import { procedureHead } from './mysql-routines.js';
+import { procedureHead } from './mysql-procedure-parts.js';
 import { SLOT_ACQUIRE_PARAMS, SLOT_RELEASE_PARAMS, slotRoutineNames } from './slot-routine-params.js';
 
 /**

@@ -5,6 +5,7 @@ import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
 import { dropRoutines, installRoutines, mysqlCollation } from '../routines/install-routines.js';
 import { columnType, type ColumnKind } from './column-types.js';
 import { loadMigrator } from './load-migrator.js';
+import { CAIRN_MIGRATION_NAMES } from './migration-names.js';
 import type { CairnMigration, CairnMigrationProvider, CairnMigrationResultSet } from './migration-types.js';
 import { eventMessagesMigration } from './event-messages-migration.js';
 import { runDeadlineMigration } from './run-deadline-migration.js';
@@ -34,44 +35,93 @@ interface TableSpec {
 const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters'>, TableSpec> = {
   runs: {
     columns: [
-      ['id', 'id'], ['workflow', 'name'], ['version', 'name'], ['input_json', 'json'], ['status', 'short'],
-      ['output_json', 'json', 'null'], ['error_json', 'json', 'null'], ['parent_run_id', 'id', 'null'],
-      ['parent_step_key', 'text', 'null'], ['idempotency_key', 'text', 'null'], ['idempotency_hash', 'hash', 'null'],
-      ['lease_owner', 'text', 'null'], ['lease_expires_at', 'bigint', 'null'], ['fence', 'bigint'],
-      ['cancel_requested', 'flag'], ['wake_at', 'bigint', 'null'], ['due_at', 'bigint', 'null'],
-      ['created_at', 'bigint'], ['updated_at', 'bigint'],
+      ['id', 'id'],
+      ['workflow', 'name'],
+      ['version', 'name'],
+      ['input_json', 'json'],
+      ['status', 'short'],
+      ['output_json', 'json', 'null'],
+      ['error_json', 'json', 'null'],
+      ['parent_run_id', 'id', 'null'],
+      ['parent_step_key', 'text', 'null'],
+      ['idempotency_key', 'text', 'null'],
+      ['idempotency_hash', 'hash', 'null'],
+      ['lease_owner', 'text', 'null'],
+      ['lease_expires_at', 'bigint', 'null'],
+      ['fence', 'bigint'],
+      ['cancel_requested', 'flag'],
+      ['wake_at', 'bigint', 'null'],
+      ['due_at', 'bigint', 'null'],
+      ['created_at', 'bigint'],
+      ['updated_at', 'bigint'],
     ],
     primaryKey: ['id'],
   },
   steps: {
     columns: [
-      ['run_id', 'id'], ['key_hash', 'hash'], ['step_key', 'text'], ['name', 'text'], ['kind', 'short'], ['seq', 'int'],
-      ['status', 'short'], ['attempt', 'int'], ['max_attempts', 'int'], ['queued', 'flag'], ['output_json', 'json', 'null'],
-      ['error_json', 'json', 'null'], ['wake_at', 'bigint', 'null'], ['child_run_id', 'id', 'null'],
-      ['created_at', 'bigint'], ['updated_at', 'bigint'],
+      ['run_id', 'id'],
+      ['key_hash', 'hash'],
+      ['step_key', 'text'],
+      ['name', 'text'],
+      ['kind', 'short'],
+      ['seq', 'int'],
+      ['status', 'short'],
+      ['attempt', 'int'],
+      ['max_attempts', 'int'],
+      ['queued', 'flag'],
+      ['output_json', 'json', 'null'],
+      ['error_json', 'json', 'null'],
+      ['wake_at', 'bigint', 'null'],
+      ['child_run_id', 'id', 'null'],
+      ['created_at', 'bigint'],
+      ['updated_at', 'bigint'],
     ],
     primaryKey: ['run_id', 'key_hash'],
   },
   attempts: {
     columns: [
-      ['run_id', 'id'], ['key_hash', 'hash'], ['attempt', 'int'], ['step_key', 'text'], ['step_seq', 'int'],
-      ['status', 'short'], ['worker', 'text', 'null'], ['started_at', 'bigint'], ['ended_at', 'bigint', 'null'],
-      ['output_json', 'json', 'null'], ['error_json', 'json', 'null'],
+      ['run_id', 'id'],
+      ['key_hash', 'hash'],
+      ['attempt', 'int'],
+      ['step_key', 'text'],
+      ['step_seq', 'int'],
+      ['status', 'short'],
+      ['worker', 'text', 'null'],
+      ['started_at', 'bigint'],
+      ['ended_at', 'bigint', 'null'],
+      ['output_json', 'json', 'null'],
+      ['error_json', 'json', 'null'],
     ],
     primaryKey: ['run_id', 'key_hash', 'attempt'],
   },
   state: {
-    columns: [['run_id', 'id'], ['key_hash', 'hash'], ['state_key', 'text'], ['value_json', 'json'], ['updated_at', 'bigint']],
+    columns: [
+      ['run_id', 'id'],
+      ['key_hash', 'hash'],
+      ['state_key', 'text'],
+      ['value_json', 'json'],
+      ['updated_at', 'bigint'],
+    ],
     primaryKey: ['run_id', 'key_hash'],
   },
   events: {
-    columns: [['run_id', 'id'], ['name_hash', 'hash'], ['name', 'text'], ['payload_json', 'json'], ['delivered_at', 'bigint']],
+    columns: [
+      ['run_id', 'id'],
+      ['name_hash', 'hash'],
+      ['name', 'text'],
+      ['payload_json', 'json'],
+      ['delivered_at', 'bigint'],
+    ],
     primaryKey: ['run_id', 'name_hash'],
   },
   versions: {
     columns: [
-      ['workflow', 'name'], ['version', 'name'], ['status', 'short'], ['descriptor_json', 'json'],
-      ['created_at', 'bigint'], ['updated_at', 'bigint'],
+      ['workflow', 'name'],
+      ['version', 'name'],
+      ['status', 'short'],
+      ['descriptor_json', 'json'],
+      ['created_at', 'bigint'],
+      ['updated_at', 'bigint'],
     ],
     primaryKey: ['workflow', 'version'],
   },
@@ -123,8 +173,7 @@ export interface CairnMigrationOptions {
   tablePrefix?: string;
 }
 
-/** The migration names this package ships, oldest first. */
-export const CAIRN_MIGRATION_NAMES = ['cairn_0001_initial', 'cairn_0002_step_routines', 'cairn_0003_step_turn', 'cairn_0004_run_deadline', 'cairn_0005_event_messages', 'cairn_0006_operations', 'cairn_0007_run_trace_context', 'cairn_0008_step_finished', 'cairn_0010_schedules', 'cairn_0011_slots'] as const;
+export { CAIRN_MIGRATION_NAMES } from './migration-names.js';
 
 /**
  * The store's schema as Kysely migrations, for your own `Migrator` (or merge its

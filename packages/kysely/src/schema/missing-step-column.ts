@@ -1,8 +1,7 @@
 import { CairnError } from '@cairn/core';
 import { lacksColumn } from './lacks-column.js';
-import { CAIRN_MIGRATION_NAMES } from './migrations.js';
-import { FENCE_COLUMN } from './step-finished-migration.js';
-import { TURN_COLUMN } from './step-turn-migration.js';
+import { CAIRN_MIGRATION_NAMES } from './migration-names.js';
+import { FENCE_COLUMN, TURN_COLUMN } from './added-columns.js';
 
 /** The step columns later migrations added, and the migration that adds each. */
 const ADDED_BY: ReadonlyArray<readonly [column: string, migration: string]> = [

@@ -4,9 +4,7 @@ import { dialectOf, detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialect } from '../dialect/types.js';
 import { columnType } from './column-types.js';
 import type { TableNames } from './tables.js';
-
-/** The column `cairn_0011_slots` adds to `runs`: `RunRecord.priority`, NULL when 0 or absent. */
-export const PRIORITY_COLUMN = 'priority';
+import { PRIORITY_COLUMN } from './added-columns.js';
 
 /** The index that serves "the waiters of a key in line order" (`priority` desc, `queued_at`; ties by holder are few). */
 export const slotLineIndex = (names: TableNames): string => `${names.prefix}slot_waiters_line`;

@@ -7,9 +7,7 @@ import { dropSqliteFinishedTrigger, sqliteFinishedTrigger } from '../routines/sq
 import { columnType } from './column-types.js';
 import { mysqlHasColumn } from './mysql-has-column.js';
 import type { TableNames } from './tables.js';
-
-/** The column `cairn_0008_step_finished` adds to `steps`: `StepRecord.fence`, NULL when absent. */
-export const FENCE_COLUMN = 'fence';
+import { FENCE_COLUMN } from './added-columns.js';
 
 async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
   // PostgreSQL runs a migration in one transaction and SQLite's DDL is transactional; MySQL/MariaDB

@@ -5,9 +5,7 @@ import { replaceStepRoutines } from '../routines/install-routines.js';
 import { columnType } from './column-types.js';
 import { mysqlHasColumn } from './mysql-has-column.js';
 import type { TableNames } from './tables.js';
-
-/** The column `cairn_0003_step_turn` adds to `steps`: `StepRecord.turn`, NULL when absent. */
-export const TURN_COLUMN = 'turn';
+import { TURN_COLUMN } from './added-columns.js';
 
 async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
   // PostgreSQL runs a migration in one transaction and SQLite's is this one statement; MySQL/MariaDB

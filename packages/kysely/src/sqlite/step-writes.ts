@@ -1,13 +1,14 @@
 import { CompiledQuery, sql } from 'kysely';
 import { CairnError, type Fence, type NewStep, type StepRecord, type StepTransition } from '@cairn/core';
-import { toStepRecord } from './codec/rows.js';
-import { checkWritable, first, type StoreContext } from './context.js';
-import { stepInsertArgs, stepTransitionArgs } from './routines/routine-args.js';
-import { SQLITE_ATTEMPT_COLUMNS } from './routines/sqlite-triggers.js';
-import { CAIRN_MIGRATION_NAMES } from './schema/migrations.js';
-import { missingStepColumn } from './schema/missing-step-column.js';
-import { STEP_COLUMNS, TERMINAL, type StepRow } from './schema/tables.js';
-import { stepConflict, stepIdentity, type StepIdentity } from './steps-shared.js';
+import { toStepRecord } from '../codec/rows.js';
+import { checkWritable, first, type StoreContext } from '../context.js';
+import type { StepWrites } from '../dialect/types.js';
+import { stepInsertArgs, stepTransitionArgs } from '../routines/routine-args.js';
+import { SQLITE_ATTEMPT_COLUMNS } from '../routines/sqlite-triggers.js';
+import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
+import { missingStepColumn } from '../schema/missing-step-column.js';
+import { STEP_COLUMNS, TERMINAL, type StepRow } from '../schema/tables.js';
+import { stepConflict, stepIdentity, type StepIdentity } from '../steps-shared.js';
 
 const NOT_TERMINAL = `r.status not in (${TERMINAL.map((s) => `'${s}'`).join(', ')})`;
 // `? is null or r.fence = ?`: an unfenced write (a queued step worker) passes NULL twice.
@@ -50,7 +51,9 @@ function statements(ctx: StoreContext): { insert: string; transition: string } {
 function readRunAndStep(ctx: StoreContext, id: StepIdentity) {
   return first(
     ctx.db,
-    sql<Partial<StepRow> & { r_fence: unknown; r_status: unknown }>`select r.fence as r_fence, r.status as r_status, ${sql.raw(STEP_COLUMNS.map((c) => `s.${c}`).join(', '))}
+    sql<
+      Partial<StepRow> & { r_fence: unknown; r_status: unknown }
+    >`select r.fence as r_fence, r.status as r_status, ${sql.raw(STEP_COLUMNS.map((c) => `s.${c}`).join(', '))}
       from ${ctx.t.runs} r left join ${ctx.t.steps} s on s.run_id = r.id and s.key_hash = ${id.keyHash}
       where r.id = ${id.runId}`,
   );
@@ -64,7 +67,11 @@ async function execute(ctx: StoreContext, text: string, parameters: unknown[]): 
     // "no such column: x" (UPDATE) or "table t has no column named x" (INSERT).
     const lacks = (column: string) => message.includes(`no such column: ${column}`) || message.includes(`no column named ${column}`);
     if (SQLITE_ATTEMPT_COLUMNS.some(lacks)) {
-      throw new CairnError('STORE_ERROR', `The step tables lack the columns of ${CAIRN_MIGRATION_NAMES[1]}: run Cairn's migrations (migrateToLatest(db), or cairnMigrations() in your Migrator)`, { cause: error });
+      throw new CairnError(
+        'STORE_ERROR',
+        `The step tables lack the columns of ${CAIRN_MIGRATION_NAMES[1]}: run Cairn's migrations (migrateToLatest(db), or cairnMigrations() in your Migrator)`,
+        { cause: error },
+      );
     }
     const missing = missingStepColumn(error);
     if (missing !== undefined) throw missing;
@@ -77,12 +84,34 @@ async function execute(ctx: StoreContext, text: string, parameters: unknown[]): 
  * trigger, attempt 1). When it inserts nothing, one read tells why: a stale fence, a terminal or
  * missing run, or a key that exists.
  */
-export async function insertStepSqlite(ctx: StoreContext, runId: string, fence: Fence, step: NewStep, now: number) {
+async function insertStepSqlite(ctx: StoreContext, runId: string, fence: Fence, step: NewStep, now: number) {
   const id = stepIdentity(runId, step.key);
   const a = stepInsertArgs(id, fence, step, now, false);
-  const values = [a.p_run_id, a.p_key_hash, a.p_step_key, a.p_name, a.p_kind, a.p_seq, a.p_status, 1, a.p_max_attempts, a.p_queued,
-    a.p_output, a.p_error, a.p_wake_at, a.p_child_run_id, now, now, a.p_turn, fence, a.p_worker,
-    a.p_attempt_status, a.p_attempt_output, a.p_attempt_error, a.p_attempt_started_at];
+  const values = [
+    a.p_run_id,
+    a.p_key_hash,
+    a.p_step_key,
+    a.p_name,
+    a.p_kind,
+    a.p_seq,
+    a.p_status,
+    1,
+    a.p_max_attempts,
+    a.p_queued,
+    a.p_output,
+    a.p_error,
+    a.p_wake_at,
+    a.p_child_run_id,
+    now,
+    now,
+    a.p_turn,
+    fence,
+    a.p_worker,
+    a.p_attempt_status,
+    a.p_attempt_output,
+    a.p_attempt_error,
+    a.p_attempt_started_at,
+  ];
   const inserted = await execute(ctx, statements(ctx).insert, [...values, id.runId, fence, fence]);
   if (inserted !== undefined) return { step: toStepRecord(inserted), created: true };
   const row = await readRunAndStep(ctx, id);
@@ -92,16 +121,38 @@ export async function insertStepSqlite(ctx: StoreContext, runId: string, fence: 
 }
 
 /** `steps.transition` on SQLite: ONE guarded compare-and-set; the trigger writes the attempts. */
-export async function transitionStepSqlite(ctx: StoreContext, runId: string, fence: Fence, tr: StepTransition, now: number): Promise<StepRecord> {
+async function transitionStepSqlite(ctx: StoreContext, runId: string, fence: Fence, tr: StepTransition, now: number): Promise<StepRecord> {
   const id = stepIdentity(runId, tr.key);
   const a = stepTransitionArgs(id, fence, tr, now);
   const updated = await execute(ctx, statements(ctx).transition, [
-    a.p_to_status, a.p_to_attempt, a.p_set_output, a.p_output, a.p_set_error, a.p_error, a.p_wake, a.p_wake_at, a.p_child_run_id, a.p_turn, now,
-    a.p_end_status, a.p_end_output, a.p_end_error, a.p_start_worker,
-    id.runId, id.keyHash, tr.from.attempt, a.p_from_statuses, id.runId, fence, fence,
+    a.p_to_status,
+    a.p_to_attempt,
+    a.p_set_output,
+    a.p_output,
+    a.p_set_error,
+    a.p_error,
+    a.p_wake,
+    a.p_wake_at,
+    a.p_child_run_id,
+    a.p_turn,
+    now,
+    a.p_end_status,
+    a.p_end_output,
+    a.p_end_error,
+    a.p_start_worker,
+    id.runId,
+    id.keyHash,
+    tr.from.attempt,
+    a.p_from_statuses,
+    id.runId,
+    fence,
+    fence,
   ]);
   if (updated !== undefined) return toStepRecord(updated);
   const row = await readRunAndStep(ctx, id);
   checkWritable(runId, fence, row === undefined ? undefined : { fence: row.r_fence, status: row.r_status });
   throw stepConflict(runId, tr.key, row?.run_id == null ? undefined : toStepRecord(row as StepRow));
 }
+
+/** SQLite's step writes: one statement each; its triggers write the attempts. */
+export const sqliteStepWrites: StepWrites = { insert: insertStepSqlite, transition: transitionStepSqlite };

@@ -1,9 +1,13 @@
 import { sql } from 'kysely';
-import { retryRolledBack } from './retry-rolled-back.js';
-import type { SqlDialect } from './types.js';
-import { addColumn } from './add-column.js';
+import { retryRolledBack } from '../dialect/retry-rolled-back.js';
+import type { SqlDialect } from '../dialect/types.js';
+import { addColumn } from '../dialect/add-column.js';
 import { dropPostgresSlotRoutines, postgresSlotRoutines } from '../routines/postgres-slot-routines.js';
-import { namedStatement } from '../postgres/named-statement.js';
+import { namedStatement } from './named-statement.js';
+import { statementRunWrites } from '../run-statement-writes.js';
+import { postgresRoutineCalls } from './routine-calls.js';
+import { postgresSetState } from './state-set.js';
+import { postgresStepWrites } from './step-writes.js';
 
 // deadlock_detected, serialization_failure: the server rolled the whole transaction back.
 const isRolledBack = (error: unknown): boolean => ['40P01', '40001'].includes(String((error as { code?: unknown } | null)?.code));
@@ -11,6 +15,11 @@ const isRolledBack = (error: unknown): boolean => ['40P01', '40001'].includes(St
 /** PostgreSQL (driver `pg`): `RETURNING`, data-modifying CTEs, row locks, `SKIP LOCKED`. */
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
+  maxPayloadBytes: 16 * 1024 * 1024,
+  steps: postgresStepWrites,
+  runs: statementRunWrites,
+  setState: postgresSetState,
+  routineCalls: postgresRoutineCalls,
   returning: true,
   lockForUpdate: (of) => (of === undefined ? sql`for update` : sql`for update of ${sql.id(of)}`),
   skipLocked: () => sql`for update skip locked`,

@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
-import type { AnyKysely, SqlDialect } from './types.js';
-import { addColumn } from './add-column.js';
+import type { AnyKysely, SqlDialect } from '../dialect/types.js';
+import { addColumn } from '../dialect/add-column.js';
+import { statementRunWrites } from '../run-statement-writes.js';
+import { sqliteSetState } from './state-set.js';
+import { sqliteStepWrites } from './step-writes.js';
 
 // better-sqlite3 is synchronous: while one connection of this process holds the write lock and
 // awaits, another connection of the same process that tries to write blocks the whole thread in
@@ -29,6 +32,10 @@ function exclusive<T>(fn: () => Promise<T>): Promise<T> {
  */
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
+  maxPayloadBytes: 16 * 1024 * 1024,
+  steps: sqliteStepWrites,
+  runs: statementRunWrites,
+  setState: sqliteSetState,
   returning: true,
   lockForUpdate: () => sql``,
   skipLocked: () => sql``,

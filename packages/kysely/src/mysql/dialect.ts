@@ -1,10 +1,14 @@
 import { sql } from 'kysely';
-import { retryRolledBack } from './retry-rolled-back.js';
+import { retryRolledBack } from '../dialect/retry-rolled-back.js';
 import { mysqlCollation } from '../routines/install-routines.js';
 import { mysqlHasColumn } from '../schema/mysql-has-column.js';
-import { addColumn } from './add-column.js';
+import { addColumn } from '../dialect/add-column.js';
 import { dropMysqlSlotRoutines, mysqlSlotRoutines } from '../routines/mysql-slot-routines.js';
-import type { SqlDialect } from './types.js';
+import type { SqlDialect } from '../dialect/types.js';
+import { mysqlRoutineCalls } from './routine-calls.js';
+import { mysqlRunWrites } from './run-writes.js';
+import { mysqlSetState } from './state-set.js';
+import { mysqlStepWrites } from './step-writes.js';
 
 // ER_LOCK_DEADLOCK: InnoDB chose this transaction as a deadlock victim and rolled all of it back.
 const isRolledBack = (error: unknown): boolean => (error as { errno?: unknown } | null)?.errno === 1213;
@@ -16,14 +20,18 @@ const isRolledBack = (error: unknown): boolean => (error as { errno?: unknown } 
  */
 export const mysqlDialect: SqlDialect = {
   name: 'mysql',
+  maxPayloadBytes: 8 * 1024 * 1024,
+  steps: mysqlStepWrites,
+  runs: mysqlRunWrites,
+  setState: mysqlSetState,
+  routineCalls: mysqlRoutineCalls,
   returning: false,
   lockForUpdate: () => sql`for update`,
   skipLocked: () => sql`for update skip locked`,
   insertIgnoreHead: () => sql`insert ignore`,
   insertIgnoreTail: () => sql``,
   onConflictDoNothing: () => sql``,
-  upsertTail: (_keys, columns) =>
-    sql`on duplicate key update ${sql.join(columns.map((c) => sql`${sql.id(c)} = values(${sql.id(c)})`))}`,
+  upsertTail: (_keys, columns) => sql`on duplicate key update ${sql.join(columns.map((c) => sql`${sql.id(c)} = values(${sql.id(c)})`))}`,
   exclusive: (fn) => fn(),
   transaction: (db, fn) => retryRolledBack(isRolledBack, () => db.transaction().execute(fn)),
   isRolledBack,

@@ -1,0 +1,12 @@
+// Their own file: the store's reads and writes name these columns (to read them, or to tell a
+// database that lacks one to migrate), and importing a migration for them would load the
+// dialects, which load those reads and writes, in a circle.
+
+/** The column `cairn_0003_step_turn` adds to `steps`: `StepRecord.turn`, NULL when absent. */
+export const TURN_COLUMN = 'turn';
+
+/** The column `cairn_0008_step_finished` adds to `steps`: `StepRecord.fence`, NULL when absent. */
+export const FENCE_COLUMN = 'fence';
+
+/** The column `cairn_0011_slots` adds to `runs`: `RunRecord.priority`, NULL when 0 or absent. */
+export const PRIORITY_COLUMN = 'priority';

@@ -1,0 +1,15 @@
+// Its own file: the store's write paths name these migrations in their errors, and importing
+// migrations.ts for that would load the dialects, which load those write paths, in a circle.
+/** The migration names this package ships, oldest first. */
+export const CAIRN_MIGRATION_NAMES = [
+  'cairn_0001_initial',
+  'cairn_0002_step_routines',
+  'cairn_0003_step_turn',
+  'cairn_0004_run_deadline',
+  'cairn_0005_event_messages',
+  'cairn_0006_operations',
+  'cairn_0007_run_trace_context',
+  'cairn_0008_step_finished',
+  'cairn_0010_schedules',
+  'cairn_0011_slots',
+] as const;
