@@ -1,7 +1,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Fence, NewStep, RunRecord, RunTransition, StepRecord, StepTransition } from '@cairn/core';
 import type { StoreContext } from '../context.js';
-import type { RoutineParam } from '../routines/params.js';
+import type { RoutineParam, StepRoutineVersion } from '../routines/params.js';
 import type { TableNames } from '../schema/tables.js';
 
 /** The SQL dialects the store speaks. */
@@ -66,6 +66,19 @@ export interface RoutineCalls {
   resultSet(rows: readonly unknown[]): readonly unknown[];
 }
 
+/** The DDL of a dialect's routines (SQLite: triggers) that migrations run, statement by statement. */
+export interface RoutineStatements {
+  /** What `cairn_0002_step_routines` creates, exactly as it always did (frozen, decision 21). */
+  install(db: AnyKysely, names: TableNames): Promise<string[]>;
+  /** Drops every routine (and SQLite's triggers) of every version: the down of `cairn_0002_step_routines`. */
+  drop(names: TableNames): string[];
+  /**
+   * Replaces the step-write routines of version `from` with those of `to`, the old ones dropped, not
+   * left as overloads (none on SQLite: its step statements live in the store).
+   */
+  replaceStep(db: AnyKysely, names: TableNames, from: StepRoutineVersion, to: StepRoutineVersion): Promise<string[]>;
+}
+
 /** What differs between the dialects, in one place. */
 export interface SqlDialect {
   readonly name: SqlDialectName;
@@ -80,6 +93,8 @@ export interface SqlDialect {
    * (run, key) row upserted, all or nothing; `checkWritable`'s errors when the run refuses it.
    */
   setState(ctx: StoreContext, write: StateWrite): Promise<void>;
+  /** The routines' (SQLite: triggers') DDL, for the migrations. */
+  readonly routines: RoutineStatements;
   /** How routines are called; absent where the store has none (SQLite). */
   readonly routineCalls?: RoutineCalls;
   /** `UPDATE/INSERT ... RETURNING` is available (PostgreSQL, SQLite); MySQL/MariaDB read back instead. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { retryRolledBack } from '../dialect/retry-rolled-back.js';
-import { mysqlCollation } from '../routines/install-routines.js';
+import { mysqlCollation } from './collation.js';
 import { mysqlHasColumn } from '../schema/mysql-has-column.js';
 import { addColumn } from '../dialect/add-column.js';
 import { dropMysqlSlotRoutines, mysqlSlotRoutines } from '../routines/mysql-slot-routines.js';
@@ -9,6 +9,7 @@ import { mysqlRoutineCalls } from './routine-calls.js';
 import { mysqlRunWrites } from './run-writes.js';
 import { mysqlSetState } from './state-set.js';
 import { mysqlStepWrites } from './step-writes.js';
+import { mysqlRoutineStatements } from './routine-statements.js';
 
 // ER_LOCK_DEADLOCK: InnoDB chose this transaction as a deadlock victim and rolled all of it back.
 const isRolledBack = (error: unknown): boolean => (error as { errno?: unknown } | null)?.errno === 1213;
@@ -24,6 +25,7 @@ export const mysqlDialect: SqlDialect = {
   steps: mysqlStepWrites,
   runs: mysqlRunWrites,
   setState: mysqlSetState,
+  routines: mysqlRoutineStatements,
   routineCalls: mysqlRoutineCalls,
   returning: false,
   lockForUpdate: () => sql`for update`,

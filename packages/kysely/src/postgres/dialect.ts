@@ -8,6 +8,7 @@ import { statementRunWrites } from '../run-statement-writes.js';
 import { postgresRoutineCalls } from './routine-calls.js';
 import { postgresSetState } from './state-set.js';
 import { postgresStepWrites } from './step-writes.js';
+import { postgresRoutineStatements } from './routine-statements.js';
 
 // deadlock_detected, serialization_failure: the server rolled the whole transaction back.
 const isRolledBack = (error: unknown): boolean => ['40P01', '40001'].includes(String((error as { code?: unknown } | null)?.code));
@@ -19,6 +20,7 @@ export const postgresDialect: SqlDialect = {
   steps: postgresStepWrites,
   runs: statementRunWrites,
   setState: postgresSetState,
+  routines: postgresRoutineStatements,
   routineCalls: postgresRoutineCalls,
   returning: true,
   lockForUpdate: (of) => (of === undefined ? sql`for update` : sql`for update of ${sql.id(of)}`),

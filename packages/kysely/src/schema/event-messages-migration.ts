@@ -2,28 +2,47 @@ import { sql } from 'kysely';
 import type { CairnMigration as Migration } from './migration-types.js';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
-import { mysqlCollation } from '../routines/install-routines.js';
+import { mysqlCollation } from '../mysql/collation.js';
 import { columnType, type ColumnKind } from './column-types.js';
 import type { TableNames } from './tables.js';
 
 type Column = readonly [name: string, kind: ColumnKind, nullable?: 'null'];
 
 /** `events` as `cairn_0001_initial` created it: one row per (run, name); first write won. */
-const V1_COLUMNS: readonly Column[] = [['run_id', 'id'], ['name_hash', 'hash'], ['name', 'text'], ['payload_json', 'json'], ['delivered_at', 'bigint']];
+const V1_COLUMNS: readonly Column[] = [
+  ['run_id', 'id'],
+  ['name_hash', 'hash'],
+  ['name', 'text'],
+  ['payload_json', 'json'],
+  ['delivered_at', 'bigint'],
+];
 
 /**
  * `events` from `cairn_0005_event_messages` on: one row per message, numbered per (run, name) from
  * 1 (`seq`), with the send's idempotency key (its hash, unique per run, and its text).
  */
 const V5_COLUMNS: readonly Column[] = [
-  ['run_id', 'id'], ['name_hash', 'hash'], ['seq', 'int'], ['name', 'text'], ['payload_json', 'json'], ['delivered_at', 'bigint'],
-  ['idempotency_hash', 'hash', 'null'], ['idempotency_key', 'text', 'null'],
+  ['run_id', 'id'],
+  ['name_hash', 'hash'],
+  ['seq', 'int'],
+  ['name', 'text'],
+  ['payload_json', 'json'],
+  ['delivered_at', 'bigint'],
+  ['idempotency_hash', 'hash', 'null'],
+  ['idempotency_key', 'text', 'null'],
 ];
 
 /** The unique index that makes a send's idempotency key count once per run. */
 export const eventIdempotencyIndex = (names: TableNames): string => `${names.prefix}events_idempotency`;
 
-async function createEvents(db: AnyKysely, table: string, pk: string, columns: readonly Column[], primaryKey: string[], dialect: SqlDialectName): Promise<void> {
+async function createEvents(
+  db: AnyKysely,
+  table: string,
+  pk: string,
+  columns: readonly Column[],
+  primaryKey: string[],
+  dialect: SqlDialectName,
+): Promise<void> {
   let builder = db.schema.createTable(table);
   for (const [column, kind, nullable] of columns) builder = builder.addColumn(column, columnType(dialect, kind), (col) => (nullable ? col : col.notNull()));
   builder = builder.addPrimaryKeyConstraint(pk, primaryKey as never);

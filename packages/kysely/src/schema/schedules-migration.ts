@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { CairnMigration as Migration } from './migration-types.js';
 import { detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
-import { mysqlCollation } from '../routines/install-routines.js';
+import { mysqlCollation } from '../mysql/collation.js';
 import { columnType } from './column-types.js';
 import type { TableNames } from './tables.js';
 

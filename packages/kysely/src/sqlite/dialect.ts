@@ -4,6 +4,7 @@ import { addColumn } from '../dialect/add-column.js';
 import { statementRunWrites } from '../run-statement-writes.js';
 import { sqliteSetState } from './state-set.js';
 import { sqliteStepWrites } from './step-writes.js';
+import { sqliteRoutineStatements } from './routine-statements.js';
 
 // better-sqlite3 is synchronous: while one connection of this process holds the write lock and
 // awaits, another connection of the same process that tries to write blocks the whole thread in
@@ -36,6 +37,7 @@ export const sqliteDialect: SqlDialect = {
   steps: sqliteStepWrites,
   runs: statementRunWrites,
   setState: sqliteSetState,
+  routines: sqliteRoutineStatements,
   returning: true,
   lockForUpdate: () => sql``,
   skipLocked: () => sql``,
