@@ -3,7 +3,20 @@ import { BACKENDS, NOT_LANDED } from './backends/index.js';
 import type { BackendName } from './backends/types.js';
 
 /** Every scenario `--scenarios` can name, in the order the bench runs them. */
-export const SCENARIO_NAMES = ['inline', 'replay', 'latency', 'local', 'idle', 'cpu', 'flow', 'floor', 'processes', 'dispatch', 'fairness', 'observability'] as const;
+export const SCENARIO_NAMES = [
+  'inline',
+  'replay',
+  'latency',
+  'local',
+  'idle',
+  'cpu',
+  'flow',
+  'floor',
+  'processes',
+  'dispatch',
+  'fairness',
+  'observability',
+] as const;
 
 /** A scenario name (`--scenarios`). */
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
@@ -71,11 +84,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   });
   const only = names('--only', 'backend', values.only, BACKEND_NAMES);
   const scenarios = names('--scenarios', 'scenario', values.scenarios, SCENARIO_NAMES);
-  const workers = values.workers?.flatMap((list) => list.split(',').filter(Boolean)).map((count) => {
-    const n = Number(count);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`--workers: '${count}' is not a worker count (an integer ≥ 1)`);
-    return n;
-  });
+  const workers = values.workers
+    ?.flatMap((list) => list.split(',').filter(Boolean))
+    .map((count) => {
+      const n = Number(count);
+      if (!Number.isInteger(n) || n < 1) throw new Error(`--workers: '${count}' is not a worker count (an integer ≥ 1)`);
+      return n;
+    });
   return {
     help: values.help,
     smoke: values.smoke,

@@ -135,14 +135,28 @@ async function main(): Promise<number> {
       }
       instances.set(backend.name, backend);
       machine.servers[backend.title] = backend.server;
-      const report: BackendReport = { name: backend.name, title: backend.title, server: backend.server, driverCounted: backend.driverCounted, errors: [], incidents: [] };
+      const report: BackendReport = {
+        name: backend.name,
+        title: backend.title,
+        server: backend.server,
+        driverCounted: backend.driverCounted,
+        errors: [],
+        incidents: [],
+      };
       results.backends.push(report);
       const scaled = backend.scale?.(config);
       const cfg = scaled?.config ?? config;
       if (scaled) report.incidents.push(`sizes reduced: ${scaled.note}`);
       const e = report.errors;
       const inc = report.incidents;
-      const inline = !wants('inline') ? undefined : await scenario(e, 'inline steps', () => inlineSteps(backend, { ...cfg.inline, ...(backend.writeTransactions ? { writeTransactions: backend.writeTransactions } : {}) }), inc);
+      const inline = !wants('inline')
+        ? undefined
+        : await scenario(
+            e,
+            'inline steps',
+            () => inlineSteps(backend, { ...cfg.inline, ...(backend.writeTransactions ? { writeTransactions: backend.writeTransactions } : {}) }),
+            inc,
+          );
       if (inline) report.inline = inline;
       const replay = !wants('replay') ? undefined : await scenario(e, 'replay growth', () => replayGrowth(backend, cfg.replay), inc);
       if (replay) report.replay = replay;
@@ -153,7 +167,10 @@ async function main(): Promise<number> {
       const idle = !wants('idle') ? undefined : await scenario(e, 'idle cost', () => idleCost(backend, cfg.idle.passes), inc);
       if (idle) report.idle = idle;
       // Client CPU per step on the in-process and PostgreSQL stores (the issue's targets name memory and PostgreSQL).
-      const cpu = !wants('cpu') || !['memory', 'sqlite', 'postgres'].includes(backend.name) ? undefined : await scenario(e, 'engine CPU per step', () => cpuPerStep(backend, cfg.cpu), inc);
+      const cpu =
+        !wants('cpu') || !['memory', 'sqlite', 'postgres'].includes(backend.name)
+          ? undefined
+          : await scenario(e, 'engine CPU per step', () => cpuPerStep(backend, cfg.cpu), inc);
       if (cpu) report.cpu = cpu;
       // Flow control needs slots: a store without them is noted (`null`), not failed.
       const flow = !wants('flow') ? undefined : await scenario(e, 'flow control', () => flowControl(backend, cfg.flow), inc);
@@ -185,7 +202,12 @@ async function main(): Promise<number> {
         continue;
       }
       const url = queue.store === 'postgres' ? (await servers.postgres()).url : (await servers.service('redis')).url;
-      const r = await scenario(results.errors, `${queue.name} worker processes`, () => processThroughput(backend, queue, url, config.processThroughput), results.notes);
+      const r = await scenario(
+        results.errors,
+        `${queue.name} worker processes`,
+        () => processThroughput(backend, queue, url, config.processThroughput),
+        results.notes,
+      );
       if (r) results.processThroughput.push(r);
     }
 
@@ -207,7 +229,12 @@ async function main(): Promise<number> {
     }
     // What lifecycle events cost, with nobody listening and with a subscriber (memory store, one process).
     if (instances.has('memory') && wants('observability')) {
-      const o = await scenario(results.errors, 'observability overhead', () => observabilityOverhead({ ...config.observability, extra: [otelVariant] }), results.notes);
+      const o = await scenario(
+        results.errors,
+        'observability overhead',
+        () => observabilityOverhead({ ...config.observability, extra: [otelVariant] }),
+        results.notes,
+      );
       if (o) results.observability = o;
     }
     const pgForFairness = instances.get('postgres');

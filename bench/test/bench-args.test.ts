@@ -46,7 +46,12 @@ describe('bench command line', () => {
   it('reads every flag the docs and CI use, in both --flag=value and --flag value forms', () => {
     assert.deepEqual(parseBenchArgs([]), { help: false, smoke: false });
     assert.deepEqual(parseBenchArgs(['--smoke']), { help: false, smoke: true });
-    assert.deepEqual(parseBenchArgs(['--only=postgres,redis', '--scenarios=processes']), { help: false, smoke: false, only: ['postgres', 'redis'], scenarios: ['processes'] });
+    assert.deepEqual(parseBenchArgs(['--only=postgres,redis', '--scenarios=processes']), {
+      help: false,
+      smoke: false,
+      only: ['postgres', 'redis'],
+      scenarios: ['processes'],
+    });
     assert.deepEqual(parseBenchArgs(['--only', 'memory', '--scenarios', 'floor,inline', '--out', 'x.json']), {
       help: false,
       smoke: false,

@@ -118,7 +118,11 @@ async function countTerminal(store: WorkflowStore, ids: string[]): Promise<numbe
  * Runs `runs` runs over two worker processes; when `restartAt` of them are terminal, halts the
  * server, keeps it down `downMs`, and starts it again. Resolves with what was found.
  */
-export async function runOutage(backend: OutageBackend, service: RunningService, o: { runs: number; restartAt: number; downMs: number; timeoutMs: number }): Promise<OutageReport> {
+export async function runOutage(
+  backend: OutageBackend,
+  service: RunningService,
+  o: { runs: number; restartAt: number; downMs: number; timeoutMs: number },
+): Promise<OutageReport> {
   if (!service.halt || !service.resume) throw new Error(`${backend}: the server cannot be restarted (source ${service.source})`);
   const dir = mkdtempSync(join(tmpdir(), 'cairn-outage-'));
   const countsFile = join(dir, 'counts.tsv');
@@ -126,7 +130,20 @@ export async function runOutage(backend: OutageBackend, service: RunningService,
   const config = await prepare(backend, service, countsFile);
   const workers = await Promise.all([startWorker(config), startWorker(config)]);
   const started = Date.now();
-  const report: OutageReport = { died: [], runs: o.runs, completed: 0, wrongOutput: [], badSteps: [], unexplainedReruns: [], explainedReruns: 0, logLines: [], logEntries: [], logSample: '', downMs: 0, wallMs: 0 };
+  const report: OutageReport = {
+    died: [],
+    runs: o.runs,
+    completed: 0,
+    wrongOutput: [],
+    badSteps: [],
+    unexplainedReruns: [],
+    explainedReruns: 0,
+    logLines: [],
+    logEntries: [],
+    logSample: '',
+    downMs: 0,
+    wallMs: 0,
+  };
   try {
     // The driver submits the runs and watches them, but is closed during the outage: only the
     // workers are under test.
@@ -174,7 +191,8 @@ export async function runOutage(backend: OutageBackend, service: RunningService,
         for (let i = 0; i < STEPS; i++) {
           const key = `s${i}`;
           const recorded = steps.filter((step) => step.key === key);
-          if (run?.status === 'completed' && (recorded.length !== 1 || recorded[0]!.status !== 'succeeded')) report.badSteps.push(`${id}/${key}: ${JSON.stringify(recorded.map((r) => r.status))}`);
+          if (run?.status === 'completed' && (recorded.length !== 1 || recorded[0]!.status !== 'succeeded'))
+            report.badSteps.push(`${id}/${key}: ${JSON.stringify(recorded.map((r) => r.status))}`);
           const times = (successes.get(`${id}\t${key}`) ?? []).sort((a, b) => a - b);
           const bodies = times.length;
           const lostWrites = times.slice(0, -1).filter(mayHaveLostItsWrite).length;
@@ -184,9 +202,10 @@ export async function runOutage(backend: OutageBackend, service: RunningService,
           if (run?.status === 'completed' && succeeded !== 1) report.badSteps.push(`${id}/${key}: ${succeeded} succeeded attempts`);
           // A body succeeds again only after an attempt whose result was never recorded.
           if (bodies > 1 + interrupted + lostWrites) {
-            report.unexplainedReruns.push(`${id}/${key}: body succeeded ${bodies}x (at ${times.map((t) => t - down).join(', ')} ms from the halt), attempts ${JSON.stringify(ofStep.map((a) => a.status))}`);
-          }
-          else if (bodies > 1) report.explainedReruns += bodies - 1;
+            report.unexplainedReruns.push(
+              `${id}/${key}: body succeeded ${bodies}x (at ${times.map((t) => t - down).join(', ')} ms from the halt), attempts ${JSON.stringify(ofStep.map((a) => a.status))}`,
+            );
+          } else if (bodies > 1) report.explainedReruns += bodies - 1;
         }
       }
     } finally {

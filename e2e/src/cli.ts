@@ -39,7 +39,8 @@ const OPTIONS = {
 
 /** A seed flag's value: a safe integer of at least `min`, as digits (it is passed on in the environment). */
 function seedValue(flag: string, text: string, min: number): string {
-  if (!/^\d+$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text))) throw new Error(`${flag} needs an integer of at least ${min}, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text)))
+    throw new Error(`${flag} needs an integer of at least ${min}, got ${JSON.stringify(text)}`);
   return text;
 }
 
@@ -54,7 +55,12 @@ function readArgs(argv: string[]): CliArgs | string {
     const simulation: Record<string, string> = {};
     if (values.seed !== undefined) simulation.CAIRN_SIM_SEED = seedValue('--seed', values.seed, 0);
     if (values.seeds !== undefined) simulation.CAIRN_SIM_SEEDS = seedValue('--seeds', values.seeds, 1);
-    const only = (values.only ?? []).flatMap((list) => list.split(',').map((s) => s.trim()).filter(Boolean));
+    const only = (values.only ?? []).flatMap((list) =>
+      list
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
     return { harness, only, reporter: values.reporter, simulation };
   } catch (error) {
     return `${(error as Error).message}\n\n${USAGE}`;

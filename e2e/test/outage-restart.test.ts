@@ -158,7 +158,9 @@ describe('engine.start() while the queue is down', () => {
 
 describe('store wake-ups across a server restart (no distributed queue)', () => {
   for (const backend of ['postgres', 'redis'] as const) {
-    it(`${backend}: a worker listening for wake-ups survives the restart, and runs started afterwards still reach it at once`, { timeout: 60_000 }, async (t) => {
+    it(`${backend}: a worker listening for wake-ups survives the restart, and runs started afterwards still reach it at once`, {
+      timeout: 60_000,
+    }, async (t) => {
       const service = await restartable(t, backend);
       if (!service) return;
       const dir = mkdtempSync(join(tmpdir(), 'cairn-wakeups-'));

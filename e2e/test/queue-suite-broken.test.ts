@@ -26,19 +26,38 @@ function runSuite(bug: BrokenQueueName | undefined, only: string[]): Promise<{ c
 
 /** Each deliberate bug and the case that must catch it. */
 const BUGS: ReadonlyArray<{ bug: BrokenQueueName; only: string; mustFail: string }> = [
-  { bug: 'ignores-group-caps', only: 'queue.groups', mustFail: 'no worker ever runs more jobs of one group than its tier allows, under several racing workers' },
+  {
+    bug: 'ignores-group-caps',
+    only: 'queue.groups',
+    mustFail: 'no worker ever runs more jobs of one group than its tier allows, under several racing workers',
+  },
   { bug: 'retries-throwing-handler', only: 'queue.failures', mustFail: 'a job whose handler throws is not delivered again, and the worker keeps going' },
   { bug: 'ignores-priority', only: 'queue.priority', mustFail: 'among ready jobs a higher priority runs sooner, and equal priorities run in send order' },
   { bug: 'ignores-delay', only: 'queue.delay', mustFail: 'a delayed job is not delivered before its delay; jobs without one are not held behind it' },
-  { bug: 'ignores-dedupe', only: 'queue.dedupe.while-queued', mustFail: 'a send whose dedupe key is held by a queued job (ready or delayed) does nothing; keyless sends never dedupe' },
-  { bug: 'dedupes-while-running', only: 'queue.dedupe.after-start', mustFail: 'once its job has started (or finished) a dedupe key is free: the next send is delivered' },
+  {
+    bug: 'ignores-dedupe',
+    only: 'queue.dedupe.while-queued',
+    mustFail: 'a send whose dedupe key is held by a queued job (ready or delayed) does nothing; keyless sends never dedupe',
+  },
+  {
+    bug: 'dedupes-while-running',
+    only: 'queue.dedupe.after-start',
+    mustFail: 'once its job has started (or finished) a dedupe key is free: the next send is delivered',
+  },
   { bug: 'delivers-twice', only: 'queue.delivery.exactly-once', mustFail: 'every job is delivered exactly once to the workers sharing a queue name' },
-  { bug: 'sorts-json-keys', only: 'queue.delivery.json-round-trip', mustFail: 'payloads come back exactly as a JSON round trip leaves them; non-JSON payloads are refused' },
+  {
+    bug: 'sorts-json-keys',
+    only: 'queue.delivery.json-round-trip',
+    mustFail: 'payloads come back exactly as a JSON round trip leaves them; non-JSON payloads are refused',
+  },
 ];
 
 describe('the queue conformance suite fails on broken queues', () => {
   it('passes the intact local queue on the same cases (the control)', async () => {
-    const { code, failed, output } = await runSuite(undefined, BUGS.map((b) => b.only));
+    const { code, failed, output } = await runSuite(
+      undefined,
+      BUGS.map((b) => b.only),
+    );
     assert.deepEqual(failed, [], output);
     assert.equal(code, 0, output);
   });

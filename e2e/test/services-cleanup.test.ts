@@ -40,18 +40,15 @@ function childScript(names: string[], ending: Ending): string {
 async function runChild(names: string[], ending: Ending): Promise<{ started: Started[]; skipped: string[]; code: number | null; signal: string | null }> {
   const env = { ...process.env };
   for (const key of ['CAIRN_TEST_POSTGRES_URL', 'CAIRN_TEST_MYSQL_URL', 'CAIRN_TEST_MONGODB_URL', 'CAIRN_TEST_REDIS_URL']) delete env[key];
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=@cairn/source', '--input-type=module', '-e', childScript(names, ending)],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@cairn/source', '--input-type=module', '-e', childScript(names, ending)], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const started: Started[] = [];
   const skipped: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   for await (const line of createInterface({ input: child.stdout })) {
     if (line === 'READY') {
       if (ending.startsWith('SIG')) child.kill(ending as NodeJS.Signals);

@@ -139,11 +139,7 @@ describe('local servers', () => {
         await client.connect();
         const col = client.db(dbName).collection<{ _id: string; n: number; tags?: string[] }>('runs');
         await col.insertOne({ _id: 'r1', n: 1 });
-        const updated = await col.findOneAndUpdate(
-          { _id: 'r1' },
-          { $inc: { n: 1 }, $push: { tags: 'x' } },
-          { returnDocument: 'after' },
-        );
+        const updated = await col.findOneAndUpdate({ _id: 'r1' }, { $inc: { n: 1 }, $push: { tags: 'x' } }, { returnDocument: 'after' });
         assert.deepEqual(updated, { _id: 'r1', n: 2, tags: ['x'] });
         assert.equal(await col.countDocuments({}), 1);
       } finally {

@@ -86,7 +86,10 @@ describe('no server to be had', () => {
       assert.match(result.reason, /Testcontainers disabled/);
       assert.match(result.reason, /not found/);
       assert.match(result.reason, new RegExp(emptyBinDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-      assert.ok(logs.some((l) => l.startsWith(`${name}: skipped:`)), 'the skip reason is printed');
+      assert.ok(
+        logs.some((l) => l.startsWith(`${name}: skipped:`)),
+        'the skip reason is printed',
+      );
       assert.match(summaryLine(result), new RegExp(`^${name}: skipped \\(`));
     });
   }
@@ -132,17 +135,14 @@ test('in auto mode, a machine with no runtime configured is answered without loa
 describe('CAIRN_TEST_REQUIRE', () => {
   for (const require of ['all', 'postgres', 'redis,postgres', ' Postgres , mongo ', 'pg']) {
     test(`CAIRN_TEST_REQUIRE=${JSON.stringify(require)} makes a missing postgres an error`, async () => {
-      await assert.rejects(
-        startService('postgres', { env: emptyWorld({ CAIRN_TEST_REQUIRE: require }), log: () => {} }),
-        (error: unknown) => {
-          assert.ok(error instanceof ServiceUnavailableError);
-          assert.equal(error.service, 'postgres');
-          assert.match(error.message, /requires postgres, but no server could be had/);
-          assert.match(error.message, /CAIRN_TEST_POSTGRES_URL is not set/);
-          assert.match(error.message, /initdb/);
-          return true;
-        },
-      );
+      await assert.rejects(startService('postgres', { env: emptyWorld({ CAIRN_TEST_REQUIRE: require }), log: () => {} }), (error: unknown) => {
+        assert.ok(error instanceof ServiceUnavailableError);
+        assert.equal(error.service, 'postgres');
+        assert.match(error.message, /requires postgres, but no server could be had/);
+        assert.match(error.message, /CAIRN_TEST_POSTGRES_URL is not set/);
+        assert.match(error.message, /initdb/);
+        return true;
+      });
     });
   }
 
@@ -167,11 +167,17 @@ describe('CAIRN_TEST_REQUIRE', () => {
 describe('CAIRN_TEST_PROVIDER', () => {
   test('providerSetting: CAIRN_TEST_CONFORMANCE_PROVIDER only for a conformance file, and only when set', () => {
     const env = { CAIRN_TEST_PROVIDER: 'local', CAIRN_TEST_CONFORMANCE_PROVIDER: 'testcontainers' };
-    assert.deepEqual(providerSetting(env, '/repo/packages/kysely/test/postgres.conformance.ts'), { variable: 'CAIRN_TEST_CONFORMANCE_PROVIDER', value: 'testcontainers' });
+    assert.deepEqual(providerSetting(env, '/repo/packages/kysely/test/postgres.conformance.ts'), {
+      variable: 'CAIRN_TEST_CONFORMANCE_PROVIDER',
+      value: 'testcontainers',
+    });
     assert.deepEqual(providerSetting(env, '/repo/e2e/dist/x.conformance.js'), { variable: 'CAIRN_TEST_CONFORMANCE_PROVIDER', value: 'testcontainers' });
     assert.deepEqual(providerSetting(env, '/repo/packages/kysely/test/postgres.test.ts'), { variable: 'CAIRN_TEST_PROVIDER', value: 'local' });
     assert.deepEqual(providerSetting(env, undefined), { variable: 'CAIRN_TEST_PROVIDER', value: 'local' });
-    assert.deepEqual(providerSetting({ CAIRN_TEST_PROVIDER: 'local', CAIRN_TEST_CONFORMANCE_PROVIDER: '' }, '/x/a.conformance.ts'), { variable: 'CAIRN_TEST_PROVIDER', value: 'local' });
+    assert.deepEqual(providerSetting({ CAIRN_TEST_PROVIDER: 'local', CAIRN_TEST_CONFORMANCE_PROVIDER: '' }, '/x/a.conformance.ts'), {
+      variable: 'CAIRN_TEST_PROVIDER',
+      value: 'local',
+    });
     assert.throws(() => parseProvider('docker', 'CAIRN_TEST_CONFORMANCE_PROVIDER'), /CAIRN_TEST_CONFORMANCE_PROVIDER: unknown provider "docker"/);
   });
 
@@ -205,7 +211,12 @@ describe('CAIRN_TEST_PROVIDER', () => {
     }
     resetContainerProbe();
     // No empty bin dir: a local redis-server would start in `auto` mode. It must not be used.
-    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], CAIRN_TEST_PROVIDER: 'testcontainers', CAIRN_TEST_REQUIRE: 'redis', CAIRN_TEST_REDIS_URL: URLS.redis };
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env['PATH'],
+      CAIRN_TEST_PROVIDER: 'testcontainers',
+      CAIRN_TEST_REQUIRE: 'redis',
+      CAIRN_TEST_REDIS_URL: URLS.redis,
+    };
     const before = liveProcessCount();
     await assert.rejects(startService('redis', { env, log: () => {} }), (error: unknown) => {
       assert.ok(error instanceof ServiceUnavailableError);

@@ -43,7 +43,10 @@ describe('conformance suite API', () => {
     await store.runs.get(run.id);
     assert.equal(store.count('runs.claim', run.id), 1);
     assert.equal(store.count('steps.load'), 1);
-    assert.deepEqual(store.writes(run.id).map((c) => c.method), ['runs.claim']);
+    assert.deepEqual(
+      store.writes(run.id).map((c) => c.method),
+      ['runs.claim'],
+    );
     assert.deepEqual(store.counts(), { 'runs.create': 1, 'runs.claim': 1, 'steps.load': 1, 'runs.get': 1 });
     assert.equal(store.inflight, 0);
     assert.equal((await store.runs.get(run.id))?.status, 'running');

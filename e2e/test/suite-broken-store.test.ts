@@ -30,7 +30,10 @@ const BUGS: ReadonlyArray<{ store: BrokenStoreName; only: string[]; mustFail: st
   {
     store: 'step-transition-without-cas',
     only: ['store.steps'],
-    mustFail: ['transition: a status or attempt mismatch is STEP_CONFLICT and writes nothing', 'transition: of 8 concurrent identical transitions exactly one succeeds'],
+    mustFail: [
+      'transition: a status or attempt mismatch is STEP_CONFLICT and writes nothing',
+      'transition: of 8 concurrent identical transitions exactly one succeeds',
+    ],
   },
   {
     store: 'state-read-modify-write',
@@ -45,7 +48,12 @@ const BUGS: ReadonlyArray<{ store: BrokenStoreName; only: string[]; mustFail: st
   {
     store: 'falsy-output-dropped',
     only: ['store.runs'],
-    mustFail: ["transition: output 0 round-trips exactly", 'transition: output false round-trips exactly', "transition: output '' round-trips exactly", 'transition: output null round-trips exactly'],
+    mustFail: [
+      'transition: output 0 round-trips exactly',
+      'transition: output false round-trips exactly',
+      "transition: output '' round-trips exactly",
+      'transition: output null round-trips exactly',
+    ],
   },
   {
     store: 'slot-acquire-check-then-act',

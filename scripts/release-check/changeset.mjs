@@ -14,7 +14,9 @@ const semver = cliRequire('semver');
 
 const original = assemble.default;
 if (typeof original !== 'function') {
-  throw new Error('scripts/release-check/changeset.mjs: @changesets/assemble-release-plan has no default export; update the 0.x correction for this changesets version');
+  throw new Error(
+    'scripts/release-check/changeset.mjs: @changesets/assemble-release-plan has no default export; update the 0.x correction for this changesets version',
+  );
 }
 // The CLI calls `assembleReleasePlan__default.default(...)` at call time, so replacing the export works.
 assemble.default = function assembleReleasePlan(changesets, packages, config, preState, snapshot) {

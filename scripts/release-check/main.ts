@@ -91,7 +91,9 @@ try {
 
   await phase('release config (.changeset/config.json)', async () => {
     const config = readJson<{ fixed: string[][]; privatePackages?: { version?: boolean; tag?: boolean } }>(join(ROOT, '.changeset', 'config.json'));
-    const publicNames = publicPackages().map((p) => p.name).sort();
+    const publicNames = publicPackages()
+      .map((p) => p.name)
+      .sort();
     const fixed = [...(config.fixed[0] ?? [])].sort();
     const problems: string[] = [];
     if (config.fixed.length !== 1 || fixed.join() !== publicNames.join()) {
@@ -100,14 +102,23 @@ try {
     for (const p of workspacePackages()) {
       if (p.json.private === true && fixed.includes(p.name)) problems.push(`private ${p.name} is in the fixed group`);
     }
-    if (config.privatePackages?.version !== false || config.privatePackages?.tag !== false) problems.push('privatePackages must be { version: false, tag: false }');
+    if (config.privatePackages?.version !== false || config.privatePackages?.tag !== false)
+      problems.push('privatePackages must be { version: false, tag: false }');
     if (problems.length > 0) throw new Error(problems.join('\n'));
     console.log(`fixed group: ${fixed.join(', ')}`);
-    console.log(`private (never versioned): ${workspacePackages().filter((p) => p.json.private === true).map((p) => p.name).join(', ')}`);
+    console.log(
+      `private (never versioned): ${workspacePackages()
+        .filter((p) => p.json.private === true)
+        .map((p) => p.name)
+        .join(', ')}`,
+    );
   });
 
   await phase('changeset status', async () => {
-    await execOk('changeset status', process.execPath, [join(ROOT, 'scripts', 'release-check', 'changeset.mjs'), 'status', '--verbose'], { cwd: ROOT, stream: true });
+    await execOk('changeset status', process.execPath, [join(ROOT, 'scripts', 'release-check', 'changeset.mjs'), 'status', '--verbose'], {
+      cwd: ROOT,
+      stream: true,
+    });
   });
 
   await phase('changeset version (dry run in a temporary copy)', async () => {
@@ -197,7 +208,13 @@ try {
     }
     if (!args['no-selftest']) {
       await phase('self-test: broken packages fail the consumer test', async () => {
-        const tests = ['scripts/release-check/test/client-matrix.test.ts', 'scripts/release-check/test/consumer-check.test.ts', 'scripts/release-check/test/zero-major.test.ts', 'scripts/release-check/test/package-checks.test.ts', 'scripts/release-check/test/package-lint.test.ts'];
+        const tests = [
+          'scripts/release-check/test/client-matrix.test.ts',
+          'scripts/release-check/test/consumer-check.test.ts',
+          'scripts/release-check/test/zero-major.test.ts',
+          'scripts/release-check/test/package-checks.test.ts',
+          'scripts/release-check/test/package-lint.test.ts',
+        ];
         const result = await exec(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...tests], {
           cwd: ROOT,
           env: { ...process.env, CAIRN_RELEASE_CHECK_PACKS: join(work, 'packs') },

@@ -66,7 +66,8 @@ export function checkPackage(packed: Packed, released: ReadonlyMap<string, strin
     if (!json.files?.includes(entry)) problem(`package.json "files" does not list "${entry}"`);
   }
   for (const key of Object.keys(json.publishConfig ?? {})) {
-    if (!['access', 'registry', 'tag', 'provenance'].includes(key)) problem(`publishConfig.${key} was not applied by pnpm pack (left in the published package.json)`);
+    if (!['access', 'registry', 'tag', 'provenance'].includes(key))
+      problem(`publishConfig.${key} was not applied by pnpm pack (left in the published package.json)`);
   }
 
   // Files every package needs, and files none should ship.
@@ -76,7 +77,8 @@ export function checkPackage(packed: Packed, released: ReadonlyMap<string, strin
     if (!readme.includes(name)) problem('README.md does not mention the package name');
     if (!/\b(npm (i|install)|pnpm add|yarn add)\b/.test(readme)) problem('README.md has no install command (npm i ...)');
     if (!readme.includes('```ts')) problem('README.md has no TypeScript example');
-    if (/\]\((?!https?:|#)[^)]*\.md\)/.test(readme)) problem('README.md links a relative .md path: it breaks on the npm site; link https://github.com/... instead');
+    if (/\]\((?!https?:|#)[^)]*\.md\)/.test(readme))
+      problem('README.md links a relative .md path: it breaks on the npm site; link https://github.com/... instead');
   }
   if (!has('LICENSE')) problem('LICENSE is not in the tarball');
   else if (!readFileSync(join(dir, 'LICENSE'), 'utf8').includes('MIT License')) problem('LICENSE is not the MIT license');
@@ -96,19 +98,28 @@ export function checkPackage(packed: Packed, released: ReadonlyMap<string, strin
     if (exportsField['./package.json'] !== './package.json') problem('"exports" does not export "./package.json"');
     for (const { subpath, conditions, target } of exportTargets(exportsField)) {
       const where = `exports[${JSON.stringify(subpath)}]${conditions.map((c) => `[${JSON.stringify(c)}]`).join('')}`;
-      for (const c of conditions) if (!['types', 'import', 'default'].includes(c)) problem(`${where}: condition "${c}" must not be published (workspace-only conditions belong in "exports", with publishConfig.exports for the published map)`);
-      if (target.startsWith('./src/') || (/\.[cm]?ts$/.test(target) && !/\.d\.[cm]?ts$/.test(target))) problem(`${where} points consumers at TypeScript source ${target}`);
+      for (const c of conditions)
+        if (!['types', 'import', 'default'].includes(c))
+          problem(
+            `${where}: condition "${c}" must not be published (workspace-only conditions belong in "exports", with publishConfig.exports for the published map)`,
+          );
+      if (target.startsWith('./src/') || (/\.[cm]?ts$/.test(target) && !/\.d\.[cm]?ts$/.test(target)))
+        problem(`${where} points consumers at TypeScript source ${target}`);
       if (conditions.at(-1) === 'types' && !/\.d\.[cm]?ts$/.test(target)) problem(`${where} is not a .d.ts file: ${target}`);
       // Whether the target is in the tarball: publint (FILE_DOES_NOT_EXIST), in package-lint.ts.
     }
     for (const [subpath, value] of Object.entries(exportsField)) {
       if (subpath === './package.json') continue;
       const keys = value && typeof value === 'object' ? Object.keys(value) : [];
-      if (keys[0] !== 'types' || !keys.includes('default')) problem(`exports[${JSON.stringify(subpath)}] must be { "types", "default" } with "types" first, got ${JSON.stringify(value)}`);
+      if (keys[0] !== 'types' || !keys.includes('default'))
+        problem(`exports[${JSON.stringify(subpath)}] must be { "types", "default" } with "types" first, got ${JSON.stringify(value)}`);
     }
-    const workspaceSubpaths = Object.keys(pkg.json.exports ?? {}).sort().join(', ');
+    const workspaceSubpaths = Object.keys(pkg.json.exports ?? {})
+      .sort()
+      .join(', ');
     const publishedSubpaths = Object.keys(exportsField).sort().join(', ');
-    if (workspaceSubpaths !== publishedSubpaths) problem(`published exports (${publishedSubpaths}) differ from the workspace's (${workspaceSubpaths}): update publishConfig.exports`);
+    if (workspaceSubpaths !== publishedSubpaths)
+      problem(`published exports (${publishedSubpaths}) differ from the workspace's (${workspaceSubpaths}): update publishConfig.exports`);
   }
   // bin targets (present, with a #! line): publint (FILE_DOES_NOT_EXIST, BIN_FILE_NOT_EXECUTABLE).
 
@@ -123,7 +134,12 @@ export function checkPackage(packed: Packed, released: ReadonlyMap<string, strin
     }
   }
   // Every package the build imports must be declared, or a consumer's install will not have it.
-  const declared = new Set([name, ...Object.keys(json.dependencies ?? {}), ...Object.keys(json.peerDependencies ?? {}), ...Object.keys(json.optionalDependencies ?? {})]);
+  const declared = new Set([
+    name,
+    ...Object.keys(json.dependencies ?? {}),
+    ...Object.keys(json.peerDependencies ?? {}),
+    ...Object.keys(json.optionalDependencies ?? {}),
+  ]);
   const undeclared = new Map<string, string>();
   for (const file of files) {
     if (!/^dist\/.*\.(js|d\.ts)$/.test(file)) continue;

@@ -50,11 +50,20 @@ export async function versionDryRun(tmpDir: string, root = ROOT): Promise<DryRun
     for (const pkg of before) if (pkg.json.private !== true) versions.set(pkg.name, pkg.json.version);
     return { lines, problems, versions };
   }
-  const askedMajor = changesets.some((f) => /^\s*["']?[@\w/.-]+["']?\s*:\s*major\s*$/m.test(readFileSync(join(root, '.changeset', f), 'utf8').split('---')[1] ?? ''));
+  const askedMajor = changesets.some((f) =>
+    /^\s*["']?[@\w/.-]+["']?\s*:\s*major\s*$/m.test(readFileSync(join(root, '.changeset', f), 'utf8').split('---')[1] ?? ''),
+  );
 
   copyRepo(root, tmpDir);
-  const result = await execOk('changeset version (dry run)', process.execPath, [join(root, 'scripts', 'release-check', 'changeset.mjs'), 'version'], { cwd: tmpDir });
-  lines.push(...result.output.trim().split('\n').map((l) => `  ${l}`));
+  const result = await execOk('changeset version (dry run)', process.execPath, [join(root, 'scripts', 'release-check', 'changeset.mjs'), 'version'], {
+    cwd: tmpDir,
+  });
+  lines.push(
+    ...result.output
+      .trim()
+      .split('\n')
+      .map((l) => `  ${l}`),
+  );
   lines.push(`consumed ${changesets.length} changeset(s): ${changesets.join(', ')}`);
 
   const after = new Map(workspacePackages(tmpDir).map((p) => [p.name, p.json]));
@@ -62,7 +71,8 @@ export async function versionDryRun(tmpDir: string, root = ROOT): Promise<DryRun
   for (const pkg of before) {
     const next = after.get(pkg.name) as PackageJson;
     if (pkg.json.private === true) {
-      if (next.version !== pkg.json.version) problems.push(`private ${pkg.name} would be versioned ${pkg.json.version} → ${next.version} (privatePackages.version must stay false)`);
+      if (next.version !== pkg.json.version)
+        problems.push(`private ${pkg.name} would be versioned ${pkg.json.version} → ${next.version} (privatePackages.version must stay false)`);
       continue;
     }
     versions.set(pkg.name, next.version);
@@ -79,9 +89,18 @@ export async function versionDryRun(tmpDir: string, root = ROOT): Promise<DryRun
     }
     const oldLog = existsSync(join(root, pkg.dir, 'CHANGELOG.md')) ? readFileSync(join(root, pkg.dir, 'CHANGELOG.md'), 'utf8') : '';
     const newLog = existsSync(join(tmpDir, pkg.dir, 'CHANGELOG.md')) ? readFileSync(join(tmpDir, pkg.dir, 'CHANGELOG.md'), 'utf8') : '';
-    const entry = newLog.replace(oldLog.replace(/^# .*\n+/, ''), '').replace(/^# .*\n+/, '').trim();
+    const entry = newLog
+      .replace(oldLog.replace(/^# .*\n+/, ''), '')
+      .replace(/^# .*\n+/, '')
+      .trim();
     if (next.version !== pkg.json.version && !entry) problems.push(`${pkg.name} would be released without a CHANGELOG entry`);
-    if (entry) lines.push(`  CHANGELOG.md:\n${entry.split('\n').map((l) => `    | ${l}`).join('\n')}`);
+    if (entry)
+      lines.push(
+        `  CHANGELOG.md:\n${entry
+          .split('\n')
+          .map((l) => `    | ${l}`)
+          .join('\n')}`,
+      );
   }
   if (publicVersions.size > 1) problems.push(`the fixed group would split: ${[...versions].map(([n, v]) => `${n}@${v}`).join(', ')}`);
   // Internal ranges written by the release must admit the versions released with them.

@@ -22,8 +22,7 @@ export function keepZeroMajorsMinor(plan, config, semver) {
     for (const release of changeset.releases) if (release.type === 'major') askedMajor.add(release.name);
   }
   const groups = [...(config.fixed ?? []), ...(config.linked ?? [])];
-  const majorWanted = (name) =>
-    askedMajor.has(name) || groups.some((group) => group.includes(name) && group.some((member) => askedMajor.has(member)));
+  const majorWanted = (name) => askedMajor.has(name) || groups.some((group) => group.includes(name) && group.some((member) => askedMajor.has(member)));
   const demoted = [];
   for (const release of plan.releases) {
     if (release.type !== 'major' || semver.major(release.oldVersion) !== 0 || majorWanted(release.name)) continue;

@@ -13,7 +13,11 @@ const USAGE = `Usage: pnpm format [--check]
 
 let check: boolean;
 try {
-  const { values } = parseArgs({ args: process.argv.slice(2), options: { check: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, strict: true });
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { check: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
   if (values.help) {
     console.log(USAGE);
     process.exit(0);

@@ -62,7 +62,10 @@ export const mongodbBackend: BackendAdapter = {
         };
       },
       async close() {
-        await counted.db(dbName).dropDatabase().catch(() => {});
+        await counted
+          .db(dbName)
+          .dropDatabase()
+          .catch(() => {});
         await Promise.allSettled([counted.close(), plain.close()]);
       },
     };

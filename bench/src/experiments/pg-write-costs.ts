@@ -54,14 +54,22 @@ try {
     return { id, fence: (await store.runs.claim(id, 'w', 3_600_000, now))!.fence };
   };
   const start = (run: { id: string; fence: number }, key: string, seq: number, async: 0 | 1) =>
-    client.query({ name: 'start', text: INSERT, values: [run.id, run.fence, key, key, 'n', 'task', seq, 'running', 1, 0, null, null, null, null, null, 'w', now, null, null, null, null, async] });
+    client.query({
+      name: 'start',
+      text: INSERT,
+      values: [run.id, run.fence, key, key, 'n', 'task', seq, 'running', 1, 0, null, null, null, null, null, 'w', now, null, null, null, null, async],
+    });
   // What the engine writes per inline step since decision 33: the step, finished, with its attempt 1.
   const finished = (run: { id: string; fence: number }, key: string, seq: number, turn: number, named: boolean) => {
     const values = [run.id, run.fence, key, key, 'n', 'task', seq, 'succeeded', 1, 0, null, null, null, null, turn, 'w', now, 'succeeded', now, null, null, 0];
     return named ? client.query({ name: 'finished', text: INSERT, values }) : client.query(INSERT, values);
   };
   const finish = (run: { id: string; fence: number }, key: string) =>
-    client.query({ name: 'finish', text: FINISH, values: [run.id, run.fence, key, 'running', 1, 'succeeded', null, 1, 'null', 0, null, 0, null, null, null, now, 'succeeded', 0, null, 0, null, 0, null] });
+    client.query({
+      name: 'finish',
+      text: FINISH,
+      values: [run.id, run.fence, key, 'running', 1, 'succeeded', null, 1, 'null', 0, null, 0, null, null, null, now, 'succeeded', 0, null, 0, null, 0, null],
+    });
   const samples: Record<string, number[]> = {};
   const timed = async (name: string, fn: () => Promise<void>) => {
     const t0 = nowMs();
@@ -89,7 +97,11 @@ try {
     await start(c, previous, 0, 0);
     await timed('one combined write per step', async () => {
       for (const [i, key] of keys.entries()) {
-        await client.query({ name: 'combined', text: 'select bench_finish_and_start($1, $2, $3, $4, $5, $6)', values: [c.id, previous, key, i + 1, c.fence, now] });
+        await client.query({
+          name: 'combined',
+          text: 'select bench_finish_and_start($1, $2, $3, $4, $5, $6)',
+          values: [c.id, previous, key, i + 1, c.fence, now],
+        });
         previous = key;
       }
     });

@@ -10,7 +10,9 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('');
   out.push(`Command: \`${r.command}\``);
   out.push('');
-  out.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}.${m.loadAtStart === undefined ? '' : ` Load average (1 min) ${m.loadAtStart} at the start, ${m.loadAtEnd ?? '?'} at the end.`}`);
+  out.push(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}.${m.loadAtStart === undefined ? '' : ` Load average (1 min) ${m.loadAtStart} at the start, ${m.loadAtEnd ?? '?'} at the end.`}`,
+  );
   for (const [name, server] of Object.entries(m.servers)) out.push(`- ${name}: ${server}`);
   out.push('');
 
@@ -32,7 +34,9 @@ export function renderMarkdown(r: BenchResults): string {
       ),
     );
     out.push('');
-    out.push('Steps/s and per step: the execution alone (claim → final run transition), i.e. one execution driven through `startRun(..., { mode: \'inline\' })`. Start→result: `startRun` + the execution + one `result()` called after it ended (so that no result poll lands inside the counted window; the latency table below has `result()` waiting from the start).');
+    out.push(
+      "Steps/s and per step: the execution alone (claim → final run transition), i.e. one execution driven through `startRun(..., { mode: 'inline' })`. Start→result: `startRun` + the execution + one `result()` called after it ended (so that no result poll lands inside the counted window; the latency table below has `result()` waiting from the start).",
+    );
     out.push('');
     out.push(`Where one step's time goes (N=${sizes[sizes.length - 1]}, client side: awaiting each store method, driver included; the rest is the engine):`);
     out.push('');
@@ -61,12 +65,20 @@ export function renderMarkdown(r: BenchResults): string {
         ['backend', 'empty store', `store holding ${fmt(c.filled.finishedRuns, 0)} finished runs`, 'filled / empty', 'target'],
         withCpu.map((b) => {
           const x = b.cpu!;
-          return [b.title, us(x.empty.usPerStep), us(x.filled.usPerStep), `${fmt(x.filled.usPerStep / x.empty.usPerStep, 2)}×`, cpuTarget(b.name) === undefined ? '–' : `≤ ${cpuTarget(b.name)} µs`];
+          return [
+            b.title,
+            us(x.empty.usPerStep),
+            us(x.filled.usPerStep),
+            `${fmt(x.filled.usPerStep / x.empty.usPerStep, 2)}×`,
+            cpuTarget(b.name) === undefined ? '–' : `≤ ${cpuTarget(b.name)} µs`,
+          ];
         }),
       ),
     );
     out.push('');
-    out.push("`process.cpuUsage()` (user + system) of the bench process around `startRun` + `result()` of each run, divided by its steps: the run's create, claim and completion are included. The store is opened uncounted, as an application opens it. The server's CPU is not included (SQLite runs in-process, so its figure includes SQLite itself).");
+    out.push(
+      "`process.cpuUsage()` (user + system) of the bench process around `startRun` + `result()` of each run, divided by its steps: the run's create, claim and completion are included. The store is opened uncounted, as an application opens it. The server's CPU is not included (SQLite runs in-process, so its figure includes SQLite itself).",
+    );
     out.push('');
   }
 
@@ -86,14 +98,25 @@ export function renderMarkdown(r: BenchResults): string {
             const c = by(v);
             return c === undefined ? '–' : `${fmt(c.perRun, 2)} (+${fmt(c.perRun - plainCost, 2)})`;
           };
-          const slots = (v: string) => Object.entries(by(v)?.slotsByMethod ?? {}).map(([m, n]) => `${m} ${fmt(n, 2)}`).join(', ');
-          return [`${b.title}${unitOf(b)}`, fmt(plainCost, 2), cell('concurrency limit'), cell('start rate limit'), `concurrency: ${slots('concurrency limit')}; rate: ${slots('start rate limit')}`];
+          const slots = (v: string) =>
+            Object.entries(by(v)?.slotsByMethod ?? {})
+              .map(([m, n]) => `${m} ${fmt(n, 2)}`)
+              .join(', ');
+          return [
+            `${b.title}${unitOf(b)}`,
+            fmt(plainCost, 2),
+            cell('concurrency limit'),
+            cell('start rate limit'),
+            `concurrency: ${slots('concurrency limit')}; rate: ${slots('start rate limit')}`,
+          ];
         }),
       ),
     );
     out.push('');
     const k0 = f0.fairness;
-    out.push(`### Flow control: fairness across keys (limit 1 per key; key "big" submits ${k0.bigRuns} runs, then key "small" ${k0.smallRuns}; ${k0.workMs} ms of work per run; worker concurrency ${k0.concurrency})`);
+    out.push(
+      `### Flow control: fairness across keys (limit 1 per key; key "big" submits ${k0.bigRuns} runs, then key "small" ${k0.smallRuns}; ${k0.workMs} ms of work per run; worker concurrency ${k0.concurrency})`,
+    );
     out.push('');
     out.push(
       table(
@@ -113,12 +136,25 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
     out.push(
       table(
-        ['backend', 'per inline step', 'store calls per step', 'per step, by store method', 'per step, by request', 'per replay', 'step reads per replay', 'per replay, by store method'],
+        [
+          'backend',
+          'per inline step',
+          'store calls per step',
+          'per step, by store method',
+          'per step, by request',
+          'per replay',
+          'step reads per replay',
+          'per replay, by store method',
+        ],
         withCounts.map((b) => {
           const i = b.inline;
           const rp = b.replay?.sizes[b.replay.sizes.length - 1];
           const by = (o: Record<string, number> | undefined) =>
-            o ? Object.entries(o).map(([k, v]) => `${k} ${fmt(v, Number.isInteger(v) ? 0 : 2)}`).join(', ') : '–';
+            o
+              ? Object.entries(o)
+                  .map(([k, v]) => `${k} ${fmt(v, Number.isInteger(v) ? 0 : 2)}`)
+                  .join(', ')
+              : '–';
           return [
             b.driverCounted ? b.title : `${b.title} (store calls)`,
             i ? fmt(i.roundTripsPerStep, 2) : '–',
@@ -133,7 +169,9 @@ export function renderMarkdown(r: BenchResults): string {
       ),
     );
     out.push('');
-    out.push('"Per step" is the marginal cost: (round trips of the larger run − the smaller) / (difference in steps), counted from the claim to the final transition.');
+    out.push(
+      '"Per step" is the marginal cost: (round trips of the larger run − the smaller) / (difference in steps), counted from the claim to the final transition.',
+    );
     out.push('');
   }
 
@@ -169,10 +207,28 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
     out.push(
       table(
-        ['backend', 'same process p50', 'same process p99', 'polling client p50', 'polling client p99', 'start→result 10 steps inline', 'start→result 10 steps queued (local queue)', 'worst completion→result of those'],
+        [
+          'backend',
+          'same process p50',
+          'same process p99',
+          'polling client p50',
+          'polling client p99',
+          'start→result 10 steps inline',
+          'start→result 10 steps queued (local queue)',
+          'worst completion→result of those',
+        ],
         withLatency.map((b) => {
           const l = b.latency!;
-          return [b.title, ms(l.sameProcess.p50Ms), ms(l.sameProcess.p99Ms), ms(l.polling.p50Ms), ms(l.polling.p99Ms), ms(l.inlineStartToResultMs), ms(l.queuedStartToResultMs), ms(l.tenStepWorstLagMs)];
+          return [
+            b.title,
+            ms(l.sameProcess.p50Ms),
+            ms(l.sameProcess.p99Ms),
+            ms(l.polling.p50Ms),
+            ms(l.polling.p99Ms),
+            ms(l.inlineStartToResultMs),
+            ms(l.queuedStartToResultMs),
+            ms(l.tenStepWorstLagMs),
+          ];
         }),
       ),
     );
@@ -188,7 +244,12 @@ export function renderMarkdown(r: BenchResults): string {
         ['', 'per step', 'write transactions per step', 'of which synchronous_commit=off'],
         [
           [`floor: one autocommit INSERT per step (pg, ${f.steps} steps)`, us(f.usPerInsert), fmt(f.writeTransactionsPerInsert, 2), '0'],
-          [`Cairn: ${f.steps}-step inline run, start→result (alternating with the floor)`, us(f.cairnUsPerStep), `${fmt(f.cairnWriteTransactionsPerStep, 2)} per extra step (${fmt(f.cairnWriteTransactionsPerRunStep, 2)} with the run's own writes)`, fmt(f.cairnAsyncCommitsPerStep, 2)],
+          [
+            `Cairn: ${f.steps}-step inline run, start→result (alternating with the floor)`,
+            us(f.cairnUsPerStep),
+            `${fmt(f.cairnWriteTransactionsPerStep, 2)} per extra step (${fmt(f.cairnWriteTransactionsPerRunStep, 2)} with the run's own writes)`,
+            fmt(f.cairnAsyncCommitsPerStep, 2),
+          ],
           ['ratio', `${fmt(f.ratio, 2)}×`, '', ''],
           [`floor, ${f.inFlight} INSERT loops at once (one connection each)`, us(f.usPerInsertInFlight), '', ''],
           [`Cairn, ${f.inFlight} runs in flight`, us(f.cairnUsPerStepInFlight), '', ''],
@@ -206,7 +267,9 @@ export function renderMarkdown(r: BenchResults): string {
     );
     if (f.cpuUsPerStep) {
       out.push('');
-      out.push(`Client CPU per step (this process, user + system, median): floor ${us(f.cpuUsPerStep.floor)} (plain \`pg\`), Cairn ${us(f.cpuUsPerStep.cairn)}, Cairn with prepared statements ${us(f.cpuUsPerStep.prepared)}.`);
+      out.push(
+        `Client CPU per step (this process, user + system, median): floor ${us(f.cpuUsPerStep.floor)} (plain \`pg\`), Cairn ${us(f.cpuUsPerStep.cairn)}, Cairn with prepared statements ${us(f.cpuUsPerStep.prepared)}.`,
+      );
     }
     out.push('');
   }
@@ -221,10 +284,33 @@ export function renderMarkdown(r: BenchResults): string {
     });
     for (const p of r.processThroughput) {
       for (const w of p.byWorkers) {
-        rows.push([`${p.queue} + ${p.store}`, String(w.workers), String(p.concurrency), String(p.runs), fmt(w.runsPerSecond, 0), fmt(w.requestsPerRun, 1), fmt(w.netRequestsPerRun, 1), fmt(w.idleRequestsPerSecond, 1)]);
+        rows.push([
+          `${p.queue} + ${p.store}`,
+          String(w.workers),
+          String(p.concurrency),
+          String(p.runs),
+          fmt(w.runsPerSecond, 0),
+          fmt(w.requestsPerRun, 1),
+          fmt(w.netRequestsPerRun, 1),
+          fmt(w.idleRequestsPerSecond, 1),
+        ]);
       }
     }
-    out.push(table(['queue + store', 'worker processes', 'concurrency per worker', 'runs', 'runs/s', 'server requests per run', 'of them caused by the runs (idle cost taken out)', 'idle requests/s'], rows));
+    out.push(
+      table(
+        [
+          'queue + store',
+          'worker processes',
+          'concurrency per worker',
+          'runs',
+          'runs/s',
+          'server requests per run',
+          'of them caused by the runs (idle cost taken out)',
+          'idle requests/s',
+        ],
+        rows,
+      ),
+    );
     out.push('');
     for (const p of r.processThroughput) {
       out.push(`Most frequent server requests, ${p.queue} + ${p.store} (per run while busy; per second over ${fmt(p.idleSeconds, 0)} s idle):`);
@@ -241,7 +327,12 @@ export function renderMarkdown(r: BenchResults): string {
     out.push(
       table(
         ['store', 'requests per recovery pass (with workers)', 'requests/s at the default 2 s', 'requests without workers'],
-        idle.map((b) => [b.title, `${fmt(b.idle!.requestsPerPass, 2)}${b.driverCounted ? '' : ' store calls'}`, fmt(b.idle!.requestsPerSecond, 2), String(b.idle!.clientRequests)]),
+        idle.map((b) => [
+          b.title,
+          `${fmt(b.idle!.requestsPerPass, 2)}${b.driverCounted ? '' : ' store calls'}`,
+          fmt(b.idle!.requestsPerSecond, 2),
+          String(b.idle!.clientRequests),
+        ]),
       ),
     );
     out.push('');
@@ -253,13 +344,40 @@ export function renderMarkdown(r: BenchResults): string {
     const rows: string[][] = [];
     for (const d of r.storeDispatch ?? []) {
       for (const w of d.byWorkers) {
-        rows.push([`${d.store} (${d.mechanism})`, String(w.workers), ms(w.pickupP50Ms), ms(w.pickupP90Ms), ms(w.eventP50Ms), fmt(w.requestsPerRun, 1), fmt(w.claimsPerExecution, 2), fmt(w.lostClaimsPerExecution, 2), fmt(w.idleRequestsPerSecond, 1)]);
+        rows.push([
+          `${d.store} (${d.mechanism})`,
+          String(w.workers),
+          ms(w.pickupP50Ms),
+          ms(w.pickupP90Ms),
+          ms(w.eventP50Ms),
+          fmt(w.requestsPerRun, 1),
+          fmt(w.claimsPerExecution, 2),
+          fmt(w.lostClaimsPerExecution, 2),
+          fmt(w.idleRequestsPerSecond, 1),
+        ]);
       }
     }
-    out.push(table(['store', 'worker processes', 'start → pickup p50', 'p90', 'event → run p50', 'server requests per run', 'claims per execution', 'lost claims per execution', 'idle requests/s (all processes)'], rows));
+    out.push(
+      table(
+        [
+          'store',
+          'worker processes',
+          'start → pickup p50',
+          'p90',
+          'event → run p50',
+          'server requests per run',
+          'claims per execution',
+          'lost claims per execution',
+          'idle requests/s (all processes)',
+        ],
+        rows,
+      ),
+    );
     out.push('');
     for (const d of r.storeDispatch ?? []) {
-      out.push(`Most frequent server requests, ${d.store} without a broker (per run while starting ${d.runs} runs one by one; per second over ${fmt(d.idleSeconds, 0)} s idle):`);
+      out.push(
+        `Most frequent server requests, ${d.store} without a broker (per run while starting ${d.runs} runs one by one; per second over ${fmt(d.idleSeconds, 0)} s idle):`,
+      );
       out.push('');
       out.push(topRequests(d.byWorkers));
       out.push('');
@@ -267,11 +385,22 @@ export function renderMarkdown(r: BenchResults): string {
   }
 
   if (r.fairness.length > 0) {
-    out.push(`### Fairness with \`shared-groups\` (one group submits ${fmt(r.fairness[0]!.bigRuns / r.fairness[0]!.smallRuns, 0)}× the runs of the other, first)`);
+    out.push(
+      `### Fairness with \`shared-groups\` (one group submits ${fmt(r.fairness[0]!.bigRuns / r.fairness[0]!.smallRuns, 0)}× the runs of the other, first)`,
+    );
     out.push('');
     out.push(
       table(
-        ['queue + store', 'big / small runs', 'concurrency / per group', 'first claim', 'small group worst wait', 'big group worst wait', 'run time (median)', 'all done'],
+        [
+          'queue + store',
+          'big / small runs',
+          'concurrency / per group',
+          'first claim',
+          'small group worst wait',
+          'big group worst wait',
+          'run time (median)',
+          'all done',
+        ],
         r.fairness.map((f) => [
           `${f.queue} + ${f.store}`,
           `${f.bigRuns} / ${f.smallRuns}`,
@@ -291,9 +420,16 @@ export function renderMarkdown(r: BenchResults): string {
     const o = r.observability;
     out.push(`### Observability overhead (memory store, ${o.runs} inline runs of ${o.stepsPerRun} no-op steps, median of ${o.reps} interleaved repetitions)`);
     out.push('');
-    out.push(table(['lifecycle events', 'µs per step', 'ratio to none'], o.variants.map((v) => [v.name, fmt(v.microsPerStep, 2), `${fmt(v.ratio, 3)}×`])));
+    out.push(
+      table(
+        ['lifecycle events', 'µs per step', 'ratio to none'],
+        o.variants.map((v) => [v.name, fmt(v.microsPerStep, 2), `${fmt(v.ratio, 3)}×`]),
+      ),
+    );
     out.push('');
-    out.push(`With nobody listening the engine makes ${fmt(o.checksPerStep, 2)} "does anyone listen?" checks per step at ${fmt(o.checkNanos, 1)} ns each: ${fmt(o.idleOverheadPercent, 3)} % of a step (target ≤ 2 %).`);
+    out.push(
+      `With nobody listening the engine makes ${fmt(o.checksPerStep, 2)} "does anyone listen?" checks per step at ${fmt(o.checkNanos, 1)} ns each: ${fmt(o.idleOverheadPercent, 3)} % of a step (target ≤ 2 %).`,
+    );
     out.push('');
   }
 
@@ -325,7 +461,9 @@ export function renderMarkdown(r: BenchResults): string {
 }
 
 /** The most frequent server requests per worker count: per run while busy, per second while idle. */
-function topRequests(rounds: readonly { workers: number; topPerRun: { request: string; perRun: number }[]; idleTop: { request: string; perSecond: number }[] }[]): string {
+function topRequests(
+  rounds: readonly { workers: number; topPerRun: { request: string; perRun: number }[]; idleTop: { request: string; perSecond: number }[] }[],
+): string {
   const code = (request: string) => `\`${request.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
   const top: string[][] = [];
   for (const w of rounds) {

@@ -146,7 +146,9 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
     out.push({
       target: 'without a broker: a run started in another process picked up ≤ 50 ms at p50',
       subject: `${d.store} (${d.mechanism})`,
-      measured: d.byWorkers.map((w) => `${w.workers} worker${w.workers > 1 ? 's' : ''}: ${fmt(w.pickupP50Ms, 1)} ms (event ${fmt(w.eventP50Ms, 1)} ms)`).join('; '),
+      measured: d.byWorkers
+        .map((w) => `${w.workers} worker${w.workers > 1 ? 's' : ''}: ${fmt(w.pickupP50Ms, 1)} ms (event ${fmt(w.eventP50Ms, 1)} ms)`)
+        .join('; '),
       holds: worst <= 50,
       enforced: false,
     });

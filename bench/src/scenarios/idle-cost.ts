@@ -46,7 +46,13 @@ export async function idleCost(backend: BackendInstance, passes: number): Promis
     for (let i = 0; i < passes; i++) await clock.advance(INTERVAL_MS);
     await sleep(20);
     const clientRequests = backend.counter.snapshot().total - clientBefore;
-    return { recoveryIntervalMs: INTERVAL_MS, passes, requestsPerPass: total / passes, requestsPerSecond: (total / passes) * (1000 / INTERVAL_MS), clientRequests };
+    return {
+      recoveryIntervalMs: INTERVAL_MS,
+      passes,
+      requestsPerPass: total / passes,
+      requestsPerSecond: (total / passes) * (1000 / INTERVAL_MS),
+      clientRequests,
+    };
   } finally {
     await worker.stop();
     await client.stop();

@@ -44,7 +44,12 @@ const subscribed: ObservabilityVariant = {
  * The memory store, runs of `steps` no-op inline steps started inline one after another, with the
  * variants interleaved in every repetition (so drift of the machine hits each alike).
  */
-export async function observabilityOverhead(options: { runs: number; steps: number; reps: number; extra?: ObservabilityVariant[] }): Promise<ObservabilityResult> {
+export async function observabilityOverhead(options: {
+  runs: number;
+  steps: number;
+  reps: number;
+  extra?: ObservabilityVariant[];
+}): Promise<ObservabilityResult> {
   const variants = [noSubscriber, subscribed, ...(options.extra ?? [])];
   const samples = new Map(variants.map((v) => [v.name, [] as number[]]));
   for (let rep = -1; rep < options.reps; rep++) {

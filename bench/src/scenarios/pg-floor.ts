@@ -43,7 +43,12 @@ export async function xidCounter(client: pg.Client | pg.Pool): Promise<number> {
  * store with `preparedStatements: true`, so all see the same disk and CPU conditions; the ratios
  * are of the medians. The client CPU of each (this process) is measured around it too.
  */
-export async function pgFloor(backend: BackendInstance, url: string, server: string, options: { steps: number; warmup: number; reps: number; inFlight: number }): Promise<FloorResult> {
+export async function pgFloor(
+  backend: BackendInstance,
+  url: string,
+  server: string,
+  options: { steps: number; warmup: number; reps: number; inFlight: number },
+): Promise<FloorResult> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   // The concurrent floor: one connection per INSERT loop, as each of Cairn's runs gets its own.
@@ -65,7 +70,9 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
     return c.user + c.system;
   };
   try {
-    await client.query('CREATE TABLE IF NOT EXISTS bench_floor (run_id text NOT NULL, key text NOT NULL, output jsonb, created_at bigint NOT NULL, PRIMARY KEY (run_id, key))');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS bench_floor (run_id text NOT NULL, key text NOT NULL, output jsonb, created_at bigint NOT NULL, PRIMARY KEY (run_id, key))',
+    );
     let loop = 0;
     const samples = await repeat(options.warmup, options.reps, async () => {
       const runId = `floor-${process.pid}-${++loop}`;
@@ -108,7 +115,12 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
       await Promise.all(
         Array.from({ length: n }, async (_, j) => {
           for (let i = 0; i < options.steps; i++) {
-            await pool.query('INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)', [`${base}-${j}`, `s${i}`, 'null', Date.now()]);
+            await pool.query('INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)', [
+              `${base}-${j}`,
+              `s${i}`,
+              'null',
+              Date.now(),
+            ]);
           }
         }),
       );
@@ -132,8 +144,17 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
     const preparedUs = median(samples.map((s) => s.preparedUs));
     const preparedInFlight = median(concurrent.map((s) => s.preparedUs));
     return {
-      prepared: { cairnUsPerStep: preparedUs, ratio: preparedUs / usPerInsert, cairnUsPerStepInFlight: preparedInFlight, ratioInFlight: preparedInFlight / usPerInsertInFlight },
-      cpuUsPerStep: { floor: median(samples.map((s) => s.cpu.floor)), cairn: median(samples.map((s) => s.cpu.cairn)), prepared: median(samples.map((s) => s.cpu.prepared)) },
+      prepared: {
+        cairnUsPerStep: preparedUs,
+        ratio: preparedUs / usPerInsert,
+        cairnUsPerStepInFlight: preparedInFlight,
+        ratioInFlight: preparedInFlight / usPerInsertInFlight,
+      },
+      cpuUsPerStep: {
+        floor: median(samples.map((s) => s.cpu.floor)),
+        cairn: median(samples.map((s) => s.cpu.cairn)),
+        prepared: median(samples.map((s) => s.cpu.prepared)),
+      },
       inFlight: n,
       usPerInsertInFlight,
       cairnUsPerStepInFlight,
@@ -149,7 +170,14 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
   } finally {
     // Each step of the clean-up runs whatever an earlier one threw: a pool left open would get an
     // error from every idle connection when the server stops.
-    for (const close of [() => engine.stop(), () => preparedEngine.stop(), () => preparedDb.destroy(), () => opened.close(), () => client.end(), () => pool.end()]) {
+    for (const close of [
+      () => engine.stop(),
+      () => preparedEngine.stop(),
+      () => preparedDb.destroy(),
+      () => opened.close(),
+      () => client.end(),
+      () => pool.end(),
+    ]) {
       await close().catch(() => {});
     }
   }

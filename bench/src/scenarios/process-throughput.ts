@@ -85,7 +85,12 @@ export function stopWorker(child: ChildProcess): Promise<void> {
  * orchestrator and step workers on the distributed queue. This process only submits (a client
  * engine, no workers) and reads the completion times the workers recorded (`updatedAt`).
  */
-export async function processThroughput(backend: BackendInstance, queue: QueueAdapter, url: string, options: ProcessThroughputOptions): Promise<ProcessThroughputResult> {
+export async function processThroughput(
+  backend: BackendInstance,
+  queue: QueueAdapter,
+  url: string,
+  options: ProcessThroughputOptions,
+): Promise<ProcessThroughputResult> {
   const byWorkers: ProcessThroughputResult['byWorkers'] = [];
   let round = 0;
   for (const workers of options.workers) {
@@ -134,5 +139,13 @@ export async function processThroughput(backend: BackendInstance, queue: QueueAd
       await opened.close();
     }
   }
-  return { queue: queue.name, store: backend.title, runs: options.runs, stepsPerRun: options.steps, concurrency: options.concurrency, byWorkers, idleSeconds: options.idleMs / 1000 };
+  return {
+    queue: queue.name,
+    store: backend.title,
+    runs: options.runs,
+    stepsPerRun: options.steps,
+    concurrency: options.concurrency,
+    byWorkers,
+    idleSeconds: options.idleMs / 1000,
+  };
 }

@@ -39,7 +39,14 @@ export const eventPickupWorkflow = defineWorkflow('bench-event-pickup', async (c
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-export const ALL_WORKFLOWS: WorkflowDefinition<any, any>[] = [stepsWorkflow, replayWorkflow, latencyWorkflow, queuedWorkflow, pickupWorkflow, eventPickupWorkflow];
+export const ALL_WORKFLOWS: WorkflowDefinition<any, any>[] = [
+  stepsWorkflow,
+  replayWorkflow,
+  latencyWorkflow,
+  queuedWorkflow,
+  pickupWorkflow,
+  eventPickupWorkflow,
+];
 
 /** What engines logged: executions abandoned (store or queue errors), and other warnings. */
 export const engineLog = { abandoned: 0, warnings: 0, last: '' };

@@ -29,7 +29,9 @@ function findBinDir(): string | undefined {
   if (fromEnv) return fromEnv;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
 }
 
@@ -79,7 +81,20 @@ export async function startDurablePostgres(log: (line: string) => void): Promise
     // Durability settings are left at their defaults on purpose (fsync, synchronous_commit,
     // full_page_writes all on). pg_stat_statements is preloaded so the worker-process scenario can
     // count every statement the server receives, from every process.
-    const [cmd, args] = wrap(join(bin, 'postgres'), ['-D', data, '-c', 'listen_addresses=127.0.0.1', '-p', String(port), '-k', dir, '-c', 'max_connections=200', '-c', 'shared_preload_libraries=pg_stat_statements']);
+    const [cmd, args] = wrap(join(bin, 'postgres'), [
+      '-D',
+      data,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'max_connections=200',
+      '-c',
+      'shared_preload_libraries=pg_stat_statements',
+    ]);
     const started = Date.now();
     child = spawn(cmd, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], detached: false });
     let stderr = '';

@@ -11,7 +11,11 @@ let counter = 0;
  * Redis key: `[a-z0-9_]`, starting with a letter, at most 48 characters, unique per process run.
  */
 export function uniqueName(prefix = 'cairn'): string {
-  const clean = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').replace(/^[^a-z]+/, '') || 'cairn';
+  const clean =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, '_')
+      .replace(/^[^a-z]+/, '') || 'cairn';
   const suffix = `${process.pid.toString(36)}_${(++counter).toString(36)}_${randomBytes(3).toString('hex')}`;
   return `${clean.slice(0, 47 - suffix.length)}_${suffix}`;
 }

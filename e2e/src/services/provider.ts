@@ -9,13 +9,7 @@
  */
 import { providerSetting } from './provider-setting.js';
 import { redactUrl } from './summary.js';
-import {
-  NotInstalledError,
-  defaultTmpDir,
-  errorText,
-  type LocalContext,
-  type LocalServer,
-} from './local/common.js';
+import { NotInstalledError, defaultTmpDir, errorText, type LocalContext, type LocalServer } from './local/common.js';
 import { startLocalFerretdb } from './local/ferretdb.js';
 import { startLocalMysql } from './local/mysql.js';
 import { startLocalPostgres } from './local/postgres.js';
@@ -231,10 +225,7 @@ export async function startService(name: ServiceName, options: ServiceOptions = 
   // 4. Skip, or fail when required.
   const reason = reasons.join('; ');
   if (required) {
-    throw new ServiceUnavailableError(
-      name,
-      `CAIRN_TEST_REQUIRE=${o.env['CAIRN_TEST_REQUIRE']} requires ${name}, but no server could be had: ${reason}`,
-    );
+    throw new ServiceUnavailableError(name, `CAIRN_TEST_REQUIRE=${o.env['CAIRN_TEST_REQUIRE']} requires ${name}, but no server could be had: ${reason}`);
   }
   log(`${name}: skipped: ${reason}`);
   return { skipped: true, name, reason };
@@ -268,9 +259,7 @@ export async function stopSharedServices(): Promise<void> {
   const all = [...shared.values()];
   shared.clear();
   const results = await Promise.allSettled(all);
-  await Promise.allSettled(
-    results.flatMap((r) => (r.status === 'fulfilled' && !r.value.skipped ? [r.value.stop()] : [])),
-  );
+  await Promise.allSettled(results.flatMap((r) => (r.status === 'fulfilled' && !r.value.skipped ? [r.value.stop()] : [])));
   await stopAllLocalServers();
 }
 

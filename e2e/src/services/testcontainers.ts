@@ -62,7 +62,7 @@ export function imageFor(name: ServiceName, env: NodeJS.ProcessEnv): string {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n')[0] ?? error.name : String(error);
+  return error instanceof Error ? (error.message.split('\n')[0] ?? error.name) : String(error);
 }
 
 /**

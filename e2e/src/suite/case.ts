@@ -41,11 +41,7 @@ export interface CaseGroup {
 }
 
 /** Declares one case. */
-export function conformanceCase(
-  name: string,
-  run: (env: CaseEnv) => Promise<void>,
-  options: { requires?: Requirement[] } = {},
-): ConformanceCase {
+export function conformanceCase(name: string, run: (env: CaseEnv) => Promise<void>, options: { requires?: Requirement[] } = {}): ConformanceCase {
   return { name, requires: options.requires ?? [], run };
 }
 

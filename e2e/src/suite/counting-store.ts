@@ -101,10 +101,12 @@ export function countingStore(store: WorkflowStore): CountingStore {
   const wrapped = Object.create(store) as CountingStore;
   // Slot calls are counted too: the engine fixture's settle() waits for every call in flight, and a
   // slot call that it did not see let it move the clock while a store round trip was under way.
-  const nouns = Object.fromEntries(NOUNS.flatMap((noun) => {
-    const proxy = wrapNoun(noun);
-    return proxy === undefined ? [] : [[noun, proxy]];
-  }));
+  const nouns = Object.fromEntries(
+    NOUNS.flatMap((noun) => {
+      const proxy = wrapNoun(noun);
+      return proxy === undefined ? [] : [[noun, proxy]];
+    }),
+  );
   Object.defineProperties(wrapped, {
     name: { value: store.name, enumerable: true },
     capabilities: { value: store.capabilities, enumerable: true },
@@ -113,8 +115,7 @@ export function countingStore(store: WorkflowStore): CountingStore {
     calls: { get: () => calls },
     inflight: { get: () => inflight },
     count: {
-      value: (method: string, runId?: string) =>
-        calls.filter((c) => c.method === method && (runId === undefined || c.runId === runId)).length,
+      value: (method: string, runId?: string) => calls.filter((c) => c.method === method && (runId === undefined || c.runId === runId)).length,
     },
     countReturned: {
       value: (method: string, runId?: string) =>

@@ -31,7 +31,10 @@ export function selectGroups(groups: readonly CaseGroup[], only: readonly string
 function onlyFromEnvironment(): string[] | undefined {
   const raw = process.env.CAIRN_CONFORMANCE_ONLY;
   if (raw === undefined || raw.trim() === '') return undefined;
-  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /**

@@ -86,7 +86,10 @@ for (const id of [runA, runB.id, ...(child?.childRunId ? [child.childRunId] : []
 }
 
 // The proof, checked from the store and from the step bodies' own log (outside the engine).
-const log = readFileSync(executionsLog(dir), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+const log = readFileSync(executionsLog(dir), 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => l.split('\t'));
 const runsOf = (runId: string, key: string) => log.filter(([r, k]) => r === runId && k === key).length;
 const historyA = await engine.history(runA);
 const pack = historyA.filter((h) => h.stepKey === 'pack parcel');
@@ -94,18 +97,32 @@ const historyB = await engine.history(runB.id);
 const checks: Array<[string, boolean]> = [
   ['order o-1 completed with the payment and the shipment', (await engine.getRun(runA))?.status === 'completed' && JSON.stringify(resultA).includes('pay_o-1')],
   ['worker-1 really died (SIGKILL) mid-step', signal === 'SIGKILL'],
-  ['"pack parcel": attempt 1 abandoned on worker-1, attempt 2 succeeded on worker-2', pack[0]?.status === 'abandoned' && pack[0]?.worker === 'worker-1' && pack[1]?.status === 'succeeded' && pack[1]?.worker === 'worker-2'],
+  [
+    '"pack parcel": attempt 1 abandoned on worker-1, attempt 2 succeeded on worker-2',
+    pack[0]?.status === 'abandoned' && pack[0]?.worker === 'worker-1' && pack[1]?.status === 'succeeded' && pack[1]?.worker === 'worker-2',
+  ],
   ['steps finished before the crash were not run again ("reserve stock" ran once)', runsOf(runA, 'reserve stock') === 1],
-  ['"charge card" failed twice, succeeded on attempt 3', historyA.filter((h) => h.stepKey === 'charge card').map((h) => h.status).join(',') === 'failed,failed,succeeded'],
+  [
+    '"charge card" failed twice, succeeded on attempt 3',
+    historyA
+      .filter((h) => h.stepKey === 'charge card')
+      .map((h) => h.status)
+      .join(',') === 'failed,failed,succeeded',
+  ],
   ['the durable sleep, the event and the child workflow all completed', (await engine.steps(runA)).every((s) => s.status === 'succeeded')],
-  ['order o-2 failed: "card declined" was not retried (1 attempt), and the saga released its stock exactly once', CairnError.is(failureB, 'RUN_FAILED') && historyB.filter((h) => h.stepKey === 'charge card').length === 1 && runsOf(runB.id, 'release-stock') === 1],
+  [
+    'order o-2 failed: "card declined" was not retried (1 attempt), and the saga released its stock exactly once',
+    CairnError.is(failureB, 'RUN_FAILED') && historyB.filter((h) => h.stepKey === 'charge card').length === 1 && runsOf(runB.id, 'release-stock') === 1,
+  ],
 ];
 say('── what this proved ──────────────────────────────────────────────────────');
 for (const [claim, ok] of checks) say(`${ok ? '✔' : '✘'} ${claim}`);
 await engine.stop();
 await store.close();
 // The SQLite file stays, for the command line to inspect.
-say(`\nInspect the runs with the cairn command line (the SQLite file is kept):\n  pnpm cairn show ${runA} --url sqlite:${db}\n  pnpm cairn runs --url sqlite:${db}`);
+say(
+  `\nInspect the runs with the cairn command line (the SQLite file is kept):\n  pnpm cairn show ${runA} --url sqlite:${db}\n  pnpm cairn runs --url sqlite:${db}`,
+);
 if (checks.some(([, ok]) => !ok)) {
   say('\nThe demo did not prove what it should: that is a bug, please report it.');
   process.exit(1);

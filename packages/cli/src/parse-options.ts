@@ -27,7 +27,8 @@ export function parseStatuses(value: string, previous: RunStatus[] = []): RunSta
   const out = [...previous];
   for (const part of value.split(',')) {
     const status = part.trim();
-    if (!RUN_STATUSES.includes(status as RunStatus)) throw new InvalidArgumentError(`${JSON.stringify(status)} is not a run status (${RUN_STATUSES.join(', ')}).`);
+    if (!RUN_STATUSES.includes(status as RunStatus))
+      throw new InvalidArgumentError(`${JSON.stringify(status)} is not a run status (${RUN_STATUSES.join(', ')}).`);
     if (!out.includes(status as RunStatus)) out.push(status as RunStatus);
   }
   return out;
@@ -36,7 +37,8 @@ export function parseStatuses(value: string, previous: RunStatus[] = []): RunSta
 /** A whole number in [min, max]. */
 export function intIn(min: number, max: number): (value: string) => number {
   return (value) => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}.`);
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}.`);
     return Number(value);
   };
 }

@@ -59,7 +59,13 @@ describe('cairn doctor on SQLite', () => {
 
     const fixed = JSON.parse((await runCairn(['doctor', '--url', url, '--fix', '--json'])).stdout) as DoctorReport;
     const outcome = Object.fromEntries(fixed.findings.map((f) => [f.code, f.fixed]));
-    assert.deepEqual(outcome, { 'lease-expired': false, 'run-not-dispatched': false, 'parent-not-woken': true, 'version-unregistered': undefined, 'event-wait-unbounded': undefined });
+    assert.deepEqual(outcome, {
+      'lease-expired': false,
+      'run-not-dispatched': false,
+      'parent-not-woken': true,
+      'version-unregistered': undefined,
+      'event-wait-unbounded': undefined,
+    });
     assert.match(fixed.findings.find((f) => f.code === 'run-not-dispatched')?.action ?? '', /runs no workers/);
     assert.equal(fixed.remaining, 4);
 

@@ -25,7 +25,9 @@ describe('cairn doctor on Redis (--url redis:// --prefix)', { skip: server.skipp
     const client = new Redis(url);
     let id = '';
     try {
-      id = (await store.runs.create({ id: `doctor-${prefix}`, workflow: 'wf', version: 'v1', input: null, wakeAt: Date.now(), idempotencyKey: 'k' }, Date.now())).run.id;
+      id = (
+        await store.runs.create({ id: `doctor-${prefix}`, workflow: 'wf', version: 'v1', input: null, wakeAt: Date.now(), idempotencyKey: 'k' }, Date.now())
+      ).run.id;
       assert.equal(await client.del(createKeySpace(prefix).run(id)), 1);
     } finally {
       client.disconnect();

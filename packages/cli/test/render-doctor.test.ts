@@ -23,7 +23,13 @@ it('a clean report is one line after the header', () => {
 });
 
 it('findings are wrapped to the width, escapes in run data are shown, not sent, and colour is off unless enabled', () => {
-  const finding = { code: 'child-orphaned', severity: 'warning' as const, runId: 'r\u001b[2J', message: `${'word '.repeat(40)}\u001b]0;title\u0007`, fixable: false };
+  const finding = {
+    code: 'child-orphaned',
+    severity: 'warning' as const,
+    runId: 'r\u001b[2J',
+    message: `${'word '.repeat(40)}\u001b]0;title\u0007`,
+    fixable: false,
+  };
   const text = renderDoctorReport(report([finding], { truncated: ['active runs (first 1 read)'] }), { colors: colors(false), width: 40, store: 'x' });
   assert.doesNotMatch(text, /\u001b|\u0007/);
   assert.match(text, /^WARNING child-orphaned {2}run r\\x1b\[2J$/m);

@@ -38,7 +38,10 @@ describe('cairn schedules (SQLite)', () => {
     const json = await runCairn(['schedules', 'list', '--url', url, '--json', '--limit', '1']);
     assert.equal(json.code, 0, json.stderr);
     const { schedules } = JSON.parse(json.stdout) as { schedules: ScheduleRecord[] };
-    assert.deepEqual(schedules.map((s) => s.name), ['nightly']);
+    assert.deepEqual(
+      schedules.map((s) => s.name),
+      ['nightly'],
+    );
   });
 
   it('pause, resume, trigger (recorded for a worker), delete; an unknown name exits 3', async () => {
@@ -65,7 +68,11 @@ describe('cairn schedules (SQLite)', () => {
     }
     const deleted = await runCairn(['schedules', 'delete', 'nightly', '--url', url]);
     assert.equal(deleted.code, 0, deleted.stderr);
-    for (const args of [['delete', 'nightly'], ['pause', 'nightly'], ['trigger', 'nightly']]) {
+    for (const args of [
+      ['delete', 'nightly'],
+      ['pause', 'nightly'],
+      ['trigger', 'nightly'],
+    ]) {
       const missing = await runCairn(['schedules', ...args, '--url', url]);
       assert.equal(missing.code, 3, `${args.join(' ')}: ${missing.stderr}`);
       assert.match(missing.stderr, /Schedule nightly not found/);

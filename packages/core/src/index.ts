@@ -66,14 +66,23 @@ export type { ErrorCode } from './errors/error-codes.js';
 export type { Clock } from './clock/clock.js';
 export { systemClock } from './clock/system-clock.js';
 export { MAX_TIMER_MS, sleepInSlices } from './clock/timer-slices.js';
-export { createMemoryStore } from "./memory/memory-store.js";
-export type { MemoryStoreOptions } from "./memory/memory-store.js";
+export { createMemoryStore } from './memory/memory-store.js';
+export type { MemoryStoreOptions } from './memory/memory-store.js';
 export { createLocalQueue } from './local-queue/create-local-queue.js';
 export type { LocalQueueOptions } from './local-queue/create-local-queue.js';
 export { defineWorkflow } from './engine/define-workflow.js';
 export type { WorkflowDefinition, WorkflowOptions } from './engine/define-workflow.js';
 export type { ConcurrencyLimit, RateLimit, StepRateLimit } from './engine/flow-options.js';
-export type { WorkflowContext, StepContext, StepOptions, WaitForEventOptions, ChildOptions, ChildOutcome, ChildEndStatus, StartChildOptions } from './engine/workflow-context.js';
+export type {
+  WorkflowContext,
+  StepContext,
+  StepOptions,
+  WaitForEventOptions,
+  ChildOptions,
+  ChildOutcome,
+  ChildEndStatus,
+  StartChildOptions,
+} from './engine/workflow-context.js';
 export { DEFAULT_MAX_BACKOFF_MS } from './engine/retry-policy.js';
 export type { BackoffOptions, RetryOptions, RetryPredicate } from './engine/retry-policy.js';
 export { MAX_DURATION_MS, checkMilliseconds, checkWakeTime, toMilliseconds } from './engine/duration.js';
@@ -105,7 +114,16 @@ export type { EngineLogger, LogData, LogLevel, LogMethod } from './logging/engin
 export { fromStringLogger } from './logging/from-string-logger.js';
 export type { StringFirstLogger, StringLoggerOptions } from './logging/from-string-logger.js';
 export { CAIRN_CHANNELS } from './observe/lifecycle-events.js';
-export type { CairnLifecycleEvent, LifecycleBase, LifecycleError, RecoveryLifecycleEvent, RunLifecycleEvent, StepBase, StepLifecycleEvent, SuspendReason } from './observe/lifecycle-events.js';
+export type {
+  CairnLifecycleEvent,
+  LifecycleBase,
+  LifecycleError,
+  RecoveryLifecycleEvent,
+  RunLifecycleEvent,
+  StepBase,
+  StepLifecycleEvent,
+  SuspendReason,
+} from './observe/lifecycle-events.js';
 export { computeQueueNames } from './engine/queue-names.js';
 export type { QueueStrategy, WorkflowQueues } from './engine/queue-names.js';
 export type { FaultPoint, FaultSite, FaultInjector } from './engine/fault-point.js';

@@ -56,7 +56,17 @@ describe('withArgumentChecks', () => {
   it('keeps the store’s other members and getters, and spreads like the original', async () => {
     let reads = 0;
     const inner = createMemoryStore();
-    const withGetter = { ...inner, capabilities: { get multiProcess() { reads += 1; return false; }, maxPayloadBytes: 5 }, extra: () => 'extra' };
+    const withGetter = {
+      ...inner,
+      capabilities: {
+        get multiProcess() {
+          reads += 1;
+          return false;
+        },
+        maxPayloadBytes: 5,
+      },
+      extra: () => 'extra',
+    };
     const checked = withArgumentChecks(withGetter);
     assert.equal(checked.name, 'memory');
     assert.equal(checked.extra(), 'extra');

@@ -41,7 +41,15 @@ describe('Duration: the type', () => {
 describe('toMilliseconds', () => {
   it('converts each unit to whole milliseconds, rounding a fraction up so a wait is never shorter', () => {
     assert.deepEqual(
-      [toMilliseconds(0), toMilliseconds(250), toMilliseconds('250ms'), toMilliseconds('5s'), toMilliseconds('10m'), toMilliseconds('2h'), toMilliseconds('1d')],
+      [
+        toMilliseconds(0),
+        toMilliseconds(250),
+        toMilliseconds('250ms'),
+        toMilliseconds('5s'),
+        toMilliseconds('10m'),
+        toMilliseconds('2h'),
+        toMilliseconds('1d'),
+      ],
       [0, 250, 250, 5_000, 600_000, 7_200_000, DAY],
     );
     assert.equal(toMilliseconds(1.2), 2);
@@ -65,7 +73,26 @@ describe('toMilliseconds', () => {
   });
 
   it('refuses negative, NaN, infinite, malformed and non-duration values with INVALID_INPUT naming the value', () => {
-    for (const value of [-1, Number.NaN, Number.POSITIVE_INFINITY, '', ' ', '-5s', 'soon', '10 minutes', '5', 'ms', '1 d', ' 5s', '0x10s', null, undefined, {}, [], true]) {
+    for (const value of [
+      -1,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      '',
+      ' ',
+      '-5s',
+      'soon',
+      '10 minutes',
+      '5',
+      'ms',
+      '1 d',
+      ' 5s',
+      '0x10s',
+      null,
+      undefined,
+      {},
+      [],
+      true,
+    ]) {
       const error = refused(value, 'timeout of step "fetch"');
       assert.match(error.message, /timeout of step "fetch"/);
       assert.deepEqual((error.data as { what: string }).what, 'timeout of step "fetch"');

@@ -132,7 +132,9 @@ describe('children: ctx.childOutcome', () => {
       const outcomes = await Promise.all([ctx.childOutcome(good, 1), ctx.childOutcome(bad, null), ctx.childOutcome(sleepy, null, { name: 'sleepy' })]);
       seen.push(outcomes);
       await ctx.sleep('after', '1m');
-      return outcomes.map((o) => (o.ok ? { ok: true, output: o.output as number } : { ok: false, status: o.status, code: o.error.code, cause: (o.error.cause as Error).message }));
+      return outcomes.map((o) =>
+        o.ok ? { ok: true, output: o.output as number } : { ok: false, status: o.status, code: o.error.code, cause: (o.error.cause as Error).message },
+      );
     });
     const fx = await createFixture({ workflows: [parent, good, bad, sleepy] });
     try {
@@ -215,7 +217,15 @@ describe('children: ctx.childOutcome', () => {
     try {
       const h = await fx.engine.startRun(parent, null);
       await waitForStatus(fx.inner, h.id, 'completed');
-      assert.deepEqual(await h.result(), ['INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT', 'WORKFLOW_NOT_FOUND', 'NOT_SERIALIZABLE']);
+      assert.deepEqual(await h.result(), [
+        'INVALID_INPUT',
+        'INVALID_INPUT',
+        'INVALID_INPUT',
+        'INVALID_INPUT',
+        'INVALID_INPUT',
+        'WORKFLOW_NOT_FOUND',
+        'NOT_SERIALIZABLE',
+      ]);
       assert.deepEqual(await fx.inner.steps.load(h.id), []);
       assert.equal((await fx.engine.listRuns({ workflow: 'opt-kid' })).runs.length, 0);
     } finally {

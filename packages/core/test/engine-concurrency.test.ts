@@ -153,8 +153,14 @@ describe('concurrency: fencing', () => {
       });
       const before = await snapshot();
       const now = fx.clock.now();
-      await rejectsWithCode(store.steps.insert(h.id, a.fence, { key: 'x', name: 'x', kind: 'task', seq: 2, status: 'running', maxAttempts: 1, worker: 'A' }, now), 'LEASE_LOST');
-      await rejectsWithCode(store.steps.transition(h.id, a.fence, { key: 'nap', from: { status: ['waiting'], attempt: 1 }, to: { status: 'succeeded' } }, now), 'LEASE_LOST');
+      await rejectsWithCode(
+        store.steps.insert(h.id, a.fence, { key: 'x', name: 'x', kind: 'task', seq: 2, status: 'running', maxAttempts: 1, worker: 'A' }, now),
+        'LEASE_LOST',
+      );
+      await rejectsWithCode(
+        store.steps.transition(h.id, a.fence, { key: 'nap', from: { status: ['waiting'], attempt: 1 }, to: { status: 'succeeded' } }, now),
+        'LEASE_LOST',
+      );
       await rejectsWithCode(store.state.set(h.id, a.fence, 'k', 'v', now), 'LEASE_LOST');
       await rejectsWithCode(store.runs.transition(h.id, a.fence, { from: ['running'], to: 'completed', output: 'A' }, now), 'LEASE_LOST');
       await rejectsWithCode(store.runs.renew(h.id, a.fence, 1000, now), 'LEASE_LOST');
@@ -210,7 +216,7 @@ describe('concurrency: fencing', () => {
       for (const w of writes) {
         assert.equal(w.outcome?.ok, false, `${w.name} by A must be refused`);
         assert.equal((w.outcome as { error: { code: string } }).error.code, 'LEASE_LOST', w.name);
-        assert.equal((w.args[1] as number), fenceA, 'A wrote with its old token');
+        assert.equal(w.args[1] as number, fenceA, 'A wrote with its old token');
       }
       assert.deepEqual({ run: await inner.runs.get(h.id), steps: await inner.steps.load(h.id), history: await inner.history.list(h.id) }, before);
       assert.deepEqual(bodies, ['a#1', 'a#2', 'b']);
@@ -301,7 +307,8 @@ describe('concurrency: duplicate delivery', () => {
       // Every scheduled step's job is delivered five times, at the same moment.
       fx.counter.intercept('steps.insert', async (original, runId: string, fence, step: NewStep, now) => {
         const result = await original(runId, fence, step, now);
-        if (step.status === 'scheduled') for (let i = 0; i < 5; i++) void queue.send(STEP_QUEUE('dupes'), { runId, workflow: 'dupes', key: step.key, attempt: 1 });
+        if (step.status === 'scheduled')
+          for (let i = 0; i < 5; i++) void queue.send(STEP_QUEUE('dupes'), { runId, workflow: 'dupes', key: step.key, attempt: 1 });
         return result;
       });
       const h = await fx.engine.startRun(wf, null, { mode: 'queued' });

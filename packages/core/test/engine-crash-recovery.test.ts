@@ -134,7 +134,10 @@ describe('crash recovery at every fault point', () => {
                 }
                 const run = await counter.inner.runs.get(h.id);
                 assert.equal(run?.status, 'completed', `run status after ${rounds} recovery rounds: ${run?.status} ${JSON.stringify(run?.error)}`);
-                assert.deepEqual(run?.output, STEPS.map((k) => `${k}-out`));
+                assert.deepEqual(
+                  run?.output,
+                  STEPS.map((k) => `${k}-out`),
+                );
                 const steps = await counter.inner.steps.load(h.id);
                 assert.deepEqual(
                   steps.map((s) => [s.key, s.status, s.output]),
@@ -164,7 +167,10 @@ describe('crash recovery at every fault point', () => {
                         ],
                   );
                 }
-                assert.deepEqual(first.logs.filter((l) => l.level === 'error'), []);
+                assert.deepEqual(
+                  first.logs.filter((l) => l.level === 'error'),
+                  [],
+                );
                 t.diagnostic(`recovery rounds: ${rounds}; body runs: ${[...bodies].map(([k, n]) => `${k}=${n}`).join(' ')}`);
               } finally {
                 await first.engine.stop();
@@ -238,7 +244,10 @@ describe('crash recovery: more places', () => {
       const run = await fx.inner.runs.get(h.id);
       assert.equal(run?.status, 'completed');
       assert.deepEqual(bodies, new Map(STEPS.map((k) => [k, k === MIDDLE ? 2 : 1])));
-      assert.ok(fx.logs.some((l) => l.level === 'error' && /abandoned/.test(l.message)), 'the unexpected failure is logged');
+      assert.ok(
+        fx.logs.some((l) => l.level === 'error' && /abandoned/.test(l.message)),
+        'the unexpected failure is logged',
+      );
     } finally {
       await fx.engine.stop();
     }

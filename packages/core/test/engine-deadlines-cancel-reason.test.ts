@@ -14,10 +14,12 @@ describe('cancel reasons', () => {
     const wf = defineWorkflow('reason-parent', async (ctx) => {
       const child = ctx.child(kid, null);
       child.catch(() => undefined);
-      await ctx.step('slow', (s) => {
-        inBody.open(s.signal);
-        return new Promise((_resolve, reject) => s.signal.addEventListener('abort', () => reject(s.signal.reason)));
-      }).catch((error: unknown) => caught.push(error));
+      await ctx
+        .step('slow', (s) => {
+          inBody.open(s.signal);
+          return new Promise((_resolve, reject) => s.signal.addEventListener('abort', () => reject(s.signal.reason)));
+        })
+        .catch((error: unknown) => caught.push(error));
       ctxReason = ctx.signal.reason;
       await ctx.step('later', () => 1).catch((error: unknown) => caught.push(error));
     });
@@ -101,10 +103,12 @@ describe('deadlines', () => {
     const inBody = gate<AbortSignal>();
     const caught: string[] = [];
     const wf = defineWorkflow('deadline-inline', async (ctx) => {
-      await ctx.step('slow', (s) => {
-        inBody.open(s.signal);
-        return new Promise((_resolve, reject) => s.signal.addEventListener('abort', () => reject(s.signal.reason)));
-      }).catch((error: CairnError) => caught.push(error.code));
+      await ctx
+        .step('slow', (s) => {
+          inBody.open(s.signal);
+          return new Promise((_resolve, reject) => s.signal.addEventListener('abort', () => reject(s.signal.reason)));
+        })
+        .catch((error: CairnError) => caught.push(error.code));
       await ctx.step('later', () => 1).catch((error: CairnError) => caught.push(error.code));
       return 'went on';
     });
@@ -179,8 +183,14 @@ describe('deadlines', () => {
   });
 
   it('bad deadlines are refused with INVALID_INPUT', async () => {
-    assert.throws(() => defineWorkflow('bad-deadline', async () => 1, { deadline: '1 hour' as never }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
-    assert.throws(() => defineWorkflow('bad-deadline', async () => 1, { deadline: new Date() as never }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+    assert.throws(
+      () => defineWorkflow('bad-deadline', async () => 1, { deadline: '1 hour' as never }),
+      (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+    );
+    assert.throws(
+      () => defineWorkflow('bad-deadline', async () => 1, { deadline: new Date() as never }),
+      (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+    );
     const wf = defineWorkflow('deadline-bad', async () => 1);
     const fx = await createFixture({ workflows: [wf] });
     try {

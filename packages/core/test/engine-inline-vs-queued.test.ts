@@ -65,13 +65,32 @@ describe('inline and queued steps make the same attempts', () => {
       label: 'failing twice then succeeding (retries: 3, fixed backoff)',
       failures: 2,
       options: { retries: 3, backoff: { type: 'fixed', delay: 1000 } },
-      expect: { status: 'completed', output: 'ok after 3', attempts: [[1, 'failed'], [2, 'failed'], [3, 'succeeded']], gaps: [1000, 1000], calls: 3 },
+      expect: {
+        status: 'completed',
+        output: 'ok after 3',
+        attempts: [
+          [1, 'failed'],
+          [2, 'failed'],
+          [3, 'succeeded'],
+        ],
+        gaps: [1000, 1000],
+        calls: 3,
+      },
     },
     {
       label: 'failing always (retries: 2, exponential backoff): attempts == retries + 1',
       failures: Number.POSITIVE_INFINITY,
       options: { retries: 2, backoff: { type: 'exponential', delay: 1500, factor: 3 } },
-      expect: { status: 'failed', attempts: [[1, 'failed'], [2, 'failed'], [3, 'failed']], gaps: [1500, 4500], calls: 3 },
+      expect: {
+        status: 'failed',
+        attempts: [
+          [1, 'failed'],
+          [2, 'failed'],
+          [3, 'failed'],
+        ],
+        gaps: [1500, 4500],
+        calls: 3,
+      },
     },
     {
       label: 'failing always without retries: one attempt',
@@ -83,7 +102,15 @@ describe('inline and queued steps make the same attempts', () => {
       label: 'failing always with a timeout per attempt (retries: 1)',
       failures: 0,
       options: { retries: 1, timeout: 2000, backoff: { type: 'fixed', delay: 10 } },
-      expect: { status: 'failed', attempts: [[1, 'failed'], [2, 'failed']], gaps: [10], calls: 2 },
+      expect: {
+        status: 'failed',
+        attempts: [
+          [1, 'failed'],
+          [2, 'failed'],
+        ],
+        gaps: [10],
+        calls: 2,
+      },
     },
   ];
   for (const c of cases) {

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
-import { CAIRN_CHANNELS, createEngine, createMemoryStore, defineWorkflow, type RecoveryLifecycleEvent, type RunLifecycleEvent, type StepLifecycleEvent } from '@cairn/core';
+import {
+  CAIRN_CHANNELS,
+  createEngine,
+  createMemoryStore,
+  defineWorkflow,
+  type RecoveryLifecycleEvent,
+  type RunLifecycleEvent,
+  type StepLifecycleEvent,
+} from '@cairn/core';
 
 const until = async (what: () => boolean, label: string) => {
   for (let i = 0; i < 1000 && !what(); i++) await new Promise((r) => setTimeout(r, 5));
@@ -34,23 +42,32 @@ describe('lifecycle events on node:diagnostics_channel', () => {
       await ctx.waitForEvent('go');
       return ctx.step('double', () => 42);
     });
-    const parent = defineWorkflow('lc-parent', async (ctx) => {
-      await ctx.step('flaky', () => {
-        if (fails++ === 0) throw new Error('first attempt fails');
-        return 1;
-      }, { retries: 2, backoff: { type: 'fixed', delay: 5 } });
-      await ctx.sleep('nap', 20);
-      await ctx.waitForEvent('approve');
-      const c = await ctx.child(child, null);
-      const q = await ctx.step('remote', () => 'q', { queued: true });
-      return { c, q };
-    }, { version: '7' });
+    const parent = defineWorkflow(
+      'lc-parent',
+      async (ctx) => {
+        await ctx.step(
+          'flaky',
+          () => {
+            if (fails++ === 0) throw new Error('first attempt fails');
+            return 1;
+          },
+          { retries: 2, backoff: { type: 'fixed', delay: 5 } },
+        );
+        await ctx.sleep('nap', 20);
+        await ctx.waitForEvent('approve');
+        const c = await ctx.child(child, null);
+        const q = await ctx.step('remote', () => 'q', { queued: true });
+        return { c, q };
+      },
+      { version: '7' },
+    );
     const engine = createEngine({ store: createMemoryStore(), workflows: [parent, child], recoveryIntervalMs: 60_000, workerId: 'lc-worker' });
     await engine.start();
     try {
       await recording(async (runs, steps) => {
         const { id } = await engine.startRun(parent, null);
-        const suspendedOn = (runId: string, reason: string) => () => runs.some((e) => e.runId === runId && e.type === 'run.suspended' && e.reasons.includes(reason as never));
+        const suspendedOn = (runId: string, reason: string) => () =>
+          runs.some((e) => e.runId === runId && e.type === 'run.suspended' && e.reasons.includes(reason as never));
         await until(suspendedOn(id, 'event'), 'the parent waits for its event');
         await engine.sendEvent(id, 'approve', {});
         await until(suspendedOn(id, 'child'), 'the parent waits for its child');
@@ -73,7 +90,13 @@ describe('lifecycle events on node:diagnostics_channel', () => {
           'run.resumed',
           'run.completed',
         ]);
-        assert.deepEqual(runs.filter((e) => e.runId === childId).map(describeRun), ['run.created', 'run.started', 'run.suspended:event', 'run.resumed', 'run.completed']);
+        assert.deepEqual(runs.filter((e) => e.runId === childId).map(describeRun), [
+          'run.created',
+          'run.started',
+          'run.suspended:event',
+          'run.resumed',
+          'run.completed',
+        ]);
         assert.deepEqual(steps.filter((e) => e.runId === id).map(describeStep), [
           'step.started:flaky#1',
           'step.retry-scheduled:flaky#1',
@@ -95,7 +118,11 @@ describe('lifecycle events on node:diagnostics_channel', () => {
         assert.ok(retry.type === 'step.retry-scheduled' && retry.delayMs === 5 && retry.error.message === 'first attempt fails');
         const completed = ofParent.at(-1)!;
         assert.ok(completed.type === 'run.completed' && completed.totalMs >= completed.durationMs);
-        assert.equal(runs.find((e) => e.runId === childId && e.type === 'run.created')?.type === 'run.created' && (runs.find((e) => e.runId === childId && e.type === 'run.created') as { parentRunId?: string }).parentRunId, id);
+        assert.equal(
+          runs.find((e) => e.runId === childId && e.type === 'run.created')?.type === 'run.created' &&
+            (runs.find((e) => e.runId === childId && e.type === 'run.created') as { parentRunId?: string }).parentRunId,
+          id,
+        );
         // No message carries a payload.
         for (const e of [...runs, ...steps]) for (const key of ['input', 'output', 'payload']) assert.ok(!(key in e), `${e.type} carries ${key}`);
       });
@@ -138,10 +165,14 @@ describe('lifecycle events on node:diagnostics_channel', () => {
   it('a long backoff suspends the run for its retry; recovery publishes what it dispatched and why', async () => {
     let fails = 0;
     const wf = defineWorkflow('lc-backoff', async (ctx) =>
-      ctx.step('slow-retry', () => {
-        if (fails++ === 0) throw new Error('try later');
-        return 1;
-      }, { retries: 1, backoff: { type: 'fixed', delay: 50 } }),
+      ctx.step(
+        'slow-retry',
+        () => {
+          if (fails++ === 0) throw new Error('try later');
+          return 1;
+        },
+        { retries: 1, backoff: { type: 'fixed', delay: 50 } },
+      ),
     );
     const store = createMemoryStore();
     // A run due at once that no worker of this engine takes: only recovery dispatches it.
@@ -156,7 +187,10 @@ describe('lifecycle events on node:diagnostics_channel', () => {
       await recording(async (runs) => {
         const { id } = await submitter.startRun(wf, null);
         assert.equal(await engine.recover(), 1);
-        assert.deepEqual(recovered.map((e) => [e.type, e.runId, e.reason, e.workerId]), [['recovery.dispatched', id, 'wake', 'lc-recovery']]);
+        assert.deepEqual(
+          recovered.map((e) => [e.type, e.runId, e.reason, e.workerId]),
+          [['recovery.dispatched', id, 'wake', 'lc-recovery']],
+        );
         assert.equal(await engine.result(id, { timeout: '10s' }), 1);
         // How often the run is resumed before its retry is due depends on timers; every suspension is for the retry.
         const sequence = runs.filter((e) => e.runId === id).map(describeRun);

@@ -31,7 +31,11 @@ describe('the engine logger', () => {
       store: createMemoryStore(),
       workflows: [wf],
       logger,
-      faults: { hit: ({ point }) => { if (point === 'after-step-body') throw new Error('injected failure'); } },
+      faults: {
+        hit: ({ point }) => {
+          if (point === 'after-step-body') throw new Error('injected failure');
+        },
+      },
       recoveryIntervalMs: 60_000,
     });
     await engine.start();
@@ -81,9 +85,19 @@ describe('the engine logger', () => {
       } finally {
         await engine.stop();
       }
-      assert.deepEqual(lines.filter((l) => l.level >= 30).map((l) => l.type), ['run.created', 'run.completed']);
-      assert.deepEqual(lines.filter((l) => l.level === 20).map((l) => l.type), ['run.started']);
-      assert.equal(lines.some((l) => JSON.stringify(l).includes('hunter2')), logPayloads, `logPayloads: ${logPayloads}`);
+      assert.deepEqual(
+        lines.filter((l) => l.level >= 30).map((l) => l.type),
+        ['run.created', 'run.completed'],
+      );
+      assert.deepEqual(
+        lines.filter((l) => l.level === 20).map((l) => l.type),
+        ['run.started'],
+      );
+      assert.equal(
+        lines.some((l) => JSON.stringify(l).includes('hunter2')),
+        logPayloads,
+        `logPayloads: ${logPayloads}`,
+      );
       if (logPayloads) assert.deepEqual(lines.find((l) => l.type === 'run.completed')?.output, { echoed: 'hunter2' });
     }
   });

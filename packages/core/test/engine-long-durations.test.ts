@@ -1,7 +1,17 @@
 // Durations past what a Node timer holds (2^31-1 ms, 24.8 days) and values no store can hold.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, type Duration, MAX_DURATION_MS, type WorkflowContext, createEngine, createMemoryStore, defineWorkflow, sleepInSlices, systemClock } from '@cairn/core';
+import {
+  CairnError,
+  type Duration,
+  MAX_DURATION_MS,
+  type WorkflowContext,
+  createEngine,
+  createMemoryStore,
+  defineWorkflow,
+  sleepInSlices,
+  systemClock,
+} from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 import { countingStore, createFixture, turns, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
@@ -32,10 +42,12 @@ describe('sleepInSlices', () => {
     assert.ok(performance.now() - started >= 99, `resolved after ${performance.now() - started} ms, before 100`);
     const controller = new AbortController();
     let settled = false;
-    const aborted = sleepInSlices(1_000, controller.signal, 15).then(
-      () => 'resolved',
-      (reason: unknown) => reason,
-    ).finally(() => void (settled = true));
+    const aborted = sleepInSlices(1_000, controller.signal, 15)
+      .then(
+        () => 'resolved',
+        (reason: unknown) => reason,
+      )
+      .finally(() => void (settled = true));
     await realPause(60);
     assert.equal(settled, false);
     controller.abort('stop');
@@ -68,10 +80,14 @@ describe('long durations on real timers (system clock, local queue)', () => {
 
   it("a step with timeout '25d' and a 150 ms body succeeds", async () => {
     const wf = defineWorkflow('long-timeout', async (ctx) =>
-      ctx.step('slow', async () => {
-        await realPause(150);
-        return 'done';
-      }, { timeout: '25d' }),
+      ctx.step(
+        'slow',
+        async () => {
+          await realPause(150);
+          return 'done';
+        },
+        { timeout: '25d' },
+      ),
     );
     const engine = createEngine({ store: createMemoryStore(), workflows: [wf], recoveryIntervalMs: 60_000, logger: { warn: () => {}, error: () => {} } });
     await engine.start();

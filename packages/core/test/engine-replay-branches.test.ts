@@ -5,7 +5,6 @@ import { describe, it } from 'node:test';
 import { defineWorkflow } from '@cairn/core';
 import { createFixture, turns, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
-
 // Cases with real timers (setTimeout inside workflow code) wait this many event-loop turns at most:
 // a bound on turns, not on time, that a 2-5 ms timer cannot outlast even when the machine is busy.
 const REAL_TIMER_TURNS = 2_000_000;
@@ -25,7 +24,9 @@ describe('replay of concurrent branches', () => {
         }),
       );
       await ctx.sleep('then', 1000);
-      const now = await Promise.all(ids.map(async (id) => `${await ctx.step('tag', async () => (await turns(ids.indexOf(id) === 0 ? 6 : 1), id))}:${await ctx.now()}`));
+      const now = await Promise.all(
+        ids.map(async (id) => `${await ctx.step('tag', async () => (await turns(ids.indexOf(id) === 0 ? 6 : 1), id))}:${await ctx.now()}`),
+      );
       return { saved, now: now.map((s) => s.split(':')[0]) };
     });
     const fx = await createFixture({ workflows: [wf] });
@@ -67,7 +68,10 @@ describe('replay of concurrent branches', () => {
       assert.match(run.error?.message ?? '', /Move that asynchronous work into a ctx\.step/);
       // Nothing at all: `slow` never finished, and an inline step is recorded once finished (its
       // start only when its body outlasts `recordStartAfterMs`, which the clock never reached).
-      assert.deepEqual((await fx.inner.steps.load(h.id)).map((s) => s.key), []);
+      assert.deepEqual(
+        (await fx.inner.steps.load(h.id)).map((s) => s.key),
+        [],
+      );
     } finally {
       await fx.engine.stop();
     }
@@ -97,10 +101,7 @@ describe('replay of concurrent branches', () => {
 
   it('a replay that never makes a call the history delivered in a turn fails with NON_DETERMINISM instead of waiting for ever', async () => {
     const v1 = defineWorkflow('changed', async (ctx) => {
-      const both = await Promise.all([
-        ctx.step('a', async () => (await turns(6), 'a')),
-        ctx.step('b', () => 'b'),
-      ]);
+      const both = await Promise.all([ctx.step('a', async () => (await turns(6), 'a')), ctx.step('b', () => 'b')]);
       await ctx.sleep('nap', 1000);
       return both;
     });

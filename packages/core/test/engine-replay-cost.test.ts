@@ -38,7 +38,8 @@ describe('replay cost', () => {
         for (let i = 0; i < n; i += Math.max(1, Math.floor(n / 10))) {
           const key = `s${i}`;
           const calls = fx.counter.calls.filter(
-            (c) => (c.name === 'steps.insert' && (c.args[2] as NewStep).key === key) || (c.name === 'steps.transition' && (c.args[2] as StepTransition).key === key),
+            (c) =>
+              (c.name === 'steps.insert' && (c.args[2] as NewStep).key === key) || (c.name === 'steps.transition' && (c.args[2] as StepTransition).key === key),
           );
           assert.deepEqual(
             calls.map((c) => c.name),
@@ -91,7 +92,10 @@ describe('replay cost', () => {
       await waitForStatus(fx.inner, h.id, 'completed');
       const writesFor = (key: string) =>
         fx.counter.calls
-          .filter((c) => (c.name === 'steps.insert' && (c.args[2] as NewStep).key === key) || (c.name === 'steps.transition' && (c.args[2] as StepTransition).key === key))
+          .filter(
+            (c) =>
+              (c.name === 'steps.insert' && (c.args[2] as NewStep).key === key) || (c.name === 'steps.transition' && (c.args[2] as StepTransition).key === key),
+          )
           .map((c) => `${c.name}:${c.name === 'steps.insert' ? (c.args[2] as NewStep).status : (c.args[2] as StepTransition).to.status}`);
       assert.deepEqual(writesFor('a'), ['steps.insert:succeeded']);
       // The last write is the orchestrator recording the turn in which it hands the worker's result

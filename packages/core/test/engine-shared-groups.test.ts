@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Json, type Queue, type RunTransition, type SendOptions, type WorkOptions, createEngine, createLocalQueue, createMemoryStore, computeQueueNames, defineWorkflow } from '@cairn/core';
+import {
+  type Json,
+  type Queue,
+  type RunTransition,
+  type SendOptions,
+  type WorkOptions,
+  createEngine,
+  createLocalQueue,
+  createMemoryStore,
+  computeQueueNames,
+  defineWorkflow,
+} from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 import { countingStore, createFixture, rejectsWithCode, turns, waitForStatus } from './helpers/engine-fixture.js';
 
@@ -63,7 +74,9 @@ describe('shared-groups strategy', () => {
         if (c === 'big') bigSoFar++;
         else waits.push(bigSoFar);
       }
-      t.diagnostic(`small runs completed after ${waits.join(', ')} big runs (worst wait: ${Math.max(...waits)} of ${BIG}); big runs done when the last small one finished: ${bigDoneWhenSmallDone}`);
+      t.diagnostic(
+        `small runs completed after ${waits.join(', ')} big runs (worst wait: ${Math.max(...waits)} of ${BIG}); big runs done when the last small one finished: ${bigDoneWhenSmallDone}`,
+      );
       assert.equal(waits.length, SMALL);
       assert.ok(Math.max(...waits) <= BIG / 20, `worst wait ${Math.max(...waits)} big runs`);
       assert.ok(bigDoneWhenSmallDone < BIG / 2, 'the big backlog is still mostly pending');
@@ -160,7 +173,10 @@ describe('per-workflow strategy and queue names', () => {
       () => createEngine({ store, workflows: [a, b] }),
       (error: { code?: string; data?: { workflows?: string[] } }) => error.code === 'QUEUE_NAME_COLLISION' && error.data?.workflows?.join('|') === 'a b|a_b',
     );
-    assert.throws(() => computeQueueNames('per-workflow', ['x.y', 'x y', 'x_y']), (error: { code?: string }) => error.code === 'QUEUE_NAME_COLLISION');
+    assert.throws(
+      () => computeQueueNames('per-workflow', ['x.y', 'x y', 'x_y']),
+      (error: { code?: string }) => error.code === 'QUEUE_NAME_COLLISION',
+    );
     // Two versions of one workflow are one name, not a collision; shared-groups has no per-name queues.
     assert.deepEqual([...computeQueueNames('per-workflow', ['a_b', 'a_b'])], [['a_b', { orchestrator: 'wf-orchestrator-a_b', step: 'wf-step-a_b' }]]);
     const shared = createEngine({ store, workflows: [a, b], queueStrategy: 'shared-groups' });

@@ -10,10 +10,14 @@ test('smoke: steps, retries, sleep, event, child, state', async () => {
   });
   const wf = defineWorkflow('order', async (ctx, input: { id: string }) => {
     const a = await ctx.step('a', () => 1);
-    const b = await ctx.step('flaky', () => {
-      if (fails++ < 2) throw new Error('boom');
-      return 2;
-    }, { retries: 3, backoff: { type: 'fixed', delay: 5 } });
+    const b = await ctx.step(
+      'flaky',
+      () => {
+        if (fails++ < 2) throw new Error('boom');
+        return 2;
+      },
+      { retries: 3, backoff: { type: 'fixed', delay: 5 } },
+    );
     await ctx.sleep('nap', 20);
     const ev = await ctx.waitForEvent<{ ok: boolean }>('approve', { timeout: '5s' });
     const c = await ctx.child(child, { n: 21 });

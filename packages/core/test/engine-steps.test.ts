@@ -2,17 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CairnError, type WorkflowContext, type WorkflowDefinition, defineWorkflow } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
-import {
-  codeChain,
-  countingStore,
-  createFixture,
-  rejectsWithCode,
-  turns,
-  until,
-  waitForIdle,
-  waitForStatus,
-  waitForStep,
-} from './helpers/engine-fixture.js';
+import { codeChain, countingStore, createFixture, rejectsWithCode, turns, until, waitForIdle, waitForStatus, waitForStep } from './helpers/engine-fixture.js';
 
 const MODES = ['inline', 'queued'] as const;
 
@@ -143,7 +133,10 @@ describe('steps: results are recorded once and replayed', () => {
           assert.equal(step!.error?.code, 'NOT_SERIALIZABLE');
           assert.equal(step!.attempt, 1, `${kind}: no retry`);
           const history = await fx.engine.history(h.id);
-          assert.deepEqual(history.map((a) => [a.stepKey, a.attempt, a.status]), [['bad', 1, 'failed']]);
+          assert.deepEqual(
+            history.map((a) => [a.stepKey, a.attempt, a.status]),
+            [['bad', 1, 'failed']],
+          );
           assert.equal(bodies[kind], 1, `${kind}: the body ran once`);
         }
       } finally {
@@ -208,11 +201,15 @@ describe('steps: results are recorded once and replayed', () => {
           bodies.push('a#2');
           return 2;
         }),
-        ctx.step('b', async () => {
-          await turns(2);
-          bodies.push('b');
-          return 3;
-        }, { queued: true }),
+        ctx.step(
+          'b',
+          async () => {
+            await turns(2);
+            bodies.push('b');
+            return 3;
+          },
+          { queued: true },
+        ),
       ]);
       seen.push(first);
       await ctx.sleep('nap', 1000);
@@ -452,7 +449,10 @@ describe('steps: compensation', () => {
         ['STEP_FAILED', '(Error)'],
       ]);
       const steps = await fx.inner.steps.load(h.id);
-      assert.equal(steps.some((s) => s.key === 'charge:compensate'), false);
+      assert.equal(
+        steps.some((s) => s.key === 'charge:compensate'),
+        false,
+      );
       const comp = steps.find((s) => s.key === 'reserve:compensate');
       assert.equal(comp?.status, 'succeeded');
       assert.equal(comp?.output, 'released');
@@ -489,7 +489,10 @@ describe('steps: compensation', () => {
       await waitForStatus(fx.inner, h.id, 'completed');
       assert.equal(await h.result(), 'charged');
       assert.equal(compensations, 0);
-      assert.equal((await fx.inner.steps.load(h.id)).some((s) => s.key.endsWith(':compensate')), false);
+      assert.equal(
+        (await fx.inner.steps.load(h.id)).some((s) => s.key.endsWith(':compensate')),
+        false,
+      );
     } finally {
       await fx.engine.stop();
     }

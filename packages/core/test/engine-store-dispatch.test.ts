@@ -56,7 +56,10 @@ async function pair(workflows: Parameters<typeof createEngine>[0]['workflows']) 
 async function cancelRunningBody(name: string, canceller: { workers?: boolean }): Promise<void> {
   let seen: unknown;
   const wf = defineWorkflow(name, async (ctx) => {
-    await ctx.step('wait', (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })));
+    await ctx.step(
+      'wait',
+      (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })),
+    );
   });
   const memory = createMemoryStore();
   const options = { store: memory, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, timings: { leaseMs: 3_000_000 }, logger: quiet };
@@ -66,7 +69,8 @@ async function cancelRunningBody(name: string, canceller: { workers?: boolean })
   await other.start(canceller);
   try {
     const handle = await work.startRun(wf, null);
-    for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'wait'); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'wait'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     await other.cancel(handle.id, { reason: `from ${name}` });
     await assert.rejects(work.result(handle.id, { timeout: BOUND }), (error: { code?: string }) => error.code === 'RUN_CANCELLED');
     assert.match(String((seen as Error | undefined)?.message), new RegExp(`from ${name}`));

@@ -30,7 +30,13 @@ describe('trace context of a run', () => {
     const store = createMemoryStore();
     const engine = createEngine({ store, workflows: [wf, child], recoveryIntervalMs: 60_000 });
     await engine.start({ workers: false });
-    for (const bad of ['00-abc', { traceparent: 1 }, [traceparent], Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, 'v'])), { traceparent: 'x'.repeat(1025) }]) {
+    for (const bad of [
+      '00-abc',
+      { traceparent: 1 },
+      [traceparent],
+      Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, 'v'])),
+      { traceparent: 'x'.repeat(1025) },
+    ]) {
       await assert.rejects(engine.startRun(wf, null, { traceContext: bad as never }), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
     }
     assert.equal((await engine.listRuns()).runs.length, 0);

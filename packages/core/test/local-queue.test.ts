@@ -283,9 +283,7 @@ describe('createLocalQueue', () => {
     // Mutating after send changes nothing: the job holds its own copy.
     nested.list.push(3);
     for (const bad of [() => 1, { n: 1n }, { u: undefined }, { x: Number.NaN }, Symbol('s')]) {
-      await assert.rejects(queue.send('q', bad as never, { dedupeKey: 'must-not-stick' }), (err) =>
-        CairnError.is(err, 'NOT_SERIALIZABLE'),
-      );
+      await assert.rejects(queue.send('q', bad as never, { dedupeKey: 'must-not-stick' }), (err) => CairnError.is(err, 'NOT_SERIALIZABLE'));
     }
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
@@ -434,7 +432,10 @@ describe('createLocalQueue', () => {
     await queue.work('shared', handler('w2'), { concurrency: 2 });
     await until(() => seen.size === 60);
     await turns(5);
-    assert.ok([...seen.values()].every((n) => n === 1), 'every job ran exactly once');
+    assert.ok(
+      [...seen.values()].every((n) => n === 1),
+      'every job ran exactly once',
+    );
     assert.ok((byWorker.get('w1') ?? 0) > 0 && (byWorker.get('w2') ?? 0) > 0, JSON.stringify([...byWorker]));
     assert.equal(maxRunning, 4);
     await queue.close();
@@ -503,9 +504,7 @@ describe('createLocalQueue', () => {
     const handler = async () => undefined;
     await assert.rejects(queue.work('q', handler, { concurrency: 0 }), (err) => CairnError.is(err, 'INVALID_INPUT'));
     await assert.rejects(queue.work('q', handler, { concurrency: 1.5 }), (err) => CairnError.is(err, 'INVALID_INPUT'));
-    await assert.rejects(queue.work('q', handler, { groupConcurrency: { default: 1, tiers: { x: 0 } } }), (err) =>
-      CairnError.is(err, 'INVALID_INPUT'),
-    );
+    await assert.rejects(queue.work('q', handler, { groupConcurrency: { default: 1, tiers: { x: 0 } } }), (err) => CairnError.is(err, 'INVALID_INPUT'));
     await assert.rejects(queue.work('', handler), (err) => CairnError.is(err, 'INVALID_INPUT'));
     await assert.rejects(queue.send('q', 1, { delayMs: -1 }), (err) => CairnError.is(err, 'INVALID_INPUT'));
     await assert.rejects(queue.send('q', 1, { priority: Number.NaN }), (err) => CairnError.is(err, 'INVALID_INPUT'));

@@ -7,8 +7,12 @@ describe('memory store slots', () => {
     const slots = createMemoryStore().slots!;
     await slots.acquire({ key: 'k', limit: 1, holder: 'a', expiresAt: 1000 }, 0);
     // U+1D11E is after U+E000 by code point, but its UTF-16 lead surrogate (0xD834) is before 0xE000.
-    for (const holder of ['𝄞', '\uE000', 'z']) await slots.acquire({ key: 'k', limit: 1, holder, expiresAt: 1000, wait: { priority: 0, queuedAt: 5, expiresAt: 2000 } }, 1);
-    assert.deepEqual((await slots.inspect('k', 2)).waiters.map((w) => w.holder), ['z', '\uE000', '𝄞']);
+    for (const holder of ['𝄞', '\uE000', 'z'])
+      await slots.acquire({ key: 'k', limit: 1, holder, expiresAt: 1000, wait: { priority: 0, queuedAt: 5, expiresAt: 2000 } }, 1);
+    assert.deepEqual(
+      (await slots.inspect('k', 2)).waiters.map((w) => w.holder),
+      ['z', '\uE000', '𝄞'],
+    );
     assert.equal(await slots.release('k', 'a', 3), 'z');
   });
 

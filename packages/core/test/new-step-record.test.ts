@@ -27,8 +27,17 @@ describe('newStepRecord', () => {
     const output = { items: [1, { nested: true }] };
     const error = { name: 'Error', message: 'boom', data: { tries: [1, 2] } };
     const step: NewStep = {
-      key: 'wait#2', name: 'wait', kind: 'child', seq: 4, status: 'waiting', maxAttempts: 1,
-      queued: true, output, error, wakeAt: 5_000, childRunId: 'child-1',
+      key: 'wait#2',
+      name: 'wait',
+      kind: 'child',
+      seq: 4,
+      status: 'waiting',
+      maxAttempts: 1,
+      queued: true,
+      output,
+      error,
+      wakeAt: 5_000,
+      childRunId: 'child-1',
     };
     const record = newStepRecord('run-1', step, 2_000);
     assert.equal(record.queued, true);

@@ -29,7 +29,11 @@ describe('createOutageLog', () => {
   it('writes each cause once per outage, then one line when it works again, then causes are new again', () => {
     const lines: string[] = [];
     let now = 1000;
-    const log = createOutageLog('[x]', (line) => lines.push(line), () => now);
+    const log = createOutageLog(
+      '[x]',
+      (line) => lines.push(line),
+      () => now,
+    );
     for (let i = 0; i < 100; i++) log.report(refused(6000 + i));
     log.report(new Error('Connection terminated unexpectedly'));
     log.report(new Error('Connection terminated unexpectedly'));

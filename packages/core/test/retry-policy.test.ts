@@ -60,13 +60,20 @@ describe('retry decision', () => {
     assert.equal(merged.retryIf, defaults.retryIf);
     assert.equal(resolveStepRetry({ retries: 0 }, defaults).maxAttempts, 1);
     assert.equal(resolveStepRetry({}, undefined).maxAttempts, 1);
-    assert.throws(() => resolveRetryPolicy(1, undefined, 'yes' as never), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+    assert.throws(
+      () => resolveRetryPolicy(1, undefined, 'yes' as never),
+      (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+    );
   });
 
   it('createEngine refuses a bad defaultRetry with INVALID_INPUT', () => {
     const store = createMemoryStore();
     for (const defaultRetry of [null, 5, { retries: -1 }, { backoff: { type: 'fixed', delay: '10 minutes' } }, { retryIf: true }]) {
-      assert.throws(() => createEngine({ store, workflows: [], defaultRetry: defaultRetry as never }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'), JSON.stringify(defaultRetry));
+      assert.throws(
+        () => createEngine({ store, workflows: [], defaultRetry: defaultRetry as never }),
+        (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+        JSON.stringify(defaultRetry),
+      );
     }
   });
 });

@@ -8,11 +8,15 @@ import { createFixture, rejectsWithCode, waitForIdle, waitForStatus } from './he
 const child = defineWorkflow('tl-child', async (ctx, input: { n: number }) => ctx.step('double', () => input.n * 2));
 const parent = defineWorkflow('tl-parent', async (ctx) => {
   let calls = 0;
-  await ctx.step('flaky', () => {
-    calls += 1;
-    if (calls < 3) throw new Error(`boom ${calls}`);
-    return 'ok';
-  }, { retries: 2, backoff: { type: 'fixed', delay: 0 } });
+  await ctx.step(
+    'flaky',
+    () => {
+      calls += 1;
+      if (calls < 3) throw new Error(`boom ${calls}`);
+      return 'ok';
+    },
+    { retries: 2, backoff: { type: 'fixed', delay: 0 } },
+  );
   await ctx.setState('phase', 'paid');
   await ctx.sleep('nap', '1m');
   const approval = await ctx.waitForEvent('approval', { timeout: '1h' });
@@ -39,28 +43,37 @@ describe('engine.timeline', () => {
       assert.equal(timeline.run.status, 'completed');
       assert.equal(timeline.run.workflow, 'tl-parent');
       assert.equal(typeof timeline.run.durationMs, 'number');
-      assert.deepEqual(timeline.steps.map((s) => [s.key, s.kind, s.status]), [
-        ['flaky', 'task', 'succeeded'],
-        ['nap', 'sleep', 'succeeded'],
-        ['event:approval', 'event', 'succeeded'],
-        ['child:tl-child', 'child', 'succeeded'],
-        ['startChild:tl-child', 'child', 'succeeded'],
-      ]);
+      assert.deepEqual(
+        timeline.steps.map((s) => [s.key, s.kind, s.status]),
+        [
+          ['flaky', 'task', 'succeeded'],
+          ['nap', 'sleep', 'succeeded'],
+          ['event:approval', 'event', 'succeeded'],
+          ['child:tl-child', 'child', 'succeeded'],
+          ['startChild:tl-child', 'child', 'succeeded'],
+        ],
+      );
       const [flaky, nap, approval, awaited, detached] = timeline.steps;
-      assert.deepEqual(flaky?.attempts.map((a) => [a.attempt, a.status, a.error?.message]), [
-        [1, 'failed', 'boom 1'],
-        [2, 'failed', 'boom 2'],
-        [3, 'succeeded', undefined],
-      ]);
+      assert.deepEqual(
+        flaky?.attempts.map((a) => [a.attempt, a.status, a.error?.message]),
+        [
+          [1, 'failed', 'boom 1'],
+          [2, 'failed', 'boom 2'],
+          [3, 'succeeded', undefined],
+        ],
+      );
       assert.equal(flaky?.maxAttempts, 3);
       assert.deepEqual(nap?.wait, { kind: 'sleep', until: t0 + 60_000 });
       assert.deepEqual(approval?.wait, { kind: 'event', event: 'approval', received: { by: 'Ada' } });
       assert.equal(awaited?.wait?.kind, 'child');
       assert.equal(detached?.wait, undefined);
-      assert.deepEqual(timeline.children.map((c) => [c.stepKey, c.relation]), [
-        ['child:tl-child', 'child'],
-        ['startChild:tl-child', 'detached'],
-      ]);
+      assert.deepEqual(
+        timeline.children.map((c) => [c.stepKey, c.relation]),
+        [
+          ['child:tl-child', 'child'],
+          ['startChild:tl-child', 'detached'],
+        ],
+      );
       assert.equal(timeline.children[0]?.runId, awaited?.wait?.kind === 'child' ? awaited.wait.childRunId : '');
       assert.deepEqual(timeline.state, { phase: 'paid' });
       assert.ok(timeline.span.to >= timeline.span.from);
@@ -92,7 +105,10 @@ describe('engine.timeline', () => {
       assert.match(timeline.run.error?.message ?? '', /card declined/);
       const [never, pay] = timeline.steps;
       assert.equal(never?.wait?.kind === 'event' && never.wait.timedOut, true);
-      assert.deepEqual(pay?.attempts.map((a) => [a.status, a.error?.message]), [['failed', 'card declined']]);
+      assert.deepEqual(
+        pay?.attempts.map((a) => [a.status, a.error?.message]),
+        [['failed', 'card declined']],
+      );
 
       const w = await fx.engine.startRun(waiting, null);
       await waitForIdle(fx.inner, w.id);

@@ -106,11 +106,19 @@ export function confirmDialog({ title, message, confirmLabel, danger = false, fi
   return new Promise((resolve) => {
     const inputs = fields.map((f) => h('input', { name: f.name, placeholder: f.placeholder ?? '', 'aria-label': f.label }));
     const confirmButton = h('button', { type: 'submit', class: danger ? 'danger' : '', 'data-confirm': '' }, confirmLabel);
-    const form = h('form', { method: 'dialog' },
+    const form = h(
+      'form',
+      { method: 'dialog' },
       h('h3', {}, title),
       h('p', {}, message),
       fields.map((f, i) => h('label', {}, f.label, inputs[i])),
-      h('div', { class: 'buttons' }, h('button', { type: 'button', class: 'secondary', 'data-dismiss': '', onclick: () => dialog.close('') }, 'Back'), confirmButton));
+      h(
+        'div',
+        { class: 'buttons' },
+        h('button', { type: 'button', class: 'secondary', 'data-dismiss': '', onclick: () => dialog.close('') }, 'Back'),
+        confirmButton,
+      ),
+    );
     const dialog = h('dialog', { class: 'confirm' }, form);
     confirmButton.value = 'confirm';
     dialog.addEventListener('close', () => {

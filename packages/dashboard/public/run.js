@@ -16,7 +16,27 @@ let actionsDrawn = '';
 let forkStep = '';
 
 // Record fields the details list shows in its own way; any other field is listed as JSON.
-const SHOWN = new Set(['id', 'workflow', 'version', 'status', 'input', 'output', 'error', 'parent', 'idempotencyKey', 'lease', 'fence', 'cancelRequested', 'cancelReason', 'deadline', 'wakeAt', 'createdAt', 'updatedAt', 'forkedFrom', 'retries']);
+const SHOWN = new Set([
+  'id',
+  'workflow',
+  'version',
+  'status',
+  'input',
+  'output',
+  'error',
+  'parent',
+  'idempotencyKey',
+  'lease',
+  'fence',
+  'cancelRequested',
+  'cancelReason',
+  'deadline',
+  'wakeAt',
+  'createdAt',
+  'updatedAt',
+  'forkedFrom',
+  'retries',
+]);
 
 function notice(message) {
   $('notice').hidden = !message;
@@ -39,18 +59,33 @@ function renderDetails(run) {
     run.wakeAt !== undefined && !TERMINAL.has(run.status) ? detail('Wakes at', formatTime(run.wakeAt)) : [],
     run.cancelRequested ? detail('Cancel requested', run.cancelReason ?? 'no reason given') : [],
     run.forkedFrom ? detail('Forked from', runLink(run.forkedFrom.runId), ` at step ${run.forkedFrom.stepKey}`) : [],
-    (run.retries ?? []).map((retry, i) => detail(`Retry ${i + 1}`, formatTime(retry.at), ` from ${retry.previousStatus}`,
-      retry.previousError ? ` (${retry.previousError.message})` : '', retry.reason ? `: ${retry.reason}` : '',
-      retry.forgottenSteps?.length ? `; ran again: ${retry.forgottenSteps.join(', ')}` : '')),
+    (run.retries ?? []).map((retry, i) =>
+      detail(
+        `Retry ${i + 1}`,
+        formatTime(retry.at),
+        ` from ${retry.previousStatus}`,
+        retry.previousError ? ` (${retry.previousError.message})` : '',
+        retry.reason ? `: ${retry.reason}` : '',
+        retry.forgottenSteps?.length ? `; ran again: ${retry.forgottenSteps.join(', ')}` : '',
+      ),
+    ),
     run.lease && !TERMINAL.has(run.status) ? detail('Leased by', run.lease.owner, ` until ${formatTime(run.lease.expiresAt)}`) : [],
-    Object.entries(run).filter(([key]) => !SHOWN.has(key)).map(([key, value]) => detail(key, h('code', {}, typeof value === 'string' ? value : JSON.stringify(value)))),
+    Object.entries(run)
+      .filter(([key]) => !SHOWN.has(key))
+      .map(([key, value]) => detail(key, h('code', {}, typeof value === 'string' ? value : JSON.stringify(value)))),
   ];
   fill($('details'), items.flat(2));
 }
 
 function stepRow(step) {
-  const result = step.error ? h('span', { class: 'error-text' }, formatError(step.error)) : step.output !== undefined ? h('code', { class: 'json' }, JSON.stringify(step.output)) : '';
-  return h('tr', { 'data-step': step.key, 'data-status': step.status },
+  const result = step.error
+    ? h('span', { class: 'error-text' }, formatError(step.error))
+    : step.output !== undefined
+      ? h('code', { class: 'json' }, JSON.stringify(step.output))
+      : '';
+  return h(
+    'tr',
+    { 'data-step': step.key, 'data-status': step.status },
     h('td', {}, String(step.seq)),
     h('td', { class: 'step-name' }, step.key),
     h('td', {}, step.kind, step.queued ? ' (queued)' : ''),
@@ -58,29 +93,39 @@ function stepRow(step) {
     h('td', {}, step.kind === 'task' || step.kind === 'compensation' ? `${step.attempts.length} / ${step.maxAttempts}` : ''),
     h('td', {}, formatTime(step.startedAt)),
     h('td', {}, step.durationMs === undefined ? '' : formatDuration(step.durationMs)),
-    h('td', { class: 'result' }, result));
+    h('td', { class: 'result' }, result),
+  );
 }
 
 const LIVE_STEP = new Set(['waiting', 'retry_wait', 'scheduled']);
 
 function waitItem(step) {
   const wait = step.wait ?? { kind: step.kind };
-  const what = wait.kind === 'sleep' ? `timer until ${formatTime(wait.until)}`
-    : wait.kind === 'event' ? `event “${wait.event}”${wait.timeoutAt ? ` (times out ${formatTime(wait.timeoutAt)})` : ''}`
-    : wait.kind === 'child' ? ['child run ', runLink(wait.childRunId)]
-    : wait.kind === 'retry' ? `attempt ${step.attempts.length + 1} at ${formatTime(wait.at)}`
-    : wait.kind === 'select' ? `first of several${wait.timeoutAt ? ` (times out ${formatTime(wait.timeoutAt)})` : ''}`
-    : `a worker to run it (${step.status})`;
+  const what =
+    wait.kind === 'sleep'
+      ? `timer until ${formatTime(wait.until)}`
+      : wait.kind === 'event'
+        ? `event “${wait.event}”${wait.timeoutAt ? ` (times out ${formatTime(wait.timeoutAt)})` : ''}`
+        : wait.kind === 'child'
+          ? ['child run ', runLink(wait.childRunId)]
+          : wait.kind === 'retry'
+            ? `attempt ${step.attempts.length + 1} at ${formatTime(wait.at)}`
+            : wait.kind === 'select'
+              ? `first of several${wait.timeoutAt ? ` (times out ${formatTime(wait.timeoutAt)})` : ''}`
+              : `a worker to run it (${step.status})`;
   return h('li', { 'data-step': step.key }, h('strong', {}, step.key), ': ', what);
 }
 
 function eventRow(step) {
   const at = step.endedAt ?? step.startedAt;
-  return h('tr', { 'data-step': step.key },
+  return h(
+    'tr',
+    { 'data-step': step.key },
     h('td', {}, step.wait.event),
     h('td', {}, badge(step.status)),
     h('td', {}, formatTime(at)),
-    h('td', {}, h('code', { class: 'json' }, 'received' in step.wait ? formatJson(step.wait.received) : step.wait.timedOut ? 'timed out' : '—')));
+    h('td', {}, h('code', { class: 'json' }, 'received' in step.wait ? formatJson(step.wait.received) : step.wait.timedOut ? 'timed out' : '—')),
+  );
 }
 
 async function act(action, dialog, body = {}) {
@@ -113,29 +158,86 @@ function renderActions() {
   actionsDrawn = drawn;
   const buttons = [];
   if (actions.cancel) {
-    buttons.push(h('button', { type: 'button', id: 'cancel', class: 'danger', onclick: () => act('cancel', {
-      title: 'Cancel this run?', danger: true, confirmLabel: 'Cancel run',
-      message: `${run.workflow} ${run.id} will stop at its next step; its children are cancelled too.`,
-      fields: [{ name: 'reason', label: 'Reason (optional)' }],
-    }) }, 'Cancel…'));
+    buttons.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          id: 'cancel',
+          class: 'danger',
+          onclick: () =>
+            act('cancel', {
+              title: 'Cancel this run?',
+              danger: true,
+              confirmLabel: 'Cancel run',
+              message: `${run.workflow} ${run.id} will stop at its next step; its children are cancelled too.`,
+              fields: [{ name: 'reason', label: 'Reason (optional)' }],
+            }),
+        },
+        'Cancel…',
+      ),
+    );
   }
   if (actions.retry) {
-    buttons.push(h('button', { type: 'button', id: 'retry', onclick: () => act('retry', {
-      title: 'Retry this run?', confirmLabel: 'Retry run',
-      message: `${run.workflow} ${run.id} resumes from where it ${run.status === 'failed' ? 'failed' : 'stopped'}, keeping every step that succeeded.`,
-      fields: [{ name: 'reason', label: 'Reason (optional)' }],
-    }) }, 'Retry…'));
+    buttons.push(
+      h(
+        'button',
+        {
+          type: 'button',
+          id: 'retry',
+          onclick: () =>
+            act('retry', {
+              title: 'Retry this run?',
+              confirmLabel: 'Retry run',
+              message: `${run.workflow} ${run.id} resumes from where it ${run.status === 'failed' ? 'failed' : 'stopped'}, keeping every step that succeeded.`,
+              fields: [{ name: 'reason', label: 'Reason (optional)' }],
+            }),
+        },
+        'Retry…',
+      ),
+    );
   }
   if (actions.fork) {
     const keys = steps.map((s) => s.key);
     if (!keys.includes(forkStep)) forkStep = keys[0] ?? '';
-    const select = h('select', { id: 'fork-step', 'aria-label': 'Fork from step', onchange: (event) => { forkStep = event.target.value; } },
-      keys.map((key) => h('option', { value: key, selected: key === forkStep }, key)));
-    buttons.push(h('span', { class: 'fork' }, h('label', { for: 'fork-step' }, 'Fork from '), select,
-      h('button', { type: 'button', id: 'fork', class: 'secondary', onclick: () => act('fork', {
-        title: 'Fork this run?', confirmLabel: 'Fork run',
-        message: `A new run of ${run.workflow} reuses the recorded outputs of the steps before “${forkStep}” and runs the rest with the current code.`,
-      }, { fromStep: forkStep }) }, 'Fork…')));
+    const select = h(
+      'select',
+      {
+        id: 'fork-step',
+        'aria-label': 'Fork from step',
+        onchange: (event) => {
+          forkStep = event.target.value;
+        },
+      },
+      keys.map((key) => h('option', { value: key, selected: key === forkStep }, key)),
+    );
+    buttons.push(
+      h(
+        'span',
+        { class: 'fork' },
+        h('label', { for: 'fork-step' }, 'Fork from '),
+        select,
+        h(
+          'button',
+          {
+            type: 'button',
+            id: 'fork',
+            class: 'secondary',
+            onclick: () =>
+              act(
+                'fork',
+                {
+                  title: 'Fork this run?',
+                  confirmLabel: 'Fork run',
+                  message: `A new run of ${run.workflow} reuses the recorded outputs of the steps before “${forkStep}” and runs the rest with the current code.`,
+                },
+                { fromStep: forkStep },
+              ),
+          },
+          'Fork…',
+        ),
+      ),
+    );
   }
   fill($('actions'), buttons.length > 0 ? buttons : h('span', { class: 'hint' }, 'No actions for a run in this state.'));
 }
@@ -152,11 +254,33 @@ function render() {
   fill($('timeline'), drawTimeline(view.timeline, Date.now()));
   fill($('steps'), steps.map(stepRow));
   const waits = steps.filter((s) => LIVE_STEP.has(s.status));
-  fill($('waits'), waits.length > 0 ? waits.map(waitItem) : h('li', { class: 'hint' }, TERMINAL.has(run.status) ? 'Nothing: the run has ended.' : 'Nothing right now.'));
+  fill(
+    $('waits'),
+    waits.length > 0 ? waits.map(waitItem) : h('li', { class: 'hint' }, TERMINAL.has(run.status) ? 'Nothing: the run has ended.' : 'Nothing right now.'),
+  );
   fill($('events'), steps.filter((s) => s.wait?.kind === 'event').map(eventRow));
-  fill($('state'), Object.entries(state).map(([key, value]) => h('tr', {}, h('td', {}, h('code', {}, key)), h('td', {}, h('code', { class: 'json' }, JSON.stringify(value))))));
-  fill($('children'), view.children.map((c) => h('tr', { 'data-run-id': c.id }, h('td', {}, badge(c.status)), h('td', {}, c.workflow, c.relation === 'child' ? '' : h('span', { class: 'hint' }, ` (${c.relation})`)), h('td', {}, runLink(c.id)))));
-  fill($('all-children'), view.children.length > 0 ? h('a', { href: `/?parentRunId=${encodeURIComponent(run.id)}` }, 'All children in the runs table →') : h('span', { class: 'hint' }, 'No children.'));
+  fill(
+    $('state'),
+    Object.entries(state).map(([key, value]) => h('tr', {}, h('td', {}, h('code', {}, key)), h('td', {}, h('code', { class: 'json' }, JSON.stringify(value))))),
+  );
+  fill(
+    $('children'),
+    view.children.map((c) =>
+      h(
+        'tr',
+        { 'data-run-id': c.id },
+        h('td', {}, badge(c.status)),
+        h('td', {}, c.workflow, c.relation === 'child' ? '' : h('span', { class: 'hint' }, ` (${c.relation})`)),
+        h('td', {}, runLink(c.id)),
+      ),
+    ),
+  );
+  fill(
+    $('all-children'),
+    view.children.length > 0
+      ? h('a', { href: `/?parentRunId=${encodeURIComponent(run.id)}` }, 'All children in the runs table →')
+      : h('span', { class: 'hint' }, 'No children.'),
+  );
   $('input').textContent = formatJson(run.input);
   $('result-title').textContent = run.error ? 'Error' : 'Output';
   $('result').textContent = run.error ? `${formatError(run.error)}\n\n${run.error.stack ?? ''}`.trim() : formatJson(run.output);

@@ -64,7 +64,9 @@ function shortRunLink(id) {
 }
 
 function row(run) {
-  return h('tr', { 'data-run-id': run.id, 'data-status': run.status },
+  return h(
+    'tr',
+    { 'data-run-id': run.id, 'data-status': run.status },
     h('td', {}, badge(run.status), run.cancelRequested && run.status !== 'cancelled' ? h('span', { class: 'hint' }, ' cancelling') : null),
     h('td', { class: 'workflow' }, run.workflow, h('span', { class: 'version' }, ` v${run.version}`)),
     h('td', { class: 'nowrap' }, runLink(run.id)),
@@ -72,7 +74,8 @@ function row(run) {
     h('td', { class: 'nowrap' }, sameDay(run.createdAt, run.updatedAt) ? formatTime(run.updatedAt).slice(11) : formatTime(run.updatedAt)),
     h('td', { class: 'nowrap' }, run.parent ? shortRunLink(run.parent.runId) : ''),
     h('td', { class: 'key' }, run.idempotencyKey ?? ''),
-    h('td', { class: 'error-cell', title: run.error ? `${run.error.name ?? run.error.code}: ${run.error.message}` : null }, briefError(run.error)));
+    h('td', { class: 'error-cell', title: run.error ? `${run.error.name ?? run.error.code}: ${run.error.message}` : null }, briefError(run.error)),
+  );
 }
 
 async function load() {

@@ -50,11 +50,22 @@ export function drawTimeline(timeline, now) {
   const plot = WIDTH - LABEL - 10;
   const x = (t) => LABEL + ((Math.min(Math.max(t, start), end) - start) / span) * plot;
   const height = AXIS + Math.max(steps.length, 1) * LANE + 4;
-  const root = svg('svg', { viewBox: `0 0 ${WIDTH} ${height}`, class: 'timeline-svg', role: 'img', 'aria-label': `Timeline of ${steps.length} steps over ${formatDuration(span)}` });
+  const root = svg('svg', {
+    viewBox: `0 0 ${WIDTH} ${height}`,
+    class: 'timeline-svg',
+    role: 'img',
+    'aria-label': `Timeline of ${steps.length} steps over ${formatDuration(span)}`,
+  });
   for (let i = 0; i <= TICKS; i++) {
     const t = start + (span * i) / TICKS;
     root.append(svg('line', { x1: x(t), x2: x(t), y1: AXIS - 4, y2: height, class: 'tick' }));
-    root.append(svg('text', { x: x(t), y: AXIS - 8, class: 'tick-label', 'text-anchor': i === 0 ? 'start' : i === TICKS ? 'end' : 'middle' }, `+${formatDuration(t - start)}`));
+    root.append(
+      svg(
+        'text',
+        { x: x(t), y: AXIS - 8, class: 'tick-label', 'text-anchor': i === 0 ? 'start' : i === TICKS ? 'end' : 'middle' },
+        `+${formatDuration(t - start)}`,
+      ),
+    );
   }
   steps.forEach((step, i) => {
     const y = AXIS + i * LANE;
@@ -69,9 +80,16 @@ export function drawTimeline(timeline, now) {
       const width = Math.max(x(barEnd) - left, bar.kind === 'mark' ? 3 : 4);
       const status = BAR_STATUSES.has(bar.status) ? bar.status : 'unknown';
       const rect = svg('rect', {
-        x: left, y: y + 5, width, height: LANE - 10, rx: 3,
+        x: left,
+        y: y + 5,
+        width,
+        height: LANE - 10,
+        rx: 3,
         class: `bar bar-${bar.kind} bar-${status}${bar.end === undefined ? ' bar-open' : ''}`,
-        'data-step': step.key, 'data-kind': bar.kind, 'data-status': bar.status, 'data-attempt': bar.attempt,
+        'data-step': step.key,
+        'data-kind': bar.kind,
+        'data-status': bar.status,
+        'data-attempt': bar.attempt,
       });
       rect.append(svg('title', {}, barTitle(step, bar, barEnd - bar.start)));
       group.append(rect);

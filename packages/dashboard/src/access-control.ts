@@ -53,7 +53,11 @@ export class AccessControl {
         return { kind: 'set-cookie', cookie, location: url.pathname + url.search };
       }
       if (!this.matches(this.presented(request))) {
-        return { kind: 'deny', status: 401, message: 'This dashboard needs its access token: open the URL it printed (with ?token=) or send Authorization: Bearer <token>.' };
+        return {
+          kind: 'deny',
+          status: 401,
+          message: 'This dashboard needs its access token: open the URL it printed (with ?token=) or send Authorization: Bearer <token>.',
+        };
       }
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') return this.decideAction(request, host);
@@ -66,9 +70,11 @@ export class AccessControl {
     const type = request.headers['content-type'] ?? '';
     if (!/^application\/json\s*(;|$)/i.test(type)) return { kind: 'deny', status: 415, message: 'Actions take a JSON body (Content-Type: application/json).' };
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== `http://${host}`) return { kind: 'deny', status: 403, message: 'Actions must come from the dashboard itself (Origin).' };
+    if (origin !== undefined && origin !== `http://${host}`)
+      return { kind: 'deny', status: 403, message: 'Actions must come from the dashboard itself (Origin).' };
     const site = request.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') return { kind: 'deny', status: 403, message: 'Actions must come from the dashboard itself (Sec-Fetch-Site).' };
+    if (site !== undefined && site !== 'same-origin' && site !== 'none')
+      return { kind: 'deny', status: 403, message: 'Actions must come from the dashboard itself (Sec-Fetch-Site).' };
     return { kind: 'allow' };
   }
 

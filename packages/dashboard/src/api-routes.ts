@@ -14,7 +14,15 @@ const MAX_BODY_BYTES = 64 * 1024;
 const RUN_PATH = /^\/api\/runs\/([^/]+)$/;
 const ACTION_PATH = /^\/api\/runs\/([^/]+)\/(cancel|retry|fork)$/;
 
-const STATUS_OF_CODE: Partial<Record<string, number>> = { INVALID_INPUT: 400, RUN_NOT_FOUND: 404, STEP_NOT_FOUND: 404, WORKFLOW_NOT_FOUND: 404, VERSION_NOT_FOUND: 404, NOT_SERIALIZABLE: 400, PAYLOAD_TOO_LARGE: 413 };
+const STATUS_OF_CODE: Partial<Record<string, number>> = {
+  INVALID_INPUT: 400,
+  RUN_NOT_FOUND: 404,
+  STEP_NOT_FOUND: 404,
+  WORKFLOW_NOT_FOUND: 404,
+  VERSION_NOT_FOUND: 404,
+  NOT_SERIALIZABLE: 400,
+  PAYLOAD_TOO_LARGE: 413,
+};
 
 async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
   let size = 0;

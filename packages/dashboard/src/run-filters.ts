@@ -31,7 +31,10 @@ export function parseRunFilters(params: URLSearchParams): RunQuery {
     const value = params.get(name);
     if (value) filters[name] = parseTime(name, value);
   }
-  const statuses = params.getAll('status').flatMap((s) => s.split(',')).filter((s) => s.length > 0);
+  const statuses = params
+    .getAll('status')
+    .flatMap((s) => s.split(','))
+    .filter((s) => s.length > 0);
   if (statuses.length === 1) filters.status = statuses[0] as RunStatus;
   else if (statuses.length > 1) filters.status = statuses as RunStatus[];
   const limit = params.get('limit');

@@ -77,7 +77,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       if (url.pathname.startsWith('/api/')) return sendJson(response, decision.status, { error: { code: 'ACCESS_DENIED', message: decision.message } });
       return send(response, decision.status, 'text/plain; charset=utf-8', decision.message);
     }
-    if (decision.kind === 'set-cookie') return send(response, 303, 'text/plain; charset=utf-8', '', { location: decision.location, 'set-cookie': decision.cookie });
+    if (decision.kind === 'set-cookie')
+      return send(response, 303, 'text/plain; charset=utf-8', '', { location: decision.location, 'set-cookie': decision.cookie });
     if (url.pathname.startsWith('/api/')) {
       const answer = await answerApi(checked.engine, request, url);
       if (answer) return sendJson(response, answer.status, answer.body);

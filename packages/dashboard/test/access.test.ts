@@ -12,7 +12,10 @@ const TOKEN = 'a3f1c9e07b5d42e8a9c0f1e2d3b4a596';
 const waiter = defineWorkflow('waiter', async (ctx) => ctx.waitForEvent('go'));
 
 /** A raw request, so the test can set Host and read Set-Cookie as they are. */
-function raw(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let body = '';
@@ -121,7 +124,10 @@ describe('dashboard access', () => {
         await raw(cancel, { method: 'POST', headers: { ...action, origin: 'https://evil.example' }, body: '{}' }),
         await raw(cancel, { method: 'POST', headers: { ...action, 'sec-fetch-site': 'cross-site' }, body: '{}' }),
       ];
-      assert.deepEqual(refused.map((r) => r.status), [404, 405, 403, 403, 415, 403, 403]);
+      assert.deepEqual(
+        refused.map((r) => r.status),
+        [404, 405, 403, 403, 415, 403, 403],
+      );
       assert.equal((await engine.getRun(id))?.cancelRequested, false);
       const ok = await raw(cancel, { method: 'POST', headers: { ...action, origin: `http://${base.host}`, 'sec-fetch-site': 'same-origin' }, body: '{}' });
       assert.equal(ok.status, 200, ok.body);
@@ -156,7 +162,8 @@ describe('dashboard access', () => {
           assert.doesNotMatch(text, /<script(?![^>]*\bsrc=)[^>]*>/, `${name}: inline <script>`);
           assert.doesNotMatch(text, /\sstyle=|\son[a-z]+=/i, `${name}: inline style or handler`);
         }
-        if (name.endsWith('.js')) assert.doesNotMatch(text, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, `${name} parses HTML or code`);
+        if (name.endsWith('.js'))
+          assert.doesNotMatch(text, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/, `${name} parses HTML or code`);
       }
     });
 

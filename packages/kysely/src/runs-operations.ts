@@ -34,9 +34,13 @@ export function reopenRun(ctx: StoreContext) {
         if (row === undefined) throw runNotFound(runId);
         const run = toRunRecord(row);
         if ((run.status !== 'failed' && run.status !== 'cancelled') || run.fence !== reopen.fence) {
-          throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${run.status} (fence ${run.fence}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`, {
-            data: { runId, status: run.status },
-          });
+          throw new CairnError(
+            'RUN_CONFLICT',
+            `Run ${runId} is ${run.status} (fence ${run.fence}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`,
+            {
+              data: { runId, status: run.status },
+            },
+          );
         }
         for (const key of reopen.forget) {
           const hash = keyHash(encodeText(key));
@@ -63,13 +67,21 @@ export function listEnded(ctx: StoreContext) {
       const after = position === undefined ? sql`` : sql`and (updated_at > ${position.at} or (updated_at = ${position.at} and id > ${position.id}))`;
       const found = await rows(
         ctx.db,
-        sql<Pick<RunRow, 'id' | 'workflow' | 'status' | 'updated_at' | 'parent_run_id' | 'parent_step_key'>>`select id, workflow, status, updated_at, parent_run_id, parent_step_key
+        sql<
+          Pick<RunRow, 'id' | 'workflow' | 'status' | 'updated_at' | 'parent_run_id' | 'parent_step_key'>
+        >`select id, workflow, status, updated_at, parent_run_id, parent_step_key
           from ${ctx.t.runs} where status = ${query.status} and updated_at < ${query.updatedBefore} ${after}
           order by updated_at, id limit ${query.limit + 1}`,
       );
       const runs = found.slice(0, query.limit).map((row) => {
-        const ended: EndedRun = { id: decodeText(String(row.id)), workflow: decodeText(String(row.workflow)), status: row.status as RunStatus, updatedAt: Number(row.updated_at) };
-        if (row.parent_run_id !== null && row.parent_step_key !== null) ended.parent = { runId: decodeText(String(row.parent_run_id)), stepKey: decodeText(String(row.parent_step_key)) };
+        const ended: EndedRun = {
+          id: decodeText(String(row.id)),
+          workflow: decodeText(String(row.workflow)),
+          status: row.status as RunStatus,
+          updatedAt: Number(row.updated_at),
+        };
+        if (row.parent_run_id !== null && row.parent_step_key !== null)
+          ended.parent = { runId: decodeText(String(row.parent_run_id)), stepKey: decodeText(String(row.parent_step_key)) };
         return ended;
       });
       const last = found[query.limit - 1];

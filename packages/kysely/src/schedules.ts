@@ -15,7 +15,9 @@ function toScheduleRecord(row: ScheduleRow): ScheduleRecord {
 export function schedulesOf(ctx: StoreContext) {
   const { t, dialect } = ctx;
   const read = (name: string) =>
-    first(ctx.db, sql<ScheduleRow>`select * from ${t.schedules} where name = ${encodeText(name)}`).then((row) => (row === undefined ? undefined : toScheduleRecord(row)));
+    first(ctx.db, sql<ScheduleRow>`select * from ${t.schedules} where name = ${encodeText(name)}`).then((row) =>
+      row === undefined ? undefined : toScheduleRecord(row),
+    );
   return {
     create: (schedule: ScheduleRecord) =>
       guard('schedules.create', async () => {
@@ -56,11 +58,15 @@ export function schedulesOf(ctx: StoreContext) {
         return changed > 0 ? record : undefined;
       }),
 
-    delete: (name: string) => guard('schedules.delete', async () => (await affected(ctx.db, sql`delete from ${t.schedules} where name = ${encodeText(name)}`)) > 0),
+    delete: (name: string) =>
+      guard('schedules.delete', async () => (await affected(ctx.db, sql`delete from ${t.schedules} where name = ${encodeText(name)}`)) > 0),
 
     findDue: (now: number, limit: number) =>
       guard('schedules.findDue', async () => {
-        const found = await rows(ctx.db, sql<ScheduleRow>`select * from ${t.schedules} where due_at is not null and due_at <= ${now} order by due_at, name limit ${limit}`);
+        const found = await rows(
+          ctx.db,
+          sql<ScheduleRow>`select * from ${t.schedules} where due_at is not null and due_at <= ${now} order by due_at, name limit ${limit}`,
+        );
         return found.map(toScheduleRecord);
       }),
   };

@@ -28,7 +28,12 @@ export interface ServerStoreOptions {
 }
 
 /** Migrates (unless told not to) and wraps a Kysely instance the store owns; destroys it on failure. */
-export async function openOwned(db: AnyKysely, dialect: SqlDialectName, options: ServerStoreOptions, signals?: KyselyStoreOptions['signals']): Promise<WorkflowStore> {
+export async function openOwned(
+  db: AnyKysely,
+  dialect: SqlDialectName,
+  options: ServerStoreOptions,
+  signals?: KyselyStoreOptions['signals'],
+): Promise<WorkflowStore> {
   const tablePrefix = options.tablePrefix ?? 'cairn_';
   try {
     if (options.migrate ?? true) await migrateToLatest(db, { tablePrefix });

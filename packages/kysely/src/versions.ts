@@ -41,10 +41,7 @@ export function versionsOf(ctx: StoreContext) {
 
     list: (workflow: string) =>
       guard('versions.list', async () => {
-        const found = await rows(
-          ctx.db,
-          sql<VersionRow>`select * from ${t.versions} where workflow = ${encodeText(workflow)} order by created_at, version`,
-        );
+        const found = await rows(ctx.db, sql<VersionRow>`select * from ${t.versions} where workflow = ${encodeText(workflow)} order by created_at, version`);
         return found.map(toVersionRecord);
       }),
 

@@ -16,7 +16,9 @@ const fixture = fileURLToPath(new URL('./support/terminated-connection.ts', impo
 
 function run(dialect: string, url: string, mode: 'bare' | 'guarded'): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@cairn/source', fixture, dialect, url, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@cairn/source', fixture, dialect, url, mode], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

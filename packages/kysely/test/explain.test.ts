@@ -23,7 +23,9 @@ async function bulkLoad(db: AnyDb, prefix: string): Promise<void> {
       ${sql.lit(T0)} + n, ${sql.lit(T0)} + n from g`.execute(db);
   const three = sql`(select 0 as k union all select 1 union all select 2) k`;
   await sql`insert into ${sql.table(t.steps)} (run_id, key_hash, step_key, name, kind, seq, status, attempt, max_attempts, queued, output_json, created_at, updated_at)
-    select r.id, 'h' || k.k, 's' || k.k, 's', 'task', k.k, 'succeeded', 1, 3, 0, '1', r.created_at, r.created_at from ${sql.table(t.runs)} r cross join ${three}`.execute(db);
+    select r.id, 'h' || k.k, 's' || k.k, 's', 'task', k.k, 'succeeded', 1, 3, 0, '1', r.created_at, r.created_at from ${sql.table(t.runs)} r cross join ${three}`.execute(
+    db,
+  );
   await sql`insert into ${sql.table(t.attempts)} (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at, ended_at)
     select run_id, key_hash, 1, step_key, seq, 'succeeded', 'w', created_at, created_at from ${sql.table(t.steps)}`.execute(db);
   await sql`insert into ${sql.table(t.state)} (run_id, key_hash, state_key, value_json, updated_at)
@@ -49,7 +51,9 @@ function fullScans(dialect: string, plan: string[], tables: string[]): string[] 
 }
 
 function explainCases(target: Target): void {
-  describe(`EXPLAIN of every store query on ${target.dialect} over ${RUNS} runs`, { skip: target.skip === undefined ? false : `no ${target.dialect} server: ${target.skip}` }, () => {
+  describe(`EXPLAIN of every store query on ${target.dialect} over ${RUNS} runs`, {
+    skip: target.skip === undefined ? false : `no ${target.dialect} server: ${target.skip}`,
+  }, () => {
     it('no query of any store method scans a large table', async () => {
       await target.setup();
       const captured = new Map<string, readonly unknown[]>();

@@ -36,7 +36,7 @@ describe('shipped migrations never change', () => {
     assert.equal(digest(sqliteTriggers(names)), SHIPPED_0002.sqlite);
   });
 
-  it('the step columns of cairn_0001_initial are a prefix of the store\'s, which add turn (cairn_0003_step_turn), then fence (cairn_0008_step_finished)', () => {
+  it("the step columns of cairn_0001_initial are a prefix of the store's, which add turn (cairn_0003_step_turn), then fence (cairn_0008_step_finished)", () => {
     assert.deepEqual(STEP_COLUMNS.slice(0, STEP_COLUMNS_0001.length), [...STEP_COLUMNS_0001]);
     assert.deepEqual(STEP_COLUMNS_0003.slice(STEP_COLUMNS_0001.length), ['turn']);
     assert.deepEqual(STEP_COLUMNS.slice(STEP_COLUMNS_0001.length), ['turn', 'fence']);

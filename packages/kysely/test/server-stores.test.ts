@@ -23,7 +23,9 @@ async function terminateOthers(dialect: 'postgres' | 'mysql', url: string): Prom
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      const r = await admin.query('select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+      const r = await admin.query(
+        'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+      );
       return r.rows[0].n as number;
     } finally {
       await admin.end();
@@ -31,7 +33,9 @@ async function terminateOthers(dialect: 'postgres' | 'mysql', url: string): Prom
   }
   const admin = await mysqlPromise.createConnection(url);
   try {
-    const [rows] = await admin.query<mysqlPromise.RowDataPacket[]>('select id from information_schema.processlist where db = database() and id <> connection_id()');
+    const [rows] = await admin.query<mysqlPromise.RowDataPacket[]>(
+      'select id from information_schema.processlist where db = database() and id <> connection_id()',
+    );
     for (const row of rows) await admin.query(`KILL CONNECTION ${Number(row.id)}`);
     return rows.length;
   } finally {

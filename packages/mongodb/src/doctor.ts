@@ -58,11 +58,16 @@ async function inspect(ctx: StoreContext, { fix, limit }: StoreDoctorOptions): P
     [ctx.slotWaiters, SLOT_WAITER_INDEXES],
   ] as const) {
     const present = new Set(
-      (await collection.listIndexes().toArray().catch((error: { code?: number }) => {
-        // A collection that does not exist yet has no indexes.
-        if (error.code === 26) return [];
-        throw error;
-      })).map((index) => String(index.name)),
+      (
+        await collection
+          .listIndexes()
+          .toArray()
+          .catch((error: { code?: number }) => {
+            // A collection that does not exist yet has no indexes.
+            if (error.code === 26) return [];
+            throw error;
+          })
+      ).map((index) => String(index.name)),
     );
     for (const index of wanted) {
       if (present.has(index.name as string)) continue;
@@ -84,7 +89,11 @@ async function inspect(ctx: StoreContext, { fix, limit }: StoreDoctorOptions): P
     }
   }
 
-  const byDue = await ctx.runs.find({ dueAt: { $exists: true } }, { projection: PROJECTION }).sort({ dueAt: 1, _id: 1 }).limit(limit).toArray();
+  const byDue = await ctx.runs
+    .find({ dueAt: { $exists: true } }, { projection: PROJECTION })
+    .sort({ dueAt: 1, _id: 1 })
+    .limit(limit)
+    .toArray();
   if (byDue.length >= limit) truncated.push(`runs by dueAt (first ${limit})`);
   const active = await ctx.runs
     .find({ status: { $in: ['pending', 'running', 'waiting'] } }, { projection: PROJECTION })

@@ -20,9 +20,7 @@ export function createHistoryStore(ctx: StoreContext): HistoryStore {
             rows.push({ seq: step.seq, record: toAttemptRecord(runId, key, attempt) });
           }
         }
-        return rows
-          .sort((a, b) => a.record.startedAt - b.record.startedAt || a.seq - b.seq || a.record.attempt - b.record.attempt)
-          .map((row) => row.record);
+        return rows.sort((a, b) => a.record.startedAt - b.record.startedAt || a.seq - b.seq || a.record.attempt - b.record.attempt).map((row) => row.record);
       }),
   };
 }

@@ -91,8 +91,7 @@ function buildTransition(runId: string, fence: number, t: RunTransition, now: nu
     // `transition.wakeAt` counts for `waiting` only (the contract ignores it otherwise).
     filter.wakeAt = observed.wakeAt === undefined ? { $exists: false } : observed.wakeAt;
     const asked = t.to === 'waiting' ? t.wakeAt : undefined;
-    const next =
-      asked === undefined ? observed.wakeAt : observed.wakeAt === undefined ? asked : Math.min(observed.wakeAt, asked);
+    const next = asked === undefined ? observed.wakeAt : observed.wakeAt === undefined ? asked : Math.min(observed.wakeAt, asked);
     if (next === undefined) unset.dueAt = '';
     else {
       set.wakeAt = next;
@@ -113,8 +112,7 @@ function buildTransition(runId: string, fence: number, t: RunTransition, now: nu
 export async function transition(ctx: StoreContext, runId: string, fence: number, t: RunTransition, now: number) {
   return guard('runs.transition', () =>
     ctx.exclusive(runId, async (): Promise<RunRecord> => {
-      let observed: Observed | undefined =
-        t.to === 'running' ? undefined : { wakeAt: undefined, leaseExpiresAt: undefined };
+      let observed: Observed | undefined = t.to === 'running' ? undefined : { wakeAt: undefined, leaseExpiresAt: undefined };
       for (let i = 0; i < MAX_RETRIES; i++) {
         if (observed) {
           const { filter, update } = buildTransition(runId, fence, t, now, observed);

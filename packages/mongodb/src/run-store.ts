@@ -13,8 +13,7 @@ import { claim, renew, transition } from './run-lease.js';
 import { MAX_RETRIES, tryWake } from './run-wake.js';
 
 /** The `idem` value unique per workflow: the idempotency key, or the run id when there is none. */
-export const idemOf = (runId: string, idempotencyKey: string | undefined): string =>
-  idempotencyKey === undefined ? `r:${runId}` : `k:${idempotencyKey}`;
+export const idemOf = (runId: string, idempotencyKey: string | undefined): string => (idempotencyKey === undefined ? `r:${runId}` : `k:${idempotencyKey}`);
 
 async function create(ctx: StoreContext, input: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }> {
   const doc: RunDoc = {
@@ -121,10 +120,7 @@ async function requestCancel(ctx: StoreContext, runId: string, now: number, reas
 async function findDue(ctx: StoreContext, now: number, limit: number): Promise<DueRun[]> {
   if (!(limit > 0)) return [];
   const docs = await ctx.runs
-    .find(
-      { dueAt: { $lte: now } },
-      { projection: { _id: 1, workflow: 1, status: 1, wakeAt: 1, lease: 1, dueAt: 1 } },
-    )
+    .find({ dueAt: { $lte: now } }, { projection: { _id: 1, workflow: 1, status: 1, wakeAt: 1, lease: 1, dueAt: 1 } })
     .sort({ dueAt: 1, _id: 1 })
     .limit(limit)
     .toArray();
@@ -145,9 +141,13 @@ async function reopen(ctx: StoreContext, runId: string, r: RunReopen, now: numbe
   const current = await ctx.runs.findOne({ _id: runId }, { projection: RUN_ONLY });
   if (!current) throw runNotFound(runId);
   const conflict = () =>
-    new CairnError('RUN_CONFLICT', `Run ${runId} is ${current.status} (fence ${current.fence}); only a failed or cancelled run at fence ${r.fence} can be reopened`, {
-      data: { runId, status: current.status },
-    });
+    new CairnError(
+      'RUN_CONFLICT',
+      `Run ${runId} is ${current.status} (fence ${current.fence}); only a failed or cancelled run at fence ${r.fence} can be reopened`,
+      {
+        data: { runId, status: current.status },
+      },
+    );
   if ((current.status !== 'failed' && current.status !== 'cancelled') || current.fence !== r.fence) throw conflict();
   const retries = JSON.stringify([...(current.retries === undefined ? [] : (JSON.parse(current.retries) as unknown[])), r.retry]);
   const unset: Record<string, ''> = { lease: '', output: '', error: '', cancelReason: '' };
@@ -203,8 +203,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
     renew: (runId, fence, leaseMs, now) => renew(ctx, runId, fence, leaseMs, now),
     transition: (runId, fence, t, now) => transition(ctx, runId, fence, t, now),
     wake: (runId, now) => guard('runs.wake', () => ctx.exclusive(runId, () => wake(ctx, runId, now))),
-    requestCancel: (runId, now, reason) =>
-      guard('runs.requestCancel', () => ctx.exclusive(runId, () => requestCancel(ctx, runId, now, reason))),
+    requestCancel: (runId, now, reason) => guard('runs.requestCancel', () => ctx.exclusive(runId, () => requestCancel(ctx, runId, now, reason))),
     findDue: (now, limit) => guard('runs.findDue', () => findDue(ctx, now, limit)),
     findByIdempotencyKey: (workflow, idempotencyKey) =>
       guard('runs.findByIdempotencyKey', async () => {
@@ -217,7 +216,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
       guard('runs.delete', () =>
         ctx.exclusive(runId, async () => {
           // The whole run (steps, state, events) is this one document: one delete, its condition in the filter.
-          const filter: Filter<RunDoc> = condition === undefined ? { _id: runId } : { _id: runId, status: { $in: condition.statuses }, updatedAt: { $lt: condition.updatedBefore } };
+          const filter: Filter<RunDoc> =
+            condition === undefined ? { _id: runId } : { _id: runId, status: { $in: condition.statuses }, updatedAt: { $lt: condition.updatedBefore } };
           return (await ctx.runs.deleteOne(filter)).deletedCount > 0;
         }),
       ),

@@ -20,13 +20,7 @@ export interface WakeExtra {
  * false` and answers by reading the run and retrying. Returns the document after the write when
  * `returning` (a `findOneAndUpdate`), else only whether it matched (an `updateOne`).
  */
-export async function tryWake(
-  ctx: StoreContext,
-  runId: string,
-  now: number,
-  extra: WakeExtra,
-  returning: boolean,
-): Promise<{ hit: boolean; doc?: RunDoc }> {
+export async function tryWake(ctx: StoreContext, runId: string, now: number, extra: WakeExtra, returning: boolean): Promise<{ hit: boolean; doc?: RunDoc }> {
   const variants: Array<{ statuses: RunDoc['status'][]; min: Record<string, number> }> = [
     { statuses: ['pending', 'waiting'], min: { wakeAt: now, dueAt: now } },
     { statuses: ['running'], min: { wakeAt: now } },

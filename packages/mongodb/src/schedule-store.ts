@@ -16,7 +16,12 @@ export interface ScheduleDoc {
 
 const lockKey = (name: string) => `\u0000schedule\u0000${name}`;
 
-const toRecord = (doc: ScheduleDoc): ScheduleRecord => ({ ...(JSON.parse(doc.record) as ScheduleRecord), name: doc._id, revision: doc.revision, dueAt: doc.dueAt ?? null });
+const toRecord = (doc: ScheduleDoc): ScheduleRecord => ({
+  ...(JSON.parse(doc.record) as ScheduleRecord),
+  name: doc._id,
+  revision: doc.revision,
+  dueAt: doc.dueAt ?? null,
+});
 
 const toDoc = (record: ScheduleRecord): ScheduleDoc => ({
   _id: record.name,
@@ -49,7 +54,11 @@ export function createScheduleStore(ctx: StoreContext): ScheduleStore {
       }),
     list: ({ limit, after }) =>
       guard('schedules.list', async () => {
-        const docs = await ctx.schedules.find(after === undefined ? {} : { _id: { $gt: after } }).sort({ _id: 1 }).limit(limit).toArray();
+        const docs = await ctx.schedules
+          .find(after === undefined ? {} : { _id: { $gt: after } })
+          .sort({ _id: 1 })
+          .limit(limit)
+          .toArray();
         return docs.map(toRecord);
       }),
     update: (schedule, expectedRevision) =>
@@ -68,7 +77,11 @@ export function createScheduleStore(ctx: StoreContext): ScheduleStore {
       guard('schedules.delete', () => ctx.exclusive(lockKey(name), async () => (await ctx.schedules.deleteOne({ _id: name })).deletedCount === 1)),
     findDue: (now, limit) =>
       guard('schedules.findDue', async () => {
-        const docs = await ctx.schedules.find({ dueAt: { $lte: now } }).sort({ dueAt: 1, _id: 1 }).limit(limit).toArray();
+        const docs = await ctx.schedules
+          .find({ dueAt: { $lte: now } })
+          .sort({ dueAt: 1, _id: 1 })
+          .limit(limit)
+          .toArray();
         return docs.map(toRecord);
       }),
   };

@@ -48,11 +48,7 @@ async function insert(ctx: StoreContext, runId: string, fence: Fence, step: NewS
     const filter = { ...liveRun(runId, fence), [path]: { $exists: false } } as Filter<RunDoc>;
     const result = await ctx.runs.updateOne(filter, { $set: { [path]: doc } } as UpdateFilter<RunDoc>);
     if (result.matchedCount > 0) return { step: toStepRecord(runId, field, doc), created: true };
-    const current = assertWritable(
-      await ctx.runs.findOne({ _id: runId }, { projection: { fence: 1, status: 1, [path]: 1 } }),
-      runId,
-      fence,
-    );
+    const current = assertWritable(await ctx.runs.findOne({ _id: runId }, { projection: { fence: 1, status: 1, [path]: 1 } }), runId, fence);
     const existing = current.steps?.[field];
     if (existing) return { step: toStepRecord(runId, field, existing), created: false };
   }
@@ -114,11 +110,7 @@ async function transition(ctx: StoreContext, runId: string, fence: Fence, t: Ste
     const doc = await ctx.runs.findOneAndUpdate(filter, update, await ctx.modifyOptions({ [path]: 1 }));
     const written = doc?.steps?.[field];
     if (written) return toStepRecord(runId, field, written);
-    const current = assertWritable(
-      await ctx.runs.findOne({ _id: runId }, { projection: { fence: 1, status: 1, [path]: 1 } }),
-      runId,
-      fence,
-    );
+    const current = assertWritable(await ctx.runs.findOne({ _id: runId }, { projection: { fence: 1, status: 1, [path]: 1 } }), runId, fence);
     const step = current.steps?.[field];
     if (!step || !t.from.status.includes(step.status) || step.attempt !== t.from.attempt) {
       throw new CairnError('STEP_CONFLICT', `Step ${t.key} of run ${runId} does not match the expected status/attempt`, {
@@ -134,9 +126,7 @@ async function transition(ctx: StoreContext, runId: string, fence: Fence, t: Ste
 export function createStepStore(ctx: StoreContext): StepStore {
   return {
     load: (runId) => guard('steps.load', () => load(ctx, runId)),
-    insert: (runId, fence, step, now) =>
-      guard('steps.insert', () => ctx.exclusive(runId, () => insert(ctx, runId, fence, step, now))),
-    transition: (runId, fence, t, now) =>
-      guard('steps.transition', () => ctx.exclusive(runId, () => transition(ctx, runId, fence, t, now))),
+    insert: (runId, fence, step, now) => guard('steps.insert', () => ctx.exclusive(runId, () => insert(ctx, runId, fence, step, now))),
+    transition: (runId, fence, t, now) => guard('steps.transition', () => ctx.exclusive(runId, () => transition(ctx, runId, fence, t, now))),
   };
 }

@@ -49,11 +49,7 @@ export function createVersionStore(ctx: StoreContext): VersionStore {
     setStatus: (workflow, version, status, now) =>
       guard('versions.setStatus', () =>
         ctx.exclusive(lockKey(workflow, version), async () => {
-          const doc = await ctx.versions.findOneAndUpdate(
-            { workflow, version },
-            { $set: { status, updatedAt: now } },
-            { returnDocument: 'after' },
-          );
+          const doc = await ctx.versions.findOneAndUpdate({ workflow, version }, { $set: { status, updatedAt: now } }, { returnDocument: 'after' });
           if (!doc) {
             throw new CairnError('VERSION_NOT_FOUND', `Version ${version} of ${workflow} is not registered`, {
               data: { workflow, version },

@@ -34,10 +34,16 @@ test('mongodb doctor: a dropped index is reported, and fix creates it again', { 
   const { store, runs } = await setup();
   await runs.dropIndex('cairn_due');
   const report = await store.doctor!({ fix: false, now: NOW, limit: 100 });
-  assert.deepEqual(report.findings.map((f) => [f.code, f.severity, f.fixable]), [['mongodb.index-missing', 'error', true]]);
+  assert.deepEqual(
+    report.findings.map((f) => [f.code, f.severity, f.fixable]),
+    [['mongodb.index-missing', 'error', true]],
+  );
   assert.match(report.findings[0]?.message ?? '', /cairn_due/);
   const fixed = await store.doctor!({ fix: true, now: NOW, limit: 100 });
-  assert.deepEqual(fixed.findings.map((f) => [f.code, f.fixed]), [['mongodb.index-missing', true]]);
+  assert.deepEqual(
+    fixed.findings.map((f) => [f.code, f.fixed]),
+    [['mongodb.index-missing', true]],
+  );
   assert.ok((await runs.listIndexes().toArray()).some((index) => index.name === 'cairn_due'));
   assert.deepEqual(await store.doctor!({ fix: false, now: NOW, limit: 100 }), clean);
 });
@@ -49,10 +55,16 @@ test('mongodb doctor: a dropped slot index is reported, and fix creates it again
   const waiters = db.collection('cairn_slot_waiters');
   await waiters.dropIndex('cairn_slot_line');
   const report = await store.doctor!({ fix: false, now: NOW, limit: 100 });
-  assert.deepEqual(report.findings.map((f) => [f.code, f.severity, f.fixable]), [['mongodb.index-missing', 'error', true]]);
+  assert.deepEqual(
+    report.findings.map((f) => [f.code, f.severity, f.fixable]),
+    [['mongodb.index-missing', 'error', true]],
+  );
   assert.match(report.findings[0]?.message ?? '', /cairn_slot_waiters lacks index cairn_slot_line/);
   const fixed = await store.doctor!({ fix: true, now: NOW, limit: 100 });
-  assert.deepEqual(fixed.findings.map((f) => [f.code, f.fixed]), [['mongodb.index-missing', true]]);
+  assert.deepEqual(
+    fixed.findings.map((f) => [f.code, f.fixed]),
+    [['mongodb.index-missing', true]],
+  );
   assert.ok((await waiters.listIndexes().toArray()).some((index) => index.name === 'cairn_slot_line'));
   assert.deepEqual(await store.doctor!({ fix: false, now: NOW, limit: 100 }), clean);
 });
@@ -72,7 +84,10 @@ test('mongodb doctor: a run whose dueAt disagrees with its record is reported th
   const report = await engine.doctor({ now: NOW, thresholds: { overdueMs: 60_000 } });
   assert.deepEqual(report.findings.map((f) => `${f.code} ${f.runId}`).sort(), [`mongodb.due-drift ${done!.id}`, `mongodb.due-drift ${lost.id}`].sort());
   const fixed = await engine.doctor({ now: NOW, fix: true, thresholds: { overdueMs: 60_000 } });
-  assert.ok(fixed.findings.every((f) => f.fixed === true), JSON.stringify(fixed.findings));
+  assert.ok(
+    fixed.findings.every((f) => f.fixed === true),
+    JSON.stringify(fixed.findings),
+  );
   assert.deepEqual(await store.runs.findDue(NOW, 10), [{ id: lost.id, workflow: 'wf', reason: 'wake' }]);
   assert.equal((await runs.findOne({ _id: done!.id }))?.dueAt, undefined);
   assert.deepEqual((await engine.doctor({ now: NOW, thresholds: { overdueMs: 60_000 } })).findings, []);

@@ -11,7 +11,12 @@ storeTest('payloads of maxPayloadBytes everywhere in one run round-trip (the run
   assert.equal(Buffer.byteLength(JSON.stringify(big)), DEFAULT_MAX_PAYLOAD_BYTES);
   const run = await claimedRun(store);
   await store.steps.insert(run.id, run.fence, taskStep('big', 0), 200);
-  await store.steps.transition(run.id, run.fence, { key: 'big', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: big }, endAttempt: { status: 'succeeded', output: big } }, 201);
+  await store.steps.transition(
+    run.id,
+    run.fence,
+    { key: 'big', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: big }, endAttempt: { status: 'succeeded', output: big } },
+    201,
+  );
   await store.state.set(run.id, run.fence, 'big', big, 202);
   await store.events.deliver(run.id, 'big', big, 203);
   const done = await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'completed', output: big }, 204);

@@ -45,7 +45,14 @@ function nextOp(r: ReturnType<typeof prng>, now: number, reference: WorkflowStor
     const value = (): Json => r.pick(VALUES);
     const ops: Array<() => Op> = [
       () => {
-        const run = { id: runId, workflow: r.pick(['w1', 'w2']), version: 'v', input: value(), ...(r.maybe(0.5, () => ({ idempotencyKey: r.pick(['k1', 'k.2']) })) ?? {}), ...(r.maybe(0.5, () => ({ wakeAt: now + r.int(50) })) ?? {}) };
+        const run = {
+          id: runId,
+          workflow: r.pick(['w1', 'w2']),
+          version: 'v',
+          input: value(),
+          ...(r.maybe(0.5, () => ({ idempotencyKey: r.pick(['k1', 'k.2']) })) ?? {}),
+          ...(r.maybe(0.5, () => ({ wakeAt: now + r.int(50) })) ?? {}),
+        };
         return { name: 'create', call: (s) => s.runs.create(run, now) };
       },
       () => {
@@ -57,7 +64,13 @@ function nextOp(r: ReturnType<typeof prng>, now: number, reference: WorkflowStor
       () => {
         const from = run && r.int(10) < 7 ? [run.status, ...r.subset(RUN_STATUSES)] : r.subset(RUN_STATUSES);
         const to = r.int(10) < 8 ? r.pick(['running', 'waiting', 'pending'] as const) : r.pick(RUN_STATUSES);
-        const t = { from, to, ...(r.maybe(0.5, () => ({ output: value() })) ?? {}), ...(r.maybe(0.2, () => ({ error: { name: 'E', message: 'm' } })) ?? {}), ...(r.maybe(0.5, () => ({ wakeAt: now + r.int(80) - 20 })) ?? {}) };
+        const t = {
+          from,
+          to,
+          ...(r.maybe(0.5, () => ({ output: value() })) ?? {}),
+          ...(r.maybe(0.2, () => ({ error: { name: 'E', message: 'm' } })) ?? {}),
+          ...(r.maybe(0.5, () => ({ wakeAt: now + r.int(80) - 20 })) ?? {}),
+        };
         return { name: 'runs.transition', call: (s) => s.runs.transition(runId, fence, t, now) };
       },
       () => ({ name: 'wake', call: (s) => s.runs.wake(runId, now) }),
@@ -68,7 +81,18 @@ function nextOp(r: ReturnType<typeof prng>, now: number, reference: WorkflowStor
       },
       () => {
         const key = r.pick(STEP_KEYS);
-        const step = { key, name: key, kind: r.pick(['task', 'sleep'] as const), seq: STEP_KEYS.indexOf(key), status: r.pick(STEP_STATUSES), maxAttempts: 3, ...(r.maybe(0.3, () => ({ output: value() })) ?? {}), ...(r.maybe(0.3, () => ({ wakeAt: now + 5 })) ?? {}), ...(r.maybe(0.3, () => ({ turn: 1 + r.int(5) })) ?? {}), worker: 'w' };
+        const step = {
+          key,
+          name: key,
+          kind: r.pick(['task', 'sleep'] as const),
+          seq: STEP_KEYS.indexOf(key),
+          status: r.pick(STEP_STATUSES),
+          maxAttempts: 3,
+          ...(r.maybe(0.3, () => ({ output: value() })) ?? {}),
+          ...(r.maybe(0.3, () => ({ wakeAt: now + 5 })) ?? {}),
+          ...(r.maybe(0.3, () => ({ turn: 1 + r.int(5) })) ?? {}),
+          worker: 'w',
+        };
         return { name: 'steps.insert', call: (s) => s.steps.insert(runId, anyFence, step, now) };
       },
       () => {
@@ -78,8 +102,17 @@ function nextOp(r: ReturnType<typeof prng>, now: number, reference: WorkflowStor
         const t = {
           key: known?.key ?? r.pick(STEP_KEYS),
           from: { status: known ? [known.status, ...r.subset(STEP_STATUSES)] : r.subset(STEP_STATUSES), attempt },
-          to: { status: r.pick(STEP_STATUSES), ...(start ? { attempt: attempt + 1 } : r.maybe(0.2, () => ({ attempt: attempt + 1 })) ?? {}), ...(r.maybe(0.4, () => ({ output: value() })) ?? {}), ...(r.maybe(0.3, () => ({ wakeAt: r.pick([null, now + 7]) })) ?? {}), ...(r.maybe(0.1, () => ({ childRunId: 'c' })) ?? {}), ...(r.maybe(0.3, () => ({ turn: 1 + r.int(5) })) ?? {}) },
-          ...(r.maybe(0.5, () => ({ endAttempt: { status: r.pick(['succeeded', 'failed', 'abandoned'] as const), ...(r.maybe(0.5, () => ({ output: value() })) ?? {}) } })) ?? {}),
+          to: {
+            status: r.pick(STEP_STATUSES),
+            ...(start ? { attempt: attempt + 1 } : (r.maybe(0.2, () => ({ attempt: attempt + 1 })) ?? {})),
+            ...(r.maybe(0.4, () => ({ output: value() })) ?? {}),
+            ...(r.maybe(0.3, () => ({ wakeAt: r.pick([null, now + 7]) })) ?? {}),
+            ...(r.maybe(0.1, () => ({ childRunId: 'c' })) ?? {}),
+            ...(r.maybe(0.3, () => ({ turn: 1 + r.int(5) })) ?? {}),
+          },
+          ...(r.maybe(0.5, () => ({
+            endAttempt: { status: r.pick(['succeeded', 'failed', 'abandoned'] as const), ...(r.maybe(0.5, () => ({ output: value() })) ?? {}) },
+          })) ?? {}),
           ...(start ? { startAttempt: start } : {}),
         };
         return { name: 'steps.transition', call: (s) => s.steps.transition(runId, anyFence, t, now) };

@@ -8,9 +8,7 @@ const isCode = (code: string) => (err: unknown) => CairnError.is(err) && err.cod
 
 storeTest('create: pending, fence 0, idempotent per workflow (8 racing creates, one created)', async (store) => {
   const ids = Array.from({ length: 8 }, newId);
-  const results = await Promise.all(
-    ids.map((id) => store.runs.create({ id, workflow: 'wf', version: 'v1', input: null, idempotencyKey: 'same' }, 10)),
-  );
+  const results = await Promise.all(ids.map((id) => store.runs.create({ id, workflow: 'wf', version: 'v1', input: null, idempotencyKey: 'same' }, 10)));
   assert.equal(results.filter((r) => r.created).length, 1);
   const winner = results.find((r) => r.created)!.run;
   for (const r of results) assert.equal(r.run.id, winner.id);
@@ -78,7 +76,12 @@ storeTest('transition: CAS on status, fence checked first, terminal refused, not
   await assert.rejects(store.runs.transition(run.id, run.fence, { from: ['pending'], to: 'waiting' }, 200), isCode('RUN_CONFLICT'));
   await assert.rejects(store.runs.transition('missing', 1, { from: ['pending'], to: 'waiting' }, 200), isCode('RUN_NOT_FOUND'));
   assert.deepEqual(await store.runs.get(run.id), run);
-  const done = await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'failed', error: { name: 'E', message: 'm', data: { 'a.b': { $x: '' } } } }, 300);
+  const done = await store.runs.transition(
+    run.id,
+    run.fence,
+    { from: ['running'], to: 'failed', error: { name: 'E', message: 'm', data: { 'a.b': { $x: '' } } } },
+    300,
+  );
   assert.equal(done.status, 'failed');
   assert.equal(done.lease, undefined);
   assert.deepEqual(done.error, { name: 'E', message: 'm', data: { 'a.b': { $x: '' } } });
@@ -141,17 +144,23 @@ storeTest('findDue: due wakes and expired leases, earliest first, limit, never t
   const d = await claimedRun(store, 100);
   await store.runs.transition(d.id, d.fence, { from: ['running'], to: 'completed' }, 150);
   assert.deepEqual(await store.runs.findDue(250, 10), [{ id: c.id, workflow: 'wf', reason: 'wake' }]);
-  assert.deepEqual((await store.runs.findDue(40_000, 10)).map((r) => [r.id, r.reason]), [
-    [c.id, 'wake'],
-    [a.id, 'wake'],
-    [b.id, 'lease-expired'],
-  ]);
+  assert.deepEqual(
+    (await store.runs.findDue(40_000, 10)).map((r) => [r.id, r.reason]),
+    [
+      [c.id, 'wake'],
+      [a.id, 'wake'],
+      [b.id, 'lease-expired'],
+    ],
+  );
   assert.equal((await store.runs.findDue(40_000, 2)).length, 2);
   assert.deepEqual(await store.runs.findDue(40_000, 0), []);
   // A running run woken while it runs is not due until its lease expires.
   await store.runs.renew(b.id, b.fence, 100_000, 1000);
   await store.runs.wake(b.id, 1000);
-  assert.deepEqual((await store.runs.findDue(40_000, 10)).map((r) => r.id), [c.id, a.id]);
+  assert.deepEqual(
+    (await store.runs.findDue(40_000, 10)).map((r) => r.id),
+    [c.id, a.id],
+  );
 });
 
 storeTest('list: newest first, filters, cursor pages without gaps or repeats', async (store) => {

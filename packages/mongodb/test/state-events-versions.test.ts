@@ -32,18 +32,32 @@ storeTest('hostile keys round-trip exactly as step keys, state keys and event na
     assert.deepEqual(await store.events.deliver(run.id, key, { [key]: i }, 200, { idempotencyKey: key }), { delivered: true, duplicate: false, seq: 1 });
   }
   const steps = await store.steps.load(run.id);
-  assert.deepEqual(steps.map((s) => s.key), HOSTILE_KEYS);
-  assert.deepEqual(steps.map((s) => s.name), HOSTILE_KEYS.map(nameOf));
+  assert.deepEqual(
+    steps.map((s) => s.key),
+    HOSTILE_KEYS,
+  );
+  assert.deepEqual(
+    steps.map((s) => s.name),
+    HOSTILE_KEYS.map(nameOf),
+  );
   const state = await store.state.get(run.id);
   assert.deepEqual(Object.keys(state).sort(), [...HOSTILE_KEYS].sort());
   for (const key of HOSTILE_KEYS) {
     assert.deepEqual(state[key], { [key]: key });
     assert.deepEqual((await store.events.get(run.id, key, 1))?.payload, { [key]: HOSTILE_KEYS.indexOf(key) });
   }
-  assert.deepEqual((await store.history.list(run.id)).map((a) => a.stepKey), HOSTILE_KEYS);
+  assert.deepEqual(
+    (await store.history.list(run.id)).map((a) => a.stepKey),
+    HOSTILE_KEYS,
+  );
   // Transitions address the same hostile keys.
   for (const key of HOSTILE_KEYS.slice(0, 10)) {
-    const done = await store.steps.transition(run.id, run.fence, { key, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: key } }, 300);
+    const done = await store.steps.transition(
+      run.id,
+      run.fence,
+      { key, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: key } },
+      300,
+    );
     assert.equal(done.key, key);
     assert.equal(done.output, key);
   }
@@ -91,7 +105,10 @@ storeTest('events: every send is kept, numbered per name, and wakes the run in t
 storeTest('events: 8 racing deliveries of one name get seq 1..8', async (store) => {
   const run = await createRun(store);
   const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.events.deliver(run.id, 'e', i, 100 + i)));
-  assert.deepEqual(results.map((r) => (r.delivered ? r.seq : 0)).sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8]);
+  assert.deepEqual(
+    results.map((r) => (r.delivered ? r.seq : 0)).sort((a, b) => a - b),
+    [1, 2, 3, 4, 5, 6, 7, 8],
+  );
 });
 
 test('events: an event stored before messages (events.<name>) is message 1; the next send is message 2', { skip: skipReason }, async () => {
@@ -99,7 +116,9 @@ test('events: an event stored before messages (events.<name>) is message 1; the 
   const store = createMongoStore({ db, collectionPrefix: 'legacy_' });
   await store.init();
   const run = await createRun(store);
-  await db.collection(store.collections.runs).updateOne({ _id: run.id as never }, { $set: { [`events.${encodeKey('approved')}`]: { payload: '{"by":"old"}', deliveredAt: 50 } } });
+  await db
+    .collection(store.collections.runs)
+    .updateOne({ _id: run.id as never }, { $set: { [`events.${encodeKey('approved')}`]: { payload: '{"by":"old"}', deliveredAt: 50 } } });
   assert.deepEqual(await store.events.get(run.id, 'approved', 1), { runId: run.id, name: 'approved', seq: 1, payload: { by: 'old' }, deliveredAt: 50 });
   assert.deepEqual(await store.events.deliver(run.id, 'approved', 'new', 100), { delivered: true, duplicate: false, seq: 2 });
   assert.deepEqual((await store.events.get(run.id, 'approved', 2))?.payload, 'new');
@@ -115,7 +134,10 @@ storeTest('versions: upsert keeps status and createdAt, list oldest first, setSt
   assert.deepEqual(updated, { workflow: 'wf', version: 'v1', status: 'retired', descriptor: { changed: true }, createdAt: 10, updatedAt: 40 });
   assert.deepEqual(await store.versions.get('wf', 'v1'), updated);
   assert.equal(await store.versions.get('wf', 'v9'), undefined);
-  assert.deepEqual((await store.versions.list('wf')).map((v) => v.version), ['v1', 'v2']);
+  assert.deepEqual(
+    (await store.versions.list('wf')).map((v) => v.version),
+    ['v1', 'v2'],
+  );
   assert.deepEqual(await store.versions.list('none'), []);
   await assert.rejects(store.versions.setStatus('wf', 'v9', 'retired', 50), isCode('VERSION_NOT_FOUND'));
 });

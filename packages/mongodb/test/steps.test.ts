@@ -15,10 +15,11 @@ storeTest('insert: idempotent on key, running opens attempt 1, load is ordered b
   const again = await store.steps.insert(run.id, run.fence, taskStep('b', 7, { status: 'scheduled' }), 300);
   assert.equal(again.created, false);
   assert.deepEqual(again.step, b.step);
-  assert.deepEqual((await store.steps.load(run.id)).map((s) => s.key), ['a', 'b']);
-  assert.deepEqual(await store.history.list(run.id), [
-    { runId: run.id, stepKey: 'b', attempt: 1, status: 'running', worker: 'worker-1', startedAt: 200 },
-  ]);
+  assert.deepEqual(
+    (await store.steps.load(run.id)).map((s) => s.key),
+    ['a', 'b'],
+  );
+  assert.deepEqual(await store.history.list(run.id), [{ runId: run.id, stepKey: 'b', attempt: 1, status: 'running', worker: 'worker-1', startedAt: 200 }]);
   assert.deepEqual(await store.steps.load('missing'), []);
 });
 
@@ -30,14 +31,24 @@ storeTest('a stale fence is LEASE_LOST and writes nothing; a terminal run is RUN
   const before = await store.steps.load(first.id);
   await assert.rejects(store.steps.insert(first.id, first.fence, taskStep('t', 1), 100_001), isCode('LEASE_LOST'));
   await assert.rejects(
-    store.steps.transition(first.id, first.fence, { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } }, 100_002),
+    store.steps.transition(
+      first.id,
+      first.fence,
+      { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } },
+      100_002,
+    ),
     isCode('LEASE_LOST'),
   );
   await assert.rejects(store.state.set(first.id, first.fence, 'k', 1, 100_003), isCode('LEASE_LOST'));
   assert.deepEqual(await store.steps.load(first.id), before);
   assert.deepEqual(await store.state.get(first.id), {});
   // The null fence (a queued step worker) skips the fence but not the step CAS.
-  const viaQueue = await store.steps.transition(first.id, null, { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 2 } }, 100_004);
+  const viaQueue = await store.steps.transition(
+    first.id,
+    null,
+    { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 2 } },
+    100_004,
+  );
   assert.equal(viaQueue.output, 2);
   await store.runs.transition(first.id, second!.fence, { from: ['running'], to: 'completed' }, 100_005);
   await assert.rejects(store.steps.insert(first.id, null, taskStep('u', 2), 100_006), isCode('RUN_CONFLICT'));
@@ -49,17 +60,42 @@ storeTest('transition: CAS on status and attempt; step and attempt records writt
   const run = await claimedRun(store);
   await store.steps.insert(run.id, run.fence, taskStep('pay', 0), 200);
   const from = { status: ['running' as const], attempt: 1 };
-  const waiting = await store.steps.transition(run.id, run.fence, { key: 'pay', from, to: { status: 'retry_wait', wakeAt: 500, error: { name: 'E', message: 'x' } }, endAttempt: { status: 'failed', error: { name: 'E', message: 'x' } } }, 300);
+  const waiting = await store.steps.transition(
+    run.id,
+    run.fence,
+    {
+      key: 'pay',
+      from,
+      to: { status: 'retry_wait', wakeAt: 500, error: { name: 'E', message: 'x' } },
+      endAttempt: { status: 'failed', error: { name: 'E', message: 'x' } },
+    },
+    300,
+  );
   assert.equal(waiting.status, 'retry_wait');
   assert.equal(waiting.wakeAt, 500);
   // The old expectation no longer matches: STEP_CONFLICT, nothing written.
   await assert.rejects(store.steps.transition(run.id, run.fence, { key: 'pay', from, to: { status: 'succeeded' } }, 301), isCode('STEP_CONFLICT'));
   await assert.rejects(store.steps.transition(run.id, run.fence, { key: 'nope', from, to: { status: 'succeeded' } }, 301), isCode('STEP_CONFLICT'));
-  const retry = await store.steps.transition(run.id, run.fence, { key: 'pay', from: { status: ['retry_wait'], attempt: 1 }, to: { status: 'running', attempt: 2, wakeAt: null }, startAttempt: { worker: 'w2' } }, 600);
+  const retry = await store.steps.transition(
+    run.id,
+    run.fence,
+    { key: 'pay', from: { status: ['retry_wait'], attempt: 1 }, to: { status: 'running', attempt: 2, wakeAt: null }, startAttempt: { worker: 'w2' } },
+    600,
+  );
   assert.equal(retry.attempt, 2);
   assert.equal(retry.wakeAt, undefined);
   assert.deepEqual(retry.error, { name: 'E', message: 'x' });
-  const done = await store.steps.transition(run.id, run.fence, { key: 'pay', from: { status: ['running'], attempt: 2 }, to: { status: 'succeeded', output: { ok: true } }, endAttempt: { status: 'succeeded', output: { ok: true } } }, 700);
+  const done = await store.steps.transition(
+    run.id,
+    run.fence,
+    {
+      key: 'pay',
+      from: { status: ['running'], attempt: 2 },
+      to: { status: 'succeeded', output: { ok: true } },
+      endAttempt: { status: 'succeeded', output: { ok: true } },
+    },
+    700,
+  );
   assert.deepEqual(done.output, { ok: true });
   assert.deepEqual(await store.history.list(run.id), [
     { runId: run.id, stepKey: 'pay', attempt: 1, status: 'failed', worker: 'worker-1', startedAt: 200, endedAt: 300, error: { name: 'E', message: 'x' } },
@@ -70,7 +106,12 @@ storeTest('transition: CAS on status and attempt; step and attempt records writt
 storeTest('endAttempt without an open attempt record writes the step alone (as the reference store)', async (store) => {
   const run = await claimedRun(store);
   await store.steps.insert(run.id, run.fence, { key: 'nap', name: 'nap', kind: 'sleep', seq: 0, status: 'waiting', maxAttempts: 1, wakeAt: 900 }, 200);
-  const done = await store.steps.transition(run.id, run.fence, { key: 'nap', from: { status: ['waiting'], attempt: 1 }, to: { status: 'succeeded', output: null, wakeAt: null }, endAttempt: { status: 'succeeded' } }, 900);
+  const done = await store.steps.transition(
+    run.id,
+    run.fence,
+    { key: 'nap', from: { status: ['waiting'], attempt: 1 }, to: { status: 'succeeded', output: null, wakeAt: null }, endAttempt: { status: 'succeeded' } },
+    900,
+  );
   assert.equal(done.output, null);
   assert.ok('output' in done);
   assert.deepEqual(await store.history.list(run.id), []);
@@ -83,7 +124,12 @@ storeTest('step outputs: undefined, null, 0, false, empty string distinct, in st
     const key = `s${i}`;
     await store.steps.insert(run.id, run.fence, taskStep(key, i), 200 + i);
     const extra = output === undefined ? {} : { output };
-    await store.steps.transition(run.id, run.fence, { key, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', ...extra }, endAttempt: { status: 'succeeded', ...extra } }, 300 + i);
+    await store.steps.transition(
+      run.id,
+      run.fence,
+      { key, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', ...extra }, endAttempt: { status: 'succeeded', ...extra } },
+      300 + i,
+    );
   }
   const steps = await store.steps.load(run.id);
   const history = await store.history.list(run.id);
@@ -108,10 +154,20 @@ storeTest('parallel step writes of one run (Promise.all over 20 steps) lose noth
   const keys = Array.from({ length: 20 }, (_, i) => `p${i}`);
   await Promise.all(keys.map((key, i) => store.steps.insert(run.id, run.fence, taskStep(key, i), 200)));
   await Promise.all(
-    keys.map((key, i) => store.steps.transition(run.id, null, { key, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: i }, endAttempt: { status: 'succeeded', output: i } }, 300)),
+    keys.map((key, i) =>
+      store.steps.transition(
+        run.id,
+        null,
+        { key, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: i }, endAttempt: { status: 'succeeded', output: i } },
+        300,
+      ),
+    ),
   );
   const steps = await store.steps.load(run.id);
-  assert.deepEqual(steps.map((s) => [s.key, s.status, s.output]), keys.map((k, i) => [k, 'succeeded', i]));
+  assert.deepEqual(
+    steps.map((s) => [s.key, s.status, s.output]),
+    keys.map((k, i) => [k, 'succeeded', i]),
+  );
   assert.equal((await store.history.list(run.id)).length, 20);
 });
 
@@ -119,7 +175,14 @@ storeTest('racing transitions of one step: exactly one wins the CAS', async (sto
   const run = await claimedRun(store);
   await store.steps.insert(run.id, run.fence, taskStep('x', 0), 200);
   const results = await Promise.allSettled(
-    Array.from({ length: 8 }, (_, i) => store.steps.transition(run.id, null, { key: 'x', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: i }, endAttempt: { status: 'succeeded', output: i } }, 300 + i)),
+    Array.from({ length: 8 }, (_, i) =>
+      store.steps.transition(
+        run.id,
+        null,
+        { key: 'x', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: i }, endAttempt: { status: 'succeeded', output: i } },
+        300 + i,
+      ),
+    ),
   );
   const won = results.filter((r) => r.status === 'fulfilled');
   assert.equal(won.length, 1);

@@ -1,5 +1,16 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { type Attributes, type MeterProvider, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TracerProvider, context, metrics, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type MeterProvider,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type TracerProvider,
+  context,
+  metrics,
+  trace,
+} from '@opentelemetry/api';
 import { CAIRN_CHANNELS, type LifecycleBase, type RunLifecycleEvent, type StepLifecycleEvent } from '@cairn/core';
 import { CAIRN_ATTRIBUTES as A } from './attributes.js';
 import { fromCarrier, toCarrier } from './w3c-carrier.js';
@@ -49,14 +60,23 @@ export function cairnTelemetry(options: CairnTelemetryOptions = {}): CairnTeleme
   const runsFinished = meter.createCounter('cairn.runs.finished', { description: 'Runs that ended, by status' });
   const stepDuration = meter.createHistogram('cairn.step.duration', { description: 'Duration of step attempts', unit: 'ms' });
   const retries = meter.createCounter('cairn.step.retries', { description: 'Step attempts that failed and were scheduled again' });
-  const queueWait = meter.createHistogram('cairn.queue.wait', { description: 'From dispatch (creation of a run, scheduling of a queued step) to its start', unit: 'ms' });
+  const queueWait = meter.createHistogram('cairn.queue.wait', {
+    description: 'From dispatch (creation of a run, scheduling of a queued step) to its start',
+    unit: 'ms',
+  });
   const activeLeases = meter.createUpDownCounter('cairn.leases.active', { description: 'Executions holding a run lease in this process' });
 
   const executions = new Map<string, Span>();
   const attempts = new Map<string, Span>();
   const runKey = (e: LifecycleBase) => `${e.workerId}\u0000${e.runId}`;
   const stepKey = (e: StepLifecycleEvent) => `${e.workerId}\u0000${e.runId}\u0000${e.stepKey}\u0000${e.attempt}`;
-  const base = (e: LifecycleBase): Attributes => ({ [A.workflow]: e.workflow, [A.version]: e.version, [A.runId]: e.runId, [A.backend]: e.store, [A.workerId]: e.workerId });
+  const base = (e: LifecycleBase): Attributes => ({
+    [A.workflow]: e.workflow,
+    [A.version]: e.version,
+    [A.runId]: e.runId,
+    [A.backend]: e.store,
+    [A.workerId]: e.workerId,
+  });
 
   const endExecution = (e: LifecycleBase, outcome: string, error?: { name: string; message: string }, extra: Attributes = {}) => {
     const span = executions.get(runKey(e));
@@ -78,7 +98,11 @@ export function cairnTelemetry(options: CairnTelemetryOptions = {}): CairnTeleme
       case 'run.resumed': {
         // A previous execution here that never reported its end (a crash of the engine's code path) is closed first.
         endExecution(e, 'abandoned');
-        const span = tracer.startSpan(`cairn.run ${e.workflow}`, { kind: SpanKind.INTERNAL, startTime: e.at, attributes: base(e) }, fromCarrier(e.traceContext));
+        const span = tracer.startSpan(
+          `cairn.run ${e.workflow}`,
+          { kind: SpanKind.INTERNAL, startTime: e.at, attributes: base(e) },
+          fromCarrier(e.traceContext),
+        );
         executions.set(runKey(e), span);
         activeLeases.add(1, { [A.workflow]: e.workflow });
         if (e.type === 'run.started') {

@@ -21,7 +21,12 @@ export function toCarrier(ctx: Context): Record<string, string> | undefined {
 export function fromCarrier(carrier: Record<string, string> | undefined): Context {
   const match = carrier?.['traceparent'] === undefined ? null : TRACEPARENT.exec(carrier['traceparent']);
   if (!match) return ROOT_CONTEXT;
-  const spanContext: SpanContext = { traceId: match[1] as string, spanId: match[2] as string, traceFlags: Number.parseInt(match[3] as string, 16) & TraceFlags.SAMPLED, isRemote: true };
+  const spanContext: SpanContext = {
+    traceId: match[1] as string,
+    spanId: match[2] as string,
+    traceFlags: Number.parseInt(match[3] as string, 16) & TraceFlags.SAMPLED,
+    isRemote: true,
+  };
   if (carrier?.['tracestate']) spanContext.traceState = createTraceState(carrier['tracestate']);
   return isSpanContextValid(spanContext) ? trace.setSpanContext(ROOT_CONTEXT, spanContext) : ROOT_CONTEXT;
 }

@@ -51,7 +51,9 @@ describe('@cairn/otel across processes on pg-boss', { skip: service.skipped ? `n
     await stopSharedServices();
   });
 
-  it('a run with a retried step, a sleep, a child and a queued step, executed by two worker processes, is one trace nested by parent ids; metrics count it', { timeout: 120_000 }, async (tc) => {
+  it('a run with a retried step, a sleep, a child and a queued step, executed by two worker processes, is one trace nested by parent ids; metrics count it', {
+    timeout: 120_000,
+  }, async (tc) => {
     const sdk = inMemorySdk();
     const telemetry = cairnTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider });
     const store = await openPostgresStore(dbUrl);
@@ -81,15 +83,25 @@ describe('@cairn/otel across processes on pg-boss', { skip: service.skipped ? `n
     const rootRecord = callerSpans.find((s) => s.name === 'checkout')!;
     const rootId = rootRecord.spanContext().spanId;
     const spans = reports.flatMap((r) => r.spans);
-    const t = (what: string) => `${what}; spans: ${JSON.stringify(spans.map((s) => [s.process, s.name, s.spanId, s.parentSpanId, s.attributes['cairn.outcome']]))}`;
+    const t = (what: string) =>
+      `${what}; spans: ${JSON.stringify(spans.map((s) => [s.process, s.name, s.spanId, s.parentSpanId, s.attributes['cairn.outcome']]))}`;
     assert.deepEqual(new Set(spans.map((s) => s.traceId)), new Set([rootRecord.spanContext().traceId]), t('one trace'));
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const executions = spans.filter((s) => s.name === 'cairn.run traced-parent');
     assert.ok(executions.length >= 4, t('the parent run executes at least four times (start, after the sleep, the child, the queued step)'));
     for (const s of executions) assert.equal(s.parentSpanId, rootId, t('each execution of the run is a child of the caller'));
     assert.equal(executions.filter((s) => s.attributes['cairn.outcome'] === 'completed').length, 1, t('one execution completes the run'));
-    const flaky = spans.filter((s) => s.name === 'cairn.step flaky').sort((a, b) => Number(a.attributes['cairn.step.attempt']) - Number(b.attributes['cairn.step.attempt']));
-    assert.deepEqual(flaky.map((s) => [s.attributes['cairn.step.attempt'], s.attributes['cairn.outcome']]), [[1, 'retry'], [2, 'succeeded']], t('the retried step'));
+    const flaky = spans
+      .filter((s) => s.name === 'cairn.step flaky')
+      .sort((a, b) => Number(a.attributes['cairn.step.attempt']) - Number(b.attributes['cairn.step.attempt']));
+    assert.deepEqual(
+      flaky.map((s) => [s.attributes['cairn.step.attempt'], s.attributes['cairn.outcome']]),
+      [
+        [1, 'retry'],
+        [2, 'succeeded'],
+      ],
+      t('the retried step'),
+    );
     for (const s of flaky) assert.equal(byId.get(s.parentSpanId!)?.name, 'cairn.run traced-parent', t('an inline attempt nests under an execution of its run'));
     const childRuns = spans.filter((s) => s.name === 'cairn.run traced-child');
     assert.equal(childRuns.length, 1, t('the child run executes once'));

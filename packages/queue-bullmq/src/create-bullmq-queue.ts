@@ -110,11 +110,16 @@ class BullMQQueue implements Queue {
     this.#removeOnFail = options.removeOnFail ?? { count: 1000 };
     // BullMQ emits an error for every failed command and reconnection of every worker while Redis
     // is down: the default output prints each cause once, and one line when Redis answers again.
-    const outage = options.onError === undefined ? createOutageLog('[cairn/queue-bullmq]', (line, error) => console.error(line, ...(error === undefined ? [] : [error]))) : undefined;
+    const outage =
+      options.onError === undefined
+        ? createOutageLog('[cairn/queue-bullmq]', (line, error) => console.error(line, ...(error === undefined ? [] : [error])))
+        : undefined;
     this.#outage = outage;
-    this.#onError = options.onError ?? ((error, job) => {
-      if (job === undefined) outage?.report(error, 'BullMQ error');
-    });
+    this.#onError =
+      options.onError ??
+      ((error, job) => {
+        if (job === undefined) outage?.report(error, 'BullMQ error');
+      });
   }
 
   async send(queue: string, payload: Json, options: SendOptions = {}): Promise<void> {
@@ -173,7 +178,9 @@ class BullMQQueue implements Queue {
       await bullWorker.waitUntilReady();
     } catch (error) {
       await worker.stop().catch(() => undefined);
-      throw new CairnError('QUEUE_ERROR', `BullMQ worker on ${queue} could not connect: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new CairnError('QUEUE_ERROR', `BullMQ worker on ${queue} could not connect: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     }
     return worker;
   }
@@ -184,9 +191,7 @@ class BullMQQueue implements Queue {
   }
 
   async #shutdown(): Promise<void> {
-    const results = await Promise.allSettled([
-      ...Array.from(this.#workers, (worker) => worker.stop()),
-    ]);
+    const results = await Promise.allSettled([...Array.from(this.#workers, (worker) => worker.stop())]);
     results.push(...(await Promise.allSettled(Array.from(this.#queues.values(), (queue) => queue.close()))));
     this.#queues.clear();
     results.push(...(await Promise.allSettled([this.#connection.close()])));

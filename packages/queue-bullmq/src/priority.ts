@@ -18,10 +18,7 @@ export const MIN_CAIRN_PRIORITY = -(BULLMQ_PRIORITY_MIDPOINT - 1);
 /** Maps a Cairn priority to BullMQ's; throws `INVALID_INPUT` outside the representable range. */
 export function toBullMQPriority(priority: number): number {
   if (!Number.isInteger(priority) || priority < MIN_CAIRN_PRIORITY || priority > MAX_CAIRN_PRIORITY) {
-    throw new CairnError(
-      'INVALID_INPUT',
-      `priority must be an integer from ${MIN_CAIRN_PRIORITY} to ${MAX_CAIRN_PRIORITY} on BullMQ, got ${String(priority)}`,
-    );
+    throw new CairnError('INVALID_INPUT', `priority must be an integer from ${MIN_CAIRN_PRIORITY} to ${MAX_CAIRN_PRIORITY} on BullMQ, got ${String(priority)}`);
   }
   return BULLMQ_PRIORITY_MIDPOINT - priority;
 }

@@ -38,9 +38,13 @@ export function checkBullMQSendOptions(options: SendOptions): BullMQSendOptions 
 export function checkBullMQWorkOptions(options: WorkOptions): number {
   const { concurrency, groupConcurrency } = checkWorkOptions(options);
   if (groupConcurrency !== undefined) {
-    throw new CairnError('QUEUE_UNSUPPORTED', "BullMQ has no job groups (a BullMQ Pro feature), so groupConcurrency cannot be honoured; use queueStrategy: 'per-workflow'", {
-      data: { queue: 'bullmq' },
-    });
+    throw new CairnError(
+      'QUEUE_UNSUPPORTED',
+      "BullMQ has no job groups (a BullMQ Pro feature), so groupConcurrency cannot be honoured; use queueStrategy: 'per-workflow'",
+      {
+        data: { queue: 'bullmq' },
+      },
+    );
   }
   return concurrency;
 }

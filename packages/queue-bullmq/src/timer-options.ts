@@ -9,9 +9,13 @@ import { CairnError, MAX_TIMER_MS } from '@cairn/core';
 export function checkTimerOption(value: unknown, what: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
-    throw new CairnError('INVALID_INPUT', `${what} must be an integer number of milliseconds from 1 to ${MAX_TIMER_MS} (a Node.js timer's limit), got ${String(value)}`, {
-      data: { what, value: String(value) },
-    });
+    throw new CairnError(
+      'INVALID_INPUT',
+      `${what} must be an integer number of milliseconds from 1 to ${MAX_TIMER_MS} (a Node.js timer's limit), got ${String(value)}`,
+      {
+        data: { what, value: String(value) },
+      },
+    );
   }
   return value;
 }

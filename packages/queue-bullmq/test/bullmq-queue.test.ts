@@ -39,7 +39,7 @@ describe('@cairn/queue-bullmq', { skip: 'skip' in server ? `no Redis: ${server.s
   };
   /** Connections the server has open whose name starts with `name` (or all, when absent). */
   const connections = async (admin: Redis, name?: string) =>
-    (await admin.client('LIST') as string).split('\n').filter((line) => line.trim() !== '' && (name === undefined || line.includes(` name=${name}`))).length;
+    ((await admin.client('LIST')) as string).split('\n').filter((line) => line.trim() !== '' && (name === undefined || line.includes(` name=${name}`))).length;
 
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
@@ -55,8 +55,15 @@ describe('@cairn/queue-bullmq', { skip: 'skip' in server ? `no Redis: ${server.s
     await queue.send('pfx', { a: 1 });
     await waitFor(() => seen.length === 1, 10_000, 'the job');
     const keys = await admin.keys('*');
-    assert.ok(keys.some((k) => k.startsWith(`${p}:pfx:`)), 'the queue keys carry the prefix');
-    assert.deepEqual(keys.filter((k) => k.startsWith('bull:')), [], "nothing under BullMQ's default prefix");
+    assert.ok(
+      keys.some((k) => k.startsWith(`${p}:pfx:`)),
+      'the queue keys carry the prefix',
+    );
+    assert.deepEqual(
+      keys.filter((k) => k.startsWith('bull:')),
+      [],
+      "nothing under BullMQ's default prefix",
+    );
   });
 
   it("passes the given client's settings (here: db 5) to workers too", async () => {
@@ -106,12 +113,18 @@ describe('@cairn/queue-bullmq', { skip: 'skip' in server ? `no Redis: ${server.s
     const unsupported = (e: unknown) => CairnError.is(e, 'QUEUE_UNSUPPORTED');
     const invalid = (e: unknown) => CairnError.is(e, 'INVALID_INPUT');
     await assert.rejects(queue.send('q', {}, { group: { id: 'g' } }), unsupported);
-    await assert.rejects(queue.work('q', async () => {}, { groupConcurrency: 2 }), unsupported);
+    await assert.rejects(
+      queue.work('q', async () => {}, { groupConcurrency: 2 }),
+      unsupported,
+    );
     await assert.rejects(queue.send('q', {}, { priority: 2 ** 21 }), invalid);
     await assert.rejects(queue.send('q', {}, { priority: 0.5 }), invalid);
     await assert.rejects(queue.send('a:b', {}), invalid);
     await assert.rejects(queue.send('q', {}, { delayMs: Number.NaN }), invalid);
-    await assert.rejects(queue.work('q', async () => {}, { concurrency: 1.5 }), invalid);
+    await assert.rejects(
+      queue.work('q', async () => {}, { concurrency: 1.5 }),
+      invalid,
+    );
     assert.throws(() => createBullMQQueue({ connection: { ...redisOptions(url), keyPrefix: 'x:' } }), invalid);
     assert.throws(() => createBullMQQueue({ connection: undefined as never }), invalid);
     for (const bad of [2 ** 31, 0, 1.5, Number.NaN]) {
@@ -138,7 +151,10 @@ describe('@cairn/queue-bullmq', { skip: 'skip' in server ? `no Redis: ${server.s
       const data = JSON.parse((await admin.hget(`${p}:long:${entries[i]!}`, 'data')) ?? 'null') as { id: string };
       dueTimes.set(data.id, Math.floor(Number(entries[i + 1]) / 4096));
     }
-    for (const [id, delay] of [['month', 30 * day], ['century', 36_525 * day]] as const) {
+    for (const [id, delay] of [
+      ['month', 30 * day],
+      ['century', 36_525 * day],
+    ] as const) {
       const due = dueTimes.get(id);
       assert.ok(due !== undefined && due >= sentAt + delay && due <= Date.now() + delay, `${id}: due at ${due}, sent at ${sentAt} + ${delay}`);
     }
@@ -147,7 +163,10 @@ describe('@cairn/queue-bullmq', { skip: 'skip' in server ? `no Redis: ${server.s
   it('reports a throwing handler to onError with its job', async () => {
     const p = prefix();
     const errors: Array<{ error: unknown; job?: Job }> = [];
-    const queue = track(createBullMQQueue({ connection: client(), prefix: p, onError: (error, job) => void errors.push(job === undefined ? { error } : { error, job }) }), p);
+    const queue = track(
+      createBullMQQueue({ connection: client(), prefix: p, onError: (error, job) => void errors.push(job === undefined ? { error } : { error, job }) }),
+      p,
+    );
     await queue.work('err', async () => {
       throw new Error('boom');
     });

@@ -41,13 +41,19 @@ describe('engine over BullMQ', { skip: 'skip' in server ? `no Redis: ${server.sk
       const handle = await engine.startRun(order, { id: 'o-1' });
       assert.deepEqual(await handle.result({ timeout: '30s' }), { a: 'reserved o-1', b: { charged: true, attempt: 1 }, c: 3 });
       const history = await engine.history(handle.id);
-      assert.deepEqual(history.map((h) => [h.stepKey, h.attempt, h.status]), [
-        ['reserve', 1, 'succeeded'],
-        ['charge', 1, 'succeeded'],
-        ['ship', 1, 'succeeded'],
-      ]);
+      assert.deepEqual(
+        history.map((h) => [h.stepKey, h.attempt, h.status]),
+        [
+          ['reserve', 1, 'succeeded'],
+          ['charge', 1, 'succeeded'],
+          ['ship', 1, 'succeeded'],
+        ],
+      );
       const steps = await engine.steps(handle.id);
-      assert.deepEqual(steps.map((s) => s.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+      assert.deepEqual(
+        steps.map((s) => s.status),
+        ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+      );
     } finally {
       await engine.stop();
     }

@@ -19,7 +19,11 @@ describe('priority mapping (Cairn: higher runs sooner; BullMQ: 1 runs first)', (
 
   it('refuses what it cannot represent instead of clamping it', () => {
     for (const p of [MAX_CAIRN_PRIORITY + 1, MIN_CAIRN_PRIORITY - 1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      assert.throws(() => toBullMQPriority(p), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'), String(p));
+      assert.throws(
+        () => toBullMQPriority(p),
+        (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+        String(p),
+      );
     }
   });
 });

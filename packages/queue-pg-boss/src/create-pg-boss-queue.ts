@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { CairnError, type GroupConcurrency, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
+import {
+  CairnError,
+  type GroupConcurrency,
+  type Job,
+  type Json,
+  type Queue,
+  type QueueCapabilities,
+  type QueueWorker,
+  type SendOptions,
+  type WorkOptions,
+} from '@cairn/core';
 import { assertQueueOpen, callDriver, checkWorkOptions, createOutageLog, reportSafely, type OutageLog } from '@cairn/core/backend';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
@@ -103,8 +113,6 @@ const NOTIFY_WAKE_WINDOW: WakeWindow = { minMs: 2, maxMs: 1000 };
  */
 const SLOT_BACKSTOP_POLL_SECONDS = 300;
 
-
-
 /**
  * Creates a Cairn queue over pg-boss 12: jobs are rows in PostgreSQL, visible to every process
  * that uses the same database and schema.
@@ -150,7 +158,11 @@ class PgBossQueue implements Queue {
   // Set when the adapter listens for pg-boss's NOTIFY itself (a PgBoss it created, with
   // useListenNotify): the channel of its schema, and the coalescer the notifications go through.
   readonly #notifyChannel: string | undefined;
-  readonly #coalescer = new WakeCoalescer((queue) => this.#wakeQueue(queue), (queue) => this.#running(queue), NOTIFY_WAKE_WINDOW);
+  readonly #coalescer = new WakeCoalescer(
+    (queue) => this.#wakeQueue(queue),
+    (queue) => this.#running(queue),
+    NOTIFY_WAKE_WINDOW,
+  );
   // The schema of a PgBoss the adapter created, and the job table of each queue (getQueue): one
   // poll statement per interval covers every queue (#poll). Unknown for a PgBoss passed in.
   readonly #schema: string | undefined;
@@ -171,14 +183,22 @@ class PgBossQueue implements Queue {
     this.#heartbeatSeconds = options.heartbeatSeconds === undefined ? 30 : options.heartbeatSeconds;
     this.#pollingIntervalSeconds = options.pollingIntervalSeconds ?? 2;
     this.#deleteAfterSeconds = options.deleteAfterSeconds ?? 3600;
-    const outage = options.onError === undefined ? createOutageLog('[cairn/queue-pg-boss]', (line, error) => console.error(line, ...(error === undefined ? [] : [error]))) : undefined;
+    const outage =
+      options.onError === undefined
+        ? createOutageLog('[cairn/queue-pg-boss]', (line, error) => console.error(line, ...(error === undefined ? [] : [error])))
+        : undefined;
     this.#outage = outage;
-    this.#onError = options.onError ?? ((error, job) => {
-      if (job === undefined) outage?.report(error, 'pg-boss error');
-    });
+    this.#onError =
+      options.onError ??
+      ((error, job) => {
+        if (job === undefined) outage?.report(error, 'pg-boss error');
+      });
     if (options.boss !== undefined) {
       if (options.connectionString !== undefined || options.schema !== undefined || options.bossOptions !== undefined) {
-        throw new CairnError('INVALID_INPUT', 'createPgBossQueue: pass either a PgBoss (boss) or connection settings (connectionString, schema, bossOptions), not both');
+        throw new CairnError(
+          'INVALID_INPUT',
+          'createPgBossQueue: pass either a PgBoss (boss) or connection settings (connectionString, schema, bossOptions), not both',
+        );
       }
       this.#boss = options.boss;
       this.#ownsBoss = false;
@@ -241,9 +261,13 @@ class PgBossQueue implements Queue {
     if (groupConcurrency !== undefined) {
       const held = this.#groupCaps.get(queue);
       if (held !== undefined && held.key !== capKey) {
-        throw new CairnError('INVALID_INPUT', `pg-boss shares one groupConcurrency per queue name and process; a worker on "${queue}" already runs with a different cap`, {
-          data: { queue },
-        });
+        throw new CairnError(
+          'INVALID_INPUT',
+          `pg-boss shares one groupConcurrency per queue name and process; a worker on "${queue}" already runs with a different cap`,
+          {
+            data: { queue },
+          },
+        );
       }
       this.#groupCaps.set(queue, { key: capKey, workers: (held?.workers ?? 0) + 1 });
     }
@@ -319,7 +343,13 @@ class PgBossQueue implements Queue {
     if (failed) throw failed.reason;
   }
 
-  async #runBatch(queue: string, jobs: BossJob<JobEnvelope>[], handler: (job: Job) => Promise<void>, workId: string | undefined, grouped: boolean): Promise<JobResult[]> {
+  async #runBatch(
+    queue: string,
+    jobs: BossJob<JobEnvelope>[],
+    handler: (job: Job) => Promise<void>,
+    workId: string | undefined,
+    grouped: boolean,
+  ): Promise<JobResult[]> {
     const results: JobResult[] = [];
     // A fetch that returned jobs: the database answers again, and this process's NOTIFY wakes pay.
     this.#outage?.recovered();

@@ -10,10 +10,7 @@ const MAX_PRIORITY = 2_147_483_647;
 export function checkQueueName(queue: unknown): asserts queue is string {
   // pg-boss refuses any other character with a plain assertion error; say it in Cairn's terms instead.
   if (typeof queue !== 'string' || !/^[\w.\-/]+$/.test(queue)) {
-    throw new CairnError(
-      'INVALID_INPUT',
-      `pg-boss queue names use letters, digits, "_", "-", "." and "/" only; got ${JSON.stringify(queue) ?? String(queue)}`,
-    );
+    throw new CairnError('INVALID_INPUT', `pg-boss queue names use letters, digits, "_", "-", "." and "/" only; got ${JSON.stringify(queue) ?? String(queue)}`);
   }
 }
 

@@ -52,19 +52,25 @@ describe('engine over pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${ser
       const output = await handle.result({ timeout: '30s' });
       assert.deepEqual(output, { a: 'reserved o-1', b: { charged: true, attempt: 1 }, c: 3 });
       const steps = await engine.steps(handle.id);
-      assert.deepEqual(steps.map((s) => [s.name, s.status]), [
-        ['reserve', 'succeeded'],
-        ['charge', 'succeeded'],
-        ['cool-off', 'succeeded'],
-        ['ship', 'succeeded'],
-      ]);
+      assert.deepEqual(
+        steps.map((s) => [s.name, s.status]),
+        [
+          ['reserve', 'succeeded'],
+          ['charge', 'succeeded'],
+          ['cool-off', 'succeeded'],
+          ['ship', 'succeeded'],
+        ],
+      );
       // Each task step ran exactly once (a sleep records no attempt).
       const history = await engine.history(handle.id);
-      assert.deepEqual(history.map((h) => [h.stepKey, h.attempt, h.status]), [
-        ['reserve', 1, 'succeeded'],
-        ['charge', 1, 'succeeded'],
-        ['ship', 1, 'succeeded'],
-      ]);
+      assert.deepEqual(
+        history.map((h) => [h.stepKey, h.attempt, h.status]),
+        [
+          ['reserve', 1, 'succeeded'],
+          ['charge', 1, 'succeeded'],
+          ['ship', 1, 'succeeded'],
+        ],
+      );
     } finally {
       await engine.stop();
     }
@@ -92,7 +98,10 @@ describe('engine over pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${ser
         await engine.startRun(plain, { id: 'p-2' }),
       ];
       const outputs = await Promise.all(handles.map((h) => h.result({ timeout: '60s' })));
-      assert.deepEqual(outputs.map((o) => (o as { a: string }).a), ['reserved g-1', 'reserved g-2', 'reserved p-1', 'reserved p-2']);
+      assert.deepEqual(
+        outputs.map((o) => (o as { a: string }).a),
+        ['reserved g-1', 'reserved g-2', 'reserved p-1', 'reserved p-2'],
+      );
     } finally {
       await engine.stop();
     }

@@ -82,7 +82,8 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
   // An admin PgBoss in its own schema, used to look at the database from outside the adapter.
   let admin: PgBoss;
   const cleanups: Array<() => Promise<unknown>> = [];
-  const sql = async <T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> => (await admin.getDb().executeSql(text, values)).rows as T[];
+  const sql = async <T = Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> =>
+    (await admin.getDb().executeSql(text, values)).rows as T[];
 
   before(async () => {
     if (!('url' in server)) return;
@@ -165,10 +166,17 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
   });
 
   it('wraps an unreachable database in QUEUE_ERROR, retries the start on the next call, and still closes', async () => {
-    const queue = createPgBossQueue({ connectionString: 'postgres://postgres@127.0.0.1:1/none', bossOptions: { connectionTimeoutMillis: 500 }, onError: () => {} });
+    const queue = createPgBossQueue({
+      connectionString: 'postgres://postgres@127.0.0.1:1/none',
+      bossOptions: { connectionTimeoutMillis: 500 },
+      onError: () => {},
+    });
     const queueError = (e: unknown) => CairnError.is(e, 'QUEUE_ERROR') && (e as Error).cause !== undefined;
     await assert.rejects(queue.send('q', {}), queueError);
-    await assert.rejects(queue.work('q', async () => {}), queueError);
+    await assert.rejects(
+      queue.work('q', async () => {}),
+      queueError,
+    );
     await queue.close();
   });
 
@@ -182,8 +190,14 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     await assert.rejects(queue.send('q', {}, { group: { id: '' } }), invalid);
     await assert.rejects(queue.send('q', {}, { delayMs: -1 }), invalid);
     await assert.rejects(queue.send('q', {}, { delayMs: 1e20 }), invalid);
-    await assert.rejects(queue.work('q', async () => {}, { concurrency: 0 }), invalid);
-    await assert.rejects(queue.work('q', async () => {}, { groupConcurrency: { default: 0 } }), invalid);
+    await assert.rejects(
+      queue.work('q', async () => {}, { concurrency: 0 }),
+      invalid,
+    );
+    await assert.rejects(
+      queue.work('q', async () => {}, { groupConcurrency: { default: 0 } }),
+      invalid,
+    );
     assert.throws(() => createPgBossQueue({ boss: {} as PgBoss, connectionString: dbUrl }), invalid);
     assert.throws(() => createPgBossQueue({}), invalid);
     assert.throws(() => createPgBossQueue({ connectionString: dbUrl, redeliveryLimit: -1 }), invalid);
@@ -198,7 +212,13 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     const rows = await sql<{ id: string; ms: string }>(
       `SELECT ((data->>'json')::jsonb)->>'id' AS id, (extract(epoch FROM start_after - created_on) * 1000)::bigint::text AS ms FROM long_delays.job WHERE name = 'long-q' ORDER BY 2`,
     );
-    assert.deepEqual(rows.map((r) => [r.id, Number(r.ms)]), [['month', 30 * day], ['century', 36_525 * day]]);
+    assert.deepEqual(
+      rows.map((r) => [r.id, Number(r.ms)]),
+      [
+        ['month', 30 * day],
+        ['century', 36_525 * day],
+      ],
+    );
   });
 
   it('refuses a second worker on one queue name with a different group cap (pg-boss shares one per process)', async () => {
@@ -206,7 +226,10 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     // A cap above the worker's concurrency is accepted (pg-boss alone would refuse it): it cannot bind.
     const first = await queue.work('capped', async () => {}, { groupConcurrency: 2 });
     await queue.work('capped', async () => {}, { groupConcurrency: 2 });
-    await assert.rejects(queue.work('capped', async () => {}, { groupConcurrency: { default: 2, tiers: { gold: 3 } } }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+    await assert.rejects(
+      queue.work('capped', async () => {}, { groupConcurrency: { default: 2, tiers: { gold: 3 } } }),
+      (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+    );
     await first.stop();
   });
 
@@ -215,10 +238,14 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     for (let i = 0; i < 40; i++) await queue.send('backlog', { i });
     let done = 0;
     const started = Date.now();
-    await queue.work('backlog', async () => {
-      await sleep(5);
-      done++;
-    }, { concurrency: 2 });
+    await queue.work(
+      'backlog',
+      async () => {
+        await sleep(5);
+        done++;
+      },
+      { concurrency: 2 },
+    );
     await waitFor(() => done === 40, 30_000, '40 jobs');
     const elapsed = Date.now() - started;
     // Sleeping a full 2 s interval after each job would take 40 s on two slots.
@@ -236,10 +263,14 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     for (let i = 0; i < 300; i++) await queue.send('fair', { g: 'big', i }, { group: { id: 'big' } });
     for (let i = 0; i < 5; i++) await queue.send('fair', { g: 'small', i }, { group: { id: 'small' } });
     const starts: string[] = [];
-    await queue.work('fair', async (job) => {
-      starts.push((job.payload as { g: string }).g);
-      await sleep(10);
-    }, { concurrency: 10, groupConcurrency: 5 });
+    await queue.work(
+      'fair',
+      async (job) => {
+        starts.push((job.payload as { g: string }).g);
+        await sleep(10);
+      },
+      { concurrency: 10, groupConcurrency: 5 },
+    );
     await waitFor(() => starts.length === 305, 60_000, '305 jobs');
     const smallAt = starts.flatMap((g, i) => (g === 'small' ? [i] : []));
     assert.equal(smallAt.length, 5);
@@ -265,14 +296,18 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     const running = new Set<number>();
     let peak = 0;
     let done = 0;
-    await queue.work('idle-d', async (job) => {
-      const i = (job.payload as { i: number }).i;
-      running.add(i);
-      peak = Math.max(peak, running.size);
-      await sleep(200);
-      running.delete(i);
-      done++;
-    }, { concurrency: 5 });
+    await queue.work(
+      'idle-d',
+      async (job) => {
+        const i = (job.payload as { i: number }).i;
+        running.add(i);
+        peak = Math.max(peak, running.size);
+        await sleep(200);
+        running.delete(i);
+        done++;
+      },
+      { concurrency: 5 },
+    );
     for (let i = 0; i < 10; i++) await queue.send('idle-d', { i });
     await waitFor(() => done === 10, 30_000, '10 jobs');
     assert.ok(peak >= 4, `a backlog of 10 jobs of 200 ms ran at most ${peak} at once on 5 slots`);
@@ -327,11 +362,15 @@ describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${se
     const held = new Promise<void>((resolve) => (release = resolve));
     cleanups.push(async () => release());
     const starts: string[] = [];
-    await queue.work('delayed', async (job) => {
-      const kind = (job.payload as { kind: string }).kind;
-      starts.push(kind);
-      if (kind === 'long') await held;
-    }, { concurrency: 3 });
+    await queue.work(
+      'delayed',
+      async (job) => {
+        const kind = (job.payload as { kind: string }).kind;
+        starts.push(kind);
+        if (kind === 'long') await held;
+      },
+      { concurrency: 3 },
+    );
     await queue.send('delayed', { kind: 'long' });
     await waitFor(() => starts.includes('long'), 10_000, 'the long job');
     const sent = Date.now();

@@ -42,21 +42,29 @@ const json = (text: string): Json => JSON.parse(text) as Json;
 export const opt = (value: string | number | undefined): string => (value === undefined ? '' : `=${value}`);
 
 /** JSON text of a value, or `undefined` for `undefined` (which the store keeps as "absent"). */
-export const jsonText = (value: Json | ErrorRecord | undefined): string | undefined =>
-  value === undefined ? undefined : JSON.stringify(value);
+export const jsonText = (value: Json | ErrorRecord | undefined): string | undefined => (value === undefined ? undefined : JSON.stringify(value));
 
 /** The field/value pairs of a new run's hash. */
 export function newRunFields(run: NewRun, now: number): string[] {
   const fields = [
-    'id', run.id,
-    'workflow', run.workflow,
-    'version', run.version,
-    'input', JSON.stringify(run.input),
-    'status', 'pending',
-    'fence', '0',
-    'cancel', '0',
-    'createdAt', String(now),
-    'updatedAt', String(now),
+    'id',
+    run.id,
+    'workflow',
+    run.workflow,
+    'version',
+    run.version,
+    'input',
+    JSON.stringify(run.input),
+    'status',
+    'pending',
+    'fence',
+    '0',
+    'cancel',
+    '0',
+    'createdAt',
+    String(now),
+    'updatedAt',
+    String(now),
   ];
   if (run.parent) fields.push('parent', JSON.stringify({ runId: run.parent.runId, stepKey: run.parent.stepKey }));
   if (run.idempotencyKey !== undefined) {
@@ -105,16 +113,26 @@ export function parseRun(hash: Hash): RunRecord | undefined {
 /** The field/value pairs of a new step's hash. */
 export function newStepFields(step: NewStep, now: number, fence: number | null = null): string[] {
   const fields = [
-    'key', step.key,
-    'name', step.name,
-    'kind', step.kind,
-    'seq', String(step.seq),
-    'status', step.status,
-    'attempt', '1',
-    'maxAttempts', String(step.maxAttempts),
-    'queued', step.queued ? '1' : '0',
-    'createdAt', String(now),
-    'updatedAt', String(now),
+    'key',
+    step.key,
+    'name',
+    step.name,
+    'kind',
+    step.kind,
+    'seq',
+    String(step.seq),
+    'status',
+    step.status,
+    'attempt',
+    '1',
+    'maxAttempts',
+    String(step.maxAttempts),
+    'queued',
+    step.queued ? '1' : '0',
+    'createdAt',
+    String(now),
+    'updatedAt',
+    String(now),
   ];
   if (step.output !== undefined) fields.push('output', JSON.stringify(step.output));
   if (step.error !== undefined) fields.push('error', JSON.stringify(step.error));
@@ -136,7 +154,20 @@ export function firstAttemptFields(step: NewStep, now: number): string[] {
   }
   const done = step.finishedAttempt;
   if (done === undefined) return [];
-  const fields = ['stepKey', step.key, 'attempt', '1', 'status', done.status, 'worker', done.worker, 'startedAt', String(done.startedAt), 'endedAt', String(now)];
+  const fields = [
+    'stepKey',
+    step.key,
+    'attempt',
+    '1',
+    'status',
+    done.status,
+    'worker',
+    done.worker,
+    'startedAt',
+    String(done.startedAt),
+    'endedAt',
+    String(now),
+  ];
   if (done.output !== undefined) fields.push('output', JSON.stringify(done.output));
   if (done.error !== undefined) fields.push('error', JSON.stringify(done.error));
   return fields;

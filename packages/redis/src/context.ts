@@ -26,12 +26,7 @@ export interface ScriptReply {
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** Runs a run script and returns its raw reply (no index work). */
-export async function callRunScript(
-  ctx: StoreContext,
-  script: LuaScript,
-  runId: string,
-  args: readonly (string | number)[],
-): Promise<ScriptReply> {
+export async function callRunScript(ctx: StoreContext, script: LuaScript, runId: string, args: readonly (string | number)[]): Promise<ScriptReply> {
   const keys = ctx.mode === 'combined' ? [ctx.keys.run(runId), ctx.keys.runs] : [ctx.keys.run(runId)];
   const reply = asArray(await ctx.caller.script(script, keys, args));
   return { code: String(reply[0]), payload: asArray(reply[1]), facts: asArray(reply[2]).map(String) };
@@ -65,9 +60,7 @@ export async function runWrite(
   } else if (hint !== undefined) {
     // Nothing indexed changed (or the write was refused): undo the hint in the background, so a
     // refused write costs one round trip. Safe to let run late: the revision check orders it.
-    void (facts.length >= 7
-      ? syncIndex(ctx, facts.slice(0, 6))
-      : ctx.caller.script(ctx.scripts.dropHint, [ctx.keys.runs], [runId]).catch(ctx.onIndexError));
+    void (facts.length >= 7 ? syncIndex(ctx, facts.slice(0, 6)) : ctx.caller.script(ctx.scripts.dropHint, [ctx.keys.runs], [runId]).catch(ctx.onIndexError));
   }
   return reply;
 }

@@ -190,7 +190,9 @@ export function redisDoctor(ctx: StoreContext): (options: StoreDoctorOptions) =>
     }
     const hashes = await Promise.all(runKeys.map((key) => ctx.caller.command('doctor', 'HMGET', [key, ...FACT_FIELDS])));
     const indexed = await Promise.all(
-      hashes.map((values) => (typeof (values as unknown[])[0] === 'string' ? ctx.caller.command('doctor', 'HEXISTS', [`${G}:ix`, (values as string[])[0] as string]) : 1)),
+      hashes.map((values) =>
+        typeof (values as unknown[])[0] === 'string' ? ctx.caller.command('doctor', 'HEXISTS', [`${G}:ix`, (values as string[])[0] as string]) : 1,
+      ),
     );
     for (const [i, values] of hashes.entries()) {
       if (Number(indexed[i]) === 1) continue;

@@ -116,7 +116,10 @@ export async function listRuns(ctx: StoreContext, query: RunQuery): Promise<RunP
       .filter((e) => !after || e.score < after.createdAt || (e.score === after.createdAt && compareBytes(e.id, after.id) < 0))
       .sort((a, b) => b.score - a.score || compareBytes(b.id, a.id));
 
-    const hashes = await readHashes(ctx, candidates.map((c) => c.id));
+    const hashes = await readHashes(
+      ctx,
+      candidates.map((c) => c.id),
+    );
     const runs: RunRecord[] = [];
     const repairs: Promise<void>[] = [];
     candidates.forEach((candidate, i) => {
@@ -162,7 +165,10 @@ export async function findDue(ctx: StoreContext, now: number, limit: number): Pr
   for (let batch = limit + 16; ; batch *= 4) {
     const reply = await ctx.caller.command('runs.findDue', 'ZRANGE', [ctx.keys.due, '-inf', String(now), 'BYSCORE', 'LIMIT', 0, batch, 'WITHSCORES']);
     const entries = entriesOf(reply);
-    const hashes = await readHashes(ctx, entries.map((e) => e.id));
+    const hashes = await readHashes(
+      ctx,
+      entries.map((e) => e.id),
+    );
     const due: Array<DueRun & { at: number }> = [];
     const repairs: Promise<void>[] = [];
     entries.forEach((entry, i) => {
@@ -193,14 +199,28 @@ export async function listEnded(ctx: StoreContext, query: EndedRunQuery): Promis
   let entries: Entry[] = [];
   // Entries at the cursor's own score that were listed already come back too: widen until past them.
   for (let batch = query.limit + 16; ; batch *= 4) {
-    const raw = entriesOf(await ctx.caller.command('runs.listEnded', 'ZRANGE', [ctx.keys.statusIndex(query.status), min, `(${query.updatedBefore}`, 'BYSCORE', 'LIMIT', 0, batch, 'WITHSCORES']));
+    const raw = entriesOf(
+      await ctx.caller.command('runs.listEnded', 'ZRANGE', [
+        ctx.keys.statusIndex(query.status),
+        min,
+        `(${query.updatedBefore}`,
+        'BYSCORE',
+        'LIMIT',
+        0,
+        batch,
+        'WITHSCORES',
+      ]),
+    );
     entries = raw
       .filter((e) => after === undefined || e.score > after.at || (e.score === after.at && compareBytes(e.id, after.id) > 0))
       .sort((a, b) => a.score - b.score || compareBytes(a.id, b.id))
       .slice(0, query.limit);
     if (entries.length >= query.limit || raw.length < batch || batch >= MAX_BATCH) break;
   }
-  const hashes = await readHashes(ctx, entries.map((e) => e.id));
+  const hashes = await readHashes(
+    ctx,
+    entries.map((e) => e.id),
+  );
   const runs: EndedRun[] = [];
   entries.forEach((_entry, i) => {
     const hash = hashes[i];

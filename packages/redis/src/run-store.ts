@@ -42,11 +42,7 @@ async function createRun(ctx: StoreContext, input: NewRun, now: number): Promise
     if (ctx.mode === 'combined') return { run, created: true };
     // Split mode: claim the idempotency key and index the run, in the global slot.
     for (let claim = 0; claim < 8; claim++) {
-      const answer = (await ctx.caller.script(ctx.scripts.claimCreated, [ctx.keys.runs], [
-        idemField,
-        stale,
-        ...reply.facts.slice(0, 6),
-      ])) as unknown[];
+      const answer = (await ctx.caller.script(ctx.scripts.claimCreated, [ctx.keys.runs], [idemField, stale, ...reply.facts.slice(0, 6)])) as unknown[];
       if (answer[0] !== 'EXISTS') return { run, created: true };
       const winnerId = String(answer[1]);
       const winner = await readRun(ctx, winnerId);
@@ -87,15 +83,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
     },
 
     async transition(runId, fence, t: RunTransition, now) {
-      const args = [
-        String(fence),
-        String(now),
-        t.to,
-        opt(t.wakeAt),
-        opt(jsonText(t.output)),
-        opt(jsonText(t.error)),
-        ...t.from,
-      ];
+      const args = [String(fence), String(now), t.to, opt(t.wakeAt), opt(jsonText(t.output)), opt(jsonText(t.error)), ...t.from];
       // Leaving `running` for pending/waiting can make the run due sooner than its lease expiry
       // (a wake-up merged since the claim): hint `now` so a crash before the index write cannot
       // leave the due set later than the truth (cluster mode; ignored otherwise).
@@ -138,7 +126,11 @@ export function createRunStore(ctx: StoreContext): RunStore {
       if (reply.code === 'RUN_NOT_FOUND') throw writeError(runId, reply.code, reply.payload);
       if (reply.code === 'RUN_CONFLICT') {
         const status = String(reply.payload[0]);
-        throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${status} (fence ${String(reply.payload[1])}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`, { data: { runId, status } });
+        throw new CairnError(
+          'RUN_CONFLICT',
+          `Run ${runId} is ${status} (fence ${String(reply.payload[1])}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`,
+          { data: { runId, status } },
+        );
       }
       return runOf(reply.payload);
     },
@@ -150,9 +142,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
       if (reply.payload[0] !== '1') return false;
       if (ctx.mode === 'split') {
         const [, id, workflow, idemField] = reply.payload.map(String);
-        await ctx.caller
-          .script(s.forgetRun, [ctx.keys.runs], [id ?? runId, opt(workflow), opt(idemField || undefined)])
-          .catch(ctx.onIndexError);
+        await ctx.caller.script(s.forgetRun, [ctx.keys.runs], [id ?? runId, opt(workflow), opt(idemField || undefined)]).catch(ctx.onIndexError);
       }
       return true;
     },

@@ -17,7 +17,11 @@ export function createScheduleStore(ctx: StoreContext): ScheduleStore {
   return {
     async create(schedule) {
       const record = { ...schedule, revision: 1 };
-      const reply = (await ctx.caller.script(ctx.scripts.createSchedule, [records, dueIndex, names], [record.name, JSON.stringify(record), due(record)])) as unknown[];
+      const reply = (await ctx.caller.script(
+        ctx.scripts.createSchedule,
+        [records, dueIndex, names],
+        [record.name, JSON.stringify(record), due(record)],
+      )) as unknown[];
       return { schedule: parse(reply[1]), created: Number(reply[0]) === 1 };
     },
     async get(name) {
@@ -29,7 +33,11 @@ export function createScheduleStore(ctx: StoreContext): ScheduleStore {
     },
     async update(schedule, expectedRevision) {
       const record = { ...schedule, revision: expectedRevision + 1 };
-      const written = await ctx.caller.script(ctx.scripts.updateSchedule, [records, dueIndex], [record.name, String(expectedRevision), JSON.stringify(record), due(record)]);
+      const written = await ctx.caller.script(
+        ctx.scripts.updateSchedule,
+        [records, dueIndex],
+        [record.name, String(expectedRevision), JSON.stringify(record), due(record)],
+      );
       return Number(written) === 1 ? record : undefined;
     },
     async delete(name) {

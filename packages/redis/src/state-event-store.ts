@@ -6,12 +6,7 @@ import { callRunScript, runWrite, writeError, type StoreContext } from './contex
 export function createStateStore(ctx: StoreContext): StateStore {
   return {
     async set(runId, fence: Fence, key, value: Json, now) {
-      const reply = await callRunScript(ctx, ctx.scripts.setState, runId, [
-        fence === null ? '' : String(fence),
-        String(now),
-        key,
-        JSON.stringify(value),
-      ]);
+      const reply = await callRunScript(ctx, ctx.scripts.setState, runId, [fence === null ? '' : String(fence), String(now), key, JSON.stringify(value)]);
       if (reply.code !== 'OK') throw writeError(runId, reply.code, reply.payload, fence);
     },
 

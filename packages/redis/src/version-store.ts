@@ -14,13 +14,11 @@ export function createVersionStore(ctx: StoreContext): VersionStore {
   const k = ctx.keys;
   return {
     async upsert(workflow, version, descriptor, now) {
-      const reply = await ctx.caller.script(ctx.scripts.upsertVersion, [k.version(workflow, version), k.versions(workflow), k.versionSeq], [
-        workflow,
-        version,
-        JSON.stringify(descriptor),
-        String(now),
-        versionMember(workflow, version),
-      ]);
+      const reply = await ctx.caller.script(
+        ctx.scripts.upsertVersion,
+        [k.version(workflow, version), k.versions(workflow), k.versionSeq],
+        [workflow, version, JSON.stringify(descriptor), String(now), versionMember(workflow, version)],
+      );
       return record(toHash(reply));
     },
 

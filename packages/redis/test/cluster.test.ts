@@ -31,7 +31,10 @@ describe('on a real three-node Redis Cluster', { skip }, () => {
 
   it('defaults to cluster mode and refuses single-server mode on a Cluster client', () => {
     assert.equal(newStore().cluster, true);
-    assert.throws(() => createRedisStore({ redis: newClient(), cluster: false }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+    assert.throws(
+      () => createRedisStore({ redis: newClient(), cluster: false }),
+      (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+    );
   });
 
   it('answers the scripted life exactly like the memory store, with runs spread over the nodes', async () => {
@@ -64,7 +67,11 @@ describe('on a real three-node Redis Cluster', { skip }, () => {
     const peers = Array.from({ length: 8 }, () => newStore(prefix));
     const keys = Array.from({ length: 6 }, (_, i) => `c:tenant-{${i}}`);
     for (const key of keys) {
-      const grants = await Promise.all(peers.map((p, i) => p.slots!.acquire({ key, limit: 2, holder: `w${i}`, expiresAt: T0 + 60_000, wait: { priority: 0, queuedAt: T0 + i, expiresAt: T0 + 60_000 } }, T0)));
+      const grants = await Promise.all(
+        peers.map((p, i) =>
+          p.slots!.acquire({ key, limit: 2, holder: `w${i}`, expiresAt: T0 + 60_000, wait: { priority: 0, queuedAt: T0 + i, expiresAt: T0 + 60_000 } }, T0),
+        ),
+      );
       assert.equal(grants.filter((g) => g.acquired).length, 2, key);
       const { holders, waiters } = await peers[0]!.slots!.inspect(key, T0);
       assert.equal(holders.length, 2);
@@ -83,6 +90,9 @@ describe('on a real three-node Redis Cluster', { skip }, () => {
     await Promise.all(client.nodes('master').map((node) => node.call('SCRIPT', 'FLUSH')));
     const done = await store.runs.transition(run.id, claimed!.fence, { from: ['running'], to: 'completed', output: 0 }, T0 + 2);
     assert.equal(done.output, 0);
-    assert.deepEqual((await store.runs.list({ status: 'completed' })).runs.map((r) => r.id), [run.id]);
+    assert.deepEqual(
+      (await store.runs.list({ status: 'completed' })).runs.map((r) => r.id),
+      [run.id],
+    );
   });
 });

@@ -45,9 +45,17 @@ for (const mode of MODES) {
         const before = await dump(client, prefix);
         await rejectsWith(store.runs.transition(id, fence, { from: ['running'], to: 'completed', output: 1 }, T0 + 3), 'LEASE_LOST');
         await rejectsWith(store.runs.renew(id, fence, 1000, T0 + 3), 'LEASE_LOST');
-        await rejectsWith(store.steps.insert(id, fence, { key: 't', name: 't', kind: 'task', seq: 1, status: 'running', maxAttempts: 1, worker: 'w1' }, T0 + 3), 'LEASE_LOST');
         await rejectsWith(
-          store.steps.transition(id, fence, { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } }, T0 + 3),
+          store.steps.insert(id, fence, { key: 't', name: 't', kind: 'task', seq: 1, status: 'running', maxAttempts: 1, worker: 'w1' }, T0 + 3),
+          'LEASE_LOST',
+        );
+        await rejectsWith(
+          store.steps.transition(
+            id,
+            fence,
+            { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } },
+            T0 + 3,
+          ),
           'LEASE_LOST',
         );
         await rejectsWith(store.state.set(id, fence, 'k', 1, T0 + 3), 'LEASE_LOST');
@@ -61,16 +69,31 @@ for (const mode of MODES) {
         await store.steps.insert(id, fence, { key: 's', name: 's', kind: 'task', seq: 0, status: 'running', maxAttempts: 2, worker: 'w1' }, T0 + 2);
         const before = await dump(client, prefix);
         await rejectsWith(store.runs.transition(id, fence, { from: ['waiting'], to: 'completed' }, T0 + 3), 'RUN_CONFLICT');
-        await rejectsWith(store.steps.transition(id, fence, { key: 's', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' } }, T0 + 3), 'STEP_CONFLICT');
-        await rejectsWith(store.steps.transition(id, fence, { key: 's', from: { status: ['running'], attempt: 2 }, to: { status: 'failed' } }, T0 + 3), 'STEP_CONFLICT');
-        await rejectsWith(store.steps.transition(id, null, { key: 'missing', from: { status: ['running'], attempt: 1 }, to: { status: 'failed' } }, T0 + 3), 'STEP_CONFLICT');
-        await rejectsWith(store.steps.insert('no-such-run', null, { key: 's', name: 's', kind: 'task', seq: 0, status: 'scheduled', maxAttempts: 1 }, T0), 'RUN_NOT_FOUND');
+        await rejectsWith(
+          store.steps.transition(id, fence, { key: 's', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' } }, T0 + 3),
+          'STEP_CONFLICT',
+        );
+        await rejectsWith(
+          store.steps.transition(id, fence, { key: 's', from: { status: ['running'], attempt: 2 }, to: { status: 'failed' } }, T0 + 3),
+          'STEP_CONFLICT',
+        );
+        await rejectsWith(
+          store.steps.transition(id, null, { key: 'missing', from: { status: ['running'], attempt: 1 }, to: { status: 'failed' } }, T0 + 3),
+          'STEP_CONFLICT',
+        );
+        await rejectsWith(
+          store.steps.insert('no-such-run', null, { key: 's', name: 's', kind: 'task', seq: 0, status: 'scheduled', maxAttempts: 1 }, T0),
+          'RUN_NOT_FOUND',
+        );
         assert.equal(await dump(client, prefix), before);
         await store.runs.transition(id, fence, { from: ['running'], to: 'cancelled' }, T0 + 4);
         const terminal = await dump(client, prefix);
         await rejectsWith(store.runs.transition(id, fence, { from: ['cancelled'], to: 'running' }, T0 + 5), 'RUN_CONFLICT');
         await rejectsWith(store.state.set(id, null, 'k', 1, T0 + 5), 'RUN_CONFLICT');
-        await rejectsWith(store.steps.insert(id, null, { key: 'n', name: 'n', kind: 'task', seq: 1, status: 'scheduled', maxAttempts: 1 }, T0 + 5), 'RUN_CONFLICT');
+        await rejectsWith(
+          store.steps.insert(id, null, { key: 'n', name: 'n', kind: 'task', seq: 1, status: 'scheduled', maxAttempts: 1 }, T0 + 5),
+          'RUN_CONFLICT',
+        );
         assert.deepEqual(await store.events.deliver(id, 'e', 1, T0 + 5), { delivered: false, duplicate: false });
         assert.equal(await store.runs.claim(id, 'w1', 1000, T0 + 5), undefined);
         await store.runs.wake(id, T0 + 5);
@@ -103,7 +126,10 @@ for (const mode of MODES) {
           const endAttempt = value === undefined ? { status: 'succeeded' as const } : { status: 'succeeded' as const, output: value };
           const to = value === undefined ? { status: 'succeeded' as const } : { status: 'succeeded' as const, output: value };
           const step = await store.steps.transition(id, fence, { key: 's', from: { status: ['running'], attempt: 1 }, to, endAttempt }, T0 + 3);
-          const transition = value === undefined ? { from: ['running' as const], to: 'completed' as const } : { from: ['running' as const], to: 'completed' as const, output: value };
+          const transition =
+            value === undefined
+              ? { from: ['running' as const], to: 'completed' as const }
+              : { from: ['running' as const], to: 'completed' as const, output: value };
           const run = await store.runs.transition(id, fence, transition, T0 + 4);
           for (const [what, record] of [
             ['step', step],
@@ -145,9 +171,7 @@ for (const mode of MODES) {
 
     it('idempotent create: of 8 concurrent creates with one key exactly one creates', async () => {
       await withStore(opts, async ({ store, peer }) => {
-        const results = await Promise.all(
-          Array.from({ length: 8 }, (_, i) => peer().runs.create(newRun({ idempotencyKey: 'order-42', input: i }), T0 + i)),
-        );
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => peer().runs.create(newRun({ idempotencyKey: 'order-42', input: i }), T0 + i)));
         assert.equal(results.filter((r) => r.created).length, 1);
         assert.equal(new Set(results.map((r) => r.run.id)).size, 1);
         const page = await store.runs.list({ workflow: 'wf' });
@@ -161,7 +185,18 @@ for (const mode of MODES) {
         const before = await keysOf(client, prefix);
         const { id, fence } = await claimed(store, { idempotencyKey: 'gone', parent: { runId: keep.id, stepKey: 'c' } });
         await store.steps.insert(id, fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w1' }, T0 + 2);
-        await store.steps.transition(id, fence, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'running', attempt: 2 }, endAttempt: { status: 'failed' }, startAttempt: { worker: 'w1' } }, T0 + 3);
+        await store.steps.transition(
+          id,
+          fence,
+          {
+            key: 'a',
+            from: { status: ['running'], attempt: 1 },
+            to: { status: 'running', attempt: 2 },
+            endAttempt: { status: 'failed' },
+            startAttempt: { worker: 'w1' },
+          },
+          T0 + 3,
+        );
         await store.steps.insert(id, fence, { key: 'b', name: 'b', kind: 'sleep', seq: 1, status: 'waiting', maxAttempts: 1, wakeAt: T0 + 9 }, T0 + 2);
         await store.state.set(id, fence, 'k', 1, T0 + 4);
         await store.events.deliver(id, 'e', { p: 1 }, T0 + 5);
@@ -171,7 +206,12 @@ for (const mode of MODES) {
         assert.deepEqual(await keysOf(client, prefix), before);
         for (const key of before.filter((k) => k.startsWith(`{${prefix}}`))) {
           const type = await client.type(key);
-          const members = type === 'zset' ? ((await client.call('ZRANGE', key, '0', '-1')) as string[]) : type === 'hash' ? [...Object.keys(await client.hgetall(key)), ...Object.values(await client.hgetall(key))] : [];
+          const members =
+            type === 'zset'
+              ? ((await client.call('ZRANGE', key, '0', '-1')) as string[])
+              : type === 'hash'
+                ? [...Object.keys(await client.hgetall(key)), ...Object.values(await client.hgetall(key))]
+                : [];
           assert.ok(!members.includes(id), `${key} still mentions ${id}`);
         }
         assert.equal(await store.runs.get(id), undefined);
@@ -185,10 +225,16 @@ for (const mode of MODES) {
       const { Redis } = await import('ioredis');
       const { createRedisStore } = await import('@cairn/redis');
       const prefixed = new Redis({ lazyConnect: true, keyPrefix: 'app:' });
-      assert.throws(() => createRedisStore({ redis: prefixed }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+      assert.throws(
+        () => createRedisStore({ redis: prefixed }),
+        (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+      );
       prefixed.disconnect();
       const plain = new Redis({ lazyConnect: true });
-      assert.throws(() => createRedisStore({ redis: plain, prefix: 'a{b}' }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+      assert.throws(
+        () => createRedisStore({ redis: plain, prefix: 'a{b}' }),
+        (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+      );
       plain.disconnect();
     });
   });

@@ -70,14 +70,23 @@ describe('redis doctor: index drift', { skip }, () => {
       const id = finding?.runId as string;
 
       const fixed = await engine.doctor({ now: NOW, fix: true });
-      assert.deepEqual(fixed.findings.map((f) => [f.code, f.fixed]), [['redis.run-unindexed', true]]);
-      assert.deepEqual((await store.runs.list({})).runs.map((r) => r.id), [id]);
+      assert.deepEqual(
+        fixed.findings.map((f) => [f.code, f.fixed]),
+        [['redis.run-unindexed', true]],
+      );
+      assert.deepEqual(
+        (await store.runs.list({})).runs.map((r) => r.id),
+        [id],
+      );
       assert.deepEqual(await store.runs.findDue(NOW, 10), [{ id, workflow: 'wf', reason: 'wake' }]);
       const again = await store.runs.create(newRun({ idempotencyKey: 'lost' }), NOW);
       assert.deepEqual([again.created, again.run.id], [false, id], 'the key is held again');
       // The run is due (and not dispatched: no workers), which is the engine checks' business, not drift.
       const after = await engine.doctor({ now: NOW });
-      assert.deepEqual(after.findings.filter((f) => f.code.startsWith('redis.')), []);
+      assert.deepEqual(
+        after.findings.filter((f) => f.code.startsWith('redis.')),
+        [],
+      );
       await engine.stop();
     });
   });
@@ -93,7 +102,10 @@ describe('redis doctor: index drift', { skip }, () => {
       assert.deepEqual(codes(report.findings), [`redis.index-stale ${run.id}`]);
       assert.match(report.findings[0]?.message ?? '', /as pending due at .* but the run is waiting/);
       assert.equal(report.findings[0]?.fixed, true);
-      assert.deepEqual((await store.runs.list({ status: 'waiting' })).runs.map((r) => r.id), [run.id]);
+      assert.deepEqual(
+        (await store.runs.list({ status: 'waiting' })).runs.map((r) => r.id),
+        [run.id],
+      );
       assert.deepEqual(await store.doctor!({ fix: false, now: NOW, limit: 100 }), { findings: [], truncated: [] });
     });
   });

@@ -22,7 +22,10 @@ describe('cluster mode: stale indexes after a crash between run write and index 
       assert.deepEqual(await store.runs.findDue(T0 + 100, 10), [{ id: run.id, workflow: 'wf', reason: 'wake' }]);
       // The status index still says pending: listing pending skips it and repairs the index.
       assert.deepEqual((await store.runs.list({ status: 'pending' })).runs, []);
-      assert.deepEqual((await store.runs.list({ status: 'waiting' })).runs.map((r) => r.id), [run.id]);
+      assert.deepEqual(
+        (await store.runs.list({ status: 'waiting' })).runs.map((r) => r.id),
+        [run.id],
+      );
       assert.deepEqual((await store.runs.list({ workflow: 'wf', status: ['pending', 'running'] })).runs, []);
     });
   });
@@ -48,7 +51,10 @@ describe('cluster mode: stale indexes after a crash between run write and index 
       assert.equal(await store.runs.delete(gone.id), true);
       heal();
       assert.equal(await client.zscore(`{${prefix}}:runs`, gone.id), String(T0 + 1), 'the index still points at it');
-      assert.deepEqual((await store.runs.list({})).runs.map((r) => r.id), [keep.id]);
+      assert.deepEqual(
+        (await store.runs.list({})).runs.map((r) => r.id),
+        [keep.id],
+      );
       assert.deepEqual(await store.runs.findDue(T0, 10), [{ id: keep.id, workflow: 'wf', reason: 'wake' }]);
       for (const key of await keysOf(client, prefix)) {
         if ((await client.type(key)) === 'zset') assert.equal(await client.zscore(key, gone.id), null, key);
@@ -69,7 +75,10 @@ describe('cluster mode: stale indexes after a crash between run write and index 
       await client.call('EVALSHA', split.syncIndex.sha, 1, `{${prefix}}:runs`, run.id, '2', 'running', 'wf', String(T0), String(T0 + 60_001));
       assert.equal(await client.zscore(`{${prefix}}:due`, run.id), null);
       assert.deepEqual((await store.runs.list({ status: 'running' })).runs, []);
-      assert.deepEqual((await store.runs.list({ status: 'completed' })).runs.map((r) => r.id), [run.id]);
+      assert.deepEqual(
+        (await store.runs.list({ status: 'completed' })).runs.map((r) => r.id),
+        [run.id],
+      );
     });
   });
 });

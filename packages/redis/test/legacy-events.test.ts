@@ -12,7 +12,13 @@ for (const mode of MODES) {
       await withStore({ cluster: mode.cluster }, async ({ store, client, prefix }) => {
         const { run } = await store.runs.create(newRun(), T0);
         await client.hset(`${prefix}:run:{${runTag(run.id)}}:events`, 'approved', JSON.stringify([T0 + 1, { by: 'old' }]));
-        assert.deepEqual(await store.events.get(run.id, 'approved', 1), { runId: run.id, name: 'approved', seq: 1, payload: { by: 'old' }, deliveredAt: T0 + 1 });
+        assert.deepEqual(await store.events.get(run.id, 'approved', 1), {
+          runId: run.id,
+          name: 'approved',
+          seq: 1,
+          payload: { by: 'old' },
+          deliveredAt: T0 + 1,
+        });
         assert.equal(await store.events.get(run.id, 'approved', 2), undefined);
         assert.deepEqual(await store.events.deliver(run.id, 'approved', 'new', T0 + 2), { delivered: true, duplicate: false, seq: 2 });
         assert.deepEqual((await store.events.get(run.id, 'approved', 2))?.payload, 'new');

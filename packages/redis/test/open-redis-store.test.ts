@@ -35,7 +35,7 @@ describe('openRedisStore', { skip }, () => {
 });
 
 describe('createRedisStore and the client error listener', { skip }, () => {
-  it("adds a silent one only to a client that has none", async () => {
+  it('adds a silent one only to a client that has none', async () => {
     const bare = new Redis(redisUrl(), { lazyConnect: true });
     createRedisStore({ redis: bare, prefix: newPrefix() });
     assert.equal(bare.listenerCount('error'), 1);

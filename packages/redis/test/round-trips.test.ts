@@ -37,8 +37,20 @@ type Op = [string, (s: WorkflowStore, id: string, fence: number) => Promise<unkn
 
 const lifecycle: Op[] = [
   ['runs.claim', (s, id) => s.runs.claim(id, 'w1', 60_000, T0 + 1)],
-  ['steps.insert (running + attempt 1)', (s, id, f) => s.steps.insert(id, f, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 2, worker: 'w1' }, T0 + 2)],
-  ['steps.transition (+ attempt records)', (s, id, f) => s.steps.transition(id, f, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } }, T0 + 3)],
+  [
+    'steps.insert (running + attempt 1)',
+    (s, id, f) => s.steps.insert(id, f, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 2, worker: 'w1' }, T0 + 2),
+  ],
+  [
+    'steps.transition (+ attempt records)',
+    (s, id, f) =>
+      s.steps.transition(
+        id,
+        f,
+        { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } },
+        T0 + 3,
+      ),
+  ],
   ['state.set', (s, id, f) => s.state.set(id, f, 'k', 1, T0 + 4)],
   ['steps.load', (s, id) => s.steps.load(id)],
   ['runs.renew', (s, id, f) => s.runs.renew(id, f, 60_000, T0 + 5)],
@@ -86,10 +98,13 @@ for (const mode of MODES) {
           report('runs.create', await m.measure(() => store.runs.create(input, T0)));
           let fence = 0;
           for (const [name, op] of lifecycle) {
-            report(name, await m.measure(async () => {
-              const result = await op(store, input.id, fence);
-              if (name === 'runs.claim') fence = (result as { fence: number }).fence;
-            }));
+            report(
+              name,
+              await m.measure(async () => {
+                const result = await op(store, input.id, fence);
+                if (name === 'runs.claim') fence = (result as { fence: number }).fence;
+              }),
+            );
           }
         };
         await play(() => {}); // warm the script cache (the first call of each script is EVALSHA + EVAL)

@@ -25,11 +25,21 @@ for (const mode of MODES) {
       await withStore(opts, async ({ store, client }) => {
         const { run } = await store.runs.create(newRun(), T0);
         const claimed = await store.runs.claim(run.id, 'w1', 60_000, T0 + 1);
-        await store.steps.insert(run.id, claimed!.fence, { key: 's', name: 's', kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w1' }, T0 + 2);
+        await store.steps.insert(
+          run.id,
+          claimed!.fence,
+          { key: 's', name: 's', kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w1' },
+          T0 + 2,
+        );
         const sha = scriptsFor(mode.cluster ? 'split' : 'combined').transitionStep.sha;
         assert.deepEqual(await client.call('SCRIPT', 'EXISTS', sha), [0]);
         await client.call('SCRIPT', 'FLUSH');
-        const step = await store.steps.transition(run.id, claimed!.fence, { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'ok' }, endAttempt: { status: 'succeeded', output: 'ok' } }, T0 + 3);
+        const step = await store.steps.transition(
+          run.id,
+          claimed!.fence,
+          { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'ok' }, endAttempt: { status: 'succeeded', output: 'ok' } },
+          T0 + 3,
+        );
         assert.equal(step.output, 'ok');
         assert.deepEqual(await client.call('SCRIPT', 'EXISTS', sha), [1], 'EVAL cached it again');
         await client.call('SCRIPT', 'FLUSH');
@@ -48,7 +58,18 @@ for (const mode of MODES) {
           await store.runs.create(newRun({ id, idempotencyKey: `k-${id}` }), T0);
           const { fence } = (await store.runs.claim(id, 'w1', 60_000, T0 + 1))!;
           await store.steps.insert(id, fence, { key: '{s}', name: 's', kind: 'task', seq: 0, status: 'running', maxAttempts: 2, worker: 'w1' }, T0 + 2);
-          await store.steps.transition(id, fence, { key: '{s}', from: { status: ['running'], attempt: 1 }, to: { status: 'running', attempt: 2 }, endAttempt: { status: 'failed' }, startAttempt: { worker: 'w1' } }, T0 + 3);
+          await store.steps.transition(
+            id,
+            fence,
+            {
+              key: '{s}',
+              from: { status: ['running'], attempt: 1 },
+              to: { status: 'running', attempt: 2 },
+              endAttempt: { status: 'failed' },
+              startAttempt: { worker: 'w1' },
+            },
+            T0 + 3,
+          );
           await store.state.set(id, fence, '{k}', 1, T0 + 4);
           await store.events.deliver(id, '{e}', 1, T0 + 5);
           await store.runs.transition(id, fence, { from: ['running'], to: 'waiting', wakeAt: T0 + 10 }, T0 + 6);

@@ -17,9 +17,14 @@ try {
     await store.close();
   }
   // The bin npm linked, run as a user runs it: no tsx, no workspace, the optional peers resolved.
-  const cairn = (...args: string[]) => execFileSync(join('node_modules', '.bin', 'cairn'), [...args, '--url', `sqlite:${join(dir, 'cairn.sqlite')}`], { encoding: 'utf8' });
+  const cairn = (...args: string[]) =>
+    execFileSync(join('node_modules', '.bin', 'cairn'), [...args, '--url', `sqlite:${join(dir, 'cairn.sqlite')}`], { encoding: 'utf8' });
   const listed = JSON.parse(cairn('runs', '--json')) as { runs: { id: string; status: string }[] };
-  assert.deepEqual(listed.runs.map((r) => r.status), ['completed'], 'cairn runs lists the completed run');
+  assert.deepEqual(
+    listed.runs.map((r) => r.status),
+    ['completed'],
+    'cairn runs lists the completed run',
+  );
   assert.match(cairn('show', listed.runs[0]?.id as string), /^status\s+COMPLETED after/m, 'cairn show prints its timeline');
   console.log('consumer sqlite: cairn runs and cairn show read the run');
 } finally {

@@ -44,7 +44,13 @@ async function consumerFailure(label: string, replace: Record<string, string>): 
     await runConsumer(sqliteScenario(), node, tarballs, join(work, label), { libCheck: false });
   } catch (error) {
     if (error instanceof ConsumerCheckError) {
-      console.log(`  ${label}: the consumer test failed as it should:\n${error.message.split('\n').slice(0, 6).map((l) => `    ${l}`).join('\n')}`);
+      console.log(
+        `  ${label}: the consumer test failed as it should:\n${error.message
+          .split('\n')
+          .slice(0, 6)
+          .map((l) => `    ${l}`)
+          .join('\n')}`,
+      );
       return error;
     }
     throw error;
@@ -89,7 +95,10 @@ test('a dependency dropped (the kysely peer of @cairn/kysely) fails the consumer
   const unpacked = join(work, 'missing-dependency-unpacked');
   mkdirSync(unpacked, { recursive: true });
   await unpack(broken, unpacked);
-  const files = (await execOk('list', 'tar', ['-tzf', broken])).output.trim().split('\n').map((f) => f.replace(/^package\//, ''));
+  const files = (await execOk('list', 'tar', ['-tzf', broken])).output
+    .trim()
+    .split('\n')
+    .map((f) => f.replace(/^package\//, ''));
   const problems = checkPackage({ pkg: kysely, tarball: broken, dir: join(unpacked, 'package'), files }, new Map([['@cairn/core', kysely.json.version]]));
   assert.ok(
     problems.some((p) => /imports "kysely", which package.json declares in neither dependencies nor peerDependencies/.test(p)),

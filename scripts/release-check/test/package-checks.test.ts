@@ -20,7 +20,7 @@ test('imports are found in code, not in comments or generated code', () => {
     '/* import { c } from "in-a-comment"; */',
     "// import x from 'line-comment'",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: source text under test: a template literal that only looks like an import
-    "const code = `import ${JSON.stringify(x)}`;",
+    'const code = `import ${JSON.stringify(x)}`;',
   ].join('\n');
   assert.deepEqual(importsOf(source).sort(), ['./local.js', '@scope/pkg/sub', 'kysely', 'pg']);
   assert.equal(packageOf('@scope/pkg/sub'), '@scope/pkg');

@@ -28,14 +28,23 @@ const plan = (askedType: string) => ({
 test('a major that only a peer minor asked for becomes a minor in 0.x', () => {
   const p = plan('minor');
   const demoted = keepZeroMajorsMinor(p, { fixed: [['core', 'adapter']] }, semver);
-  assert.deepEqual(demoted.map((d: { name: string }) => d.name), ['core', 'adapter']);
-  assert.deepEqual(p.releases.map((r) => `${r.name}@${r.newVersion}:${r.type}`), ['core@0.2.0:minor', 'adapter@0.2.0:minor', 'stable@3.0.0:major']);
+  assert.deepEqual(
+    demoted.map((d: { name: string }) => d.name),
+    ['core', 'adapter'],
+  );
+  assert.deepEqual(
+    p.releases.map((r) => `${r.name}@${r.newVersion}:${r.type}`),
+    ['core@0.2.0:minor', 'adapter@0.2.0:minor', 'stable@3.0.0:major'],
+  );
 });
 
 test('a major a changeset asked for (for the package or its fixed group) is kept', () => {
   const p = plan('major');
   assert.deepEqual(keepZeroMajorsMinor(p, { fixed: [['core', 'adapter']] }, semver), []);
-  assert.deepEqual(p.releases.map((r) => r.newVersion), ['1.0.0', '1.0.0', '3.0.0']);
+  assert.deepEqual(
+    p.releases.map((r) => r.newVersion),
+    ['1.0.0', '1.0.0', '3.0.0'],
+  );
 });
 
 function fixture(dir: string): void {
@@ -46,7 +55,12 @@ function fixture(dir: string): void {
   write('package.json', { name: 'fixture-root', private: true });
   write('pnpm-workspace.yaml', 'packages:\n  - packages/*\n');
   write('packages/core/package.json', { name: '@fx/core', version: '0.1.0' });
-  write('packages/adapter/package.json', { name: '@fx/adapter', version: '0.1.0', peerDependencies: { '@fx/core': '^0.1.0' }, devDependencies: { '@fx/core': 'workspace:*' } });
+  write('packages/adapter/package.json', {
+    name: '@fx/adapter',
+    version: '0.1.0',
+    peerDependencies: { '@fx/core': '^0.1.0' },
+    devDependencies: { '@fx/core': 'workspace:*' },
+  });
   // Our configuration, with the fixture's packages as the fixed group.
   const config = JSON.parse(readFileSync(join(ROOT, '.changeset', 'config.json'), 'utf8'));
   config.fixed = [['@fx/core', '@fx/adapter']];

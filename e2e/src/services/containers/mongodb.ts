@@ -12,11 +12,7 @@ import type { BackendContainer } from './common.js';
 export const mongodbContainer: BackendContainer = {
   async start(image, timeoutMs) {
     const { GenericContainer, Wait } = await import('testcontainers');
-    const c = await new GenericContainer(image)
-      .withExposedPorts(27017)
-      .withWaitStrategy(Wait.forListeningPorts())
-      .withStartupTimeout(timeoutMs)
-      .start();
+    const c = await new GenericContainer(image).withExposedPorts(27017).withWaitStrategy(Wait.forListeningPorts()).withStartupTimeout(timeoutMs).start();
     // Reached through a published port: connect directly, never by a replica set's member names.
     const url = `mongodb://${c.getHost()}:${c.getMappedPort(27017)}/?directConnection=true`;
     return { url, id: c.getId().slice(0, 12), stop: async () => void (await c.stop()) };

@@ -7,10 +7,7 @@ import type { BackendContainer } from './common.js';
 export const redisContainer: BackendContainer = {
   async start(image, timeoutMs) {
     const { RedisContainer } = await import('@testcontainers/redis');
-    const c = await new RedisContainer(image)
-      .withCommand(['redis-server', '--save', '', '--appendonly', 'no'])
-      .withStartupTimeout(timeoutMs)
-      .start();
+    const c = await new RedisContainer(image).withCommand(['redis-server', '--save', '', '--appendonly', 'no']).withStartupTimeout(timeoutMs).start();
     return { url: c.getConnectionUrl(), id: c.getId().slice(0, 12), stop: async () => void (await c.stop()) };
   },
   async describe(url) {

@@ -52,9 +52,7 @@ const SYSTEM_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin
  * and in the usual system directories. Returns undefined when not found.
  */
 export function findBinary(ctx: LocalContext, names: string[], extraDirs: string[] = []): string | undefined {
-  const dirs = ctx.binDir !== undefined
-    ? [ctx.binDir]
-    : [...extraDirs, ...(ctx.env['PATH'] ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
+  const dirs = ctx.binDir !== undefined ? [ctx.binDir] : [...extraDirs, ...(ctx.env['PATH'] ?? '').split(delimiter).filter(Boolean), ...SYSTEM_DIRS];
   for (const name of names) {
     for (const dir of dirs) {
       const candidate = join(dir, name);
@@ -66,9 +64,7 @@ export function findBinary(ctx: LocalContext, names: string[], extraDirs: string
 
 /** Describes where binaries were looked for, for skip reasons. */
 export function searchedWhere(ctx: LocalContext, extraDirs: string[] = []): string {
-  return ctx.binDir !== undefined
-    ? `in CAIRN_TEST_LOCAL_BIN_DIR=${ctx.binDir}`
-    : `in ${[...extraDirs, 'PATH', ...SYSTEM_DIRS].join(', ')}`;
+  return ctx.binDir !== undefined ? `in CAIRN_TEST_LOCAL_BIN_DIR=${ctx.binDir}` : `in ${[...extraDirs, 'PATH', ...SYSTEM_DIRS].join(', ')}`;
 }
 
 /** PostgreSQL installs its server binaries under /usr/lib/postgresql/<major>/bin on Debian: newest first. */
@@ -105,21 +101,14 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
  * Polls `attempt` until it succeeds, the process exits, or the deadline passes. Errors name the
  * server and include the tail of its log.
  */
-export async function waitReady<T>(
-  label: string,
-  proc: ManagedProcess,
-  timeoutMs: number,
-  attempt: () => Promise<T>,
-): Promise<T> {
+export async function waitReady<T>(label: string, proc: ManagedProcess, timeoutMs: number, attempt: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   let delay = 25;
   for (;;) {
     if (proc.hasExited()) {
       const { code, signal } = await proc.exited;
-      throw new Error(
-        `${label} exited during startup (code ${code}, signal ${signal}); log ${proc.logFile}:\n${proc.logTail()}`,
-      );
+      throw new Error(`${label} exited during startup (code ${code}, signal ${signal}); log ${proc.logFile}:\n${proc.logTail()}`);
     }
     try {
       return await attempt();
@@ -127,9 +116,7 @@ export async function waitReady<T>(
       lastError = error;
     }
     if (Date.now() >= deadline) {
-      throw new Error(
-        `${label} was not ready after ${timeoutMs} ms (last error: ${errorText(lastError)}); log ${proc.logFile}:\n${proc.logTail()}`,
-      );
+      throw new Error(`${label} was not ready after ${timeoutMs} ms (last error: ${errorText(lastError)}); log ${proc.logFile}:\n${proc.logTail()}`);
     }
     await sleep(delay);
     delay = Math.min(delay * 2, 250);

@@ -1,15 +1,6 @@
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import {
-  NotInstalledError,
-  defaultFerretdbBin,
-  isExecutable,
-  makeTempDir,
-  removeDir,
-  waitReady,
-  type LocalContext,
-  type LocalServer,
-} from './common.js';
+import { NotInstalledError, defaultFerretdbBin, isExecutable, makeTempDir, removeDir, waitReady, type LocalContext, type LocalServer } from './common.js';
 import { spawnManaged, type ManagedProcess } from './process.js';
 
 export function findFerretdb(ctx: LocalContext): string {

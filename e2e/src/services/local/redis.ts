@@ -1,15 +1,6 @@
 import { join } from 'node:path';
 import { restartable } from './restartable.js';
-import {
-  NotInstalledError,
-  findBinary,
-  makeTempDir,
-  removeDir,
-  searchedWhere,
-  startOnFreePort,
-  type LocalContext,
-  type LocalServer,
-} from './common.js';
+import { NotInstalledError, findBinary, makeTempDir, removeDir, searchedWhere, startOnFreePort, type LocalContext, type LocalServer } from './common.js';
 
 export function findRedis(ctx: LocalContext): string {
   const bin = findBinary(ctx, ['redis-server']);
@@ -67,7 +58,14 @@ export async function startLocalRedis(ctx: LocalContext): Promise<LocalServer> {
       }),
       probe,
     });
-    const restart = restartable(server.process, { label: 'Redis', port: server.port, spawn: server.spawn, timeoutMs: ctx.startTimeoutMs, probe, beforeHalt: shutdownSave });
+    const restart = restartable(server.process, {
+      label: 'Redis',
+      port: server.port,
+      spawn: server.spawn,
+      timeoutMs: ctx.startTimeoutMs,
+      probe,
+      beforeHalt: shutdownSave,
+    });
     return { ...server, product: 'Redis', label: `Redis ${server.version}`, startMs: Date.now() - started, restart };
   } catch (error) {
     removeDir(dir);

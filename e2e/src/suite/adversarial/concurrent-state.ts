@@ -36,12 +36,16 @@ export const concurrentStateGroup: CaseGroup = caseGroup('adversarial.concurrent
     assert.deepStrictEqual(await store.state.get(run.id), expected);
   }),
 
-  conformanceCase('writers on 4 store instances setting 40 keys at once lose none', async (env) => {
-    const peers = [env.store, await env.openPeer(), await env.openPeer(), await env.openPeer()];
-    const { run, fence } = await runningRun(env.store, env.t0);
-    await Promise.all(Array.from({ length: 40 }, (_, i) => peers[i % 4]!.state.set(run.id, fence, `k${i}`, i, env.t0)));
-    const expected: Record<string, Json> = {};
-    for (let i = 0; i < 40; i += 1) expected[`k${i}`] = i;
-    for (const peer of peers) assert.deepStrictEqual(await peer.state.get(run.id), expected);
-  }, { requires: ['multiProcess'] }),
+  conformanceCase(
+    'writers on 4 store instances setting 40 keys at once lose none',
+    async (env) => {
+      const peers = [env.store, await env.openPeer(), await env.openPeer(), await env.openPeer()];
+      const { run, fence } = await runningRun(env.store, env.t0);
+      await Promise.all(Array.from({ length: 40 }, (_, i) => peers[i % 4]!.state.set(run.id, fence, `k${i}`, i, env.t0)));
+      const expected: Record<string, Json> = {};
+      for (let i = 0; i < 40; i += 1) expected[`k${i}`] = i;
+      for (const peer of peers) assert.deepStrictEqual(await peer.state.get(run.id), expected);
+    },
+    { requires: ['multiProcess'] },
+  ),
 ]);

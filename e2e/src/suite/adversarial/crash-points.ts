@@ -24,7 +24,8 @@ function crashWorkflow(ran: Record<string, number>): WorkflowDefinition<null, un
   });
 }
 
-const siteName = (site: { point: FaultPoint; stepKey?: string | undefined }) => `${site.point}${site.stepKey === undefined ? ' (run)' : ` (step ${site.stepKey})`}`;
+const siteName = (site: { point: FaultPoint; stepKey?: string | undefined }) =>
+  `${site.point}${site.stepKey === undefined ? ' (run)' : ` (step ${site.stepKey})`}`;
 
 async function crashAndRecover(env: CaseEnv, point: FaultPoint): Promise<void> {
   // A clean run first, to learn every site where this point is hit.

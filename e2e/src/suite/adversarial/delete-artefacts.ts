@@ -10,56 +10,76 @@ async function artefacts(env: CaseEnv, runId: string): Promise<string[]> {
 }
 
 /** Adversarial: deleting a run leaves nothing of it in the backend. */
-export const deleteArtefactsGroup: CaseGroup = caseGroup('adversarial.delete-artefacts', 'adversarial: deleteRun leaves no artefact', [
-  conformanceCase('deleteRun of a run with retried steps, a queued step, state and events leaves nothing behind', async (env) => {
-    let calls = 0;
-    const wf = defineWorkflow('to-delete', async (ctx) => {
-      await ctx.step('flaky', () => {
-        calls += 1;
-        if (calls === 1) throw new Error('once');
-        return 'ok';
-      }, { retries: 1, backoff: { type: 'fixed', delay: 10 } });
-      await ctx.step('queued', () => 'q', { queued: true });
-      await ctx.setState('progress.$pct', 100);
-      await ctx.waitForEvent('approved');
-      await ctx.now();
-      return 'done';
-    });
-    const w = await engineWorld(env, [wf]);
-    const doomed = await w.engine.startRun(wf, null, { idempotencyKey: 'delete-me' });
-    const kept = await w.engine.startRun(wf, null, { idempotencyKey: 'keep-me' });
-    await w.runUntil('both runs wait for their event', async () =>
-      (await Promise.all([doomed.id, kept.id].map((id) => w.raw.runs.get(id)))).every((r) => r?.status === 'waiting'),
-    );
-    await w.engine.sendEvent(doomed.id, 'approved', { by: 'ops' });
-    await w.engine.sendEvent(kept.id, 'approved', { by: 'ops' });
-    await w.runToEnd(doomed.id);
-    await w.runToEnd(kept.id);
+export const deleteArtefactsGroup: CaseGroup = caseGroup(
+  'adversarial.delete-artefacts',
+  'adversarial: deleteRun leaves no artefact',
+  [
+    conformanceCase('deleteRun of a run with retried steps, a queued step, state and events leaves nothing behind', async (env) => {
+      let calls = 0;
+      const wf = defineWorkflow('to-delete', async (ctx) => {
+        await ctx.step(
+          'flaky',
+          () => {
+            calls += 1;
+            if (calls === 1) throw new Error('once');
+            return 'ok';
+          },
+          { retries: 1, backoff: { type: 'fixed', delay: 10 } },
+        );
+        await ctx.step('queued', () => 'q', { queued: true });
+        await ctx.setState('progress.$pct', 100);
+        await ctx.waitForEvent('approved');
+        await ctx.now();
+        return 'done';
+      });
+      const w = await engineWorld(env, [wf]);
+      const doomed = await w.engine.startRun(wf, null, { idempotencyKey: 'delete-me' });
+      const kept = await w.engine.startRun(wf, null, { idempotencyKey: 'keep-me' });
+      await w.runUntil('both runs wait for their event', async () =>
+        (await Promise.all([doomed.id, kept.id].map((id) => w.raw.runs.get(id)))).every((r) => r?.status === 'waiting'),
+      );
+      await w.engine.sendEvent(doomed.id, 'approved', { by: 'ops' });
+      await w.engine.sendEvent(kept.id, 'approved', { by: 'ops' });
+      await w.runToEnd(doomed.id);
+      await w.runToEnd(kept.id);
 
-    const before = await artefacts(env, doomed.id);
-    assert.ok(before.length > 0, 'artefactsOf must see what a finished run left before it is deleted');
-    const keptBefore = await artefacts(env, kept.id);
-    assert.equal(await w.engine.deleteRun(doomed.id), true);
-    assert.deepEqual(await artefacts(env, doomed.id), [], 'every row, key or document of the run must be gone');
-    assert.deepEqual(await artefacts(env, kept.id), keptBefore, 'another run keeps all of its artefacts');
-    const again = await w.engine.startRun(wf, null, { idempotencyKey: 'delete-me' });
-    assert.equal(again.created, true, 'the idempotency key is free again');
-  }),
+      const before = await artefacts(env, doomed.id);
+      assert.ok(before.length > 0, 'artefactsOf must see what a finished run left before it is deleted');
+      const keptBefore = await artefacts(env, kept.id);
+      assert.equal(await w.engine.deleteRun(doomed.id), true);
+      assert.deepEqual(await artefacts(env, doomed.id), [], 'every row, key or document of the run must be gone');
+      assert.deepEqual(await artefacts(env, kept.id), keptBefore, 'another run keeps all of its artefacts');
+      const again = await w.engine.startRun(wf, null, { idempotencyKey: 'delete-me' });
+      assert.equal(again.created, true, 'the idempotency key is free again');
+    }),
 
-  conformanceCase('runs.delete of a run with every kind of record leaves nothing behind', async (env) => {
-    const { store, t0 } = env;
-    const { run } = await store.runs.create({ id: '01900000-0000-7000-8000-000000000001', workflow: 'w.$x', version: 'v', input: { a: 1 }, idempotencyKey: 'k', wakeAt: t0 }, t0)
-      .then(async ({ run }) => ({ run: (await store.runs.claim(run.id, 'w', 30_000, t0))! }));
-    await store.steps.insert(run.id, run.fence, { key: 's.$1', name: 's.$1', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, t0);
-    await store.steps.transition(run.id, run.fence, { key: 's.$1', from: { status: ['running'], attempt: 1 }, to: { status: 'running', attempt: 2 }, endAttempt: { status: 'failed' }, startAttempt: { worker: 'w' } }, t0);
-    await store.steps.insert(run.id, run.fence, { key: 'nap', name: 'nap', kind: 'sleep', seq: 1, status: 'waiting', maxAttempts: 1, wakeAt: t0 + 5 }, t0);
-    await store.state.set(run.id, run.fence, 'a.b', 1, t0);
-    await store.state.set(run.id, run.fence, '$c', 2, t0);
-    await store.events.deliver(run.id, 'e.1', null, t0);
-    await store.events.deliver(run.id, 'e.1', 2, t0, { idempotencyKey: 'i.$1' });
-    await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: t0 + 5 }, t0);
-    assert.ok((await artefacts(env, run.id)).length > 0, 'artefactsOf must see the run before it is deleted');
-    assert.equal(await store.runs.delete(run.id), true);
-    assert.deepEqual(await artefacts(env, run.id), []);
-  }),
-].map((c) => ({ ...c, requires: [...c.requires, 'artefactsOf' as const] })));
+    conformanceCase('runs.delete of a run with every kind of record leaves nothing behind', async (env) => {
+      const { store, t0 } = env;
+      const { run } = await store.runs
+        .create({ id: '01900000-0000-7000-8000-000000000001', workflow: 'w.$x', version: 'v', input: { a: 1 }, idempotencyKey: 'k', wakeAt: t0 }, t0)
+        .then(async ({ run }) => ({ run: (await store.runs.claim(run.id, 'w', 30_000, t0))! }));
+      await store.steps.insert(run.id, run.fence, { key: 's.$1', name: 's.$1', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, t0);
+      await store.steps.transition(
+        run.id,
+        run.fence,
+        {
+          key: 's.$1',
+          from: { status: ['running'], attempt: 1 },
+          to: { status: 'running', attempt: 2 },
+          endAttempt: { status: 'failed' },
+          startAttempt: { worker: 'w' },
+        },
+        t0,
+      );
+      await store.steps.insert(run.id, run.fence, { key: 'nap', name: 'nap', kind: 'sleep', seq: 1, status: 'waiting', maxAttempts: 1, wakeAt: t0 + 5 }, t0);
+      await store.state.set(run.id, run.fence, 'a.b', 1, t0);
+      await store.state.set(run.id, run.fence, '$c', 2, t0);
+      await store.events.deliver(run.id, 'e.1', null, t0);
+      await store.events.deliver(run.id, 'e.1', 2, t0, { idempotencyKey: 'i.$1' });
+      await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: t0 + 5 }, t0);
+      assert.ok((await artefacts(env, run.id)).length > 0, 'artefactsOf must see the run before it is deleted');
+      assert.equal(await store.runs.delete(run.id), true);
+      assert.deepEqual(await artefacts(env, run.id), []);
+    }),
+  ].map((c) => ({ ...c, requires: [...c.requires, 'artefactsOf' as const] })),
+);

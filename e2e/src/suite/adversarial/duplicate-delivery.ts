@@ -16,7 +16,11 @@ export async function assertEachStepOnce(w: EngineWorld, runId: string): Promise
     assert.equal(won.length, 1, `step ${step.key} must have exactly one succeeded attempt, has ${won.length}`);
   }
   const open = history.filter((a) => a.status === 'running');
-  assert.deepEqual(open.map((a) => `${a.stepKey}#${a.attempt}`), [], 'no attempt may be left running');
+  assert.deepEqual(
+    open.map((a) => `${a.stepKey}#${a.attempt}`),
+    [],
+    'no attempt may be left running',
+  );
 }
 
 function countingWorkflow(name: string, ran: Record<string, number>): WorkflowDefinition<null, unknown> {
@@ -65,9 +69,13 @@ export const duplicateDeliveryGroup: CaseGroup = caseGroup('adversarial.duplicat
     await everyJobTwice(env, false);
   }),
 
-  conformanceCase('every job delivered twice to two processes on two store instances', async (env) => {
-    await everyJobTwice(env, true);
-  }, { requires: ['multiProcess'] }),
+  conformanceCase(
+    'every job delivered twice to two processes on two store instances',
+    async (env) => {
+      await everyJobTwice(env, true);
+    },
+    { requires: ['multiProcess'] },
+  ),
 
   conformanceCase('a zombie whose lease ran out cannot record over the worker that took over', async (env) => {
     const ran: Record<string, number> = {};

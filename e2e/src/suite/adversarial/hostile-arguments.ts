@@ -144,7 +144,11 @@ export const hostileArgumentsGroup: CaseGroup = caseGroup('adversarial.hostile-a
 
   conformanceCase('defineWorkflow refuses names and versions that no backend could store exactly', async () => {
     for (const bad of BAD_IDENTIFIERS) {
-      assert.throws(() => defineWorkflow(bad as string, async () => null), (err) => CairnError.is(err, 'INVALID_INPUT'), `name ${show(bad)}`);
+      assert.throws(
+        () => defineWorkflow(bad as string, async () => null),
+        (err) => CairnError.is(err, 'INVALID_INPUT'),
+        `name ${show(bad)}`,
+      );
       if (bad !== undefined) {
         assert.throws(
           () => defineWorkflow('ok', async () => null, { version: bad as string }),
@@ -177,7 +181,10 @@ export const hostileArgumentsGroup: CaseGroup = caseGroup('adversarial.hostile-a
         seen.filter(([when]) => when === 'after').map(([, input]) => input),
         [null],
       );
-      assert.ok(seen.every(([, input]) => input === null), `every execution saw null: ${JSON.stringify(seen)}`);
+      assert.ok(
+        seen.every(([, input]) => input === null),
+        `every execution saw null: ${JSON.stringify(seen)}`,
+      );
     }
   }),
 

@@ -14,7 +14,11 @@ export const hostileNamesEngineGroup: CaseGroup = caseGroup('adversarial.hostile
       const handle = await w.engine.startRun(wf, null);
       const run = await w.runToEnd(handle.id);
       assert.equal(run.output, wf.name, `workflow ${label(wf.name)}`);
-      assert.deepEqual((await w.engine.listRuns({ workflow: wf.name })).runs.map((r) => r.id), [handle.id], `listRuns of ${label(wf.name)}`);
+      assert.deepEqual(
+        (await w.engine.listRuns({ workflow: wf.name })).runs.map((r) => r.id),
+        [handle.id],
+        `listRuns of ${label(wf.name)}`,
+      );
     }
   }),
 
@@ -31,7 +35,8 @@ export const hostileNamesEngineGroup: CaseGroup = caseGroup('adversarial.hostile
     const w = await engineWorld(env, [wf]);
     const handle = await w.engine.startRun(wf, null);
     await w.runUntil('the run waits for its first event', async () => (await w.raw.runs.get(handle.id))?.status === 'waiting');
-    for (const name of events) assert.deepEqual(await w.engine.sendEvent(handle.id, name, `payload of ${name}`), { delivered: true, duplicate: false, seq: 1 }, label(name));
+    for (const name of events)
+      assert.deepEqual(await w.engine.sendEvent(handle.id, name, `payload of ${name}`), { delivered: true, duplicate: false, seq: 1 }, label(name));
     const run = await w.runToEnd(handle.id);
     assert.deepEqual(run.output, { steps: HOSTILE_NAMES, received: events.map((n) => `payload of ${n}`) });
     const state = await w.engine.state(handle.id);

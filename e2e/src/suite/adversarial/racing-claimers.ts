@@ -7,9 +7,7 @@ const winners = (results: Array<RunRecord | undefined>) => results.filter((r): r
 
 /** Races `racers` claims of `runId` (racer i uses `stores[i % stores.length]`) and checks one won. */
 async function race(stores: WorkflowStore[], runId: string, now: number, expectedFence: number, racers = 8): Promise<RunRecord> {
-  const results = await Promise.all(
-    Array.from({ length: racers }, (_, i) => stores[i % stores.length]!.runs.claim(runId, `racer-${i}`, LEASE_MS, now)),
-  );
+  const results = await Promise.all(Array.from({ length: racers }, (_, i) => stores[i % stores.length]!.runs.claim(runId, `racer-${i}`, LEASE_MS, now)));
   const won = winners(results);
   assert.equal(won.length, 1, `exactly one of ${racers} claimers must win, ${won.length} did (${won.map((r) => r.lease?.owner).join(', ')})`);
   const stored = await stores[0]!.runs.get(runId);
@@ -32,11 +30,15 @@ export const racingClaimersGroup: CaseGroup = caseGroup('adversarial.racing-clai
     assert.notEqual(third.lease?.owner, undefined);
   }),
 
-  conformanceCase('8 claimers spread over 4 store instances on one namespace: exactly one wins', async (env) => {
-    const peers = [env.store, await env.openPeer(), await env.openPeer(), await env.openPeer()];
-    const run = await createRun(env.store, env.t0);
-    assert.equal((await peers[3]!.runs.get(run.id))?.id, run.id, 'every instance sees the run');
-    await race(peers, run.id, env.t0 + 1, 1);
-    await race(peers, run.id, env.t0 + 1 + LEASE_MS, 2);
-  }, { requires: ['multiProcess'] }),
+  conformanceCase(
+    '8 claimers spread over 4 store instances on one namespace: exactly one wins',
+    async (env) => {
+      const peers = [env.store, await env.openPeer(), await env.openPeer(), await env.openPeer()];
+      const run = await createRun(env.store, env.t0);
+      assert.equal((await peers[3]!.runs.get(run.id))?.id, run.id, 'every instance sees the run');
+      await race(peers, run.id, env.t0 + 1, 1);
+      await race(peers, run.id, env.t0 + 1 + LEASE_MS, 2);
+    },
+    { requires: ['multiProcess'] },
+  ),
 ]);

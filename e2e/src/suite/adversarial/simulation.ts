@@ -1,5 +1,17 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, isTerminalRunStatus, type Engine, type Json, type FaultInjector, type FaultPoint, type FaultSite, type RunRecord, type StepContext, type WorkflowContext, type WorkflowDefinition } from '@cairn/core';
+import {
+  defineWorkflow,
+  isTerminalRunStatus,
+  type Engine,
+  type Json,
+  type FaultInjector,
+  type FaultPoint,
+  type FaultSite,
+  type RunRecord,
+  type StepContext,
+  type WorkflowContext,
+  type WorkflowDefinition,
+} from '@cairn/core';
 import { FAULT_POINTS, SimulatedCrash } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld, type EngineWorld } from '../engine/engine-world.js';
@@ -99,7 +111,11 @@ function simWorkflow(name: string, tracker: Tracker): WorkflowDefinition<SimInpu
     let value: unknown;
     switch (n.kind) {
       case 'step':
-        value = await ctx.step(n.name, body(n), { retries: n.fails + RETRY_MARGIN, backoff: { type: 'fixed', delay: n.backoffMs }, ...(n.queued ? { queued: true } : {}) });
+        value = await ctx.step(n.name, body(n), {
+          retries: n.fails + RETRY_MARGIN,
+          backoff: { type: 'fixed', delay: n.backoffMs },
+          ...(n.queued ? { queued: true } : {}),
+        });
         break;
       case 'sleep':
         await ctx.sleep(n.name, n.ms);
@@ -145,7 +161,10 @@ function simWorkflow(name: string, tracker: Tracker): WorkflowDefinition<SimInpu
 class CrashAt implements FaultInjector {
   private hits = 0;
   crashed: FaultSite | undefined;
-  constructor(readonly point: FaultPoint, readonly n: number) {}
+  constructor(
+    readonly point: FaultPoint,
+    readonly n: number,
+  ) {}
   hit(site: FaultSite): void {
     if (this.crashed) throw new SimulatedCrash(site);
     if (site.point !== this.point || ++this.hits < this.n) return;
@@ -286,7 +305,9 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
   for (const [path, seen] of tracker.observed) {
     const expected = truth.leaves.get(path);
     const first = JSON.stringify(seen[0]);
-    const bad = seen.find((value) => (expected === undefined ? true : mismatch(expected, value, env.t0, path) !== undefined) || JSON.stringify(value) !== first);
+    const bad = seen.find(
+      (value) => (expected === undefined ? true : mismatch(expected, value, env.t0, path) !== undefined) || JSON.stringify(value) !== first,
+    );
     if (bad !== undefined || (expected === undefined && seen.length > 0)) {
       report.wrong.push(`${mode}: code at ${path} saw ${tally(seen)}${expected === undefined ? ' (no such node)' : ` (expected ${JSON.stringify(expected)})`}`);
     }
@@ -329,7 +350,8 @@ async function judgeBodies(w: EngineWorld, tracker: Tracker, truth: Truth, mode:
     const unexcused = successes.filter((s) => !isRecorded(s) && !tracker.crashedGens.has(s.gen));
     const where = successes.map((s) => `${s.key} attempt ${s.attempt} engine ${s.gen}${isRecorded(s) ? '' : ' (unrecorded)'}`).join('; ');
     if (recorded.length + unexcused.length > 1) report.doubleRun.push(`${mode}: body ${path} succeeded ${successes.length} times: ${where}`);
-    if (completed && recorded.length === 0) report.lost.push(`${mode}: body ${path} never recorded a success${successes.length ? `: ${where}` : ' (never ran)'}`);
+    if (completed && recorded.length === 0)
+      report.lost.push(`${mode}: body ${path} never recorded a success${successes.length ? `: ${where}` : ' (never ran)'}`);
   }
 }
 
@@ -372,26 +394,47 @@ async function simulate(env: CaseEnv): Promise<void> {
   for (const seed of seeds) {
     const program = generateProgram(seed);
     const truth = interpret(program);
-    if (verbose) console.log(`# simulation seed ${seed}: ${describeProgram(program)}\n# program: ${JSON.stringify(program)}\n# expected: ${JSON.stringify(truth.output)}`);
+    if (verbose)
+      console.log(`# simulation seed ${seed}: ${describeProgram(program)}\n# program: ${JSON.stringify(program)}\n# expected: ${JSON.stringify(truth.output)}`);
     const reports: RunReport[] = [];
     for (const mode of ['plain', 'crash'] as const) {
       try {
         reports.push(await withFreshStore(env, (fresh) => runProgram(fresh, program, truth, mode)));
       } catch (error) {
-        reports.push({ wrong: [`${mode}: the test itself threw: ${(error as Error).stack ?? String(error)}`], doubleRun: [], lost: [], stuck: [], crashes: [], log: [], looks: 0, storeCalls: 0, ms: 0 });
+        reports.push({
+          wrong: [`${mode}: the test itself threw: ${(error as Error).stack ?? String(error)}`],
+          doubleRun: [],
+          lost: [],
+          stuck: [],
+          crashes: [],
+          log: [],
+          looks: 0,
+          storeCalls: 0,
+          ms: 0,
+        });
       }
     }
-    const problems = { wrong: reports.flatMap((r) => r.wrong), doubleRun: reports.flatMap((r) => r.doubleRun), lost: reports.flatMap((r) => r.lost), stuck: reports.flatMap((r) => r.stuck) };
+    const problems = {
+      wrong: reports.flatMap((r) => r.wrong),
+      doubleRun: reports.flatMap((r) => r.doubleRun),
+      lost: reports.flatMap((r) => r.lost),
+      stuck: reports.flatMap((r) => r.stuck),
+    };
     crashes += reports.reduce((sum, r) => sum + r.crashes.length, 0);
     for (const key of Object.keys(counts) as (keyof typeof counts)[]) if (problems[key].length > 0) counts[key] += 1;
     const crashText = reports[1]?.crashes.map(show).join(', ') || 'none fired';
     const lines = [...problems.wrong, ...problems.doubleRun, ...problems.lost, ...problems.stuck];
     if (lines.length > 0) {
-      failures.push(`seed ${seed}: ${describeProgram(program)}\n    crashes: ${crashText}\n    ${lines.slice(0, 6).join('\n    ')}${lines.length > 6 ? `\n    ... ${lines.length - 6} more` : ''}`);
+      failures.push(
+        `seed ${seed}: ${describeProgram(program)}\n    crashes: ${crashText}\n    ${lines.slice(0, 6).join('\n    ')}${lines.length > 6 ? `\n    ... ${lines.length - 6} more` : ''}`,
+      );
     }
     if (verbose) {
       console.log(`# crashes: ${crashText}`);
-      for (const [i, report] of reports.entries()) console.log(`# ${i === 0 ? 'plain' : 'crash'} (${report.ms} ms, ${report.looks} looks, ${report.storeCalls} store calls): output ${JSON.stringify(report.output)}`);
+      for (const [i, report] of reports.entries())
+        console.log(
+          `# ${i === 0 ? 'plain' : 'crash'} (${report.ms} ms, ${report.looks} looks, ${report.storeCalls} store calls): output ${JSON.stringify(report.output)}`,
+        );
       for (const line of lines) console.log(`# ${line}`);
       if (lines.length > 0) for (const report of reports) for (const entry of report.log) console.log(`#   ${entry}`);
     }
@@ -411,5 +454,5 @@ async function simulate(env: CaseEnv): Promise<void> {
  * interpreter's, and every step body must have succeeded exactly once.
  */
 export const simulationGroup: CaseGroup = caseGroup('adversarial.simulation', 'adversarial: seeded simulation of random programs', [
-  conformanceCase('random programs, uninterrupted and crashed: the interpreter\'s output, every body once, nothing stuck', simulate),
+  conformanceCase("random programs, uninterrupted and crashed: the interpreter's output, every body once, nothing stuck", simulate),
 ]);

@@ -25,8 +25,26 @@ async function zombieWritesNothing(zombie: WorkflowStore, owner: WorkflowStore, 
     ['runs.transition → waiting', () => zombie.runs.transition(run.id, stale, { from: ['running'], to: 'waiting', wakeAt: now + 999 }, now + 1)],
     ['runs.renew', () => zombie.runs.renew(run.id, stale, LEASE_MS, now + 1)],
     ['steps.insert', () => zombie.steps.insert(run.id, stale, newStep({ key: 'late', name: 'late', seq: 2 }), now + 1)],
-    ['steps.transition of its own step', () => zombie.steps.transition(run.id, stale, { key: 'open', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'zombie' }, endAttempt: { status: 'succeeded' } }, now + 1)],
-    ['steps.transition of the successor’s step', () => zombie.steps.transition(run.id, stale, { key: 'mine', from: { status: ['running'], attempt: 1 }, to: { status: 'failed', error: { name: 'Error', message: 'zombie' } } }, now + 1)],
+    [
+      'steps.transition of its own step',
+      () =>
+        zombie.steps.transition(
+          run.id,
+          stale,
+          { key: 'open', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'zombie' }, endAttempt: { status: 'succeeded' } },
+          now + 1,
+        ),
+    ],
+    [
+      'steps.transition of the successor’s step',
+      () =>
+        zombie.steps.transition(
+          run.id,
+          stale,
+          { key: 'mine', from: { status: ['running'], attempt: 1 }, to: { status: 'failed', error: { name: 'Error', message: 'zombie' } } },
+          now + 1,
+        ),
+    ],
     ['state.set of an existing key', () => zombie.state.set(run.id, stale, 'progress', 'zombie again', now + 1)],
     ['state.set of a new key', () => zombie.state.set(run.id, stale, 'zombie-key', true, now + 1)],
   ];
@@ -41,7 +59,11 @@ export const staleFencesGroup: CaseGroup = caseGroup('adversarial.stale-fences',
     await zombieWritesNothing(store, store, t0);
   }),
 
-  conformanceCase('a zombie on one store instance can write nothing after a takeover on another', async (env) => {
-    await zombieWritesNothing(env.store, await env.openPeer(), env.t0);
-  }, { requires: ['multiProcess'] }),
+  conformanceCase(
+    'a zombie on one store instance can write nothing after a takeover on another',
+    async (env) => {
+      await zombieWritesNothing(env.store, await env.openPeer(), env.t0);
+    },
+    { requires: ['multiProcess'] },
+  ),
 ]);

@@ -65,7 +65,11 @@ export const storeBudgetGroup: CaseGroup = caseGroup('adversarial.store-budget',
     };
     const short = await callsOfLastReplay(2);
     const long = await callsOfLastReplay(40);
-    assert.equal(long.length, short.length, `a replay over 40 steps made ${long.length} calls (${describeCalls(long)}), over 2 steps ${short.length} (${describeCalls(short)})`);
+    assert.equal(
+      long.length,
+      short.length,
+      `a replay over 40 steps made ${long.length} calls (${describeCalls(long)}), over 2 steps ${short.length} (${describeCalls(short)})`,
+    );
     assert.ok(long.length <= 5, `a replay made ${long.length} calls: ${describeCalls(long)}`);
   }),
 ]);

@@ -14,7 +14,12 @@ export const terminalRacesGroup: CaseGroup = caseGroup('adversarial.terminal-rac
         store.runs.transition(run.id, fence, { from: ['running'], to: 'completed', output: { round } }, now),
         store.state.set(run.id, null, 'k', round, now),
         store.steps.insert(run.id, null, newStep({ key: `late-${round}`, name: 'late', seq: 1, status: 'succeeded', output: 1 }), now),
-        store.steps.transition(run.id, null, { key: 'open', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'racer' }, endAttempt: { status: 'succeeded' } }, now),
+        store.steps.transition(
+          run.id,
+          null,
+          { key: 'open', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'racer' }, endAttempt: { status: 'succeeded' } },
+          now,
+        ),
         store.events.deliver(run.id, 'go', round, now),
         store.runs.wake(run.id, now),
         store.runs.requestCancel(run.id, now),

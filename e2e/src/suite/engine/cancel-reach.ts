@@ -35,7 +35,9 @@ export const cancelReachGroup: CaseGroup = caseGroup('engine.cancel-reach', 'eng
     const w = await engineWorld(env, [wf]);
     const other = await w.startEngine([wf]);
     const handle = await other.startRun(wf, null);
-    await w.runUntil('the queued body runs on the other engine', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'slow' && s.status === 'running'));
+    await w.runUntil('the queued body runs on the other engine', async () =>
+      (await w.raw.steps.load(handle.id)).some((s) => s.key === 'slow' && s.status === 'running'),
+    );
     const cancelledAt = w.clock.now();
     await w.engine.cancel(handle.id, { reason: 'customer asked' });
     const run = await w.runToEnd(handle.id);
@@ -62,7 +64,9 @@ export const cancelReachGroup: CaseGroup = caseGroup('engine.cancel-reach', 'eng
     const w = await engineWorld(env, [wf]);
     const other = await w.startEngine([wf]);
     const handle = await other.startRun(wf, null);
-    await w.runUntil('the inline body runs on the other engine', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'slow' && s.status === 'running'));
+    await w.runUntil('the inline body runs on the other engine', async () =>
+      (await w.raw.steps.load(handle.id)).some((s) => s.key === 'slow' && s.status === 'running'),
+    );
     const cancelledAt = w.clock.now();
     await w.engine.cancel(handle.id, { reason: 'shutting down the tenant' });
     await w.runUntil('the body sees its signal abort', async () => seen.aborted);

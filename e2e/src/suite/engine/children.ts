@@ -137,7 +137,7 @@ export const childrenGroup: CaseGroup = caseGroup('engine.children', 'engine: ch
     }
   }),
 
-  conformanceCase('ctx.childOutcome returns a child\'s end as a value, recorded and replayed exactly', async (env) => {
+  conformanceCase("ctx.childOutcome returns a child's end as a value, recorded and replayed exactly", async (env) => {
     const ok = defineWorkflow('outcome-ok', async (_ctx, n: number) => n * 2);
     const bad = defineWorkflow('outcome-bad', async (ctx) => {
       await ctx.sleep('first', '5m');
@@ -197,7 +197,10 @@ export const childrenGroup: CaseGroup = caseGroup('engine.children', 'engine: ch
     });
     const w = await engineWorld(env, [parent, child]);
     const handle = await w.engine.startRun(parent, null);
-    await w.runUntil('the parent sleeps', async () => (await env.store.runs.get(handle.id))?.status === 'waiting' && (await env.store.steps.load(handle.id)).some((s) => s.key === 'long'));
+    await w.runUntil(
+      'the parent sleeps',
+      async () => (await env.store.runs.get(handle.id))?.status === 'waiting' && (await env.store.steps.load(handle.id)).some((s) => s.key === 'long'),
+    );
     const [start] = await env.store.steps.load(handle.id);
     assert.equal(start?.key, 'startChild:detached-child');
     assert.equal(start?.kind, 'child');
@@ -267,7 +270,11 @@ export const childrenGroup: CaseGroup = caseGroup('engine.children', 'engine: ch
         assert.equal(output.outcome, 6, where);
         const all = await env.store.runs.list({ workflow: 'crash-kid', limit: 100 });
         const mine = all.runs.filter((r) => r.idempotencyKey?.startsWith(`$child:${handle.id}:`));
-        assert.deepEqual(mine.map((r) => r.idempotencyKey).sort(), [`$child:${handle.id}:child:crash-kid`, `$child:${handle.id}:child:crash-kid#2`, `$child:${handle.id}:startChild:crash-kid`], `${where}: one child per call`);
+        assert.deepEqual(
+          mine.map((r) => r.idempotencyKey).sort(),
+          [`$child:${handle.id}:child:crash-kid`, `$child:${handle.id}:child:crash-kid#2`, `$child:${handle.id}:startChild:crash-kid`],
+          `${where}: one child per call`,
+        );
         const steps = await env.store.steps.load(handle.id);
         assert.equal(steps.find((s) => s.key === 'startChild:crash-kid')?.childRunId, output.detached, `${where}: the detached child's id was recorded once`);
         assert.equal((await w.runToEnd(output.detached)).output, 2, where);

@@ -23,7 +23,8 @@ async function chain(env: CaseEnv, first: string): Promise<string[]> {
   const ids = [first];
   for (;;) {
     const run = await env.store.runs.get(ids[ids.length - 1] as string);
-    const next = run?.output && typeof run.output === 'object' && !Array.isArray(run.output) ? (run.output as Record<string, unknown>)[CONTINUED_AS] : undefined;
+    const next =
+      run?.output && typeof run.output === 'object' && !Array.isArray(run.output) ? (run.output as Record<string, unknown>)[CONTINUED_AS] : undefined;
     if (typeof next !== 'string') return ids;
     ids.push(next);
   }
@@ -53,15 +54,23 @@ export const continueAsNewGroup: CaseGroup = caseGroup('engine.continue-as-new',
     assert.equal(last?.workflow, 'counter');
     for (let i = 0; i < 2; i += 1) {
       const steps = await env.store.steps.load(ids[i] as string);
-      assert.deepEqual(steps.map((s) => s.key), ['bump', 'rest', '$continue'], `run ${i} keeps only its own steps`);
+      assert.deepEqual(
+        steps.map((s) => s.key),
+        ['bump', 'rest', '$continue'],
+        `run ${i} keeps only its own steps`,
+      );
       assert.equal(steps[2]?.childRunId, ids[i + 1]);
       assert.equal((await env.store.runs.get(ids[i + 1] as string))?.idempotencyKey, `$continue:${ids[i]}`);
     }
     assert.deepEqual(await handle.result(), { done: 3 });
-    assert.deepEqual([...ran.entries()].sort(), [['bump-0', 1], ['bump-1', 1], ['bump-2', 1]]);
+    assert.deepEqual([...ran.entries()].sort(), [
+      ['bump-0', 1],
+      ['bump-1', 1],
+      ['bump-2', 1],
+    ]);
   }),
 
-  conformanceCase('a child that continues as new: its parent receives the last run\'s output, woken by its end', async (env) => {
+  conformanceCase("a child that continues as new: its parent receives the last run's output, woken by its end", async (env) => {
     const ran = new Map<string, number>();
     const wf = counter(ran);
     const parent = defineWorkflow('counter-parent', async (ctx) => ({ got: await ctx.child(wf, { n: 0, until: 3 }) }));
@@ -70,7 +79,11 @@ export const continueAsNewGroup: CaseGroup = caseGroup('engine.continue-as-new',
     const run = await w.runToEnd(handle.id);
     assert.equal(run.status, 'completed', JSON.stringify(run.error));
     assert.deepEqual(run.output, { got: { done: 3 } });
-    assert.deepEqual([...ran.entries()].sort(), [['bump-0', 1], ['bump-1', 1], ['bump-2', 1]]);
+    assert.deepEqual([...ran.entries()].sort(), [
+      ['bump-0', 1],
+      ['bump-1', 1],
+      ['bump-2', 1],
+    ]);
   }),
 
   conformanceCase('a crash at any fault point while continuing as new leaves exactly one successor per run', async (env) => {

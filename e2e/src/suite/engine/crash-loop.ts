@@ -21,10 +21,14 @@ export const crashLoopGroup: CaseGroup = caseGroup('engine.crash-loop', 'engine:
     let bodies = 0;
     const wf = defineWorkflow('crash-loop', async (ctx) => {
       await ctx.step('fine', () => 'ok');
-      return ctx.step('boom', () => {
-        bodies += 1;
-        return 'never recorded';
-      }, { retries: 1 });
+      return ctx.step(
+        'boom',
+        () => {
+          bodies += 1;
+          return 'never recorded';
+        },
+        { retries: 1 },
+      );
     });
     const faults = new CrashAfterBodyOf('boom');
     const w = await engineWorld(env, [wf], { faults });
@@ -42,7 +46,10 @@ export const crashLoopGroup: CaseGroup = caseGroup('engine.crash-loop', 'engine:
     // so it does the same; claim 3 follows one that recorded nothing, and from then on (careful
     // mode) every attempt's start is recorded before its body runs.
     const history = (await w.raw.history.list(handle.id)).filter((a) => a.stepKey === 'boom');
-    assert.deepEqual(history.map((a) => [a.attempt, a.status]), [1, 2, 3, 4, 5].map((n) => [n, 'abandoned']));
+    assert.deepEqual(
+      history.map((a) => [a.attempt, a.status]),
+      [1, 2, 3, 4, 5].map((n) => [n, 'abandoned']),
+    );
     for (const attempt of history) assert.ok(attempt.endedAt !== undefined && attempt.endedAt >= attempt.startedAt, 'each attempt has its start and end');
     const unrecorded = env.store.capabilities.insertFinished === true ? 2 : 0;
     assert.equal(bodies, 5 + unrecorded, 'the body ran once per recorded attempt, plus the unrecorded ones');

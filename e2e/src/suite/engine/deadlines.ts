@@ -22,11 +22,15 @@ export const deadlinesGroup: CaseGroup = caseGroup('engine.deadlines', 'engine: 
           'slow',
           (step) =>
             new Promise<never>((_resolve, reject) => {
-              step.signal.addEventListener('abort', () => {
-                seen.aborted = true;
-                seen.reason = step.signal.reason;
-                reject(step.signal.reason);
-              }, { once: true });
+              step.signal.addEventListener(
+                'abort',
+                () => {
+                  seen.aborted = true;
+                  seen.reason = step.signal.reason;
+                  reject(step.signal.reason);
+                },
+                { once: true },
+              );
             }),
           { queued: true },
         ),
@@ -40,7 +44,9 @@ export const deadlinesGroup: CaseGroup = caseGroup('engine.deadlines', 'engine: 
     const handle = await other.startRun(wf, null, { deadline: '2m' });
     const stored = await w.raw.runs.get(handle.id);
     assert.equal(stored?.deadline, started + 2 * MINUTE, 'the deadline is stored with the run');
-    await w.runUntil('the queued body runs on the other engine', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'slow' && s.status === 'running'));
+    await w.runUntil('the queued body runs on the other engine', async () =>
+      (await w.raw.steps.load(handle.id)).some((s) => s.key === 'slow' && s.status === 'running'),
+    );
     const run = await w.runToEnd(handle.id);
     await w.runUntil('the body sees its signal abort', async () => seen.aborted);
     assert.equal(run.status, 'failed');
@@ -55,7 +61,8 @@ export const deadlinesGroup: CaseGroup = caseGroup('engine.deadlines', 'engine: 
     // cancelled by its parent, whichever its engine observes first; it never runs on.
     assert.equal(childRun.deadline, started + 2 * MINUTE, 'the child inherited the deadline');
     assert.ok(
-      (childRun.status === 'cancelled' && childRun.error?.code === 'CANCELLED') || (childRun.status === 'failed' && childRun.error?.code === 'DEADLINE_EXCEEDED'),
+      (childRun.status === 'cancelled' && childRun.error?.code === 'CANCELLED') ||
+        (childRun.status === 'failed' && childRun.error?.code === 'DEADLINE_EXCEEDED'),
       `the child ended at the deadline (${childRun.status} ${childRun.error?.code})`,
     );
     assert.ok(childRun.updatedAt < started + 3 * MINUTE);

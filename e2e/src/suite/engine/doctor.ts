@@ -122,7 +122,10 @@ export const doctorGroup: CaseGroup = caseGroup('engine.doctor', 'engine: the do
     assert.match(report.findings[0]?.message ?? '', /never started/);
     // From a process with no workers and no shared queue, a dispatch would reach nobody: not made.
     const idle = await w.engine.doctor({ fix: true });
-    assert.deepEqual(idle.findings.map((f) => [f.code, f.fixed]), [['run-not-dispatched', false]]);
+    assert.deepEqual(
+      idle.findings.map((f) => [f.code, f.fixed]),
+      [['run-not-dispatched', false]],
+    );
     assert.match(idle.findings[0]?.action ?? '', /runs no workers/);
     assert.equal(idle.remaining, 1);
     assertAllFixed(await ops.doctor({ fix: true }));
@@ -227,7 +230,10 @@ export const doctorGroup: CaseGroup = caseGroup('engine.doctor', 'engine: the do
     await w.runUntil('both wait', async () => (await Promise.all(ids.map((id) => w.raw.steps.load(id)))).every((s) => s.length === 1));
     const report = await w.engine.doctor({ now: w.clock.now() + 2 * DAY, limits: { runs: 1, stepLoads: 1 } });
     assert.equal(report.findings.length, 1);
-    assert.ok(report.truncated.some((t) => t.startsWith('active runs')), JSON.stringify(report.truncated));
+    assert.ok(
+      report.truncated.some((t) => t.startsWith('active runs')),
+      JSON.stringify(report.truncated),
+    );
     const full = await w.engine.doctor({ now: w.clock.now() + 2 * DAY });
     assert.deepEqual(found(full), ids.map((id) => `event-wait-unbounded ${id}`).sort());
     assert.deepEqual(full.truncated, []);

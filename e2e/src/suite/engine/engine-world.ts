@@ -137,7 +137,9 @@ export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefi
       },
       runOptions,
     ).catch((error: unknown) => {
-      throw new Error(`${(error as Error).message}\nlast seen: ${last ? `${last.status} wakeAt=${last.wakeAt} lease=${JSON.stringify(last.lease)}` : 'missing'}`);
+      throw new Error(
+        `${(error as Error).message}\nlast seen: ${last ? `${last.status} wakeAt=${last.wakeAt} lease=${JSON.stringify(last.lease)}` : 'missing'}`,
+      );
     });
     await settle();
     return (await env.store.runs.get(runId)) as RunRecord;

@@ -45,7 +45,10 @@ async function crashDuringMessages(env: CaseEnv, point: FaultPoint): Promise<voi
     const handle = await w.engine.startRun(wf, null);
     // One message before the run starts waiting, the others while it waits or after the crash.
     await w.engine.sendEvent(handle.id, 'msg', { n: 1 });
-    await w.runUntil(`the run waits or crashed at ${point} ${stepKey}`, async () => faults.crashed !== undefined || (await w.raw.runs.get(handle.id))?.status === 'waiting');
+    await w.runUntil(
+      `the run waits or crashed at ${point} ${stepKey}`,
+      async () => faults.crashed !== undefined || (await w.raw.runs.get(handle.id))?.status === 'waiting',
+    );
     await w.engine.sendEvent(handle.id, 'msg', { n: 2 });
     await w.runUntil(`a crash at ${point} ${stepKey}`, async () => {
       if (faults.crashed !== undefined) return true;
@@ -60,11 +63,14 @@ async function crashDuringMessages(env: CaseEnv, point: FaultPoint): Promise<voi
     assert.equal(run.status, 'completed', `after a crash at ${point} ${stepKey}: ${JSON.stringify(run.error)}`);
     assert.deepEqual(run.output, [{ n: 1 }, { n: 2 }, { n: 3 }], `after a crash at ${point} ${stepKey}: messages in order, each once`);
     const waits = (await w.raw.steps.load(handle.id)).filter((s) => s.kind === 'event');
-    assert.deepEqual(waits.map((s) => [s.key, s.status, s.output]), [
-      ['event:msg', 'succeeded', { n: 1 }],
-      ['event:msg#2', 'succeeded', { n: 2 }],
-      ['event:msg#3', 'succeeded', { n: 3 }],
-    ]);
+    assert.deepEqual(
+      waits.map((s) => [s.key, s.status, s.output]),
+      [
+        ['event:msg', 'succeeded', { n: 1 }],
+        ['event:msg#2', 'succeeded', { n: 2 }],
+        ['event:msg#3', 'succeeded', { n: 3 }],
+      ],
+    );
     await survivor.stop();
   }
 }
@@ -116,7 +122,15 @@ export const eventsEngineGroup: CaseGroup = caseGroup('engine.events', 'engine: 
     const waiting = await w.raw.runs.get(handle.id);
     assert.equal(waiting?.wakeAt, undefined, 'suspended with no timer: nothing to spin on');
     const steps = await w.raw.steps.load(handle.id);
-    assert.deepEqual(steps.map((s) => [s.key, s.status]), [['event:msg', 'succeeded'], ['ack-0', 'succeeded'], ['event:msg#2', 'waiting']], 'one step per wait, none per pass');
+    assert.deepEqual(
+      steps.map((s) => [s.key, s.status]),
+      [
+        ['event:msg', 'succeeded'],
+        ['ack-0', 'succeeded'],
+        ['event:msg#2', 'waiting'],
+      ],
+      'one step per wait, none per pass',
+    );
     await w.settle();
     assert.equal((await w.raw.steps.load(handle.id)).length, 3, 'nothing more is recorded while no message comes');
     assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'two'), stored(2));
@@ -163,7 +177,9 @@ export const eventsEngineGroup: CaseGroup = caseGroup('engine.events', 'engine: 
     });
     const w = await engineWorld(env, [wf]);
     const handle = await w.engine.startRun(wf, null);
-    await w.runUntil('the first wait timed out', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:msg#2' && s.status === 'waiting'));
+    await w.runUntil('the first wait timed out', async () =>
+      (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:msg#2' && s.status === 'waiting'),
+    );
     assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'late answer'), stored(1));
     assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'another'), stored(2));
     assert.deepEqual((await w.runToEnd(handle.id)).output, ['timed out', 'late answer', 'another']);
@@ -175,10 +191,16 @@ export const eventsEngineGroup: CaseGroup = caseGroup('engine.events', 'engine: 
     const handle = await w.engine.startRun(wf, null);
     assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'first', { idempotencyKey: 'order-1' }), stored(1));
     assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'first again', { idempotencyKey: 'order-1' }), { delivered: false, duplicate: true, seq: 1 });
-    await w.runUntil('the run waits for the second message', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:msg#2' && s.status === 'waiting'));
+    await w.runUntil('the run waits for the second message', async () =>
+      (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:msg#2' && s.status === 'waiting'),
+    );
     assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'second', { idempotencyKey: 'order-2' }), stored(2));
     assert.deepEqual((await w.runToEnd(handle.id)).output, ['first', 'second']);
-    assert.deepEqual(await w.engine.sendEvent(handle.id, 'msg', 'late', { idempotencyKey: 'order-2' }), { delivered: false, duplicate: true, seq: 2 }, 'a repeat is a duplicate after the run ended too');
+    assert.deepEqual(
+      await w.engine.sendEvent(handle.id, 'msg', 'late', { idempotencyKey: 'order-2' }),
+      { delivered: false, duplicate: true, seq: 2 },
+      'a repeat is a duplicate after the run ended too',
+    );
   }),
 
   conformanceCase('of 8 concurrent sends with one idempotency key exactly one is stored and received', async (env) => {
@@ -191,7 +213,9 @@ export const eventsEngineGroup: CaseGroup = caseGroup('engine.events', 'engine: 
     assert.equal(winners.length, 1, `exactly one send must be stored, ${winners.length} were`);
     assert.equal(results.filter((r) => r.duplicate).length, 7);
     assert.equal(await w.raw.events.get(handle.id, 'msg', 2), undefined, 'no second message was stored');
-    await w.runUntil('the run waits for a second message', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:msg#2' && s.status === 'waiting'));
+    await w.runUntil('the run waits for a second message', async () =>
+      (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:msg#2' && s.status === 'waiting'),
+    );
     await w.engine.sendEvent(handle.id, 'msg', 'next');
     assert.deepEqual((await w.runToEnd(handle.id)).output, [{ from: winners[0] }, 'next']);
   }),
@@ -220,14 +244,19 @@ export const eventsEngineGroup: CaseGroup = caseGroup('engine.events', 'engine: 
     const run = await w.runToEnd(handle.id);
     assert.equal(run.status, 'completed', JSON.stringify(run.error));
     assert.deepEqual(run.output, [7, 494, 15]);
-    assert.deepEqual([...outcomes.values()], RESERVED_EVENT_NAMES.map(() => 'INVALID_INPUT'), 'every reserved name is refused by the wait too');
+    assert.deepEqual(
+      [...outcomes.values()],
+      RESERVED_EVENT_NAMES.map(() => 'INVALID_INPUT'),
+      'every reserved name is refused by the wait too',
+    );
   }),
 
   conformanceCase('a typed event: one definition for sender and waiter; its schema refuses a bad payload on send', async (env) => {
     const approval = defineEvent<{ by: string }>('approval', {
       schema: {
         parse(value: unknown) {
-          if (typeof value !== 'object' || value === null || typeof (value as { by?: unknown }).by !== 'string') throw new Error('approval needs a string "by"');
+          if (typeof value !== 'object' || value === null || typeof (value as { by?: unknown }).by !== 'string')
+            throw new Error('approval needs a string "by"');
           return { by: (value as { by: string }).by };
         },
       },
@@ -252,7 +281,11 @@ export const eventsEngineGroup: CaseGroup = caseGroup('engine.events', 'engine: 
   }),
 
   conformanceCase('defineEvent refuses a name that a wait would refuse', async () => {
-    for (const name of RESERVED_EVENT_NAMES) assert.throws(() => defineEvent(name), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
+    for (const name of RESERVED_EVENT_NAMES)
+      assert.throws(
+        () => defineEvent(name),
+        (error: unknown) => CairnError.is(error, 'INVALID_INPUT'),
+      );
   }),
 
   conformanceCase('message order survives a crash before the wait records its message', (env) => crashDuringMessages(env, 'before-checkpoint')),

@@ -16,7 +16,10 @@ class CardDeclined extends NonRetryableError {
 /** Crashes once, at the first hit of `point` for step `stepKey`. */
 class CrashAtStep implements FaultInjector {
   crashed = false;
-  constructor(private readonly point: FaultSite['point'], private readonly stepKey: string) {}
+  constructor(
+    private readonly point: FaultSite['point'],
+    private readonly stepKey: string,
+  ) {}
   hit(site: FaultSite): void {
     if (this.crashed || site.point !== this.point || site.stepKey !== this.stepKey) return;
     this.crashed = true;
@@ -37,10 +40,14 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     const calls = { inline: 0, queued: 0 };
     const make = (mode: 'inline' | 'queued') =>
       defineWorkflow(`non-retryable-${mode}`, async (ctx) =>
-        ctx.step('charge', () => {
-          calls[mode] += 1;
-          throw new CardDeclined('card declined');
-        }, { retries: 5, backoff: { type: 'fixed', delay: 10 }, queued: mode === 'queued' }),
+        ctx.step(
+          'charge',
+          () => {
+            calls[mode] += 1;
+            throw new CardDeclined('card declined');
+          },
+          { retries: 5, backoff: { type: 'fixed', delay: 10 }, queued: mode === 'queued' },
+        ),
       );
     const inline = make('inline');
     const queued = make('queued');
@@ -53,7 +60,10 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
       assert.equal(run.error?.code, 'STEP_FAILED');
       assert.deepEqual([run.error?.cause?.name, run.error?.cause?.message, run.error?.cause?.code], ['CardDeclined', 'card declined', 'CARD_DECLINED']);
       const history = await w.raw.history.list(handle.id);
-      assert.deepEqual(history.map((x) => [x.attempt, x.status, x.error?.name, x.error?.code]), [[1, 'failed', 'CardDeclined', 'CARD_DECLINED']]);
+      assert.deepEqual(
+        history.map((x) => [x.attempt, x.status, x.error?.name, x.error?.code]),
+        [[1, 'failed', 'CardDeclined', 'CARD_DECLINED']],
+      );
     }
     assert.deepEqual(calls, { inline: 1, queued: 1 });
   }),
@@ -62,10 +72,14 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     const calls = { inline: 0, queued: 0 };
     const make = (mode: 'inline' | 'queued') =>
       defineWorkflow(`retry-if-${mode}`, async (ctx) =>
-        ctx.step('s', () => {
-          calls[mode] += 1;
-          throw new Error(calls[mode] === 1 ? 'transient' : 'fatal');
-        }, { retries: 5, backoff: { type: 'fixed', delay: 10 }, retryIf: (error) => error.message === 'transient', queued: mode === 'queued' }),
+        ctx.step(
+          's',
+          () => {
+            calls[mode] += 1;
+            throw new Error(calls[mode] === 1 ? 'transient' : 'fatal');
+          },
+          { retries: 5, backoff: { type: 'fixed', delay: 10 }, retryIf: (error) => error.message === 'transient', queued: mode === 'queued' },
+        ),
       );
     const inline = make('inline');
     const queued = make('queued');
@@ -74,7 +88,13 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     const b = await w.engine.startRun(queued, null);
     for (const handle of [a, b]) {
       assert.equal((await w.runToEnd(handle.id)).status, 'failed');
-      assert.deepEqual((await w.raw.history.list(handle.id)).map((x) => [x.attempt, x.error?.message]), [[1, 'transient'], [2, 'fatal']]);
+      assert.deepEqual(
+        (await w.raw.history.list(handle.id)).map((x) => [x.attempt, x.error?.message]),
+        [
+          [1, 'transient'],
+          [2, 'fatal'],
+        ],
+      );
     }
     assert.deepEqual(calls, { inline: 2, queued: 2 });
   }),
@@ -82,10 +102,14 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
   conformanceCase('retryAfter delays the next attempt by what the body asked, inline and queued', async (env) => {
     const make = (mode: 'inline' | 'queued') =>
       defineWorkflow(`retry-after-${mode}`, async (ctx) =>
-        ctx.step('rate-limited', (s) => {
-          if (s.attempt === 1) throw new RetryAfterError('429 too many requests', '5m');
-          return s.attempt;
-        }, { retries: 2, backoff: { type: 'fixed', delay: 10 }, queued: mode === 'queued' }),
+        ctx.step(
+          'rate-limited',
+          (s) => {
+            if (s.attempt === 1) throw new RetryAfterError('429 too many requests', '5m');
+            return s.attempt;
+          },
+          { retries: 2, backoff: { type: 'fixed', delay: 10 }, queued: mode === 'queued' },
+        ),
       );
     const inline = make('inline');
     const queued = make('queued');
@@ -104,10 +128,16 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
   conformanceCase("the engine's default retry policy applies to steps that set none", async (env) => {
     const calls = { defaulted: 0, own: 0 };
     const wf = defineWorkflow('default-retry', async (ctx) => {
-      await ctx.step('own', () => {
-        calls.own += 1;
-        throw new Error('own');
-      }, { retries: 0 }).catch(() => undefined);
+      await ctx
+        .step(
+          'own',
+          () => {
+            calls.own += 1;
+            throw new Error('own');
+          },
+          { retries: 0 },
+        )
+        .catch(() => undefined);
       return ctx.step('defaulted', () => {
         calls.defaulted += 1;
         throw new Error('defaulted');
@@ -123,9 +153,13 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     const done: string[] = [];
     const wf = defineWorkflow('saga-failure', async (ctx) => {
       await sagaSteps(ctx, done);
-      await ctx.step('d', () => {
-        throw new NonRetryableError('no');
-      }, { compensate: () => void done.push('d') });
+      await ctx.step(
+        'd',
+        () => {
+          throw new NonRetryableError('no');
+        },
+        { compensate: () => void done.push('d') },
+      );
     });
     const w = await engineWorld(env, [wf]);
     const handle = await w.engine.startRun(wf, null);
@@ -134,7 +168,16 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     assert.equal(run.error?.code, 'STEP_FAILED');
     assert.deepEqual(done, ['c', 'a']);
     const steps = await w.raw.steps.load(handle.id);
-    assert.deepEqual(steps.filter((s) => s.key.endsWith(':compensate')).map((s) => [s.key, s.status]).sort(), [['a:compensate', 'succeeded'], ['c:compensate', 'succeeded']]);
+    assert.deepEqual(
+      steps
+        .filter((s) => s.key.endsWith(':compensate'))
+        .map((s) => [s.key, s.status])
+        .sort(),
+      [
+        ['a:compensate', 'succeeded'],
+        ['c:compensate', 'succeeded'],
+      ],
+    );
     const history = await w.raw.history.list(handle.id);
     assert.equal(history.filter((x) => x.stepKey === 'c:compensate').length, 1);
     await rejectsWithCode(handle.result(), 'RUN_FAILED');
@@ -158,7 +201,10 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     assert.equal(run.error?.message, 'handler gave up');
     assert.deepEqual(done, ['a']);
     const failed = (run.error?.data as { compensationFailures?: { key: string; error: { message: string } }[] } | undefined)?.compensationFailures;
-    assert.deepEqual(failed?.map((f) => [f.key, f.error.message]), [['b:compensate', 'refund service down']]);
+    assert.deepEqual(
+      failed?.map((f) => [f.key, f.error.message]),
+      [['b:compensate', 'refund service down']],
+    );
     const steps = await w.raw.steps.load(handle.id);
     assert.equal(steps.find((s) => s.key === 'b:compensate')?.status, 'failed');
     assert.equal(steps.find((s) => s.key === 'a:compensate')?.status, 'succeeded');
@@ -179,7 +225,16 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     assert.equal(run.status, 'cancelled');
     assert.deepEqual(done, ['c', 'a']);
     const steps = await w.raw.steps.load(handle.id);
-    assert.deepEqual(steps.filter((s) => s.key.endsWith(':compensate')).map((s) => [s.key, s.status]).sort(), [['a:compensate', 'succeeded'], ['c:compensate', 'succeeded']]);
+    assert.deepEqual(
+      steps
+        .filter((s) => s.key.endsWith(':compensate'))
+        .map((s) => [s.key, s.status])
+        .sort(),
+      [
+        ['a:compensate', 'succeeded'],
+        ['c:compensate', 'succeeded'],
+      ],
+    );
     await rejectsWithCode(handle.result(), 'RUN_CANCELLED');
   }),
 
@@ -201,9 +256,20 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
         const where = `crash at ${point} of ${key}`;
         assert.equal(run.status, 'failed', where);
         const steps = await w.raw.steps.load(handle.id);
-        assert.deepEqual(steps.filter((s) => s.key.endsWith(':compensate')).map((s) => [s.key, s.status]).sort(), [['a:compensate', 'succeeded'], ['c:compensate', 'succeeded']], where);
+        assert.deepEqual(
+          steps
+            .filter((s) => s.key.endsWith(':compensate'))
+            .map((s) => [s.key, s.status])
+            .sort(),
+          [
+            ['a:compensate', 'succeeded'],
+            ['c:compensate', 'succeeded'],
+          ],
+          where,
+        );
         const history = await w.raw.history.list(handle.id);
-        for (const k of ['a:compensate', 'c:compensate']) assert.equal(history.filter((x) => x.stepKey === k && x.status === 'succeeded').length, 1, `${where}: ${k} succeeded once`);
+        for (const k of ['a:compensate', 'c:compensate'])
+          assert.equal(history.filter((x) => x.stepKey === k && x.status === 'succeeded').length, 1, `${where}: ${k} succeeded once`);
         // At least once: a body whose result was not recorded runs again; a recorded one never does.
         assert.equal(done.filter((d) => d === 'c').length, point === 'after-checkpoint' || key === 'a:compensate' ? 1 : 2, `${where}: c ran ${done.join(',')}`);
         assert.ok(done.indexOf('c') < done.lastIndexOf('a'), `${where}: reverse order ${done.join(',')}`);
@@ -230,8 +296,13 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
       const run = await w.runToEnd(handle.id);
       assert.equal(run.status, 'cancelled', point);
       const history = await w.raw.history.list(handle.id);
-      for (const k of ['a:compensate', 'c:compensate']) assert.equal(history.filter((x) => x.stepKey === k && x.status === 'succeeded').length, 1, `${point}: ${k} succeeded once`);
-      assert.deepEqual(done.filter((d) => d === 'a'), ['a'], `${point}: ${done.join(',')}`);
+      for (const k of ['a:compensate', 'c:compensate'])
+        assert.equal(history.filter((x) => x.stepKey === k && x.status === 'succeeded').length, 1, `${point}: ${k} succeeded once`);
+      assert.deepEqual(
+        done.filter((d) => d === 'a'),
+        ['a'],
+        `${point}: ${done.join(',')}`,
+      );
       assert.equal(done[done.length - 1], 'a', `${point}: reverse order ${done.join(',')}`);
       await env.store.runs.delete(handle.id);
     }
@@ -244,10 +315,14 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     const wf = defineWorkflow('saga-pending-branch', async (ctx) => {
       await ctx.step('first', () => 1, { compensate: () => void done.push('first') });
       await Promise.all([
-        ctx.step('slow', async () => {
-          await gate; // ignores its signal on purpose
-          return 'late';
-        }, { compensate: () => void done.push('slow') }),
+        ctx.step(
+          'slow',
+          async () => {
+            await gate; // ignores its signal on purpose
+            return 'late';
+          },
+          { compensate: () => void done.push('slow') },
+        ),
         ctx.step('fail', () => {
           throw new NonRetryableError('no');
         }),
@@ -264,8 +339,14 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     const slow = steps.find((s) => s.key === 'slow');
     assert.equal(slow?.status, 'failed', 'the pending step was failed with the run error');
     assert.equal(slow?.error?.code, 'STEP_FAILED');
-    assert.equal(steps.some((s) => s.key === 'slow:compensate'), false);
-    assert.deepEqual((await w.raw.history.list(handle.id)).filter((x) => x.stepKey === 'slow').map((x) => x.status), ['abandoned']);
+    assert.equal(
+      steps.some((s) => s.key === 'slow:compensate'),
+      false,
+    );
+    assert.deepEqual(
+      (await w.raw.history.list(handle.id)).filter((x) => x.stepKey === 'slow').map((x) => x.status),
+      ['abandoned'],
+    );
   }),
 
   conformanceCase('a run past its deadline compensates, and a compensation retried after a long backoff finishes without spinning', async (env) => {
@@ -291,7 +372,10 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     assert.equal(run.error?.code, 'DEADLINE_EXCEEDED');
     assert.deepEqual(done, ['a', 'a']);
     const history = await w.raw.history.list(handle.id);
-    assert.deepEqual(history.filter((x) => x.stepKey === 'a:compensate').map((x) => x.status), ['failed', 'succeeded']);
+    assert.deepEqual(
+      history.filter((x) => x.stepKey === 'a:compensate').map((x) => x.status),
+      ['failed', 'succeeded'],
+    );
     assert.ok(executions() - before <= 3, `claims after the deadline: ${executions() - before}`);
   }),
 
@@ -308,6 +392,9 @@ export const failuresGroup: CaseGroup = caseGroup('engine.failures', 'engine: fa
     const run = await w.runToEnd(handle.id);
     assert.equal(run.output, 2);
     assert.deepEqual(codes, ['INVALID_INPUT', 'INVALID_INPUT', 'INVALID_INPUT']);
-    assert.deepEqual((await w.raw.steps.load(handle.id)).map((s) => s.key), ['good']);
+    assert.deepEqual(
+      (await w.raw.steps.load(handle.id)).map((s) => s.key),
+      ['good'],
+    );
   }),
 ]);

@@ -35,8 +35,14 @@ export const findRunsGroup: CaseGroup = caseGroup('engine.find-runs', 'engine: f
     const kids = (await w.engine.listRuns({ parentRunId: p.id })).runs;
     assert.equal(kids.length, 2);
     assert.ok(kids.every((k) => k.parent?.runId === p.id && k.status === 'completed'));
-    assert.deepEqual((await w.engine.listRuns({ parentRunId: p.id, workflow: 'list-kid', status: 'completed' })).runs.map((r) => r.id), kids.map((k) => k.id));
-    assert.deepEqual((await w.engine.listRuns({ workflow: 'list-parent', idempotencyKey: 'p-1' })).runs.map((r) => r.id), [p.id]);
+    assert.deepEqual(
+      (await w.engine.listRuns({ parentRunId: p.id, workflow: 'list-kid', status: 'completed' })).runs.map((r) => r.id),
+      kids.map((k) => k.id),
+    );
+    assert.deepEqual(
+      (await w.engine.listRuns({ workflow: 'list-parent', idempotencyKey: 'p-1' })).runs.map((r) => r.id),
+      [p.id],
+    );
     for (const run of (await w.engine.listRuns()).runs) assert.ok(!('input' in run) && !('output' in run), 'a summary has no payloads');
     await rejectsWithCode(w.engine.listRuns({ idempotencyKey: 'p-1' }), 'INVALID_INPUT', 'a key without a workflow');
     await rejectsWithCode(w.engine.listRuns({ parentRunId: 7 } as never), 'INVALID_INPUT', 'a parent that is not a string');

@@ -10,9 +10,9 @@ export const forkRunGroup: CaseGroup = caseGroup('engine.fork-run', 'engine: for
     const calls = { a: 0, b: 0, c: 0 };
     let version = 'old';
     const wf = defineWorkflow('fork-basic', async (ctx, input: { n: number }) => {
-      const a = await ctx.step('a', () => (calls.a += 1, input.n * 10));
-      const b = await ctx.step('b', () => (calls.b += 1, `${version} b`));
-      const c = await ctx.step('c', () => (calls.c += 1, `${version} c`));
+      const a = await ctx.step('a', () => ((calls.a += 1), input.n * 10));
+      const b = await ctx.step('b', () => ((calls.b += 1), `${version} b`));
+      const c = await ctx.step('c', () => ((calls.c += 1), `${version} c`));
       return { a, b, c };
     });
     const w = await engineWorld(env, [wf]);
@@ -37,7 +37,7 @@ export const forkRunGroup: CaseGroup = caseGroup('engine.fork-run', 'engine: for
     let broken = true;
     const calls = { prepare: 0 };
     const wf = defineWorkflow('fork-failed', async (ctx, input: { to: string }) => {
-      const prepared = await ctx.step('prepare', () => (calls.prepare += 1, 'prepared'));
+      const prepared = await ctx.step('prepare', () => ((calls.prepare += 1), 'prepared'));
       return ctx.step('send', () => {
         if (broken) throw new NonRetryableError('broken');
         return `${prepared} for ${input.to}`;

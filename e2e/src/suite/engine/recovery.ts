@@ -36,7 +36,7 @@ export const recoveryGroup: CaseGroup = caseGroup('engine.recovery', 'engine: re
 
   conformanceCase('a repeated idempotency key returns the existing run, which runs once', async (env) => {
     let ran = 0;
-    const wf = defineWorkflow('recover-idempotent', async (ctx, input: { order: number }) => ctx.step('charge', () => (ran += 1, input.order)));
+    const wf = defineWorkflow('recover-idempotent', async (ctx, input: { order: number }) => ctx.step('charge', () => ((ran += 1), input.order)));
     const w = await engineWorld(env, [wf]);
     const first = await w.engine.startRun(wf, { order: 1 }, { idempotencyKey: 'order-1' });
     const second = await w.engine.startRun(wf, { order: 2 }, { idempotencyKey: 'order-1' });

@@ -24,16 +24,22 @@ export const replayGroup: CaseGroup = caseGroup('engine.replay', 'engine: replay
     assert.deepEqual(await handle.result(), { a: 2, b: 4, c: '4' });
     assert.deepEqual(ran, { a: 1, b: 1, c: 1 });
     const steps = await w.raw.steps.load(handle.id);
-    assert.deepEqual(steps.map((s) => [s.key, s.seq, s.kind, s.status, s.attempt, s.output]), [
-      ['a', 0, 'task', 'succeeded', 1, 2],
-      ['b', 1, 'task', 'succeeded', 1, 4],
-      ['c', 2, 'task', 'succeeded', 1, '4'],
-    ]);
-    assert.deepEqual((await w.raw.history.list(handle.id)).map((a) => [a.stepKey, a.attempt, a.status]), [
-      ['a', 1, 'succeeded'],
-      ['b', 1, 'succeeded'],
-      ['c', 1, 'succeeded'],
-    ]);
+    assert.deepEqual(
+      steps.map((s) => [s.key, s.seq, s.kind, s.status, s.attempt, s.output]),
+      [
+        ['a', 0, 'task', 'succeeded', 1, 2],
+        ['b', 1, 'task', 'succeeded', 1, 4],
+        ['c', 2, 'task', 'succeeded', 1, '4'],
+      ],
+    );
+    assert.deepEqual(
+      (await w.raw.history.list(handle.id)).map((a) => [a.stepKey, a.attempt, a.status]),
+      [
+        ['a', 1, 'succeeded'],
+        ['b', 1, 'succeeded'],
+        ['c', 1, 'succeeded'],
+      ],
+    );
   }),
 
   conformanceCase('recorded steps are served on replay: bodies before a sleep run once over two executions', async (env) => {
@@ -87,48 +93,59 @@ export const replayGroup: CaseGroup = caseGroup('engine.replay', 'engine: replay
     const handle = await w.engine.startRun(wf, null);
     const run = await w.runToEnd(handle.id);
     assert.deepEqual(run.output, [1, 2, 3, 4]);
-    assert.deepEqual((await w.raw.steps.load(handle.id)).map((s) => [s.seq, s.key, s.output ?? null]), [
-      [0, 'p', 1],
-      [1, 'p#2', 2],
-      [2, 'q', 3],
-      [3, 'nap', null],
-      [4, 'p#3', 4],
-    ]);
+    assert.deepEqual(
+      (await w.raw.steps.load(handle.id)).map((s) => [s.seq, s.key, s.output ?? null]),
+      [
+        [0, 'p', 1],
+        [1, 'p#2', 2],
+        [2, 'q', 3],
+        [3, 'nap', null],
+        [4, 'p#3', 4],
+      ],
+    );
   }),
 
-  conformanceCase('a fan-out of two-step branches whose first steps finish in reverse order: after a replay each branch gets its own results, each body ran once', async (env) => {
-    const ids = ['a', 'b', 'c'];
-    const ran: string[] = [];
-    // Real macrotask turns inside the bodies: c's fetch finishes first and a's last.
-    const turns = async (n: number) => {
-      for (let i = 0; i < n; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
-    };
-    const wf = defineWorkflow('replay-fan-out', async (ctx) => {
-      const saved = await Promise.all(
-        ids.map(async (id, i) => {
-          const fetched = await ctx.step('fetch', async () => {
-            await turns(4 * (ids.length - i));
-            ran.push(`fetch-${id}`);
-            return `fetched-${id}`;
-          });
-          const at = await ctx.now();
-          return [await ctx.step('save', () => (ran.push(`save-${id}`), `saved-${fetched}`)), typeof at] as const;
-        }),
+  conformanceCase(
+    'a fan-out of two-step branches whose first steps finish in reverse order: after a replay each branch gets its own results, each body ran once',
+    async (env) => {
+      const ids = ['a', 'b', 'c'];
+      const ran: string[] = [];
+      // Real macrotask turns inside the bodies: c's fetch finishes first and a's last.
+      const turns = async (n: number) => {
+        for (let i = 0; i < n; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+      };
+      const wf = defineWorkflow('replay-fan-out', async (ctx) => {
+        const saved = await Promise.all(
+          ids.map(async (id, i) => {
+            const fetched = await ctx.step('fetch', async () => {
+              await turns(4 * (ids.length - i));
+              ran.push(`fetch-${id}`);
+              return `fetched-${id}`;
+            });
+            const at = await ctx.now();
+            return [await ctx.step('save', () => (ran.push(`save-${id}`), `saved-${fetched}`)), typeof at] as const;
+          }),
+        );
+        await ctx.sleep('then', '1m'); // the rest is a replay
+        const tagged = await Promise.all(
+          ids.map(async (id, i) => `${await ctx.step('tag', async () => (await turns(i === 0 ? 8 : 1), id))}/${await ctx.step('tag-again', () => id)}`),
+        );
+        return { saved: saved.map(([value]) => value), tagged };
+      });
+      const w = await engineWorld(env, [wf]);
+      const handle = await w.engine.startRun(wf, null);
+      const run = await w.runToEnd(handle.id);
+      assert.equal(run.status, 'completed', JSON.stringify(run.error));
+      assert.deepEqual(run.output, { saved: ['saved-fetched-a', 'saved-fetched-b', 'saved-fetched-c'], tagged: ['a/a', 'b/b', 'c/c'] });
+      assert.deepEqual([...ran].sort(), ['fetch-a', 'fetch-b', 'fetch-c', 'save-a', 'save-b', 'save-c']);
+      const steps = await w.raw.steps.load(handle.id);
+      // Every outcome was handed over in a recorded turn.
+      assert.deepEqual(
+        steps.filter((s) => s.turn === undefined).map((s) => s.key),
+        [],
       );
-      await ctx.sleep('then', '1m'); // the rest is a replay
-      const tagged = await Promise.all(ids.map(async (id, i) => `${await ctx.step('tag', async () => (await turns(i === 0 ? 8 : 1), id))}/${await ctx.step('tag-again', () => id)}`));
-      return { saved: saved.map(([value]) => value), tagged };
-    });
-    const w = await engineWorld(env, [wf]);
-    const handle = await w.engine.startRun(wf, null);
-    const run = await w.runToEnd(handle.id);
-    assert.equal(run.status, 'completed', JSON.stringify(run.error));
-    assert.deepEqual(run.output, { saved: ['saved-fetched-a', 'saved-fetched-b', 'saved-fetched-c'], tagged: ['a/a', 'b/b', 'c/c'] });
-    assert.deepEqual([...ran].sort(), ['fetch-a', 'fetch-b', 'fetch-c', 'save-a', 'save-b', 'save-c']);
-    const steps = await w.raw.steps.load(handle.id);
-    // Every outcome was handed over in a recorded turn.
-    assert.deepEqual(steps.filter((s) => s.turn === undefined).map((s) => s.key), []);
-  }),
+    },
+  ),
 
   conformanceCase('changed code under the same version fails with NON_DETERMINISM, not a wrong value', async (env) => {
     const original = defineWorkflow('replay-changed', async (ctx) => {

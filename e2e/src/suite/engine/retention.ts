@@ -16,31 +16,34 @@ const waits = defineWorkflow('retention-waits', async (ctx) => ctx.waitForEvent(
 
 /** Retention (`createEngine({ retention })`) and `engine.prune` on every backend. */
 export const retentionGroup: CaseGroup = caseGroup('engine.retention', 'engine: retention and prune', [
-  conformanceCase('prune deletes the ended runs older than `before` with everything they recorded, never an active run, and frees their idempotency keys', async (env) => {
-    const w = await engineWorld(env, [quick, failing, waits]);
-    const done = await w.engine.startRun(quick, null, { idempotencyKey: 'order-1' });
-    const failed = await w.engine.startRun(failing, null);
-    const waiting = await w.engine.startRun(waits, null);
-    await w.runToEnd(done.id);
-    await w.runToEnd(failed.id);
-    await w.runUntil('the run waits', async () => (await w.engine.getRun(waiting.id))?.status === 'waiting');
-    await w.clock.advance(HOUR);
-    const late = await w.engine.startRun(quick, null);
-    await w.runToEnd(late.id);
-    const cutoff = w.clock.now() - HOUR / 2;
-    assert.deepEqual(await w.engine.prune({ before: cutoff }), { deleted: 2 });
-    assert.equal(await w.engine.getRun(done.id), undefined);
-    assert.equal(await w.engine.getRun(failed.id), undefined);
-    assert.deepEqual(await w.raw.steps.load(done.id), [], 'its steps went with it');
-    assert.deepEqual(await w.raw.history.list(done.id), [], 'and its attempts');
-    assert.equal((await w.engine.getRun(waiting.id))?.status, 'waiting', 'an active run is never pruned');
-    assert.equal((await w.engine.getRun(late.id))?.status, 'completed', 'a run ended after the cutoff is kept');
-    assert.equal(await w.engine.findRun('retention-quick', 'order-1'), undefined);
-    const again = await w.engine.startRun(quick, null, { idempotencyKey: 'order-1' });
-    assert.equal(again.created, true, 'the key of a pruned run starts a new run');
-    assert.notEqual(again.id, done.id);
-    assert.deepEqual(await w.engine.prune({ before: cutoff }), { deleted: 0 });
-  }),
+  conformanceCase(
+    'prune deletes the ended runs older than `before` with everything they recorded, never an active run, and frees their idempotency keys',
+    async (env) => {
+      const w = await engineWorld(env, [quick, failing, waits]);
+      const done = await w.engine.startRun(quick, null, { idempotencyKey: 'order-1' });
+      const failed = await w.engine.startRun(failing, null);
+      const waiting = await w.engine.startRun(waits, null);
+      await w.runToEnd(done.id);
+      await w.runToEnd(failed.id);
+      await w.runUntil('the run waits', async () => (await w.engine.getRun(waiting.id))?.status === 'waiting');
+      await w.clock.advance(HOUR);
+      const late = await w.engine.startRun(quick, null);
+      await w.runToEnd(late.id);
+      const cutoff = w.clock.now() - HOUR / 2;
+      assert.deepEqual(await w.engine.prune({ before: cutoff }), { deleted: 2 });
+      assert.equal(await w.engine.getRun(done.id), undefined);
+      assert.equal(await w.engine.getRun(failed.id), undefined);
+      assert.deepEqual(await w.raw.steps.load(done.id), [], 'its steps went with it');
+      assert.deepEqual(await w.raw.history.list(done.id), [], 'and its attempts');
+      assert.equal((await w.engine.getRun(waiting.id))?.status, 'waiting', 'an active run is never pruned');
+      assert.equal((await w.engine.getRun(late.id))?.status, 'completed', 'a run ended after the cutoff is kept');
+      assert.equal(await w.engine.findRun('retention-quick', 'order-1'), undefined);
+      const again = await w.engine.startRun(quick, null, { idempotencyKey: 'order-1' });
+      assert.equal(again.created, true, 'the key of a pruned run starts a new run');
+      assert.notEqual(again.id, done.id);
+      assert.deepEqual(await w.engine.prune({ before: cutoff }), { deleted: 0 });
+    },
+  ),
 
   conformanceCase('prune takes statuses and a limit', async (env) => {
     const w = await engineWorld(env, [quick, failing]);
@@ -55,16 +58,19 @@ export const retentionGroup: CaseGroup = caseGroup('engine.retention', 'engine: 
     assert.deepEqual(await w.engine.prune({ before: w.clock.now(), statuses: ['failed'] }), { deleted: 1 });
   }),
 
-  conformanceCase('retention: the recovery loop deletes runs that ended longer ago than their status keeps them; statuses without a retention are kept', async (env) => {
-    const w = await engineWorld(env, [quick, failing], { retention: { completed: '1h' } });
-    const done = await w.engine.startRun(quick, null);
-    const failed = await w.engine.startRun(failing, null);
-    await w.runToEnd(done.id);
-    await w.runToEnd(failed.id);
-    await w.runUntil('the completed run is pruned', async () => (await w.engine.getRun(done.id)) === undefined, { maxTimers: 1_000 });
-    assert.ok(w.clock.now() - (await w.raw.runs.get(failed.id))!.updatedAt >= HOUR, 'pruned only once its retention passed');
-    assert.equal((await w.engine.getRun(failed.id))?.status, 'failed', 'failed runs have no retention here');
-  }),
+  conformanceCase(
+    'retention: the recovery loop deletes runs that ended longer ago than their status keeps them; statuses without a retention are kept',
+    async (env) => {
+      const w = await engineWorld(env, [quick, failing], { retention: { completed: '1h' } });
+      const done = await w.engine.startRun(quick, null);
+      const failed = await w.engine.startRun(failing, null);
+      await w.runToEnd(done.id);
+      await w.runToEnd(failed.id);
+      await w.runUntil('the completed run is pruned', async () => (await w.engine.getRun(done.id)) === undefined, { maxTimers: 1_000 });
+      assert.ok(w.clock.now() - (await w.raw.runs.get(failed.id))!.updatedAt >= HOUR, 'pruned only once its retention passed');
+      assert.equal((await w.engine.getRun(failed.id))?.status, 'failed', 'failed runs have no retention here');
+    },
+  ),
 
   conformanceCase('a child that ended is kept while its parent is active, and pruned once the parent ended too', async (env) => {
     const kid = defineWorkflow('retention-kid', async (ctx) => ctx.step('k', () => 'kid'));
@@ -89,7 +95,7 @@ export const retentionGroup: CaseGroup = caseGroup('engine.retention', 'engine: 
     assert.deepEqual(await w.engine.prune({ before: w.clock.now() }), { deleted: 2 });
   }),
 
-  conformanceCase('prune racing a retry: a run reopened between the pruner\'s read and its delete is kept', async (env) => {
+  conformanceCase("prune racing a retry: a run reopened between the pruner's read and its delete is kept", async (env) => {
     let broken = true;
     const flaky = defineWorkflow('retention-flaky', async (ctx) =>
       ctx.step('s', () => {
@@ -125,7 +131,13 @@ export const retentionGroup: CaseGroup = caseGroup('engine.retention', 'engine: 
     await rejectsWithCode(w.engine.prune(), 'INVALID_INPUT', 'prune without before or retention');
     await rejectsWithCode(w.engine.prune({ before: 'yesterday' } as never), 'INVALID_INPUT', 'a before that is not a time');
     await rejectsWithCode(w.engine.prune({ before: 1, limit: 0 }), 'INVALID_INPUT', 'a limit of 0');
-    assert.throws(() => createEngine({ store: env.store, workflows: [], retention: { completed: 'forever' } as never }), (e: unknown) => (e as { code?: string }).code === 'INVALID_INPUT');
-    assert.throws(() => createEngine({ store: env.store, workflows: [], retention: { running: '1h' } as never }), (e: unknown) => (e as { code?: string }).code === 'INVALID_INPUT');
+    assert.throws(
+      () => createEngine({ store: env.store, workflows: [], retention: { completed: 'forever' } as never }),
+      (e: unknown) => (e as { code?: string }).code === 'INVALID_INPUT',
+    );
+    assert.throws(
+      () => createEngine({ store: env.store, workflows: [], retention: { running: '1h' } as never }),
+      (e: unknown) => (e as { code?: string }).code === 'INVALID_INPUT',
+    );
   }),
 ]);

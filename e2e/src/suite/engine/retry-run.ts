@@ -6,39 +6,49 @@ import { engineWorld } from './engine-world.js';
 
 /** `engine.retryRun` on every backend: resume from the failure, children, refusals, fencing, recording. */
 export const retryRunGroup: CaseGroup = caseGroup('engine.retry-run', 'engine: retryRun', [
-  conformanceCase('a failed run resumes where it failed: succeeded steps are not run again, the failed one and those after it run; the retry is recorded', async (env) => {
-    const calls = { a: 0, b: 0, c: 0 };
-    let broken = true;
-    const wf = defineWorkflow('retry-resume', async (ctx) => {
-      const a = await ctx.step('a', () => ++calls.a);
-      const b = await ctx.step('b', () => {
-        calls.b += 1;
-        if (broken) throw new NonRetryableError('b is broken');
-        return 'fixed';
+  conformanceCase(
+    'a failed run resumes where it failed: succeeded steps are not run again, the failed one and those after it run; the retry is recorded',
+    async (env) => {
+      const calls = { a: 0, b: 0, c: 0 };
+      let broken = true;
+      const wf = defineWorkflow('retry-resume', async (ctx) => {
+        const a = await ctx.step('a', () => ++calls.a);
+        const b = await ctx.step('b', () => {
+          calls.b += 1;
+          if (broken) throw new NonRetryableError('b is broken');
+          return 'fixed';
+        });
+        const c = await ctx.step('c', () => ++calls.c);
+        return { a, b, c };
       });
-      const c = await ctx.step('c', () => ++calls.c);
-      return { a, b, c };
-    });
-    const w = await engineWorld(env, [wf]);
-    const handle = await w.engine.startRun(wf, null);
-    const failed = await w.runToEnd(handle.id);
-    assert.equal(failed.status, 'failed');
-    broken = false;
-    const reopened = await w.engine.retryRun(handle.id, { reason: 'b was fixed' });
-    assert.equal(reopened.status, 'pending');
-    assert.equal(reopened.fence, failed.fence + 1);
-    const done = await w.runToEnd(handle.id);
-    assert.equal(done.status, 'completed');
-    assert.deepEqual(done.output, { a: 1, b: 'fixed', c: 1 });
-    assert.deepEqual(calls, { a: 1, b: 2, c: 1 });
-    assert.equal(done.retries?.length, 1);
-    const [record] = done.retries ?? [];
-    assert.equal(record?.previousStatus, 'failed');
-    assert.equal(record?.previousError?.code, 'STEP_FAILED');
-    assert.equal(record?.reason, 'b was fixed');
-    assert.deepEqual(record?.forgottenSteps, ['b']);
-    assert.deepEqual((await w.engine.steps(handle.id)).map((s) => [s.key, s.status]), [['a', 'succeeded'], ['b', 'succeeded'], ['c', 'succeeded']]);
-  }),
+      const w = await engineWorld(env, [wf]);
+      const handle = await w.engine.startRun(wf, null);
+      const failed = await w.runToEnd(handle.id);
+      assert.equal(failed.status, 'failed');
+      broken = false;
+      const reopened = await w.engine.retryRun(handle.id, { reason: 'b was fixed' });
+      assert.equal(reopened.status, 'pending');
+      assert.equal(reopened.fence, failed.fence + 1);
+      const done = await w.runToEnd(handle.id);
+      assert.equal(done.status, 'completed');
+      assert.deepEqual(done.output, { a: 1, b: 'fixed', c: 1 });
+      assert.deepEqual(calls, { a: 1, b: 2, c: 1 });
+      assert.equal(done.retries?.length, 1);
+      const [record] = done.retries ?? [];
+      assert.equal(record?.previousStatus, 'failed');
+      assert.equal(record?.previousError?.code, 'STEP_FAILED');
+      assert.equal(record?.reason, 'b was fixed');
+      assert.deepEqual(record?.forgottenSteps, ['b']);
+      assert.deepEqual(
+        (await w.engine.steps(handle.id)).map((s) => [s.key, s.status]),
+        [
+          ['a', 'succeeded'],
+          ['b', 'succeeded'],
+          ['c', 'succeeded'],
+        ],
+      );
+    },
+  ),
 
   conformanceCase('a cancelled run resumes: the cancel request and reason are cleared and its wait goes on', async (env) => {
     const wf = defineWorkflow('retry-cancelled', async (ctx) => {
@@ -62,35 +72,40 @@ export const retryRunGroup: CaseGroup = caseGroup('engine.retry-run', 'engine: r
     assert.equal(done.retries?.[0]?.previousError?.code, 'CANCELLED');
   }),
 
-  conformanceCase('refused: RUN_CONFLICT for an active or completed run, RUN_NOT_FOUND for a missing one, INVALID_INPUT for bad arguments; nothing changes', async (env) => {
-    const wf = defineWorkflow('retry-refused', async (ctx) => ctx.waitForEvent('go'));
-    const quick = defineWorkflow('retry-refused-quick', async () => 'ok');
-    const w = await engineWorld(env, [wf, quick]);
-    const waiting = await w.engine.startRun(wf, null);
-    const done = await w.engine.startRun(quick, null);
-    await w.runToEnd(done.id);
-    await w.runUntil('the run waits', async () => (await w.engine.getRun(waiting.id))?.status === 'waiting');
-    const before = await w.engine.getRun(waiting.id);
-    await rejectsWithCode(w.engine.retryRun(waiting.id), 'RUN_CONFLICT', 'retry of a waiting run');
-    await rejectsWithCode(w.engine.retryRun(done.id), 'RUN_CONFLICT', 'retry of a completed run');
-    await rejectsWithCode(w.engine.retryRun('no-such-run'), 'RUN_NOT_FOUND', 'retry of a missing run');
-    await rejectsWithCode(w.engine.retryRun(waiting.id, { reason: 42 } as never), 'INVALID_INPUT', 'a reason that is not a string');
-    await rejectsWithCode(w.engine.retryRun(waiting.id, { because: 'x' } as never), 'INVALID_INPUT', 'an unknown option');
-    const after = await w.engine.getRun(waiting.id);
-    assert.equal(after?.fence, before?.fence);
-    assert.equal(after?.retries, undefined);
-    assert.equal((await w.engine.getRun(done.id))?.retries, undefined);
-  }),
+  conformanceCase(
+    'refused: RUN_CONFLICT for an active or completed run, RUN_NOT_FOUND for a missing one, INVALID_INPUT for bad arguments; nothing changes',
+    async (env) => {
+      const wf = defineWorkflow('retry-refused', async (ctx) => ctx.waitForEvent('go'));
+      const quick = defineWorkflow('retry-refused-quick', async () => 'ok');
+      const w = await engineWorld(env, [wf, quick]);
+      const waiting = await w.engine.startRun(wf, null);
+      const done = await w.engine.startRun(quick, null);
+      await w.runToEnd(done.id);
+      await w.runUntil('the run waits', async () => (await w.engine.getRun(waiting.id))?.status === 'waiting');
+      const before = await w.engine.getRun(waiting.id);
+      await rejectsWithCode(w.engine.retryRun(waiting.id), 'RUN_CONFLICT', 'retry of a waiting run');
+      await rejectsWithCode(w.engine.retryRun(done.id), 'RUN_CONFLICT', 'retry of a completed run');
+      await rejectsWithCode(w.engine.retryRun('no-such-run'), 'RUN_NOT_FOUND', 'retry of a missing run');
+      await rejectsWithCode(w.engine.retryRun(waiting.id, { reason: 42 } as never), 'INVALID_INPUT', 'a reason that is not a string');
+      await rejectsWithCode(w.engine.retryRun(waiting.id, { because: 'x' } as never), 'INVALID_INPUT', 'an unknown option');
+      const after = await w.engine.getRun(waiting.id);
+      assert.equal(after?.fence, before?.fence);
+      assert.equal(after?.retries, undefined);
+      assert.equal((await w.engine.getRun(done.id))?.retries, undefined);
+    },
+  ),
 
   conformanceCase('a caught failure the code went past is kept: the retry replays it as the same failure, so the code takes the same path', async (env) => {
     const calls = { flaky: 0, use: 0, last: 0 };
     let lastFails = true;
     const wf = defineWorkflow('retry-caught', async (ctx) => {
-      const value = await ctx.step('flaky', () => {
-        calls.flaky += 1;
-        if (calls.flaky === 1) throw new NonRetryableError('down');
-        return 'real';
-      }).catch(() => 'fallback');
+      const value = await ctx
+        .step('flaky', () => {
+          calls.flaky += 1;
+          if (calls.flaky === 1) throw new NonRetryableError('down');
+          return 'real';
+        })
+        .catch(() => 'fallback');
       const used = await ctx.step('use', () => {
         calls.use += 1;
         return `used ${value}`;
@@ -183,10 +198,14 @@ export const retryRunGroup: CaseGroup = caseGroup('engine.retry-run', 'engine: r
   }),
 
   conformanceCase('a run failed by its deadline: the retry removes the passed deadline, so the run can finish', async (env) => {
-    const wf = defineWorkflow('retry-deadline', async (ctx) => {
-      await ctx.sleep('nap', '2m');
-      return 'woke';
-    }, { deadline: '1m' });
+    const wf = defineWorkflow(
+      'retry-deadline',
+      async (ctx) => {
+        await ctx.sleep('nap', '2m');
+        return 'woke';
+      },
+      { deadline: '1m' },
+    );
     const w = await engineWorld(env, [wf]);
     const handle = await w.engine.startRun(wf, null);
     const failed = await w.runToEnd(handle.id);
@@ -198,7 +217,7 @@ export const retryRunGroup: CaseGroup = caseGroup('engine.retry-run', 'engine: r
     assert.equal(done.output, 'woke');
   }),
 
-  conformanceCase('retried from an engine without workers (as the CLI does): a worker\'s recovery picks the run up', async (env) => {
+  conformanceCase("retried from an engine without workers (as the CLI does): a worker's recovery picks the run up", async (env) => {
     let broken = true;
     const wf = defineWorkflow('retry-remote', async (ctx) =>
       ctx.step('s', () => {

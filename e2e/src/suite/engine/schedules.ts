@@ -19,8 +19,13 @@ const recorder = defineWorkflow('sched-record', async (ctx, input: unknown) => c
 const holder = defineWorkflow('sched-hold', async (ctx) => ctx.waitForEvent('finish'));
 
 /** Starts one engine per store with `schedules` declared, the loop parked. */
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-async function startEngines(w: EngineWorld, stores: WorkflowStore[], workflows: WorkflowDefinition<any, any>[], schedules: ScheduleDefinition[]): Promise<Engine[]> {
+async function startEngines(
+  w: EngineWorld,
+  stores: WorkflowStore[],
+  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
+  workflows: WorkflowDefinition<any, any>[],
+  schedules: ScheduleDefinition[],
+): Promise<Engine[]> {
   return Promise.all(stores.map((store) => w.startEngine(workflows, { store, schedules, recoveryIntervalMs: NO_LOOP_MS })));
 }
 
@@ -92,7 +97,11 @@ export const schedulesGroup: CaseGroup = caseGroup('engine.schedules', 'engine: 
       '2027-10-31T00:30:00.000Z', // 02:30 happens twice: its first occurrence only (CEST)
       '2027-11-01T01:30:00.000Z', // 02:30 CET
     ];
-    assert.deepEqual(await runKeys(w, 'sched-record'), expected.map((t) => `schedule:nightly:${t}`), w.log.join('\n'));
+    assert.deepEqual(
+      await runKeys(w, 'sched-record'),
+      expected.map((t) => `schedule:nightly:${t}`),
+      w.log.join('\n'),
+    );
     const { runs } = await w.raw.runs.list({ workflow: 'sched-record', limit: 1000 });
     for (const summary of runs) {
       const run = (await w.raw.runs.get(summary.id))!;
@@ -104,20 +113,25 @@ export const schedulesGroup: CaseGroup = caseGroup('engine.schedules', 'engine: 
     assert.deepEqual(s?.firing, []);
   }),
 
-  conformanceCase('the engines\' own loop fires due ticks: two engines, three minutes, three runs', async (env) => {
+  conformanceCase("the engines' own loop fires due ticks: two engines, three minutes, three runs", async (env) => {
     const everyMinute = defineSchedule({ name: 'minutely', workflow: recorder, cron: '* * * * *', input: { fixed: true } });
     const w = await engineWorld(env, [recorder], { schedules: [everyMinute] });
     const [store] = await storesFor(env, 2).then((s) => s.slice(1));
     await w.startEngine([recorder], { store: store!, schedules: [everyMinute] });
     const first = (await w.raw.schedules.get('minutely'))!.nextTickAt;
-    await w.runUntil('three ticks fired', async () => w.clock.now() > first + 2 * MINUTE + 30_000 && (await runKeys(w, 'sched-record')).length >= 3, { maxTimers: 500 });
+    await w.runUntil('three ticks fired', async () => w.clock.now() > first + 2 * MINUTE + 30_000 && (await runKeys(w, 'sched-record')).length >= 3, {
+      maxTimers: 500,
+    });
     await w.settle();
     const keys = await runKeys(w, 'sched-record');
     const fired = keys.filter((k) => k <= `schedule:minutely:${iso(first + 2 * MINUTE)}`);
-    assert.deepEqual(fired, [0, 1, 2].map((i) => `schedule:minutely:${iso(first + i * MINUTE)}`));
+    assert.deepEqual(
+      fired,
+      [0, 1, 2].map((i) => `schedule:minutely:${iso(first + i * MINUTE)}`),
+    );
   }),
 
-  conformanceCase('a schedule created by another process is found by an idle engine\'s loop and fired', async (env) => {
+  conformanceCase("a schedule created by another process is found by an idle engine's loop and fired", async (env) => {
     const w = await engineWorld(env, [recorder]);
     const [store] = await storesFor(env, 2).then((s) => s.slice(1));
     // The creator runs no workers; the first engine learned of no schedule when it started.
@@ -175,7 +189,10 @@ export const schedulesGroup: CaseGroup = caseGroup('engine.schedules', 'engine: 
       await moveTo(w, s.nextTickAt + i * MINUTE + 1_000);
       await w.engine.schedules.tick();
     }
-    assert.deepEqual(await runKeys(w, 'sched-hold'), [0, 1, 2].map((i) => `schedule:allower:${iso(s.nextTickAt + i * MINUTE)}`));
+    assert.deepEqual(
+      await runKeys(w, 'sched-hold'),
+      [0, 1, 2].map((i) => `schedule:allower:${iso(s.nextTickAt + i * MINUTE)}`),
+    );
   }),
 
   conformanceCase('catch-up after a downtime: none starts nothing, latest the latest tick, all the latest catchUpLimit', async (env) => {
@@ -190,12 +207,27 @@ export const schedulesGroup: CaseGroup = caseGroup('engine.schedules', 'engine: 
     await w.engine.schedules.tick();
     await w.settle();
     const keys = await runKeys(w, 'sched-record');
-    assert.deepEqual(keys.filter((k) => k.startsWith('schedule:cu-none:')), []);
-    assert.deepEqual(keys.filter((k) => k.startsWith('schedule:cu-latest:')), [`schedule:cu-latest:${iso(first + 5 * HOUR)}`]);
-    assert.deepEqual(keys.filter((k) => k.startsWith('schedule:cu-all:')), [3, 4, 5].map((h) => `schedule:cu-all:${iso(first + h * HOUR)}`));
+    assert.deepEqual(
+      keys.filter((k) => k.startsWith('schedule:cu-none:')),
+      [],
+    );
+    assert.deepEqual(
+      keys.filter((k) => k.startsWith('schedule:cu-latest:')),
+      [`schedule:cu-latest:${iso(first + 5 * HOUR)}`],
+    );
+    assert.deepEqual(
+      keys.filter((k) => k.startsWith('schedule:cu-all:')),
+      [3, 4, 5].map((h) => `schedule:cu-all:${iso(first + h * HOUR)}`),
+    );
     const after = await Promise.all(['cu-none', 'cu-latest', 'cu-all'].map((n) => w.raw.schedules.get(n)));
-    assert.deepEqual(after.map((s) => s?.skippedTicks), [6, 5, 3]);
-    assert.deepEqual(after.map((s) => s?.nextTickAt), [first + 6 * HOUR, first + 6 * HOUR, first + 6 * HOUR]);
+    assert.deepEqual(
+      after.map((s) => s?.skippedTicks),
+      [6, 5, 3],
+    );
+    assert.deepEqual(
+      after.map((s) => s?.nextTickAt),
+      [first + 6 * HOUR, first + 6 * HOUR, first + 6 * HOUR],
+    );
     // Back on time: `none` fires a tick noticed within a minute.
     await moveTo(w, first + 6 * HOUR + 5_000);
     await w.engine.schedules.tick();
@@ -256,7 +288,11 @@ export const schedulesGroup: CaseGroup = caseGroup('engine.schedules', 'engine: 
       ['a name with NUL', { ...ok, name: 'a\u0000b' }],
     ];
     for (const [what, options] of bad) await rejectsWithCode(w.engine.schedules.create(options as never), 'INVALID_INPUT', what);
-    for (const call of [() => w.engine.schedules.pause(42 as never), () => w.engine.schedules.get({ $gt: '' } as never), () => w.engine.schedules.list({ limit: 0 })]) {
+    for (const call of [
+      () => w.engine.schedules.pause(42 as never),
+      () => w.engine.schedules.get({ $gt: '' } as never),
+      () => w.engine.schedules.list({ limit: 0 }),
+    ]) {
       await rejectsWithCode(call(), 'INVALID_INPUT');
     }
     assert.deepEqual(await w.raw.schedules.list({ limit: 10 }), [], 'nothing written');
@@ -279,7 +315,11 @@ export const schedulesGroup: CaseGroup = caseGroup('engine.schedules', 'engine: 
       assert.equal(run?.output, name);
     }
     const listed: string[] = [];
-    for (let page = await w.engine.schedules.list({ limit: 3 }); page.length > 0; page = await w.engine.schedules.list({ limit: 3, after: page[page.length - 1]!.name })) {
+    for (
+      let page = await w.engine.schedules.list({ limit: 3 });
+      page.length > 0;
+      page = await w.engine.schedules.list({ limit: 3, after: page[page.length - 1]!.name })
+    ) {
       listed.push(...page.map((s) => s.name));
     }
     assert.deepEqual([...listed].sort(), [...names].sort(), 'paging by name lists each once');
@@ -298,6 +338,9 @@ export const schedulesGroup: CaseGroup = caseGroup('engine.schedules', 'engine: 
     await w.engine.schedules.create({ name: 'later', workflow: recorder, cron: '0 0 1 1 *' });
     await w.engine.schedules.create({ name: 'held', workflow: recorder, cron: '* * * * *', paused: true });
     const due = await w.raw.schedules.findDue(s.nextTickAt, 10);
-    assert.deepEqual(due.map((d) => d.name), ['cas']);
+    assert.deepEqual(
+      due.map((d) => d.name),
+      ['cas'],
+    );
   }),
 ]);

@@ -78,7 +78,10 @@ export const selectGroup = caseGroup('engine.select', 'engine: first of N (ctx.s
           await waiting(w, handle.id).catch(() => undefined);
           await w.engine.sendEvent(handle.id, 'approval', { by: 'ann' });
         }
-        await w.runUntil(`a crash at ${point} or the decision`, async () => faults.crashed || (await w.raw.steps.load(handle.id)).some((s) => s.key === 'first' && s.status === 'succeeded'));
+        await w.runUntil(
+          `a crash at ${point} or the decision`,
+          async () => faults.crashed || (await w.raw.steps.load(handle.id)).some((s) => s.key === 'first' && s.status === 'succeeded'),
+        );
         await w.engine.stop();
         const survivor = await w.startEngine([approval, child]);
         await w.runUntil('the select is decided', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'first' && s.status === 'succeeded'));
@@ -105,7 +108,15 @@ export const selectGroup = caseGroup('engine.select', 'engine: first of N (ctx.s
       }
     });
     const w = await engineWorld(env, [bad]);
-    for (const alternatives of [{}, [], { a: { timer: '10 minutes' } }, { a: { event: 'x#2' } }, { a: { frob: 1 } }, { a: { timer: '1s', event: 'x' } }, { a: null }]) {
+    for (const alternatives of [
+      {},
+      [],
+      { a: { timer: '10 minutes' } },
+      { a: { event: 'x#2' } },
+      { a: { frob: 1 } },
+      { a: { timer: '1s', event: 'x' } },
+      { a: null },
+    ]) {
       const handle = await w.engine.startRun(bad, { alternatives } as never);
       const run = await w.runToEnd(handle.id);
       assert.equal(run.output, 'INVALID_INPUT', JSON.stringify(alternatives));

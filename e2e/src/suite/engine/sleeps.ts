@@ -68,10 +68,13 @@ export const sleepsGroup: CaseGroup = caseGroup('engine.sleeps', 'engine: sleeps
     const handle = await w.engine.startRun(wf, null);
     const run = await w.runToEnd(handle.id);
     assert.ok((run.output as number) >= env.t0 + HOUR, 'the code after both sleeps runs after the longer one');
-    assert.deepEqual((await w.raw.steps.load(handle.id)).slice(0, 2).map((s) => [s.key, s.status, s.wakeAt]), [
-      ['short', 'succeeded', env.t0 + MINUTE],
-      ['long', 'succeeded', env.t0 + HOUR],
-    ]);
+    assert.deepEqual(
+      (await w.raw.steps.load(handle.id)).slice(0, 2).map((s) => [s.key, s.status, s.wakeAt]),
+      [
+        ['short', 'succeeded', env.t0 + MINUTE],
+        ['long', 'succeeded', env.t0 + HOUR],
+      ],
+    );
   }),
 
   conformanceCase('a replay in the middle of a sleep keeps its original wake time', async (env) => {

@@ -82,7 +82,10 @@ export const storeQueueGroup: CaseGroup = caseGroup('engine.store-queue', 'engin
   conformanceCase('a cancel sent by a process without workers aborts a body running on a worker process promptly', async (env) => {
     let seen: unknown;
     const wf = defineWorkflow('store-queue-cancel-running', async (ctx) => {
-      await ctx.step('wait', (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })));
+      await ctx.step(
+        'wait',
+        (step) => new Promise((_resolve, reject) => step.signal.addEventListener('abort', () => reject((seen = step.signal.reason)), { once: true })),
+      );
     });
     // With signals the worker executing the run hears the cancel at once: its lease renewal (a
     // third of the lease) is set far beyond the bound. Without, the renewal is how it learns.

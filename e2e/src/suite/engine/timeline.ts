@@ -11,11 +11,15 @@ export const timelineGroup: CaseGroup = caseGroup('engine.timeline', 'engine: ru
     let calls = 0;
     const child = defineWorkflow('timeline-child', async (ctx, n: number) => ctx.step('double', () => n * 2));
     const wf = defineWorkflow('timeline-parent', async (ctx) => {
-      await ctx.step('flaky', () => {
-        calls += 1;
-        if (calls === 1) throw new Error('first attempt fails');
-        return 'paid';
-      }, { retries: 1, backoff: { type: 'fixed', delay: '1m' } });
+      await ctx.step(
+        'flaky',
+        () => {
+          calls += 1;
+          if (calls === 1) throw new Error('first attempt fails');
+          return 'paid';
+        },
+        { retries: 1, backoff: { type: 'fixed', delay: '1m' } },
+      );
       await ctx.setState('phase', 'paid');
       await ctx.sleep('nap', '1h');
       const approval = await ctx.waitForEvent('approval');
@@ -24,7 +28,9 @@ export const timelineGroup: CaseGroup = caseGroup('engine.timeline', 'engine: ru
     });
     const w = await engineWorld(env, [wf, child]);
     const handle = await w.engine.startRun(wf, null, { idempotencyKey: 'order-1' });
-    await w.runUntil('the run waits for its event', async () => (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:approval' && s.status === 'waiting'));
+    await w.runUntil('the run waits for its event', async () =>
+      (await w.raw.steps.load(handle.id)).some((s) => s.key === 'event:approval' && s.status === 'waiting'),
+    );
     await w.engine.sendEvent(handle.id, 'approval', { by: 'Ada' });
     const run = await w.runToEnd(handle.id);
     assert.equal(run.status, 'completed');
@@ -35,7 +41,13 @@ export const timelineGroup: CaseGroup = caseGroup('engine.timeline', 'engine: ru
     assert.deepEqual(w.store.counts(), { 'runs.get': 1, 'steps.load': 1, 'history.list': 1, 'state.get': 1 }, 'four reads, none per step');
 
     assert.deepEqual(
-      { status: timeline.run.status, workflow: timeline.run.workflow, key: timeline.run.idempotencyKey, createdAt: timeline.run.createdAt, endedAt: timeline.run.endedAt },
+      {
+        status: timeline.run.status,
+        workflow: timeline.run.workflow,
+        key: timeline.run.idempotencyKey,
+        createdAt: timeline.run.createdAt,
+        endedAt: timeline.run.endedAt,
+      },
       { status: 'completed', workflow: 'timeline-parent', key: 'order-1', createdAt: run.createdAt, endedAt: run.updatedAt },
     );
     assert.deepEqual(timeline.run.output, { approval: { by: 'Ada' }, doubled: 42 });
@@ -72,14 +84,21 @@ export const timelineGroup: CaseGroup = caseGroup('engine.timeline', 'engine: ru
 
     const childTimeline = await w.engine.timeline(childId);
     assert.deepEqual(childTimeline.run.parent, { runId: handle.id, stepKey: 'child:timeline-child' });
-    assert.deepEqual(childTimeline.steps.map((s) => [s.key, s.status, s.attempts.length]), [['double', 'succeeded', 1]]);
+    assert.deepEqual(
+      childTimeline.steps.map((s) => [s.key, s.status, s.attempts.length]),
+      [['double', 'succeeded', 1]],
+    );
   }),
 
   conformanceCase('an active run: open waits and a failed attempt waiting for its retry; a missing run is RUN_NOT_FOUND', async (env) => {
     const wf = defineWorkflow('timeline-open', async (ctx) => {
-      await ctx.step('always fails', () => {
-        throw new Error('down');
-      }, { retries: 3, backoff: { type: 'fixed', delay: '1h' } });
+      await ctx.step(
+        'always fails',
+        () => {
+          throw new Error('down');
+        },
+        { retries: 3, backoff: { type: 'fixed', delay: '1h' } },
+      );
     });
     const w = await engineWorld(env, [wf]);
     const handle = await w.engine.startRun(wf, null);
@@ -91,7 +110,10 @@ export const timelineGroup: CaseGroup = caseGroup('engine.timeline', 'engine: ru
     assert.equal(step?.status, 'retry_wait');
     assert.equal(step?.endedAt, undefined);
     assert.equal(step?.wait?.kind, 'retry');
-    assert.deepEqual(step?.attempts.map((a) => [a.attempt, a.status, a.error?.message]), [[1, 'failed', 'down']]);
+    assert.deepEqual(
+      step?.attempts.map((a) => [a.attempt, a.status, a.error?.message]),
+      [[1, 'failed', 'down']],
+    );
     await assert.rejects(w.engine.timeline('01a00000-0000-7000-8000-000000000000'), (error: Error & { code?: string }) => error.code === 'RUN_NOT_FOUND');
   }),
 
@@ -116,13 +138,25 @@ export const timelineGroup: CaseGroup = caseGroup('engine.timeline', 'engine: ru
       retried.run.retries?.map((r) => [r.previousStatus, r.previousError?.message.includes('down'), r.reason, r.forgottenSteps]),
       [['failed', true, 'fixed the outage', ['second']]],
     );
-    assert.deepEqual(retried.steps.map((s) => [s.key, s.status]), [['first', 'succeeded'], ['second', 'succeeded']]);
+    assert.deepEqual(
+      retried.steps.map((s) => [s.key, s.status]),
+      [
+        ['first', 'succeeded'],
+        ['second', 'succeeded'],
+      ],
+    );
 
     const fork = await w.engine.forkRun(handle.id, { fromStep: 'second' });
     assert.equal((await w.runToEnd(fork.id)).status, 'completed');
     const forked = await w.engine.timeline(fork.id);
     assert.deepEqual(forked.run.forkedFrom, { runId: handle.id, stepKey: 'second' });
     assert.equal(forked.run.retries, undefined);
-    assert.deepEqual(forked.steps.map((s) => [s.key, s.status]), [['first', 'succeeded'], ['second', 'succeeded']]);
+    assert.deepEqual(
+      forked.steps.map((s) => [s.key, s.status]),
+      [
+        ['first', 'succeeded'],
+        ['second', 'succeeded'],
+      ],
+    );
   }),
 ]);

@@ -28,6 +28,6 @@ try {
   );
   send({ type: 'ready' });
 } catch (error) {
-  send({ type: 'error', message: error instanceof Error ? error.stack ?? error.message : String(error) });
+  send({ type: 'error', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   process.exit(1);
 }

@@ -16,17 +16,28 @@ const exactlyOnce = queueCase('queue.delivery.exactly-once', 'every job is deliv
   for (const queue of queues) {
     for (let w = 0; w < 2; w++) {
       const worker = `w${n++}`;
-      await startWorker(env, queue, QUEUE, async (job) => {
-        deliveries.record(job, worker);
-        assert.equal(job.queue, QUEUE, 'job.queue names the queue it was sent to');
-        assert.ok(typeof job.id === 'string' && job.id !== '', 'job.id is a non-empty string');
-        ids.add(job.id);
-        await sleep(2);
-      }, { concurrency: 4 });
+      await startWorker(
+        env,
+        queue,
+        QUEUE,
+        async (job) => {
+          deliveries.record(job, worker);
+          assert.equal(job.queue, QUEUE, 'job.queue names the queue it was sent to');
+          assert.ok(typeof job.id === 'string' && job.id !== '', 'job.id is a non-empty string');
+          ids.add(job.id);
+          await sleep(2);
+        },
+        { concurrency: 4 },
+      );
     }
   }
   for (let i = 30; i < 60; i++) await queues[i % queues.length]!.send(QUEUE, { id: i });
-  await waitFor(() => deliveries.all.length >= 60, env.deliveryTimeoutMs, '60 deliveries', () => deliveries.ids());
+  await waitFor(
+    () => deliveries.all.length >= 60,
+    env.deliveryTimeoutMs,
+    '60 deliveries',
+    () => deliveries.ids(),
+  );
   await sleep(300);
   const counts = deliveries.counts();
   for (let i = 0; i < 60; i++) assert.equal(counts.get(i), 1, `job ${i} delivered ${counts.get(i) ?? 0} times`);
@@ -59,34 +70,44 @@ function roundTripPayloads(): Json[] {
   ];
 }
 
-const jsonRoundTrip = queueCase('queue.delivery.json-round-trip', 'payloads come back exactly as a JSON round trip leaves them; non-JSON payloads are refused', async (env) => {
-  const payloads = roundTripPayloads();
-  const expected = payloads.map((p) => JSON.stringify(p));
-  // A Date becomes its ISO string, as JSON.stringify makes it.
-  const withDate = { at: new Date(0) } as unknown as Json;
-  expected.push(JSON.stringify({ at: '1970-01-01T00:00:00.000Z' }));
-  const received: string[] = [];
-  await startWorker(env, env.queue, QUEUE, async (job) => {
-    received.push(JSON.stringify(job.payload));
-  }, { concurrency: 4 });
-  for (const payload of [...payloads, withDate]) await env.queue.send(QUEUE, payload);
-  for (const bad of [undefined, () => 1, { f: () => 1 }, { n: 10n }, { x: Number.NaN }, new Map([[1, 2]])]) {
-    await assert.rejects(
-      env.queue.send(QUEUE, bad as unknown as Json),
-      (error: unknown) => CairnError.is(error, 'NOT_SERIALIZABLE'),
-      `a non-JSON payload (${typeof bad}) is refused with NOT_SERIALIZABLE`,
+const jsonRoundTrip = queueCase(
+  'queue.delivery.json-round-trip',
+  'payloads come back exactly as a JSON round trip leaves them; non-JSON payloads are refused',
+  async (env) => {
+    const payloads = roundTripPayloads();
+    const expected = payloads.map((p) => JSON.stringify(p));
+    // A Date becomes its ISO string, as JSON.stringify makes it.
+    const withDate = { at: new Date(0) } as unknown as Json;
+    expected.push(JSON.stringify({ at: '1970-01-01T00:00:00.000Z' }));
+    const received: string[] = [];
+    await startWorker(
+      env,
+      env.queue,
+      QUEUE,
+      async (job) => {
+        received.push(JSON.stringify(job.payload));
+      },
+      { concurrency: 4 },
     );
-  }
-  await waitFor(() => received.length >= expected.length, env.deliveryTimeoutMs, `${expected.length} deliveries`);
-  await sleep(200);
-  assert.equal(received.length, expected.length, 'refused payloads were not enqueued');
-  const remaining = [...received];
-  for (const text of expected) {
-    const at = remaining.indexOf(text);
-    assert.notEqual(at, -1, `payload ${text.slice(0, 80)} came back unchanged`);
-    remaining.splice(at, 1);
-  }
-});
+    for (const payload of [...payloads, withDate]) await env.queue.send(QUEUE, payload);
+    for (const bad of [undefined, () => 1, { f: () => 1 }, { n: 10n }, { x: Number.NaN }, new Map([[1, 2]])]) {
+      await assert.rejects(
+        env.queue.send(QUEUE, bad as unknown as Json),
+        (error: unknown) => CairnError.is(error, 'NOT_SERIALIZABLE'),
+        `a non-JSON payload (${typeof bad}) is refused with NOT_SERIALIZABLE`,
+      );
+    }
+    await waitFor(() => received.length >= expected.length, env.deliveryTimeoutMs, `${expected.length} deliveries`);
+    await sleep(200);
+    assert.equal(received.length, expected.length, 'refused payloads were not enqueued');
+    const remaining = [...received];
+    for (const text of expected) {
+      const at = remaining.indexOf(text);
+      assert.notEqual(at, -1, `payload ${text.slice(0, 80)} came back unchanged`);
+      remaining.splice(at, 1);
+    }
+  },
+);
 
 const closeDrains = queueCase('queue.delivery.close', 'close() waits for running jobs, then refuses send and work with ENGINE_STOPPED', async (env) => {
   let finished = false;
@@ -101,7 +122,10 @@ const closeDrains = queueCase('queue.delivery.close', 'close() waits for running
   await env.queue.close();
   assert.ok(finished, 'close() resolved only after the running job settled');
   await assert.rejects(env.queue.send(QUEUE, { id: 'late' }), (e: unknown) => CairnError.is(e, 'ENGINE_STOPPED'));
-  await assert.rejects(env.queue.work(QUEUE, async () => {}), (e: unknown) => CairnError.is(e, 'ENGINE_STOPPED'));
+  await assert.rejects(
+    env.queue.work(QUEUE, async () => {}),
+    (e: unknown) => CairnError.is(e, 'ENGINE_STOPPED'),
+  );
   await env.queue.close();
 });
 

@@ -39,7 +39,10 @@ export function queueSkipReason(harness: QueueHarness, queue: Queue, requires: r
 function onlyFromEnvironment(): string[] | undefined {
   const raw = process.env.CAIRN_CONFORMANCE_ONLY;
   if (raw === undefined || raw.trim() === '') return undefined;
-  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function selected(cases: readonly QueueCase[], only: readonly string[] | undefined): QueueCase[] {

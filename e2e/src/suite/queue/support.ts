@@ -54,7 +54,13 @@ export class Deliveries {
 }
 
 /** Starts a worker that is stopped when the case ends. */
-export async function startWorker(env: QueueCaseEnv, queue: Queue, name: string, handler: (job: Job) => Promise<void>, options?: WorkOptions): Promise<QueueWorker> {
+export async function startWorker(
+  env: QueueCaseEnv,
+  queue: Queue,
+  name: string,
+  handler: (job: Job) => Promise<void>,
+  options?: WorkOptions,
+): Promise<QueueWorker> {
   const worker = await queue.work(name, handler, options);
   env.defer(() => worker.stop());
   return worker;

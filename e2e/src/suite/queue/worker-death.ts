@@ -47,30 +47,45 @@ function spawnChild(env: QueueCaseEnv): { child: ChildProcess; messages: ChildMe
   return { child, messages, exited };
 }
 
-const redelivered = queueCase('queue.redelivery.worker-killed', 'a job whose worker process is killed (SIGKILL) mid-job is delivered again to another worker', async (env) => {
-  const { child, messages, exited } = spawnChild(env);
-  const failure = () => messages.find((m): m is Extract<ChildMessage, { type: 'error' }> => m.type === 'error')?.message;
-  await waitFor(() => messages.some((m) => m.type === 'ready' || m.type === 'error'), 60_000, 'the child worker to start', () => failure() ?? 'no message');
-  assert.equal(failure(), undefined, `child worker failed: ${failure()}`);
+const redelivered = queueCase(
+  'queue.redelivery.worker-killed',
+  'a job whose worker process is killed (SIGKILL) mid-job is delivered again to another worker',
+  async (env) => {
+    const { child, messages, exited } = spawnChild(env);
+    const failure = () => messages.find((m): m is Extract<ChildMessage, { type: 'error' }> => m.type === 'error')?.message;
+    await waitFor(
+      () => messages.some((m) => m.type === 'ready' || m.type === 'error'),
+      60_000,
+      'the child worker to start',
+      () => failure() ?? 'no message',
+    );
+    assert.equal(failure(), undefined, `child worker failed: ${failure()}`);
 
-  await env.queue.send(QUEUE, { id: 'victim' });
-  await waitFor(() => messages.some((m) => m.type === 'started'), env.deliveryTimeoutMs, 'the child to take the job');
-  const taken = messages.find((m): m is Extract<ChildMessage, { type: 'started' }> => m.type === 'started')!;
-  assert.deepEqual(taken.payload, { id: 'victim' });
-  child.kill('SIGKILL');
-  await exited;
-  const killedAt = Date.now();
+    await env.queue.send(QUEUE, { id: 'victim' });
+    await waitFor(() => messages.some((m) => m.type === 'started'), env.deliveryTimeoutMs, 'the child to take the job');
+    const taken = messages.find((m): m is Extract<ChildMessage, { type: 'started' }> => m.type === 'started')!;
+    assert.deepEqual(taken.payload, { id: 'victim' });
+    child.kill('SIGKILL');
+    await exited;
+    const killedAt = Date.now();
 
-  const deliveries = new Deliveries();
-  await startWorker(env, env.queue, QUEUE, async (job) => void deliveries.record(job, 'survivor'), { concurrency: 1 });
-  await env.queue.send(QUEUE, { id: 'fresh' });
-  await waitFor(() => deliveries.of('victim').length > 0, env.redeliveryTimeoutMs, "the dead worker's job to be delivered again", () => deliveries.ids());
-  await waitFor(() => deliveries.of('fresh').length > 0, env.deliveryTimeoutMs, 'a job sent after the kill');
-  const again = deliveries.of('victim')[0]!;
-  assert.equal(again.job.id, taken.id, 'the same job came back (not a copy)');
-  assert.deepEqual(again.job.payload, { id: 'victim' });
-  assert.ok(again.at >= killedAt, 'delivered again after the kill');
-}, ['distributed', 'childWorker']);
+    const deliveries = new Deliveries();
+    await startWorker(env, env.queue, QUEUE, async (job) => void deliveries.record(job, 'survivor'), { concurrency: 1 });
+    await env.queue.send(QUEUE, { id: 'fresh' });
+    await waitFor(
+      () => deliveries.of('victim').length > 0,
+      env.redeliveryTimeoutMs,
+      "the dead worker's job to be delivered again",
+      () => deliveries.ids(),
+    );
+    await waitFor(() => deliveries.of('fresh').length > 0, env.deliveryTimeoutMs, 'a job sent after the kill');
+    const again = deliveries.of('victim')[0]!;
+    assert.equal(again.job.id, taken.id, 'the same job came back (not a copy)');
+    assert.deepEqual(again.job.payload, { id: 'victim' });
+    assert.ok(again.at >= killedAt, 'delivered again after the kill');
+  },
+  ['distributed', 'childWorker'],
+);
 
 /** Redelivery after a worker process dies. */
 export const workerDeathCases: readonly QueueCase[] = [redelivered];

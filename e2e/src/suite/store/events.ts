@@ -10,7 +10,13 @@ export const eventsGroup: CaseGroup = caseGroup('store.events', 'store: events',
   conformanceCase('deliver: stores the message as seq 1; get reads it back', async ({ store, t0 }) => {
     const run = await createRun(store, t0);
     assert.deepEqual(await store.events.deliver(run.id, 'approved', { by: 'ops', level: 2 }, t0 + 3), { delivered: true, duplicate: false, seq: 1 });
-    assertSameRecord(await store.events.get(run.id, 'approved', 1), { runId: run.id, name: 'approved', seq: 1, payload: { by: 'ops', level: 2 }, deliveredAt: t0 + 3 });
+    assertSameRecord(await store.events.get(run.id, 'approved', 1), {
+      runId: run.id,
+      name: 'approved',
+      seq: 1,
+      payload: { by: 'ops', level: 2 },
+      deliveredAt: t0 + 3,
+    });
     assert.equal(await store.events.get(run.id, 'approved', 2), undefined, 'no second message yet');
     assert.equal(await store.events.get(run.id, 'rejected', 1), undefined, 'an event never delivered is undefined');
   }),
@@ -19,9 +25,17 @@ export const eventsGroup: CaseGroup = caseGroup('store.events', 'store: events',
     const run = await createRun(store, t0);
     assert.deepEqual(await store.events.deliver(run.id, 'msg', 'first', t0 + 1), { delivered: true, duplicate: false, seq: 1 });
     assert.deepEqual(await store.events.deliver(run.id, 'msg', 'second', t0 + 2), { delivered: true, duplicate: false, seq: 2 });
-    assert.deepEqual(await store.events.deliver(run.id, 'other', 'x', t0 + 3), { delivered: true, duplicate: false, seq: 1 }, 'names are numbered independently');
+    assert.deepEqual(
+      await store.events.deliver(run.id, 'other', 'x', t0 + 3),
+      { delivered: true, duplicate: false, seq: 1 },
+      'names are numbered independently',
+    );
     assert.deepEqual(await store.events.deliver(run.id, 'msg', 'third', t0 + 4), { delivered: true, duplicate: false, seq: 3 });
-    for (const [seq, payload, at] of [[1, 'first', 1], [2, 'second', 2], [3, 'third', 4]] as const) {
+    for (const [seq, payload, at] of [
+      [1, 'first', 1],
+      [2, 'second', 2],
+      [3, 'third', 4],
+    ] as const) {
       assertSameRecord(await store.events.get(run.id, 'msg', seq), { runId: run.id, name: 'msg', seq, payload, deliveredAt: t0 + at });
     }
     assert.equal(await store.events.get(run.id, 'msg', 4), undefined);
@@ -43,13 +57,28 @@ export const eventsGroup: CaseGroup = caseGroup('store.events', 'store: events',
     assert.deepEqual(await store.events.deliver(run.id, 'msg', 'a', t0 + 1), { delivered: true, duplicate: false, seq: 1 });
     assert.deepEqual(await store.events.deliver(run.id, 'msg', 'b', t0 + 2, { idempotencyKey: 'k-1' }), { delivered: true, duplicate: false, seq: 2 });
     assert.deepEqual(await store.events.deliver(run.id, 'msg', 'b again', t0 + 3, { idempotencyKey: 'k-1' }), { delivered: false, duplicate: true, seq: 2 });
-    assert.deepEqual(await store.events.deliver(run.id, 'other', 'c', t0 + 4, { idempotencyKey: 'k-1' }), { delivered: false, duplicate: true, seq: 2 }, 'a key is per run, whatever the name');
+    assert.deepEqual(
+      await store.events.deliver(run.id, 'other', 'c', t0 + 4, { idempotencyKey: 'k-1' }),
+      { delivered: false, duplicate: true, seq: 2 },
+      'a key is per run, whatever the name',
+    );
     assert.equal(await store.events.get(run.id, 'other', 1), undefined);
-    assertSameRecord(await store.events.get(run.id, 'msg', 2), { runId: run.id, name: 'msg', seq: 2, payload: 'b', deliveredAt: t0 + 2, idempotencyKey: 'k-1' });
+    assertSameRecord(await store.events.get(run.id, 'msg', 2), {
+      runId: run.id,
+      name: 'msg',
+      seq: 2,
+      payload: 'b',
+      deliveredAt: t0 + 2,
+      idempotencyKey: 'k-1',
+    });
     assert.equal(await store.events.get(run.id, 'msg', 3), undefined, 'the repeat was not stored');
     assert.deepEqual(await store.events.deliver(run.id, 'msg', 'd', t0 + 5, { idempotencyKey: 'k-2' }), { delivered: true, duplicate: false, seq: 3 });
     const other = await createRun(store, t0);
-    assert.deepEqual(await store.events.deliver(other.id, 'msg', 'e', t0 + 6, { idempotencyKey: 'k-1' }), { delivered: true, duplicate: false, seq: 1 }, 'keys of another run do not count');
+    assert.deepEqual(
+      await store.events.deliver(other.id, 'msg', 'e', t0 + 6, { idempotencyKey: 'k-1' }),
+      { delivered: true, duplicate: false, seq: 1 },
+      'keys of another run do not count',
+    );
   }),
 
   conformanceCase('deliver: of 8 concurrent sends with one idempotency key exactly one is stored', async ({ store, t0 }) => {
@@ -118,7 +147,13 @@ export const eventsGroup: CaseGroup = caseGroup('store.events', 'store: events',
 
   conformanceCase('deliver: null and falsy payloads round-trip exactly', async ({ store, t0 }) => {
     const run = await createRun(store, t0);
-    const payloads: Array<[string, Json]> = [['null', null], ['zero', 0], ['false', false], ['empty', ''], ['obj', {}]];
+    const payloads: Array<[string, Json]> = [
+      ['null', null],
+      ['zero', 0],
+      ['false', false],
+      ['empty', ''],
+      ['obj', {}],
+    ];
     for (const [name, payload] of payloads) await store.events.deliver(run.id, name, payload, t0);
     for (const [, payload] of payloads) await store.events.deliver(run.id, 'same', payload, t0);
     for (const [i, [name, payload]] of payloads.entries()) {

@@ -23,7 +23,12 @@ export const historyGroup: CaseGroup = caseGroup('store.history', 'store: histor
     // seq order and start order disagree: the step with the higher seq started first.
     await store.steps.insert(run.id, fence, newStep({ key: 'late', name: 'late', seq: 0, status: 'scheduled', queued: true, worker: undefined }), t0);
     await store.steps.insert(run.id, fence, newStep({ key: 'early', name: 'early', seq: 1 }), t0 + 1);
-    await store.steps.transition(run.id, null, { key: 'late', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'q' } }, t0 + 9);
+    await store.steps.transition(
+      run.id,
+      null,
+      { key: 'late', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'q' } },
+      t0 + 9,
+    );
     await store.steps.transition(run.id, fence, retry('early', 1, 2), t0 + 5);
     assert.deepEqual(
       (await store.history.list(run.id)).map((a) => [a.stepKey, a.attempt, a.startedAt]),
@@ -54,12 +59,20 @@ export const historyGroup: CaseGroup = caseGroup('store.history', 'store: histor
     await store.steps.insert(run.id, fence, newStep(), t0);
     // Jump from attempt 1 to attempt 5: a counting backend would call the second one attempt 2.
     await store.steps.transition(run.id, fence, retry('charge', 1, 5), t0 + 1);
-    await store.steps.transition(run.id, fence, { key: 'charge', from: { status: ['running'], attempt: 5 }, to: { status: 'succeeded', output: 5 }, endAttempt: { status: 'succeeded', output: 5 } }, t0 + 2);
+    await store.steps.transition(
+      run.id,
+      fence,
+      { key: 'charge', from: { status: ['running'], attempt: 5 }, to: { status: 'succeeded', output: 5 }, endAttempt: { status: 'succeeded', output: 5 } },
+      t0 + 2,
+    );
     const history = await store.history.list(run.id);
-    assert.deepEqual(history.map((a) => [a.attempt, a.status, a.worker]), [
-      [1, 'failed', 'worker-a'],
-      [5, 'succeeded', 'worker-5'],
-    ]);
+    assert.deepEqual(
+      history.map((a) => [a.attempt, a.status, a.worker]),
+      [
+        [1, 'failed', 'worker-a'],
+        [5, 'succeeded', 'worker-5'],
+      ],
+    );
     assert.equal((await store.steps.load(run.id))[0]?.attempt, 5);
   }),
 
@@ -68,6 +81,9 @@ export const historyGroup: CaseGroup = caseGroup('store.history', 'store: histor
     const b = await runningRun(store, t0);
     await store.steps.insert(a.run.id, a.fence, newStep(), t0);
     assert.deepEqual(await store.history.list(b.run.id), []);
-    assert.deepEqual((await store.history.list(a.run.id)).map((x) => x.runId), [a.run.id]);
+    assert.deepEqual(
+      (await store.history.list(a.run.id)).map((x) => x.runId),
+      [a.run.id],
+    );
   }),
 ]);

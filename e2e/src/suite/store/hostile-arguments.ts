@@ -27,8 +27,14 @@ function callsWith(store: WorkflowStore, bad: unknown, ids: { running: string; f
     ['steps.load', () => store.steps.load(s)],
     ['steps.insert', () => store.steps.insert(s, fence, newStep(), t0)],
     ['steps.insert (key)', () => store.steps.insert(running, fence, newStep({ key: s }), t0)],
-    ['steps.transition', () => store.steps.transition(s, fence, { key: 'charge', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'x' } }, t0)],
-    ['steps.transition (key)', () => store.steps.transition(running, fence, { key: s, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'x' } }, t0)],
+    [
+      'steps.transition',
+      () => store.steps.transition(s, fence, { key: 'charge', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'x' } }, t0),
+    ],
+    [
+      'steps.transition (key)',
+      () => store.steps.transition(running, fence, { key: s, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'x' } }, t0),
+    ],
     ['state.set', () => store.state.set(s, fence, 'k', 'hijacked', t0)],
     ['state.set (key)', () => store.state.set(running, fence, s, 'hijacked', t0)],
     ['state.get', () => store.state.get(s)],
@@ -58,13 +64,18 @@ export const hostileArgumentsStoreGroup: CaseGroup = caseGroup('store.arguments'
     for (const bad of NOT_STRINGS) {
       for (const [what, call] of callsWith(store, bad, { running: run.id, fence }, t0 + 1)) {
         // A field that may be absent (the idempotency key, a list filter) is fine as `undefined`.
-        if (bad === undefined && (what === 'runs.create (idempotencyKey)' || what === 'runs.list (workflow)' || what === 'events.deliver (idempotencyKey)')) continue;
+        if (bad === undefined && (what === 'runs.create (idempotencyKey)' || what === 'runs.list (workflow)' || what === 'events.deliver (idempotencyKey)'))
+          continue;
         await rejectsWithCode(Promise.resolve().then(call), 'INVALID_INPUT', `${what} with ${show(bad)}`);
       }
     }
     // A fence that is not a number would bypass the fencing check in a naive filter.
     for (const bad of [{ $gte: 0 }, '1', Number.NaN]) {
-      await rejectsWithCode(Promise.resolve().then(() => store.runs.renew(run.id, bad as number, 1_000, t0)), 'INVALID_INPUT', `renew with fence ${show(bad)}`);
+      await rejectsWithCode(
+        Promise.resolve().then(() => store.runs.renew(run.id, bad as number, 1_000, t0)),
+        'INVALID_INPUT',
+        `renew with fence ${show(bad)}`,
+      );
       await rejectsWithCode(
         Promise.resolve().then(() => store.state.set(run.id, bad as number, 'k', 'hijacked', t0)),
         'INVALID_INPUT',

@@ -12,7 +12,11 @@ export const hostileNamesGroup: CaseGroup = caseGroup('store.names', 'store: hos
     for (const decoy of ['wild-card_and*glob?[x]', 'wild%cardXand*glob?[x]', 'with.dots.in', '$wher', 'a:b']) await createRun(store, t0, { workflow: decoy });
     for (const [workflow, id] of runs) {
       const listed = (await store.runs.list({ workflow })).runs;
-      assert.deepEqual(listed.map((r) => r.id), [id], `list({ workflow: ${label(workflow)} })`);
+      assert.deepEqual(
+        listed.map((r) => r.id),
+        [id],
+        `list({ workflow: ${label(workflow)} })`,
+      );
       assert.equal(listed[0]?.workflow, workflow, `workflow ${label(workflow)} comes back byte for byte`);
       assert.equal((await store.runs.get(id))?.workflow, workflow);
     }
@@ -36,24 +40,43 @@ export const hostileNamesGroup: CaseGroup = caseGroup('store.names', 'store: hos
       assert.equal(created, true, `step ${label(name)} collided with an earlier key`);
     }
     const loaded = await store.steps.load(run.id);
-    assert.deepEqual(loaded.map((s) => [s.key, s.name, s.output]), HOSTILE_NAMES.map((name, seq) => [`${name}#2`, name, seq]));
+    assert.deepEqual(
+      loaded.map((s) => [s.key, s.name, s.output]),
+      HOSTILE_NAMES.map((name, seq) => [`${name}#2`, name, seq]),
+    );
     const hostile = HOSTILE_NAMES[0]!;
     const transitioned = await store.steps.insert(run.id, fence, newStep({ key: hostile, name: hostile, seq: 100 }), t0);
     assert.equal(transitioned.created, true);
-    await store.steps.transition(run.id, fence, { key: hostile, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'ok' }, endAttempt: { status: 'succeeded' } }, t0 + 1);
-    assert.deepEqual((await store.history.list(run.id)).map((a) => [a.stepKey, a.status]), [[hostile, 'succeeded']]);
+    await store.steps.transition(
+      run.id,
+      fence,
+      { key: hostile, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 'ok' }, endAttempt: { status: 'succeeded' } },
+      t0 + 1,
+    );
+    assert.deepEqual(
+      (await store.history.list(run.id)).map((a) => [a.stepKey, a.status]),
+      [[hostile, 'succeeded']],
+    );
   }),
 
   conformanceCase('event names round-trip and stay distinct', async ({ store, t0 }) => {
     const run = await createRun(store, t0);
     for (const [i, name] of HOSTILE_NAMES.entries()) {
-      assert.deepEqual(await store.events.deliver(run.id, name, i, t0, { idempotencyKey: name }), { delivered: true, duplicate: false, seq: 1 }, `event ${label(name)}`);
+      assert.deepEqual(
+        await store.events.deliver(run.id, name, i, t0, { idempotencyKey: name }),
+        { delivered: true, duplicate: false, seq: 1 },
+        `event ${label(name)}`,
+      );
     }
     for (const [i, name] of HOSTILE_NAMES.entries()) {
       const event = await store.events.get(run.id, name, 1);
       assert.equal(event?.name, name);
       assert.equal(event?.idempotencyKey, name, `idempotency key ${label(name)}`);
-      assert.deepEqual(await store.events.deliver(run.id, 'repeat', i, t0, { idempotencyKey: name }), { delivered: false, duplicate: true, seq: 1 }, `idempotency key ${label(name)} is matched exactly`);
+      assert.deepEqual(
+        await store.events.deliver(run.id, 'repeat', i, t0, { idempotencyKey: name }),
+        { delivered: false, duplicate: true, seq: 1 },
+        `idempotency key ${label(name)} is matched exactly`,
+      );
       assert.equal(event?.payload, i, `event ${label(name)} read back another event's payload`);
     }
   }),
@@ -62,7 +85,11 @@ export const hostileNamesGroup: CaseGroup = caseGroup('store.names', 'store: hos
     for (const [i, name] of HOSTILE_NAMES.entries()) await store.versions.upsert(name, name, i, t0 + i);
     for (const [i, name] of HOSTILE_NAMES.entries()) {
       const listed = await store.versions.list(name);
-      assert.deepEqual(listed.map((v) => [v.workflow, v.version, v.descriptor]), [[name, name, i]], `versions of ${label(name)}`);
+      assert.deepEqual(
+        listed.map((v) => [v.workflow, v.version, v.descriptor]),
+        [[name, name, i]],
+        `versions of ${label(name)}`,
+      );
     }
   }),
 ]);

@@ -26,7 +26,12 @@ export const payloadsGroup: CaseGroup = caseGroup('store.payloads', 'store: larg
     const big = payloadOfBytes(payloadLimit);
     const { run, fence } = await runningRun(store, t0);
     await store.steps.insert(run.id, fence, newStep(), t0);
-    await store.steps.transition(run.id, fence, { key: 'charge', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: big }, endAttempt: { status: 'succeeded', output: big } }, t0 + 1);
+    await store.steps.transition(
+      run.id,
+      fence,
+      { key: 'charge', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: big }, endAttempt: { status: 'succeeded', output: big } },
+      t0 + 1,
+    );
     assertSamePayload((await store.steps.load(run.id))[0]?.output, big, 'step output');
     assertSamePayload((await store.history.list(run.id))[0]?.output, big, 'attempt output');
   }),

@@ -2,16 +2,7 @@ import assert from 'node:assert/strict';
 import type { ErrorRecord, Json, RunPage, RunRecord, RunStatus, RunSummary } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { assertSameRecord, rejectsWithCode } from '../fixtures/assertions.js';
-import {
-  LEASE_MS,
-  createRun,
-  newRun,
-  runningRun,
-  shuffled,
-  snapshotRun,
-  takeOver,
-  terminalRun,
-} from '../fixtures/run-fixtures.js';
+import { LEASE_MS, createRun, newRun, runningRun, shuffled, snapshotRun, takeOver, terminalRun } from '../fixtures/run-fixtures.js';
 import { uuidv7 } from '../fixtures/uuid-v7.js';
 
 /** An error record with every optional field, nested cause and awkward text. */
@@ -89,7 +80,12 @@ const create = [
     const waiting = await store.runs.transition(run.id, claimed!.fence, { from: ['running'], to: 'waiting', wakeAt: t0 + 50 }, t0 + 2);
     assert.equal(waiting.deadline, deadline);
     const again = await store.runs.claim(run.id, 'w', LEASE_MS, t0 + 60);
-    const failed = await store.runs.transition(run.id, again!.fence, { from: ['running'], to: 'failed', error: { name: 'CairnError', message: 'late', code: 'DEADLINE_EXCEEDED' } }, t0 + 61);
+    const failed = await store.runs.transition(
+      run.id,
+      again!.fence,
+      { from: ['running'], to: 'failed', error: { name: 'CairnError', message: 'late', code: 'DEADLINE_EXCEEDED' } },
+      t0 + 61,
+    );
     assert.equal(failed.deadline, deadline);
     assert.equal((await store.runs.list({})).runs.find((r) => r.id === run.id)?.deadline, deadline, 'list returns it');
     const none = await createRun(store, t0);
@@ -122,24 +118,34 @@ const create = [
     assert.equal((await store.runs.get(none.id))?.traceContext, undefined, 'no trace context: absent');
   }),
 
-  conformanceCase('create: a priority round-trips through create, get and list (absent and 0 read back absent) and through claim and the end', async ({ store, t0 }) => {
-    const cases: Array<[number | undefined, number | undefined]> = [[undefined, undefined], [0, undefined], [-1000, -1000], [7, 7], [1000, 1000]];
-    for (const [i, [priority, expected]] of cases.entries()) {
-      const input = newRun(priority === undefined ? {} : { priority });
-      const { run } = await store.runs.create(input, t0 + i);
-      const what = `priority ${String(priority)}`;
-      assert.equal(run.priority, expected, `${what}: create returns it`);
-      assert.equal((await store.runs.get(run.id))?.priority, expected, `${what}: get`);
-      const listed = (await store.runs.list({ workflow: 'orders' })).runs.find((r) => r.id === run.id);
-      assert.equal(listed?.priority, expected, `${what}: list`);
-    }
-    const kept = await createRun(store, t0, { priority: -3 });
-    const claimed = await store.runs.claim(kept.id, 'w', LEASE_MS, t0 + 10);
-    assert.equal(claimed?.priority, -3, 'claim keeps the priority');
-    const done = await store.runs.transition(kept.id, claimed!.fence, { from: ['running'], to: 'completed', output: 1 }, t0 + 11);
-    assert.equal(done.priority, -3, 'the end keeps the priority');
-    // Priority and slots are one contract (issue 17), adopted together: a store without slots skips this.
-  }, { requires: ['slots'] }),
+  conformanceCase(
+    'create: a priority round-trips through create, get and list (absent and 0 read back absent) and through claim and the end',
+    async ({ store, t0 }) => {
+      const cases: Array<[number | undefined, number | undefined]> = [
+        [undefined, undefined],
+        [0, undefined],
+        [-1000, -1000],
+        [7, 7],
+        [1000, 1000],
+      ];
+      for (const [i, [priority, expected]] of cases.entries()) {
+        const input = newRun(priority === undefined ? {} : { priority });
+        const { run } = await store.runs.create(input, t0 + i);
+        const what = `priority ${String(priority)}`;
+        assert.equal(run.priority, expected, `${what}: create returns it`);
+        assert.equal((await store.runs.get(run.id))?.priority, expected, `${what}: get`);
+        const listed = (await store.runs.list({ workflow: 'orders' })).runs.find((r) => r.id === run.id);
+        assert.equal(listed?.priority, expected, `${what}: list`);
+      }
+      const kept = await createRun(store, t0, { priority: -3 });
+      const claimed = await store.runs.claim(kept.id, 'w', LEASE_MS, t0 + 10);
+      assert.equal(claimed?.priority, -3, 'claim keeps the priority');
+      const done = await store.runs.transition(kept.id, claimed!.fence, { from: ['running'], to: 'completed', output: 1 }, t0 + 11);
+      assert.equal(done.priority, -3, 'the end keeps the priority');
+      // Priority and slots are one contract (issue 17), adopted together: a store without slots skips this.
+    },
+    { requires: ['slots'] },
+  ),
 
   conformanceCase('create: a priority outside -1000..1000 or not an integer is INVALID_INPUT and creates nothing', async ({ store, t0 }) => {
     for (const priority of [1001, -1001, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '7', null]) {
@@ -243,16 +249,8 @@ const list = [
     assert.deepEqual(ids((await store.runs.list({ status: 'pending' })).runs), [a2.id, b0.id, a0.id]);
     assert.deepEqual(ids((await store.runs.list({ status: ['running', 'completed'] })).runs), [done.run.id, a1.run.id]);
     assert.deepEqual(ids((await store.runs.list({ workflow: 'a', status: 'pending' })).runs), [a2.id, a0.id]);
-    assert.deepEqual(
-      ids((await store.runs.list({ workflow: 'a', createdAfter: t0 + 10 })).runs),
-      [a2.id, a1.run.id],
-      'createdAfter is inclusive',
-    );
-    assert.deepEqual(
-      ids((await store.runs.list({ workflow: 'a', createdBefore: t0 + 20 })).runs),
-      [a1.run.id, a0.id],
-      'createdBefore is exclusive',
-    );
+    assert.deepEqual(ids((await store.runs.list({ workflow: 'a', createdAfter: t0 + 10 })).runs), [a2.id, a1.run.id], 'createdAfter is inclusive');
+    assert.deepEqual(ids((await store.runs.list({ workflow: 'a', createdBefore: t0 + 20 })).runs), [a1.run.id, a0.id], 'createdBefore is exclusive');
     assert.deepEqual(
       ids((await store.runs.list({ createdAfter: t0 + 10, createdBefore: t0 + 20 })).runs),
       ids([a1.run, b0].sort(newestFirst)),
@@ -540,7 +538,7 @@ const requestCancel = [
     assert.equal(cancelled?.cancelRequested, true);
   }),
 
-  conformanceCase('requestCancel: stores the first request\'s reason; later requests keep it; no reason stores none', async ({ store, t0 }) => {
+  conformanceCase("requestCancel: stores the first request's reason; later requests keep it; no reason stores none", async ({ store, t0 }) => {
     const reason = 'customer asked — ünïcode ✓ "quoted"';
     const { run, fence } = await runningRun(store, t0);
     const first = await store.runs.requestCancel(run.id, t0 + 10, reason);
@@ -549,13 +547,22 @@ const requestCancel = [
     assert.equal((await store.runs.requestCancel(run.id, t0 + 11, 'second'))?.cancelReason, reason, 'a later reason does not replace the first');
     assert.equal((await store.runs.requestCancel(run.id, t0 + 12))?.cancelReason, reason, 'a later request without one keeps it');
     assert.equal((await store.runs.renew(run.id, fence, LEASE_MS, t0 + 13)).cancelReason, reason, 'renew returns it');
-    const ended = await store.runs.transition(run.id, fence, { from: ['running'], to: 'cancelled', error: { name: 'CairnError', message: 'cancelled', code: 'CANCELLED' } }, t0 + 14);
+    const ended = await store.runs.transition(
+      run.id,
+      fence,
+      { from: ['running'], to: 'cancelled', error: { name: 'CairnError', message: 'cancelled', code: 'CANCELLED' } },
+      t0 + 14,
+    );
     assert.equal(ended.cancelReason, reason, 'the terminal run keeps it');
     assert.equal((await store.runs.get(run.id))?.cancelReason, reason);
 
     const plain = await createRun(store, t0);
     assert.equal((await store.runs.requestCancel(plain.id, t0 + 10))?.cancelReason, undefined);
-    assert.equal((await store.runs.requestCancel(plain.id, t0 + 11, 'too late'))?.cancelReason, undefined, 'a reason after a request without one is not stored');
+    assert.equal(
+      (await store.runs.requestCancel(plain.id, t0 + 11, 'too late'))?.cancelReason,
+      undefined,
+      'a reason after a request without one is not stored',
+    );
     const done = await terminalRun(store, t0);
     assert.equal((await store.runs.requestCancel(done.id, t0 + 5, 'after the end'))?.cancelReason, undefined, 'a terminal run stores no reason');
   }),
@@ -632,7 +639,11 @@ const remove = [
     // A run created again under the deleted id starts with no messages and no send keys.
     await store.runs.create(newRun({ id: run.id }), t0 + 2);
     assert.equal(await store.events.get(run.id, 'approved', 1), undefined);
-    assert.deepEqual(await store.events.deliver(run.id, 'approved', 'new', t0 + 3, { idempotencyKey: 'send-1' }), { delivered: true, duplicate: false, seq: 1 });
+    assert.deepEqual(await store.events.deliver(run.id, 'approved', 'new', t0 + 3, { idempotencyKey: 'send-1' }), {
+      delivered: true,
+      duplicate: false,
+      seq: 1,
+    });
   }),
 ];
 
@@ -649,4 +660,3 @@ export const runsGroup: CaseGroup = caseGroup('store.runs', 'store: runs', [
   ...findDue,
   ...remove,
 ]);
-

@@ -39,7 +39,10 @@ export const versionsGroup: CaseGroup = caseGroup('store.versions', 'store: vers
     await store.versions.upsert('orders', 'c', 2, t0);
     await store.versions.upsert('refunds', 'x', 3, t0 + 5);
     await store.versions.upsert('orders', 'a', 4, t0 + 10);
-    assert.deepEqual((await store.versions.list('orders')).map((v) => v.version), ['c', 'a', 'b']);
+    assert.deepEqual(
+      (await store.versions.list('orders')).map((v) => v.version),
+      ['c', 'a', 'b'],
+    );
     assert.deepEqual(await store.versions.list('nobody'), []);
   }),
 

@@ -10,7 +10,9 @@ export const cancelCommand: CliCommand = {
   register(program, cli) {
     program
       .command('cancel')
-      .description('Request cancellation of a run (and its children). A worker running it stops it; a waiting run is ended by the next worker that looks at it.')
+      .description(
+        'Request cancellation of a run (and its children). A worker running it stops it; a waiting run is ended by the next worker that looks at it.',
+      )
       .argument('<run-id>', 'the run')
       .option('-r, --reason <text>', 'why: stored with the run and carried by its CANCELLED error')
       .action(async (runId: string, options: { reason?: string }) => {
@@ -24,7 +26,9 @@ export const cancelCommand: CliCommand = {
           if (isTerminalRunStatus(run.status)) throw new CliError(EXIT.refused, `Run ${run.id} already ended ${run.status}: there is nothing to cancel`);
           await engine.cancel(run.id, options.reason === undefined ? undefined : { reason: options.reason });
           const after = await engine.getRun(run.id);
-          cli.print(`Cancellation of run ${run.id} requested (status now ${after?.status ?? 'deleted'}${after?.cancelReason === undefined ? '' : `, reason: ${safeText(after.cancelReason)}`}).`);
+          cli.print(
+            `Cancellation of run ${run.id} requested (status now ${after?.status ?? 'deleted'}${after?.cancelReason === undefined ? '' : `, reason: ${safeText(after.cancelReason)}`}).`,
+          );
         });
       });
   },

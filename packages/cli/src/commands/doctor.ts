@@ -21,7 +21,9 @@ export const doctorCommand: CliCommand = {
   register(program, cli) {
     program
       .command('doctor')
-      .description('Find runs that are stuck (expired leases nobody took over, due runs never dispatched, queued steps never started, parents never woken, versions no engine registered, waits nothing can end) and backend drift; say what each means.')
+      .description(
+        'Find runs that are stuck (expired leases nobody took over, due runs never dispatched, queued steps never started, parents never woken, versions no engine registered, waits nothing can end) and backend drift; say what each means.',
+      )
       .option('--fix', 'repair what is safe to repair (dispatch a stuck run or step, wake a parent, repair index drift) and report each repair')
       .option('--json', 'print the report as JSON')
       .addOption(new Option('-n, --limit <n>', 'most runs read per check, 1..100000 (default 1000; a capped read is reported)').argParser(intIn(1, 100_000)))
@@ -48,7 +50,8 @@ export const doctorCommand: CliCommand = {
         }));
         if (options.json) cli.printJson(report);
         else cli.print(renderDoctorReport(report, { colors: cli.colors(), width: cli.width(), store }));
-        if (report.remaining > 0) throw new CliError(EXIT.problems, `${report.remaining} problem${report.remaining === 1 ? '' : 's'} remain${report.remaining === 1 ? 's' : ''}`);
+        if (report.remaining > 0)
+          throw new CliError(EXIT.problems, `${report.remaining} problem${report.remaining === 1 ? '' : 's'} remain${report.remaining === 1 ? 's' : ''}`);
       });
   },
 };

@@ -17,7 +17,9 @@ export const forkCommand: CliCommand = {
   register(program, cli) {
     program
       .command('fork')
-      .description("Start a new run of the same workflow that reuses the recorded outputs of the steps before --from-step and runs that step and the rest with the current code (engine.forkRun). The source run is not changed.")
+      .description(
+        'Start a new run of the same workflow that reuses the recorded outputs of the steps before --from-step and runs that step and the rest with the current code (engine.forkRun). The source run is not changed.',
+      )
       .argument('<run-id>', 'the source run')
       .requiredOption('--from-step <key>', 'the step key to run again from (as `cairn show` lists them: "charge card", "event:approval", "nap#2")')
       .option('--input <json>', "the fork's input as JSON (default: the source's input)", parseJson)

@@ -12,4 +12,16 @@ import { showCommand } from './show.js';
 import { versionsCommand } from './versions.js';
 
 /** Every `cairn` command, in the order `cairn --help` lists them. A new command: one file, one line here. */
-export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, cancelCommand, retryCommand, forkCommand, deleteCommand, pruneCommand, schedulesCommand, versionsCommand, doctorCommand, dashboardCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  runsCommand,
+  showCommand,
+  cancelCommand,
+  retryCommand,
+  forkCommand,
+  deleteCommand,
+  pruneCommand,
+  schedulesCommand,
+  versionsCommand,
+  doctorCommand,
+  dashboardCommand,
+];

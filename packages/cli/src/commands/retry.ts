@@ -7,7 +7,9 @@ export const retryCommand: CliCommand = {
   register(program, cli) {
     program
       .command('retry')
-      .description('Resume a failed or cancelled run from where it stopped: its succeeded steps are kept, the steps that failed run again (engine.retryRun). A worker of the application executes it.')
+      .description(
+        'Resume a failed or cancelled run from where it stopped: its succeeded steps are kept, the steps that failed run again (engine.retryRun). A worker of the application executes it.',
+      )
       .argument('<run-id>', 'the run')
       .option('-r, --reason <text>', "why: kept in the run's retry record")
       .action(async (runId: string, options: { reason?: string }) => {
@@ -16,7 +18,9 @@ export const retryCommand: CliCommand = {
           const record = run.retries?.at(-1);
           const forgotten = record?.forgottenSteps ?? [];
           cli.print(`Run ${run.id} reopened${record ? ` from ${record.previousStatus}` : ''} (status now ${run.status}).`);
-          cli.print(forgotten.length === 0 ? 'No step record was forgotten.' : `Runs again: ${forgotten.map((key) => JSON.stringify(safeText(key))).join(', ')}.`);
+          cli.print(
+            forgotten.length === 0 ? 'No step record was forgotten.' : `Runs again: ${forgotten.map((key) => JSON.stringify(safeText(key))).join(', ')}.`,
+          );
           if (record?.retriedChildren?.length) cli.print(`Children retried with it: ${record.retriedChildren.join(', ')}.`);
         });
       });

@@ -24,8 +24,15 @@ export const runsCommand: CliCommand = {
       .command('runs')
       .description('List runs, newest first.')
       .option('-w, --workflow <name>', 'only runs of this workflow')
-      .addOption(new Option('-s, --status <status>', 'only runs in this status (pending, running, waiting, completed, failed, cancelled); comma-separated or repeated').argParser(parseStatuses))
-      .addOption(new Option('--since <time>', 'only runs created at or after: an ISO date or a duration ago (30m, 2h, 7d)').argParser((v: string) => parseTime(v)))
+      .addOption(
+        new Option(
+          '-s, --status <status>',
+          'only runs in this status (pending, running, waiting, completed, failed, cancelled); comma-separated or repeated',
+        ).argParser(parseStatuses),
+      )
+      .addOption(
+        new Option('--since <time>', 'only runs created at or after: an ISO date or a duration ago (30m, 2h, 7d)').argParser((v: string) => parseTime(v)),
+      )
       .addOption(new Option('--until <time>', 'only runs created before: an ISO date or a duration ago').argParser((v: string) => parseTime(v)))
       .option('--parent <run-id>', 'only children of this run')
       .option('--key <idempotency-key>', 'only the run started with this idempotency key')

@@ -26,7 +26,11 @@ function renderSchedules(list: readonly ScheduleRecord[]): string {
 }
 
 /** Runs `fn` on the named schedule's engine call, mapping an unknown name to exit 3. */
-async function onSchedule<T>(cli: CliContext, name: string, fn: (engine: Parameters<Parameters<CliContext['withConnection']>[0]>[0]['engine']) => Promise<T>): Promise<T> {
+async function onSchedule<T>(
+  cli: CliContext,
+  name: string,
+  fn: (engine: Parameters<Parameters<CliContext['withConnection']>[0]>[0]['engine']) => Promise<T>,
+): Promise<T> {
   return cli.withConnection(async ({ engine }) =>
     fn(engine).catch((error: unknown) => {
       if (CairnError.is(error, 'SCHEDULE_NOT_FOUND')) throw new CliError(EXIT.notFound, `Schedule ${safeText(name)} not found`);
@@ -44,7 +48,9 @@ export const schedulesCommand: CliCommand = {
       .description('List, pause, resume, trigger or delete schedules (cron-started workflows). Without a subcommand: list.')
       .addHelpText('after', '\nExamples:\n  cairn schedules\n  cairn schedules pause nightly-report\n  cairn schedules trigger nightly-report --json');
     const list = async (options: { limit: number; after?: string; json?: boolean }) => {
-      const found = await cli.withConnection(({ engine }) => engine.schedules.list(options.after === undefined ? { limit: options.limit } : { limit: options.limit, after: options.after }));
+      const found = await cli.withConnection(({ engine }) =>
+        engine.schedules.list(options.after === undefined ? { limit: options.limit } : { limit: options.limit, after: options.after }),
+      );
       if (options.json) cli.printJson({ schedules: found });
       else cli.print(renderSchedules(found));
     };
@@ -72,7 +78,9 @@ export const schedulesCommand: CliCommand = {
     }
     schedules
       .command('trigger')
-      .description('Start one run now, whatever the overlap policy. Without the workflow\'s code (a --url connection) the run is recorded and a worker starts it at its next pass.')
+      .description(
+        "Start one run now, whatever the overlap policy. Without the workflow's code (a --url connection) the run is recorded and a worker starts it at its next pass.",
+      )
       .argument('<name>', 'the schedule')
       .option('--json', 'print { key, runId? } as JSON')
       .action(async (name: string, options: { json?: boolean }) => {

@@ -34,7 +34,9 @@ export async function importBackend<T>(backend: Pick<UrlBackend, 'title' | 'pack
   } catch (error) {
     const code = (error as { code?: unknown })?.code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new CliError(EXIT.usage, `The ${backend.title} backend is not installed: npm i ${backend.packages}\n(${(error as Error).message.split('\n')[0]})`, { cause: error });
+      throw new CliError(EXIT.usage, `The ${backend.title} backend is not installed: npm i ${backend.packages}\n(${(error as Error).message.split('\n')[0]})`, {
+        cause: error,
+      });
     }
     throw error;
   }

@@ -33,7 +33,8 @@ export async function connect(options: ConnectOptions, cwd: string): Promise<Con
     engine = createEngine({ store, workflows: [], logger: quietLogger });
   } else {
     const path = findConfig(cwd, options.config);
-    if (path === undefined) throw new CliError(EXIT.usage, 'No store: pass --url <url> or --config <file>, or add a cairn.config.ts to this directory (see cairn --help)');
+    if (path === undefined)
+      throw new CliError(EXIT.usage, 'No store: pass --url <url> or --config <file>, or add a cairn.config.ts to this directory (see cairn --help)');
     const config = await loadConfig(path);
     store = config.store;
     engine = createEngine({ store, workflows: config.workflows, ...(config.queue === undefined ? {} : { queue: config.queue }), logger: quietLogger });

@@ -54,7 +54,9 @@ async function importConfig(path: string): Promise<Record<string, unknown>> {
 }
 
 const isStore = (value: unknown): value is WorkflowStore =>
-  typeof value === 'object' && value !== null && ['runs', 'steps', 'state', 'history'].every((key) => typeof (value as Record<string, unknown>)[key] === 'object');
+  typeof value === 'object' &&
+  value !== null &&
+  ['runs', 'steps', 'state', 'history'].every((key) => typeof (value as Record<string, unknown>)[key] === 'object');
 
 /** Loads and checks a config file: a missing or malformed `store` export is a usage error. */
 // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
@@ -68,7 +70,8 @@ export async function loadConfig(path: string): Promise<{ store: WorkflowStore; 
   const fromDefault = module['default'];
   const config = (typeof fromDefault === 'object' && fromDefault !== null && 'store' in fromDefault ? fromDefault : module) as Partial<CairnConfig>;
   const store = typeof config.store === 'function' ? await config.store() : config.store;
-  if (!isStore(store)) throw new CliError(EXIT.usage, `${path} must export a store: \`export default { store }\` (a WorkflowStore, or a function returning one)`);
+  if (!isStore(store))
+    throw new CliError(EXIT.usage, `${path} must export a store: \`export default { store }\` (a WorkflowStore, or a function returning one)`);
   const workflows = config.workflows ?? [];
   if (!Array.isArray(workflows)) throw new CliError(EXIT.usage, `${path}: "workflows" must be an array of workflow definitions`);
   const queue = typeof config.queue === 'function' ? await config.queue() : config.queue;

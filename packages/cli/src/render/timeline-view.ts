@@ -83,7 +83,8 @@ export function renderTimeline(timeline: RunTimeline, options: TimelineViewOptio
   const { run } = timeline;
   const lines: string[] = [];
   const field = (label: string, value: string) => lines.push(`${c.dim(label.padEnd(10))} ${value}`);
-  const took = run.durationMs === undefined ? `since ${formatDuration((options.now ?? Date.now()) - run.createdAt)}` : `after ${formatDuration(run.durationMs)}`;
+  const took =
+    run.durationMs === undefined ? `since ${formatDuration((options.now ?? Date.now()) - run.createdAt)}` : `after ${formatDuration(run.durationMs)}`;
 
   lines.push(`${c.bold(clip(run.workflow, width - 40))} ${run.id}`);
   field('status', `${paint(c, run.status, run.status.toUpperCase())} ${took}`);
@@ -137,8 +138,12 @@ export function renderTimeline(timeline: RunTimeline, options: TimelineViewOptio
       const end = step.endedAt ?? to;
       const tookText = step.durationMs === undefined ? '…' : formatDuration(step.durationMs);
       const fill = step.kind === 'task' || step.kind === 'compensation' ? '█' : '░';
-      lines.push(`${cell(step.name, NAME)} ${'—'.padStart(ATTEMPT)} ${paint(c, step.status, cell(step.status, OUTCOME))} ${cell(tookText, TOOK)} ${cell(kind, KIND)} ${paint(c, step.status, bar(from, to, step.startedAt, end, barWidth, fill))}`);
-      const notes = [waitNote(step), step.error ? `${step.error.code ? `${step.error.code}: ` : ''}${step.error.message}` : undefined].filter((n): n is string => n !== undefined);
+      lines.push(
+        `${cell(step.name, NAME)} ${'—'.padStart(ATTEMPT)} ${paint(c, step.status, cell(step.status, OUTCOME))} ${cell(tookText, TOOK)} ${cell(kind, KIND)} ${paint(c, step.status, bar(from, to, step.startedAt, end, barWidth, fill))}`,
+      );
+      const notes = [waitNote(step), step.error ? `${step.error.code ? `${step.error.code}: ` : ''}${step.error.message}` : undefined].filter(
+        (n): n is string => n !== undefined,
+      );
       for (const note of notes) lines.push(c.dim(`  └ ${clip(note, noteWidth)}`));
     }
   }

@@ -78,7 +78,10 @@ export function cliCases(target: CliTarget): void {
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const page = JSON.parse((await ok('runs', '--limit', '3', '--json', ...(cursor === undefined ? [] : ['--cursor', cursor]))).stdout) as { runs: RunRecord[]; nextCursor?: string };
+        const page = JSON.parse((await ok('runs', '--limit', '3', '--json', ...(cursor === undefined ? [] : ['--cursor', cursor]))).stdout) as {
+          runs: RunRecord[];
+          nextCursor?: string;
+        };
         seen.push(...page.runs.map((r) => r.id));
         cursor = page.nextCursor;
         pages += 1;
@@ -86,7 +89,10 @@ export function cliCases(target: CliTarget): void {
       assert.deepEqual([...seen].sort(), [...seeded.all].sort());
       assert.equal(new Set(seen).size, seen.length);
       const waits = JSON.parse((await ok('runs', '--workflow', 'cli-waits', '--status', 'waiting', '--json')).stdout) as { runs: RunRecord[] };
-      assert.deepEqual(waits.runs.map((r) => r.id), [seeded.byStatus.waiting]);
+      assert.deepEqual(
+        waits.runs.map((r) => r.id),
+        [seeded.byStatus.waiting],
+      );
       if (!target.thorough) return;
       const several = JSON.parse((await ok('runs', '--status', 'pending,running', '--status', 'cancelled', '--json')).stdout) as { runs: RunRecord[] };
       assert.deepEqual(several.runs.map((r) => r.id).sort(), [seeded.byStatus.pending, seeded.byStatus.running, seeded.byStatus.cancelled].sort());
@@ -169,9 +175,15 @@ export function cliCases(target: CliTarget): void {
 
     it('runs --parent and --key: the children of a run, the run of an idempotency key', async () => {
       const children = JSON.parse((await ok('runs', '--parent', seeded.rich, '--json')).stdout) as { runs: { id: string }[] };
-      assert.deepEqual(children.runs.map((r) => r.id), [seeded.child]);
+      assert.deepEqual(
+        children.runs.map((r) => r.id),
+        [seeded.child],
+      );
       const keyed = JSON.parse((await ok('runs', '--workflow', 'cli-rich', '--key', seeded.key, '--json')).stdout) as { runs: { id: string }[] };
-      assert.deepEqual(keyed.runs.map((r) => r.id), [seeded.rich]);
+      assert.deepEqual(
+        keyed.runs.map((r) => r.id),
+        [seeded.rich],
+      );
     });
 
     it('retry: a cancelled run is reopened (the reason kept, its timeline says so); a completed one is refused (exit 4), nothing changed', async () => {
@@ -179,7 +191,10 @@ export function cliCases(target: CliTarget): void {
       assert.match(done.stdout, /reopened from cancelled/);
       const run = await store.runs.get(seeded.byStatus.cancelled);
       assert.notEqual(run?.status, 'cancelled');
-      assert.deepEqual(run?.retries?.map((r) => [r.previousStatus, r.reason]), [['cancelled', 'customer came back']]);
+      assert.deepEqual(
+        run?.retries?.map((r) => [r.previousStatus, r.reason]),
+        [['cancelled', 'customer came back']],
+      );
       const shown = await ok('show', seeded.byStatus.cancelled);
       assert.match(shown.stdout, /^retried\s+.* from cancelled, \d+ step\(s\) again\n {2}reason\s+customer came back$/m);
 
@@ -231,10 +246,16 @@ export function cliCases(target: CliTarget): void {
       assert.ok(completed.length >= 2);
       assert.match(result.stdout, new RegExp(`^Deleted ${completed.length} runs that ended before 2999-01-01 00:00:00.000Z \\(completed\\)\\.$`, 'm'));
       const after = await allRuns(store);
-      assert.deepEqual(after.map((r) => r.id), before.filter((r) => r.status !== 'completed').map((r) => r.id));
+      assert.deepEqual(
+        after.map((r) => r.id),
+        before.filter((r) => r.status !== 'completed').map((r) => r.id),
+      );
       const none = await ok('prune', '--before', '2000-01-01');
       assert.match(none.stdout, /^Deleted 0 runs/m);
-      assert.deepEqual((await allRuns(store)).map((r) => r.id), after.map((r) => r.id));
+      assert.deepEqual(
+        (await allRuns(store)).map((r) => r.id),
+        after.map((r) => r.id),
+      );
     });
 
     it('bad input: a clear message, a non-zero exit, nothing changed', { skip: target.thorough ? false : 'backend-independent: run on SQLite' }, async () => {

@@ -13,14 +13,25 @@ export interface CairnResult {
 }
 
 function cairnEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, CAIRN_URL: undefined, CAIRN_DASHBOARD_TOKEN: undefined, ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NO_COLOR: undefined,
+    FORCE_COLOR: undefined,
+    CAIRN_URL: undefined,
+    CAIRN_DASHBOARD_TOKEN: undefined,
+    ...extra,
+  };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   return env;
 }
 
 /** Starts a long-running `cairn ...args` (the dashboard); the caller stops it. */
 export function startCairn(args: readonly string[], options: { env?: Record<string, string | undefined> } = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', TSX, '--conditions=@cairn/source', BIN, ...args], { cwd: fileURLToPath(new URL('../..', import.meta.url)), env: cairnEnv(options.env), stdio: 'pipe' });
+  return spawn(process.execPath, ['--import', TSX, '--conditions=@cairn/source', BIN, ...args], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    env: cairnEnv(options.env),
+    stdio: 'pipe',
+  });
 }
 
 /** `cairn ...args` in `cwd` (default the package directory), without a TTY, colours off unless `env` says. */

@@ -29,11 +29,15 @@ export interface SeededRuns {
 const child = defineWorkflow('cli-child', async (ctx, n: number) => ctx.step('double', () => n * 2));
 const rich = defineWorkflow('cli-rich', async (ctx) => {
   let calls = 0;
-  await ctx.step('flaky', () => {
-    calls += 1;
-    if (calls === 1) throw new Error('first attempt fails');
-    return 'ok';
-  }, { retries: 2, backoff: { type: 'fixed', delay: 0 } });
+  await ctx.step(
+    'flaky',
+    () => {
+      calls += 1;
+      if (calls === 1) throw new Error('first attempt fails');
+      return 'ok';
+    },
+    { retries: 2, backoff: { type: 'fixed', delay: 0 } },
+  );
   await ctx.setState('phase', 'charged');
   await ctx.sleep('nap', 1);
   const approval = await ctx.waitForEvent('approval');
@@ -72,7 +76,9 @@ export async function seedRuns(store: WorkflowStore): Promise<SeededRuns> {
   try {
     const key = 'order-42';
     const richRun = await engine.startRun(rich, null, { idempotencyKey: key });
-    await until('the rich run waits for its event', async () => (await store.steps.load(richRun.id)).some((s) => s.key === 'event:approval' && s.status === 'waiting'));
+    await until('the rich run waits for its event', async () =>
+      (await store.steps.load(richRun.id)).some((s) => s.key === 'event:approval' && s.status === 'waiting'),
+    );
     await engine.sendEvent(richRun.id, 'approval', { by: 'Ada' });
     await richRun.result({ timeout: '30s' });
     const childId = (await store.steps.load(richRun.id)).find((s) => s.kind === 'child')?.childRunId as string;
@@ -102,7 +108,14 @@ export async function seedRuns(store: WorkflowStore): Promise<SeededRuns> {
       failed: failed.id,
       cancelled: cancelled.id,
     };
-    return { byStatus, rich: richRun.id, child: childId, hostile: hostileRun.id, key, all: [richRun.id, childId, failed.id, hostileRun.id, waiting.id, cancelled.id, pending.id, running.id] };
+    return {
+      byStatus,
+      rich: richRun.id,
+      child: childId,
+      hostile: hostileRun.id,
+      key,
+      all: [richRun.id, childId, failed.id, hostileRun.id, waiting.id, cancelled.id, pending.id, running.id],
+    };
   } finally {
     await engine.stop({ graceMs: 0 });
   }

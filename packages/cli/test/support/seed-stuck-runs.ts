@@ -35,7 +35,12 @@ export async function seedStuckRuns(store: WorkflowStore, now = Date.now()): Pro
   const parent = await create('order', ago, { wakeAt: ago });
   const child = uuidv7(ago);
   const parentFence = (await store.runs.claim(parent, 'worker-1', 30_000, ago))!.fence;
-  await store.steps.insert(parent, parentFence, { key: 'ship', name: 'ship', kind: 'child', seq: 0, status: 'waiting', maxAttempts: 1, childRunId: child }, ago);
+  await store.steps.insert(
+    parent,
+    parentFence,
+    { key: 'ship', name: 'ship', kind: 'child', seq: 0, status: 'waiting', maxAttempts: 1, childRunId: child },
+    ago,
+  );
   await store.runs.create({ id: child, workflow: 'shipment', version: 'v1', input: null, parent: { runId: parent, stepKey: 'ship' }, wakeAt: ago }, ago);
   await store.runs.transition(parent, parentFence, { from: ['running'], to: 'waiting', wakeAt: now + HOUR }, ago);
   const childFence = (await store.runs.claim(child, 'worker-2', 30_000, ago))!.fence;
@@ -46,7 +51,12 @@ export async function seedStuckRuns(store: WorkflowStore, now = Date.now()): Pro
   const since = now - 3 * 24 * HOUR;
   const forever = await create('approval', since, { wakeAt: since });
   const foreverFence = (await store.runs.claim(forever, 'worker-3', 30_000, since))!.fence;
-  await store.steps.insert(forever, foreverFence, { key: 'event:manager-ok', name: 'event:manager-ok', kind: 'event', seq: 0, status: 'waiting', maxAttempts: 1 }, since);
+  await store.steps.insert(
+    forever,
+    foreverFence,
+    { key: 'event:manager-ok', name: 'event:manager-ok', kind: 'event', seq: 0, status: 'waiting', maxAttempts: 1 },
+    since,
+  );
   await store.runs.transition(forever, foreverFence, { from: ['running'], to: 'waiting' }, since);
 
   return { undispatched, expired, parent, child, unregistered, forever };

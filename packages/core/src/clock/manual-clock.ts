@@ -34,7 +34,9 @@ function settle(): Promise<void> {
 
 function checkDuration(ms: number, what: string): void {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-    throw new CairnError('INVALID_INPUT', `${what} must be a finite, non-negative number of milliseconds, got ${String(ms)}`, { data: { what, value: String(ms) } });
+    throw new CairnError('INVALID_INPUT', `${what} must be a finite, non-negative number of milliseconds, got ${String(ms)}`, {
+      data: { what, value: String(ms) },
+    });
   }
 }
 
@@ -84,7 +86,11 @@ export class ManualClock implements Clock {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       if (typeof ms !== 'number' || Number.isNaN(ms)) {
-        return reject(new CairnError('INVALID_INPUT', `sleep duration must be a number of milliseconds, got ${String(ms)}`, { data: { what: 'sleep duration', value: String(ms) } }));
+        return reject(
+          new CairnError('INVALID_INPUT', `sleep duration must be a number of milliseconds, got ${String(ms)}`, {
+            data: { what: 'sleep duration', value: String(ms) },
+          }),
+        );
       }
       // Already due: code such as `sleep(wakeAt - now())` must not hang waiting for a test to
       // advance a clock that has nothing left to wait for.
@@ -119,7 +125,9 @@ export class ManualClock implements Clock {
    */
   setTimer(ms: number, fire: () => void): () => void {
     if (typeof ms !== 'number' || Number.isNaN(ms)) {
-      throw new CairnError('INVALID_INPUT', `timer duration must be a number of milliseconds, got ${String(ms)}`, { data: { what: 'timer duration', value: String(ms) } });
+      throw new CairnError('INVALID_INPUT', `timer duration must be a number of milliseconds, got ${String(ms)}`, {
+        data: { what: 'timer duration', value: String(ms) },
+      });
     }
     if (ms <= 0) {
       let cancelled = false;

@@ -88,7 +88,8 @@ function checkRunStatus(what: string, value: unknown): RunStatus {
 }
 
 function checkOptionalTime(what: string, value: unknown): number | undefined {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) throw invalidInput(what, 'must be a finite number (epoch milliseconds)', value);
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+    throw invalidInput(what, 'must be a finite number (epoch milliseconds)', value);
   return value;
 }
 
@@ -100,7 +101,16 @@ function checkOptionalTime(what: string, value: unknown): number | undefined {
  * parsed request never reaches a store's filter.
  */
 export function checkRunQuery(value: unknown): RunQuery {
-  const query = checkOptions('listRuns query', value, ['workflow', 'status', 'createdAfter', 'createdBefore', 'limit', 'cursor', 'parentRunId', 'idempotencyKey']);
+  const query = checkOptions('listRuns query', value, [
+    'workflow',
+    'status',
+    'createdAfter',
+    'createdBefore',
+    'limit',
+    'cursor',
+    'parentRunId',
+    'idempotencyKey',
+  ]);
   const checked: RunQuery = {};
   if (query.workflow !== undefined) checked.workflow = checkIdentifier('listRuns workflow', query.workflow, IDENTIFIER_LIMITS.workflowName);
   if (query.status !== undefined) {
@@ -119,11 +129,13 @@ export function checkRunQuery(value: unknown): RunQuery {
   if (query.idempotencyKey !== undefined) {
     checked.idempotencyKey = checkIdentifier('listRuns idempotencyKey', query.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
     // Keys are unique per workflow, and every backend's key index is keyed by workflow first.
-    if (checked.workflow === undefined) throw invalidInput('listRuns idempotencyKey', 'needs a workflow filter too (idempotency keys are unique per workflow)', query.idempotencyKey);
+    if (checked.workflow === undefined)
+      throw invalidInput('listRuns idempotencyKey', 'needs a workflow filter too (idempotency keys are unique per workflow)', query.idempotencyKey);
   }
   if (query.limit !== undefined) {
     const { limit } = query;
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidInput('listRuns limit', 'must be an integer in 1..1000', limit);
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw invalidInput('listRuns limit', 'must be an integer in 1..1000', limit);
     checked.limit = limit;
   }
   if (query.cursor !== undefined) {

@@ -12,7 +12,9 @@ const END_STATUSES: readonly string[] = ['failed', 'cancelled', 'deleted'] satis
  */
 export function childOutcomeOf(result: { ok: true; value: unknown } | { ok: false; error: unknown }): ChildOutcome<unknown> {
   if (result.ok) return { ok: true, output: result.value };
-  const error = CairnError.is(result.error) ? result.error : new CairnError('CHILD_FAILED', result.error instanceof Error ? result.error.message : 'child failed', { cause: result.error });
+  const error = CairnError.is(result.error)
+    ? result.error
+    : new CairnError('CHILD_FAILED', result.error instanceof Error ? result.error.message : 'child failed', { cause: result.error });
   const recorded = (error.data as { status?: unknown } | undefined)?.status;
   const status = typeof recorded === 'string' && END_STATUSES.includes(recorded) ? (recorded as ChildEndStatus) : 'failed';
   return { ok: false, status, error };

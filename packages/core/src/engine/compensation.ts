@@ -39,7 +39,10 @@ export function compensationKey(stepKey: string): string {
  */
 export function withCompensationFailures(record: ErrorRecord, failures: readonly CompensationFailure[]): ErrorRecord {
   if (failures.length === 0) return record;
-  const list: Json = failures.map(({ key, error }) => ({ key, error: { name: error.name, message: error.message, ...(error.code === undefined ? {} : { code: error.code }) } }));
+  const list: Json = failures.map(({ key, error }) => ({
+    key,
+    error: { name: error.name, message: error.message, ...(error.code === undefined ? {} : { code: error.code }) },
+  }));
   const data = record.data;
   let merged: Json;
   if (data === undefined) merged = { compensationFailures: list };

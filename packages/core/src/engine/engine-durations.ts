@@ -9,7 +9,16 @@ export interface EngineDurationOptions {
   timings?: Partial<EngineTimings>;
 }
 
-const TIMINGS: readonly (keyof EngineTimings)[] = ['leaseMs', 'inlineRetryMaxMs', 'dispatchTimeoutMs', 'queuedStepTimeoutMs', 'childBackstopMs', 'startGraceMs', 'recordStartAfterMs', 'slotRecheckMs'];
+const TIMINGS: readonly (keyof EngineTimings)[] = [
+  'leaseMs',
+  'inlineRetryMaxMs',
+  'dispatchTimeoutMs',
+  'queuedStepTimeoutMs',
+  'childBackstopMs',
+  'startGraceMs',
+  'recordStartAfterMs',
+  'slotRecheckMs',
+];
 
 // Intervals the engine re-arms in a loop must be at least 1 ms: 0 would spin.
 const AT_LEAST_ONE: ReadonlySet<string> = new Set(['pollIntervalMs', 'recoveryIntervalMs', 'leaseMs', 'slotRecheckMs']);

@@ -50,7 +50,6 @@ const MAX_CANCEL_REASON = 1000;
 export type { CancelOptions, Engine, EngineOptions, HistoryEntry, RunHandle, StartOptions } from './engine-contract.js';
 import type { CancelOptions, Engine, EngineOptions, StartOptions } from './engine-contract.js';
 
-
 const DEFAULT_TIMINGS: EngineTimings = {
   leaseMs: 30_000,
   inlineRetryMaxMs: 2_000,
@@ -140,7 +139,10 @@ export function createEngine(options: EngineOptions): Engine {
   const maxPayloadBytes = Math.min(options.maxPayloadBytes ?? 1024 * 1024, options.store.capabilities.maxPayloadBytes);
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const recoveryIntervalMs = options.recoveryIntervalMs ?? 2000;
-  const workerId = options.workerId === undefined ? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}` : checkIdentifier('createEngine workerId', options.workerId, IDENTIFIER_LIMITS.workerId);
+  const workerId =
+    options.workerId === undefined
+      ? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+      : checkIdentifier('createEngine workerId', options.workerId, IDENTIFIER_LIMITS.workerId);
   const waiter = new ResultWaiter((runId) => rt.executing.has(runId));
   const groupOf = (workflow: string) => {
     const tier = registry.current(workflow)?.options.tier;
@@ -158,7 +160,10 @@ export function createEngine(options: EngineOptions): Engine {
   };
 
   // Store and queue errors are logged once per cause during an outage, not once per call.
-  const outage = new OutageLog(toRuntimeLogger(checkLogger(options.logger) ?? consoleLogger, checkOptionalBoolean('createEngine logPayloads', options.logPayloads) ?? false), clock);
+  const outage = new OutageLog(
+    toRuntimeLogger(checkLogger(options.logger) ?? consoleLogger, checkOptionalBoolean('createEngine logPayloads', options.logPayloads) ?? false),
+    clock,
+  );
   const startTimeoutMs = checkStartTimeout(options.startTimeoutMs);
   let startWait: AbortController | undefined;
 
@@ -199,11 +204,17 @@ export function createEngine(options: EngineOptions): Engine {
       // A delayed dispatch needs no signal: the store holds the wake time, and a worker's recovery
       // pass dispatches the run when it is due.
       if (storeDispatch()) return delayMs !== undefined && delayMs > 0 ? Promise.resolve() : wakeups.signal(runId, workflow);
-      return send(queuesFor(workflow).orchestrator, { runId }, {
-        ...groupOf(workflow),
-        ...priorityOf(priority),
-        ...(delayMs !== undefined && delayMs > 0 ? { delayMs, dedupeKey: `run:${runId}:at:${Math.round(clock.now() + delayMs)}` } : { dedupeKey: `run:${runId}:now` }),
-      });
+      return send(
+        queuesFor(workflow).orchestrator,
+        { runId },
+        {
+          ...groupOf(workflow),
+          ...priorityOf(priority),
+          ...(delayMs !== undefined && delayMs > 0
+            ? { delayMs, dedupeKey: `run:${runId}:at:${Math.round(clock.now() + delayMs)}` }
+            : { dedupeKey: `run:${runId}:now` }),
+        },
+      );
     },
     dispatchStep: (job, delayMs) =>
       send(queuesFor(job.workflow).step, job as unknown as Json, {
@@ -233,7 +244,14 @@ export function createEngine(options: EngineOptions): Engine {
   };
   const stepHandler = async (job: { payload: Json }) => {
     const payload = job.payload as Partial<StepJob> | null;
-    if (!payload || typeof payload.runId !== 'string' || typeof payload.key !== 'string' || typeof payload.attempt !== 'number' || typeof payload.workflow !== 'string') return;
+    if (
+      !payload ||
+      typeof payload.runId !== 'string' ||
+      typeof payload.key !== 'string' ||
+      typeof payload.attempt !== 'number' ||
+      typeof payload.workflow !== 'string'
+    )
+      return;
     await executeStepJob(rt, payload as StepJob);
     rt.faults.hit({ point: 'before-ack', runId: payload.runId, stepKey: payload.key });
   };
@@ -254,7 +272,8 @@ export function createEngine(options: EngineOptions): Engine {
       // A run signalled to another worker and still due: that worker is gone (or far behind).
       roster?.overdue(run.id, clock.now(), recoveryIntervalMs);
       await rt.dispatchRun(run);
-      if (rt.lifecycle.recovery) rt.lifecycle.recovered({ type: 'recovery.dispatched', runId: run.id, workflow: run.workflow, reason: run.reason, workerId, at: clock.now() });
+      if (rt.lifecycle.recovery)
+        rt.lifecycle.recovered({ type: 'recovery.dispatched', runId: run.id, workflow: run.workflow, reason: run.reason, workerId, at: clock.now() });
     }
     return due.length;
   };
@@ -317,9 +336,13 @@ export function createEngine(options: EngineOptions): Engine {
       checkOptionalBoolean('start workers', startOptions.workers);
       if (started) return;
       if (strategy === 'shared-groups' && !queue.capabilities.groups) {
-        throw new CairnError('QUEUE_UNSUPPORTED', `Queue ${queue.name} has no job groups, which the 'shared-groups' strategy needs for fairness; use queueStrategy: 'per-workflow'`, {
-          data: { queue: queue.name, strategy },
-        });
+        throw new CairnError(
+          'QUEUE_UNSUPPORTED',
+          `Queue ${queue.name} has no job groups, which the 'shared-groups' strategy needs for fairness; use queueStrategy: 'per-workflow'`,
+          {
+            data: { queue: queue.name, strategy },
+          },
+        );
       }
       // While the store or queue is unreachable, wait and retry (up to startTimeoutMs).
       startWait = new AbortController();
@@ -344,8 +367,14 @@ export function createEngine(options: EngineOptions): Engine {
       try {
         for (const name of registry.names()) {
           const queues = queuesFor(name);
-          if (!seen.has(queues.orchestrator)) workers.push(await untilReachable(`starting a worker on ${queues.orchestrator}`, wait, () => queue.work(queues.orchestrator, orchestratorHandler, workOptions)));
-          if (!seen.has(queues.step)) workers.push(await untilReachable(`starting a worker on ${queues.step}`, wait, () => queue.work(queues.step, stepHandler, workOptions)));
+          if (!seen.has(queues.orchestrator))
+            workers.push(
+              await untilReachable(`starting a worker on ${queues.orchestrator}`, wait, () =>
+                queue.work(queues.orchestrator, orchestratorHandler, workOptions),
+              ),
+            );
+          if (!seen.has(queues.step))
+            workers.push(await untilReachable(`starting a worker on ${queues.step}`, wait, () => queue.work(queues.step, stepHandler, workOptions)));
           seen.add(queues.orchestrator).add(queues.step);
         }
         if (storeIsQueue && wakeups.available) {
@@ -440,12 +469,24 @@ export function createEngine(options: EngineOptions): Engine {
 
     async startRun(workflow, input, rawStartOptions) {
       const name = checkIdentifier('startRun workflow', workflowName(workflow), IDENTIFIER_LIMITS.workflowName);
-      const startOptions = checkOptions('startRun options', rawStartOptions, ['idempotencyKey', 'mode', 'version', 'deadline', 'traceContext', 'priority']) as StartOptions;
+      const startOptions = checkOptions('startRun options', rawStartOptions, [
+        'idempotencyKey',
+        'mode',
+        'version',
+        'deadline',
+        'traceContext',
+        'priority',
+      ]) as StartOptions;
       const { priority } = startOptions;
       if (priority !== undefined) checkPriority('startRun priority', priority);
-      const traceContext = checkTraceContext('startRun traceContext', startOptions.traceContext) ?? (options.traceContext === undefined ? undefined : checkTraceContext('createEngine traceContext()', options.traceContext()));
+      const traceContext =
+        checkTraceContext('startRun traceContext', startOptions.traceContext) ??
+        (options.traceContext === undefined ? undefined : checkTraceContext('createEngine traceContext()', options.traceContext()));
       const version = startOptions.version === undefined ? undefined : checkIdentifier('startRun version', startOptions.version, IDENTIFIER_LIMITS.version);
-      const key = startOptions.idempotencyKey === undefined ? undefined : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
+      const key =
+        startOptions.idempotencyKey === undefined
+          ? undefined
+          : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
       const def = registry.forStart(name, version);
       // No input (`undefined`) is stored, and handed to the workflow, as `null`: JSON has no `undefined`.
       const json = checkPayload(input === undefined ? null : input, `input of workflow ${JSON.stringify(name)}`);
@@ -455,7 +496,10 @@ export function createEngine(options: EngineOptions): Engine {
       if (mode !== 'inline' && mode !== 'queued') throw invalidInput('startRun mode', "must be 'inline' or 'queued'", mode);
       const now = clock.now();
       const requested = startOptions.deadline === undefined ? def.options.deadline : startOptions.deadline;
-      const deadline = requested === undefined ? undefined : resolveDeadline(requested, now, startOptions.deadline === undefined ? `workflow ${JSON.stringify(def.name)} deadline` : 'startRun deadline');
+      const deadline =
+        requested === undefined
+          ? undefined
+          : resolveDeadline(requested, now, startOptions.deadline === undefined ? `workflow ${JSON.stringify(def.name)} deadline` : 'startRun deadline');
       const { run, created } = await rt.store.runs.create(
         {
           id: uuidv7(now),
@@ -475,7 +519,9 @@ export function createEngine(options: EngineOptions): Engine {
       if (created) {
         if (rt.lifecycle.runs) rt.lifecycle.run({ ...rt.lifecycle.base(run), type: 'run.created', createdAt: run.createdAt }, { input: run.input });
         if (mode === 'inline') {
-          const execution = executeRun(rt, run.id).catch((error) => rt.logger.error({ runId: run.id, workflow: run.workflow, version: run.version, workerId, err: error }, `Run ${run.id}: inline execution failed`));
+          const execution = executeRun(rt, run.id).catch((error) =>
+            rt.logger.error({ runId: run.id, workflow: run.workflow, version: run.version, workerId, err: error }, `Run ${run.id}: inline execution failed`),
+          );
           inlineRuns.add(execution);
           void execution.finally(() => inlineRuns.delete(execution));
         } else {
@@ -549,7 +595,12 @@ export function createEngine(options: EngineOptions): Engine {
 
     async timeline(rawRunId) {
       const runId = checkRunId('timeline runId', rawRunId);
-      const [run, steps, attempts, state] = await Promise.all([rt.store.runs.get(runId), rt.store.steps.load(runId), rt.store.history.list(runId), rt.store.state.get(runId)]);
+      const [run, steps, attempts, state] = await Promise.all([
+        rt.store.runs.get(runId),
+        rt.store.steps.load(runId),
+        rt.store.history.list(runId),
+        rt.store.state.get(runId),
+      ]);
       if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
       return buildRunTimeline(run, steps, attempts, state);
     },

@@ -53,8 +53,16 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   const def = rt.registry.find(run.workflow, run.version);
   if (!def) {
     // A worker from another deploy may know this version: step aside and let recovery retry.
-    rt.logger.warn({ runId, workflow: run.workflow, version: run.version, workerId: rt.workerId }, `Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`);
-    await store.runs.transition(runId, run.fence, { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number }, clock.now());
+    rt.logger.warn(
+      { runId, workflow: run.workflow, version: run.version, workerId: rt.workerId },
+      `Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`,
+    );
+    await store.runs.transition(
+      runId,
+      run.fence,
+      { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number },
+      clock.now(),
+    );
     return false;
   }
   const steps = await store.steps.load(runId);
@@ -117,7 +125,14 @@ async function waitForSlot(rt: EngineRuntime, run: RunRecord, wakeAt: number): P
  * run's concurrency slot, given up before the write while the lease still holds (`leaseHeldUntil`),
  * its next waiter woken after.
  */
-async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome, claimedAt: number, slot: RunSlot | undefined, leaseHeldUntil: number): Promise<boolean> {
+async function record(
+  rt: EngineRuntime,
+  run: RunRecord,
+  outcome: Outcome,
+  claimedAt: number,
+  slot: RunSlot | undefined,
+  leaseHeldUntil: number,
+): Promise<boolean> {
   const { store, clock } = rt;
   // Past the lease another worker may hold the run, and this same holder's slot: leave it be then.
   const release = async () => {
@@ -133,7 +148,11 @@ async function record(rt: EngineRuntime, run: RunRecord, outcome: Outcome, claim
       return false;
     }
     if (CairnError.is(outcome.error, 'LEASE_LOST')) leaseLost(rt, run, outcome.error);
-    if (!isExpectedCrash(outcome.error)) rt.logger.error({ runId: run.id, workflow: run.workflow, version: run.version, workerId: rt.workerId, err: outcome.error }, `Run ${run.id}: execution abandoned`);
+    if (!isExpectedCrash(outcome.error))
+      rt.logger.error(
+        { runId: run.id, workflow: run.workflow, version: run.version, workerId: rt.workerId, err: outcome.error },
+        `Run ${run.id}: execution abandoned`,
+      );
     if (isSimulatedCrash(outcome.error)) throw outcome.error;
     return false;
   }
@@ -225,7 +244,9 @@ function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution, slot
         const renewed = await rt.store.runs.renew(run.id, run.fence, rt.timings.leaseMs, now);
         // The concurrency slot lives as long as the lease; a slot taken over is a lease lost.
         if (slot?.held === true && !(await slot.renew(now + rt.timings.leaseMs, now))) {
-          execution.crash(new CairnError('LEASE_LOST', `Run ${run.id}: its concurrency slot (${slot.key}) was taken over after it expired`, { data: { runId: run.id } }));
+          execution.crash(
+            new CairnError('LEASE_LOST', `Run ${run.id}: its concurrency slot (${slot.key}) was taken over after it expired`, { data: { runId: run.id } }),
+          );
           return;
         }
         heldUntil = now + rt.timings.leaseMs;
@@ -250,12 +271,22 @@ function published(rt: EngineRuntime, run: RunRecord, after: RunRecord, outcome:
   const base = rt.lifecycle.base(run);
   const durationMs = base.at - claimedAt;
   if (outcome.kind === 'suspended') {
-    rt.lifecycle.run({ ...base, type: 'run.suspended', fence: run.fence, reasons: outcome.reasons, ...(after.wakeAt === undefined ? {} : { wakeAt: after.wakeAt }), durationMs });
+    rt.lifecycle.run({
+      ...base,
+      type: 'run.suspended',
+      fence: run.fence,
+      reasons: outcome.reasons,
+      ...(after.wakeAt === undefined ? {} : { wakeAt: after.wakeAt }),
+      durationMs,
+    });
     return;
   }
   if (outcome.kind !== 'completed' && outcome.kind !== 'failed' && outcome.kind !== 'cancelled') return;
   const ended = { ...base, type: `run.${outcome.kind}` as const, fence: run.fence, durationMs, totalMs: base.at - run.createdAt, createdAt: run.createdAt };
-  rt.lifecycle.run(outcome.kind === 'completed' ? ended : { ...ended, error: lifecycleError(outcome.error) }, outcome.kind === 'completed' && outcome.output !== undefined ? { output: outcome.output } : undefined);
+  rt.lifecycle.run(
+    outcome.kind === 'completed' ? ended : { ...ended, error: lifecycleError(outcome.error) },
+    outcome.kind === 'completed' && outcome.output !== undefined ? { output: outcome.output } : undefined,
+  );
 }
 
 function leaseLost(rt: EngineRuntime, run: RunRecord, error: CairnError): void {

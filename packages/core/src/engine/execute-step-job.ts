@@ -65,7 +65,12 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   }
   const deadline = probe.timeoutMs ?? rt.timings.queuedStepTimeoutMs;
   try {
-    await store.steps.transition(job.runId, null, { key: job.key, from, to: { status: 'running', wakeAt: clock.now() + deadline }, startAttempt: { worker: rt.workerId } }, clock.now());
+    await store.steps.transition(
+      job.runId,
+      null,
+      { key: job.key, from, to: { status: 'running', wakeAt: clock.now() + deadline }, startAttempt: { worker: rt.workerId } },
+      clock.now(),
+    );
   } catch (error) {
     if (CairnError.is(error, 'STEP_CONFLICT') || CairnError.is(error, 'RUN_CONFLICT')) return; // someone else started it, or the run ended
     throw error;
@@ -81,7 +86,8 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   // The scheduled record was written at the dispatch: its age is the time the job waited.
   // Carried by the job: the attempt belongs to the trace of the execution that dispatched it.
   const traced = job.traceContext !== undefined && typeof job.traceContext === 'object' ? { ...run, traceContext: job.traceContext } : run;
-  if (lifecycle.steps) lifecycle.step({ ...lifecycle.stepBase(traced, job.key, step.attempt, true), type: 'step.started', queueWaitMs: Math.max(0, startedAt - step.updatedAt) });
+  if (lifecycle.steps)
+    lifecycle.step({ ...lifecycle.stepBase(traced, job.key, step.attempt, true), type: 'step.started', queueWaitMs: Math.max(0, startedAt - step.updatedAt) });
   let result: Awaited<ReturnType<typeof runStepBody>>;
   try {
     result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, stop.signal);
@@ -116,9 +122,19 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   }
   let transition: StepTransition;
   if (failure === undefined) {
-    transition = { key: job.key, from: running, to: output === undefined ? { status: 'succeeded', wakeAt: null } : { status: 'succeeded', output, wakeAt: null }, endAttempt: { status: 'succeeded' } };
+    transition = {
+      key: job.key,
+      from: running,
+      to: output === undefined ? { status: 'succeeded', wakeAt: null } : { status: 'succeeded', output, wakeAt: null },
+      endAttempt: { status: 'succeeded' },
+    };
   } else if (decision.retry) {
-    transition = { key: job.key, from: running, to: { status: 'retry_wait', wakeAt: clock.now() + decision.delayMs }, endAttempt: { status: 'failed', error: failure } };
+    transition = {
+      key: job.key,
+      from: running,
+      to: { status: 'retry_wait', wakeAt: clock.now() + decision.delayMs },
+      endAttempt: { status: 'failed', error: failure },
+    };
   } else {
     transition = { key: job.key, from: running, to: { status: 'failed', error: failure, wakeAt: null }, endAttempt: { status: 'failed', error: failure } };
   }
@@ -126,7 +142,15 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   const base = lifecycle.stepBase(traced, job.key, step.attempt, true);
   const durationMs = base.at - startedAt;
   if (failure === undefined) lifecycle.step({ ...base, type: 'step.succeeded', durationMs }, output === undefined ? undefined : { output });
-  else if (decision.retry) lifecycle.step({ ...base, type: 'step.retry-scheduled', durationMs, error: lifecycleError(failure), delayMs: decision.delayMs, wakeAt: transition.to.wakeAt as number });
+  else if (decision.retry)
+    lifecycle.step({
+      ...base,
+      type: 'step.retry-scheduled',
+      durationMs,
+      error: lifecycleError(failure),
+      delayMs: decision.delayMs,
+      wakeAt: transition.to.wakeAt as number,
+    });
   else lifecycle.step({ ...base, type: 'step.failed', durationMs, error: lifecycleError(failure) });
 }
 

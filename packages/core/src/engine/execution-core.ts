@@ -113,13 +113,17 @@ export class ExecutionCore {
     this.traceContext = run.traceContext;
     this.cancelled = run.cancelRequested && probeKey === undefined;
     this.cancelError = cancelledError(run.id, run.cancelReason);
-    this.turns = new TurnScheduler(steps, () => this.quiet(), rt.turnsInProgress, () => this.releaseCaughtUp());
+    this.turns = new TurnScheduler(
+      steps,
+      () => this.quiet(),
+      rt.turnsInProgress,
+      () => this.releaseCaughtUp(),
+    );
     // Computed in the loop: spreading a long history into Math.max overflows the call stack.
     this.maxRecordedSeq = maxSeq;
     this.lastInsertFence = lastFence;
     this.leaseHeldUntil = run.lease?.expiresAt ?? rt.clock.now() + rt.timings.leaseMs;
   }
-
 
   /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
   crash(error: unknown): void {
@@ -134,7 +138,6 @@ export class ExecutionCore {
     if (!this.sagaAbort.signal.aborted) this.sagaAbort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
     this.settleOutcome?.(outcome);
   }
-
 
   /**
    * Wraps every primitive: refuses work once the execution ended, counts calls whose outcome the
@@ -372,7 +375,12 @@ export class ExecutionCore {
    * step finished without a turn (by a queued step worker, or before turns were recorded) is
    * given one first, so every later execution delivers it at the same point.
    */
-  protected async finished(call: Call, site: Site, step: StepRecord, outcome: () => Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>): Promise<Delivery> {
+  protected async finished(
+    call: Call,
+    site: Site,
+    step: StepRecord,
+    outcome: () => Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>,
+  ): Promise<Delivery> {
     if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
     // A probe writes nothing: this outcome was never delivered, so no call it knows of follows it.
     if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
@@ -399,5 +407,4 @@ export class ExecutionCore {
     }
     this.suspend(undefined, 'recheck');
   }
-
 }

@@ -56,4 +56,3 @@ export const ABANDON_GRACE = 3;
 // Store and queue failures abandon the execution (the lease expires and recovery resumes the run)
 // instead of failing the run: an outage must never turn into a failed workflow.
 export const INFRA_CODES = new Set(['STORE_ERROR', 'QUEUE_ERROR', 'LEASE_LOST', 'RUN_CONFLICT', 'RUN_NOT_FOUND', 'STEP_CONFLICT']);
-

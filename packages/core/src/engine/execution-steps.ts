@@ -20,7 +20,6 @@ import type { StepJob } from './execute-step-job.js';
 /** What an attempt's outcome makes of its step (a transition's `to`). */
 type StepOutcome = StepTransition['to'];
 
-
 /** Task steps (`ctx.step`: inline, queued, retries, compensations) and the saga a failed or cancelled run runs. */
 export class ExecutionSteps extends ExecutionCore {
   /** The rate limits of this execution's task steps, by step key. */
@@ -83,10 +82,18 @@ export class ExecutionSteps extends ExecutionCore {
   }
 
   /** One pass over the compensations, reading the steps afresh; throws SUSPEND when one must wait. */
-  protected async sagaPass(runError: ErrorRecord, error: Error, compensations: ReadonlyMap<string, Compensation>, failures: CompensationFailure[]): Promise<void> {
+  protected async sagaPass(
+    runError: ErrorRecord,
+    error: Error,
+    compensations: ReadonlyMap<string, Compensation>,
+    failures: CompensationFailure[],
+  ): Promise<void> {
     const steps = new Map((await this.rt.store.steps.load(this.run.id)).map((step) => [step.key, step]));
     for (const entry of [...compensations.values()].sort((a, b) => b.site.seq - a.site.seq)) {
-      const step = await this.settleForSaga(steps.get(entry.site.key) ?? (await this.recordUnrecorded(entry.site, entry.policy.maxAttempts, runError)), runError);
+      const step = await this.settleForSaga(
+        steps.get(entry.site.key) ?? (await this.recordUnrecorded(entry.site, entry.policy.maxAttempts, runError)),
+        runError,
+      );
       if (step?.status !== 'succeeded') continue;
       const key = compensationKey(entry.site.key);
       const recorded = steps.get(key);
@@ -104,7 +111,8 @@ export class ExecutionSteps extends ExecutionCore {
         failures.push({ key, error: failure.record });
         ok = false;
       }
-      if (this.rt.lifecycle.steps) this.rt.lifecycle.step({ ...this.rt.lifecycle.stepBase(this.run, entry.site.key, step.attempt, step.queued), type: 'step.compensated', ok });
+      if (this.rt.lifecycle.steps)
+        this.rt.lifecycle.step({ ...this.rt.lifecycle.stepBase(this.run, entry.site.key, step.attempt, step.queued), type: 'step.compensated', ok });
     }
   }
 
@@ -156,7 +164,8 @@ export class ExecutionSteps extends ExecutionCore {
     // `null` means "not set", as for every other step option (and as `compensate` always did).
     const compensate = options.compensate ?? undefined;
     const rate = this.stepRate(name, options);
-    if (compensate !== undefined && typeof compensate !== 'function') throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): compensate must be a function`);
+    if (compensate !== undefined && typeof compensate !== 'function')
+      throw new CairnError('INVALID_INPUT', `ctx.step(${JSON.stringify(name)}): compensate must be a function`);
     const site = this.begin('task', name);
     // Known from the call on, whatever the step's state: the saga decides from the store which ones run.
     if (compensate !== undefined) this.compensations.set(site.key, { site, compensate, policy, timeoutMs });
@@ -199,7 +208,14 @@ export class ExecutionSteps extends ExecutionCore {
    * whose outcome the code never sees. `signal`: what aborts the body besides its timeout (a
    * compensation runs after cancellation, so it has its own).
    */
-  protected async inlineTask(site: Site, fn: (s: StepContext) => unknown, policy: RetryPolicy, timeoutMs: number | undefined, call: Call | undefined, signal: AbortSignal = this.abort.signal): Promise<Json | undefined> {
+  protected async inlineTask(
+    site: Site,
+    fn: (s: StepContext) => unknown,
+    policy: RetryPolicy,
+    timeoutMs: number | undefined,
+    call: Call | undefined,
+    signal: AbortSignal = this.abort.signal,
+  ): Promise<Json | undefined> {
     const worker = this.rt.workerId;
     const turn = async () => (call === undefined ? {} : { turn: await this.claim(call) });
     let step = site.recorded;
@@ -214,7 +230,12 @@ export class ExecutionSteps extends ExecutionCore {
       // We hold the lease, so whoever ran this attempt is gone: it was abandoned.
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
         const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
-        await this.transition({ key: site.key, from: { status: ['running'], attempt: step.attempt }, to: { status: 'failed', error, ...(await turn()) }, endAttempt: { status: 'abandoned', error } });
+        await this.transition({
+          key: site.key,
+          from: { status: ['running'], attempt: step.attempt },
+          to: { status: 'failed', error, ...(await turn()) },
+          endAttempt: { status: 'abandoned', error },
+        });
         throw new StepFailure(error);
       }
       step = await this.transition({
@@ -284,7 +305,14 @@ export class ExecutionSteps extends ExecutionCore {
         this.fault('after-checkpoint', site.key);
         if (lifecycle.steps) {
           const base = lifecycle.stepBase(this.run, site.key, attempt, false);
-          lifecycle.step({ ...base, type: 'step.retry-scheduled', durationMs: base.at - startedAt, error: lifecycleError(failure), delayMs: decision.delayMs, wakeAt });
+          lifecycle.step({
+            ...base,
+            type: 'step.retry-scheduled',
+            durationMs: base.at - startedAt,
+            error: lifecycleError(failure),
+            delayMs: decision.delayMs,
+            wakeAt,
+          });
         }
         await this.takeRateSlot(site, step, signal);
         step = await this.awaitRetry(site, step, signal);
@@ -325,7 +353,11 @@ export class ExecutionSteps extends ExecutionCore {
    * step it recorded, if it fired; `stop` disarms it. Until settled the step is listed in
    * `unrecorded`, so a saga that begins meanwhile records it failed with an abandoned attempt.
    */
-  protected deferStart(site: Site, maxAttempts: number, call: Call | undefined): { startedAt: number; settle(): Promise<StepRecord | undefined>; stop(): void } {
+  protected deferStart(
+    site: Site,
+    maxAttempts: number,
+    call: Call | undefined,
+  ): { startedAt: number; settle(): Promise<StepRecord | undefined>; stop(): void } {
     const startedAt = this.rt.clock.now();
     let disarmed = false;
     let started: Promise<StepRecord> | undefined;
@@ -349,7 +381,11 @@ export class ExecutionSteps extends ExecutionCore {
         if (started === undefined) return undefined;
         const step = await started;
         // Only this execution writes this key while it holds the lease: anything else is a defect.
-        if (step.status !== 'running' || step.attempt !== 1) throw new CairnError('STEP_CONFLICT', `Step ${JSON.stringify(site.key)} was recorded ${step.status} (attempt ${step.attempt}) while its first attempt ran`);
+        if (step.status !== 'running' || step.attempt !== 1)
+          throw new CairnError(
+            'STEP_CONFLICT',
+            `Step ${JSON.stringify(site.key)} was recorded ${step.status} (attempt ${step.attempt}) while its first attempt ran`,
+          );
         return step;
       },
     };
@@ -364,7 +400,8 @@ export class ExecutionSteps extends ExecutionCore {
     if (to.turn !== undefined) step.turn = to.turn;
     const written = await this.insert(site, step);
     // Only this execution writes this key while it holds the lease: anything else is a defect.
-    if (written.status !== to.status || written.attempt !== 1) throw new CairnError('STEP_CONFLICT', `Step ${JSON.stringify(site.key)} was already recorded ${written.status} (attempt ${written.attempt})`);
+    if (written.status !== to.status || written.attempt !== 1)
+      throw new CairnError('STEP_CONFLICT', `Step ${JSON.stringify(site.key)} was already recorded ${written.status} (attempt ${written.attempt})`);
     return written;
   }
 
@@ -425,10 +462,20 @@ export class ExecutionSteps extends ExecutionCore {
     } else if (step.status === 'running') {
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
         const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
-        await this.queuedWrite({ key: site.key, from, to: { status: 'failed', error, turn: await this.claim(call) }, endAttempt: { status: 'abandoned', error } });
+        await this.queuedWrite({
+          key: site.key,
+          from,
+          to: { status: 'failed', error, turn: await this.claim(call) },
+          endAttempt: { status: 'abandoned', error },
+        });
         throw new StepFailure(error);
       }
-      next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs }, endAttempt: { status: 'abandoned' } };
+      next = {
+        key: site.key,
+        from,
+        to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs },
+        endAttempt: { status: 'abandoned' },
+      };
     } else {
       next = { key: site.key, from, to: { status: 'scheduled', attempt: step.attempt + 1, wakeAt: now + dispatchTimeoutMs } };
     }
@@ -458,5 +505,4 @@ export class ExecutionSteps extends ExecutionCore {
       throw error;
     }
   }
-
 }

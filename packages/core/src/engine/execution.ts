@@ -133,7 +133,6 @@ export class Execution extends ExecutionSteps {
     if (runError !== undefined) this.settle({ kind: deadline ? 'failed' : 'cancelled', error: runError });
   }
 
-
   private context(): WorkflowContext {
     return {
       runId: this.run.id,
@@ -157,10 +156,12 @@ export class Execution extends ExecutionSteps {
         this.guard(async (call) => {
           const checked = checkOptions('ctx.childOutcome options', options, ['name']) as ChildOptions;
           return this.asChildOutcome(await this.childStep(call, workflow, input, checked, 'ctx.childOutcome'));
-        // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
+          // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
         }) as Promise<any>,
       startChild: (workflow, input, options) =>
-        this.guard((call) => this.startChildStep(call, workflow, input, checkOptions('ctx.startChild options', options, ['name']) as StartChildOptions)) as Promise<string>,
+        this.guard((call) =>
+          this.startChildStep(call, workflow, input, checkOptions('ctx.startChild options', options, ['name']) as StartChildOptions),
+        ) as Promise<string>,
       setState: (key, value) => this.guard((call) => this.setState(call, key, value)),
       // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
       state: (key) => this.guard((call) => this.readState(call, key)) as Promise<any>,
@@ -239,7 +240,9 @@ export class Execution extends ExecutionSteps {
       return { turn, ok: true, value: message.payload };
     }
     if (step.wakeAt !== undefined && step.wakeAt <= now) {
-      const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, { data: { runId: this.run.id, event: eventName } });
+      const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, {
+        data: { runId: this.run.id, event: eventName },
+      });
       const turn = await this.claim(call);
       await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
       return { turn, ok: false, error, onDeliver: release };
@@ -267,8 +270,14 @@ export class Execution extends ExecutionSteps {
    * timer but the long backstop (`childBackstopMs`): the child's end wakes this run (see
    * `wakeParent`), so this run is not replayed while its child runs.
    */
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  private async childStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: ChildOptions, what = 'ctx.child'): Promise<Delivery> {
+  private async childStep(
+    call: Call,
+    // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
+    workflow: WorkflowDefinition<any, any> | string,
+    input: unknown,
+    options: ChildOptions,
+    what = 'ctx.child',
+  ): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
     this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
     if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier(`${what} options.name`, options.name, IDENTIFIER_LIMITS.stepName);
@@ -287,7 +296,10 @@ export class Execution extends ExecutionSteps {
     if (!step) {
       const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
       // Idempotent across a crash before the step is recorded.
-      const { run: child } = await this.createRun(childName, childInput, `$child:${this.run.id}:${site.key}`, { parent: { runId: this.run.id, stepKey: site.key }, deadline: 'inherit' });
+      const { run: child } = await this.createRun(childName, childInput, `$child:${this.run.id}:${site.key}`, {
+        parent: { runId: this.run.id, stepKey: site.key },
+        deadline: 'inherit',
+      });
       this.fault('before-checkpoint', site.key);
       step = await this.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
       this.fault('after-checkpoint', site.key);
@@ -300,7 +312,11 @@ export class Execution extends ExecutionSteps {
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (child?.status === 'completed') {
       const turn = await this.claim(call);
-      await this.transition({ key: site.key, from, to: child.output === undefined ? { status: 'succeeded', turn } : { status: 'succeeded', output: child.output, turn } });
+      await this.transition({
+        key: site.key,
+        from,
+        to: child.output === undefined ? { status: 'succeeded', turn } : { status: 'succeeded', output: child.output, turn },
+      });
       return { turn, ok: true, value: child.output };
     }
     if (!child || child.status === 'failed' || child.status === 'cancelled') {
@@ -406,7 +422,10 @@ export class Execution extends ExecutionSteps {
       // One successor, whatever crashes: a repeated create returns the first one. A child that
       // continues as new stays its parent's child (the successor's end wakes it), and the chain
       // keeps the run's deadline.
-      const { run: successor } = await this.createRun(this.run.workflow, json, `$continue:${this.run.id}`, { ...(this.run.parent === undefined ? {} : { parent: this.run.parent }), deadline: 'keep' });
+      const { run: successor } = await this.createRun(this.run.workflow, json, `$continue:${this.run.id}`, {
+        ...(this.run.parent === undefined ? {} : { parent: this.run.parent }),
+        deadline: 'keep',
+      });
       await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
       await this.rt.dispatchRun(successor);
       successorId = successor.id;
@@ -455,7 +474,10 @@ export class Execution extends ExecutionSteps {
       if (alt.kind !== 'child') continue;
       const input = this.payload(alt.input, `input of child ${JSON.stringify(alt.workflow)}`);
       // One child per alternative, whatever crashes; each look finds the same one.
-      const { run: child, created } = await this.createRun(alt.workflow, input, `$child:${this.run.id}:${site.key}/${alt.key}`, { parent: { runId: this.run.id, stepKey: site.key }, deadline: 'inherit' });
+      const { run: child, created } = await this.createRun(alt.workflow, input, `$child:${this.run.id}:${site.key}/${alt.key}`, {
+        parent: { runId: this.run.id, stepKey: site.key },
+        deadline: 'inherit',
+      });
       children.set(alt.key, child.id);
       this.children.add(child.id);
       if (created) await this.rt.dispatchRun(child);
@@ -478,13 +500,23 @@ export class Execution extends ExecutionSteps {
       }
     }
     const turn = await this.claim(call);
-    await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', output: won as Json, wakeAt: null, turn } });
+    await this.transition({
+      key: site.key,
+      from: { status: ['waiting'], attempt: step.attempt },
+      to: { status: 'succeeded', output: won as Json, wakeAt: null, turn },
+    });
     const { kind, value } = won as { kind: string; value: Json };
     return { turn, ok: true, value: { winner, kind, value }, onDeliver: taken(won) };
   }
 
   /** Whether one select alternative is ready now; its recorded outcome if so. */
-  private async lookAt(alt: CheckedAlternative, now: number, shift: number, children: Map<string, string>, messageOf: (event: string) => number): Promise<Json | undefined> {
+  private async lookAt(
+    alt: CheckedAlternative,
+    now: number,
+    shift: number,
+    children: Map<string, string>,
+    messageOf: (event: string) => number,
+  ): Promise<Json | undefined> {
     if (alt.kind === 'timer') return alt.wakeAt + shift <= now ? { winner: alt.key, kind: 'timer', value: null } : undefined;
     if (alt.kind === 'event') {
       const seq = messageOf(alt.event);
@@ -502,7 +534,11 @@ export class Execution extends ExecutionSteps {
   /** The run, or the last run of its continue-as-new chain (a child that continued as new). */
   private async lastOfChain(runId: string): Promise<RunRecord | undefined> {
     let run = await this.rt.store.runs.get(runId);
-    for (let next = run?.status === 'completed' ? continuedAs(run.output) : undefined; next !== undefined; next = run?.status === 'completed' ? continuedAs(run.output) : undefined) {
+    for (
+      let next = run?.status === 'completed' ? continuedAs(run.output) : undefined;
+      next !== undefined;
+      next = run?.status === 'completed' ? continuedAs(run.output) : undefined
+    ) {
       run = await this.rt.store.runs.get(next);
     }
     return run;
@@ -515,7 +551,12 @@ export class Execution extends ExecutionSteps {
    * this run's. Its `wakeAt` (the start grace) is never later than its deadline. It takes this
    * run's priority.
    */
-  private async createRun(workflow: string, input: Json, idempotencyKey: string, how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' }): Promise<{ run: RunRecord; created: boolean }> {
+  private async createRun(
+    workflow: string,
+    input: Json,
+    idempotencyKey: string,
+    how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' },
+  ): Promise<{ run: RunRecord; created: boolean }> {
     const def = this.rt.registry.forStart(workflow);
     // A key function that refuses the input fails this call, as it fails `startRun`.
     flowKeys(def, input);
@@ -529,10 +570,26 @@ export class Execution extends ExecutionSteps {
       const trace = this.traceContext === undefined ? {} : { traceContext: this.traceContext };
       // The tree shares one priority: a run this run starts takes its priority.
       const priority = this.run.priority === undefined ? {} : { priority: this.run.priority };
-      return this.rt.store.runs.create({ id: uuidv7(now), workflow, version: def.version, input, idempotencyKey, ...(how.parent ? { parent: how.parent } : {}), ...timing, ...trace, ...priority }, now);
+      return this.rt.store.runs.create(
+        {
+          id: uuidv7(now),
+          workflow,
+          version: def.version,
+          input,
+          idempotencyKey,
+          ...(how.parent ? { parent: how.parent } : {}),
+          ...timing,
+          ...trace,
+          ...priority,
+        },
+        now,
+      );
     });
     if (made.created && this.rt.lifecycle.runs) {
-      this.rt.lifecycle.run({ ...this.rt.lifecycle.base(made.run), type: 'run.created', parentRunId: this.run.id, createdAt: made.run.createdAt }, { input: made.run.input });
+      this.rt.lifecycle.run(
+        { ...this.rt.lifecycle.base(made.run), type: 'run.created', parentRunId: this.run.id, createdAt: made.run.createdAt },
+        { input: made.run.input },
+      );
     }
     return made;
   }

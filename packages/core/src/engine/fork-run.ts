@@ -33,7 +33,15 @@ export function stepsToCopy(steps: readonly StepRecord[], target: StepRecord): S
 
 /** The copy of a finished step, as the fork records it (its attempts are not copied). */
 function copiedStep(step: StepRecord): NewStep {
-  const copy: NewStep = { key: step.key, name: step.name, kind: step.kind, seq: step.seq, status: step.status, maxAttempts: step.maxAttempts, queued: step.queued };
+  const copy: NewStep = {
+    key: step.key,
+    name: step.name,
+    kind: step.kind,
+    seq: step.seq,
+    status: step.status,
+    maxAttempts: step.maxAttempts,
+    queued: step.queued,
+  };
   if (step.output !== undefined) copy.output = step.output;
   if (step.error !== undefined) copy.error = step.error;
   if (step.childRunId !== undefined) copy.childRunId = step.childRunId;
@@ -80,11 +88,15 @@ export async function forkRun(rt: EngineRuntime, rawRunId: unknown, rawOptions: 
       data: { runId, stepKey: fromStep, keys: steps.filter((s) => !isCompensation(s)).map((s) => s.key) },
     });
   }
-  const input: Json = options.input === undefined ? source.input : toJsonRoundTrip(options.input, { what: `input of the fork of run ${runId}`, maxBytes: rt.maxPayloadBytes }).value;
+  const input: Json =
+    options.input === undefined
+      ? source.input
+      : toJsonRoundTrip(options.input, { what: `input of the fork of run ${runId}`, maxBytes: rt.maxPayloadBytes }).value;
   const version = await forkVersion(rt, source);
   const def = rt.registry.find(source.workflow, version);
   const now = rt.clock.now();
-  const deadline = def?.options.deadline === undefined ? undefined : resolveDeadline(def.options.deadline, now, `workflow ${JSON.stringify(source.workflow)} deadline`);
+  const deadline =
+    def?.options.deadline === undefined ? undefined : resolveDeadline(def.options.deadline, now, `workflow ${JSON.stringify(source.workflow)} deadline`);
   const { run } = await rt.store.runs.create(
     {
       id: uuidv7(now),
@@ -108,7 +120,13 @@ export async function forkRun(rt: EngineRuntime, rawRunId: unknown, rawOptions: 
     for (let seq = 1; ; seq += 1) {
       const message = await rt.store.events.get(runId, name, seq);
       if (!message) break;
-      await rt.store.events.deliver(run.id, name, message.payload, rt.clock.now(), message.idempotencyKey === undefined ? undefined : { idempotencyKey: message.idempotencyKey });
+      await rt.store.events.deliver(
+        run.id,
+        name,
+        message.payload,
+        rt.clock.now(),
+        message.idempotencyKey === undefined ? undefined : { idempotencyKey: message.idempotencyKey },
+      );
     }
   }
   await rt.store.runs.wake(run.id, rt.clock.now());

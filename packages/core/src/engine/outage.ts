@@ -73,7 +73,10 @@ export class OutageLog {
   recovered(now = false): void {
     if (this.#since === undefined || (!now && this.clock.now() - this.#lastFailure < OUTAGE_QUIET_MS)) return;
     const seconds = ((this.clock.now() - this.#since) / 1000).toFixed(1);
-    this.target.warn({ outageMs: this.clock.now() - this.#since, suppressed: this.#suppressed }, `store and queue reachable again after ${seconds} s of errors (${this.#suppressed} more errors with the same causes were not logged)`);
+    this.target.warn(
+      { outageMs: this.clock.now() - this.#since, suppressed: this.#suppressed },
+      `store and queue reachable again after ${seconds} s of errors (${this.#suppressed} more errors with the same causes were not logged)`,
+    );
     this.#since = undefined;
     this.#causes.clear();
     this.#suppressed = 0;
@@ -84,7 +87,9 @@ export class OutageLog {
 export function checkStartTimeout(value: unknown): number {
   if (value === undefined) return DEFAULT_START_TIMEOUT_MS;
   if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-    throw new CairnError('INVALID_INPUT', `createEngine: startTimeoutMs must be a number ≥ 0 (or Infinity), got ${String(value)}`, { data: { startTimeoutMs: String(value) } });
+    throw new CairnError('INVALID_INPUT', `createEngine: startTimeoutMs must be a number ≥ 0 (or Infinity), got ${String(value)}`, {
+      data: { startTimeoutMs: String(value) },
+    });
   }
   return value;
 }

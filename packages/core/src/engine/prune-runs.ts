@@ -48,16 +48,21 @@ export function checkRetention(value: unknown): Retention | undefined {
  */
 export async function pruneRuns(rt: EngineRuntime, retention: Retention | undefined, rawOptions: unknown): Promise<{ deleted: number }> {
   const options = checkOptions('prune options', rawOptions, ['before', 'statuses', 'limit']) as PruneOptions;
-  if (options.before !== undefined && (typeof options.before !== 'number' || !Number.isFinite(options.before))) throw invalidInput('prune before', 'must be a time in epoch milliseconds', options.before);
-  if (options.limit !== undefined && (typeof options.limit !== 'number' || !Number.isInteger(options.limit) || options.limit < 1)) throw invalidInput('prune limit', 'must be a positive integer', options.limit);
+  if (options.before !== undefined && (typeof options.before !== 'number' || !Number.isFinite(options.before)))
+    throw invalidInput('prune before', 'must be a time in epoch milliseconds', options.before);
+  if (options.limit !== undefined && (typeof options.limit !== 'number' || !Number.isInteger(options.limit) || options.limit < 1))
+    throw invalidInput('prune limit', 'must be a positive integer', options.limit);
   if (options.statuses !== undefined) {
-    if (!Array.isArray(options.statuses) || options.statuses.length === 0) throw invalidInput('prune statuses', 'must be a non-empty array of terminal statuses', options.statuses);
+    if (!Array.isArray(options.statuses) || options.statuses.length === 0)
+      throw invalidInput('prune statuses', 'must be a non-empty array of terminal statuses', options.statuses);
     for (const status of options.statuses) {
-      if (typeof status !== 'string' || !isTerminalRunStatus(status as RunStatus)) throw invalidInput('prune statuses', 'must hold only completed, failed or cancelled (active runs are never pruned)', status);
+      if (typeof status !== 'string' || !isTerminalRunStatus(status as RunStatus))
+        throw invalidInput('prune statuses', 'must hold only completed, failed or cancelled (active runs are never pruned)', status);
     }
   }
   const statuses = options.statuses ?? ENDED.filter((status) => options.before !== undefined || retention?.[status] !== undefined);
-  if (statuses.length === 0) throw new CairnError('INVALID_INPUT', 'prune: pass `before` (or `statuses` with `before`), or configure createEngine({ retention })');
+  if (statuses.length === 0)
+    throw new CairnError('INVALID_INPUT', 'prune: pass `before` (or `statuses` with `before`), or configure createEngine({ retention })');
   const now = rt.clock.now();
   let remaining = options.limit ?? Infinity;
   let deleted = 0;

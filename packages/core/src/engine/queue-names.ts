@@ -30,9 +30,13 @@ export function computeQueueNames(strategy: QueueStrategy, workflowNames: Iterab
     if (strategy === 'per-workflow') {
       const owner = owners.get(queues.orchestrator);
       if (owner !== undefined) {
-        throw new CairnError('QUEUE_NAME_COLLISION', `Workflows ${JSON.stringify(owner)} and ${JSON.stringify(name)} map to the same queue ${queues.orchestrator}; rename one`, {
-          data: { workflows: [owner, name], queue: queues.orchestrator },
-        });
+        throw new CairnError(
+          'QUEUE_NAME_COLLISION',
+          `Workflows ${JSON.stringify(owner)} and ${JSON.stringify(name)} map to the same queue ${queues.orchestrator}; rename one`,
+          {
+            data: { workflows: [owner, name], queue: queues.orchestrator },
+          },
+        );
       }
       owners.set(queues.orchestrator, name);
     }

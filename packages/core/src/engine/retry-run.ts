@@ -37,16 +37,22 @@ export function stepsToForget(steps: readonly StepRecord[]): StepRecord[] {
 /** The run, checked retryable, with what it forgets; failed/cancelled children of forgotten child steps too (depth first). */
 async function plan(rt: EngineRuntime, run: RunRecord, into: Reopening[], seen: Set<string>): Promise<Reopening> {
   if (run.status !== 'failed' && run.status !== 'cancelled') {
-    throw new CairnError('RUN_CONFLICT', `Run ${run.id} is ${run.status}: only a failed or cancelled run can be retried`, { data: { runId: run.id, status: run.status } });
+    throw new CairnError('RUN_CONFLICT', `Run ${run.id} is ${run.status}: only a failed or cancelled run can be retried`, {
+      data: { runId: run.id, status: run.status },
+    });
   }
   seen.add(run.id);
   const steps = await rt.store.steps.load(run.id);
   const compensated = steps.find((step) => step.key.endsWith(':compensate'));
   if (compensated) {
     // The saga undid the run's succeeded steps: resuming would build on effects that are gone.
-    throw new CairnError('RUN_CONFLICT', `Run ${run.id} ran its compensations (${JSON.stringify(compensated.key)}); its effects were undone, so it cannot resume. Fork it from the first compensated step instead.`, {
-      data: { runId: run.id, status: run.status, reason: 'compensated' },
-    });
+    throw new CairnError(
+      'RUN_CONFLICT',
+      `Run ${run.id} ran its compensations (${JSON.stringify(compensated.key)}); its effects were undone, so it cannot resume. Fork it from the first compensated step instead.`,
+      {
+        data: { runId: run.id, status: run.status, reason: 'compensated' },
+      },
+    );
   }
   const forgotten = stepsToForget(steps);
   const reopening: Reopening = { run, forget: forgotten.map((step) => step.key), children: [] };

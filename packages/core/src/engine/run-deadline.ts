@@ -36,7 +36,12 @@ export function childDeadline(parentDeadline: number | undefined, childDefault: 
 }
 
 /** A child's `wakeAt` (never later than its deadline) and its `deadline`, for `runs.create`. */
-export function childStart(parentDeadline: number | undefined, childDefault: Duration | undefined, wakeAt: number, now: number): { wakeAt: number; deadline?: number } {
+export function childStart(
+  parentDeadline: number | undefined,
+  childDefault: Duration | undefined,
+  wakeAt: number,
+  now: number,
+): { wakeAt: number; deadline?: number } {
   const deadline = childDeadline(parentDeadline, childDefault, now);
   return deadline === undefined ? { wakeAt } : { wakeAt: Math.min(wakeAt, deadline), deadline };
 }

@@ -58,7 +58,11 @@ function settledError(): CairnError {
  * read later is in the state the eager one would be in: aborted with `parent`'s reason if `parent`
  * aborted while the attempt ran, with "attempt settled" once it settled.
  */
-async function runUntimed(fn: (step: StepContext) => unknown, identity: { runId: string; key: string; attempt: number }, parent: AbortSignal): Promise<BodyResult> {
+async function runUntimed(
+  fn: (step: StepContext) => unknown,
+  identity: { runId: string; key: string; attempt: number },
+  parent: AbortSignal,
+): Promise<BodyResult> {
   let controller: AbortController | undefined;
   let settled = false;
   // What the signal was aborted with, had it existed: fixed when the attempt settles.

@@ -144,7 +144,8 @@ function attemptOf(record: AttemptRecord): TimelineAttempt {
 }
 
 /** A detached child (`ctx.startChild`) is recorded succeeded at once, its output being its id. */
-const isDetachedChild = (step: StepRecord) => step.kind === 'child' && step.status === 'succeeded' && step.childRunId !== undefined && step.output === step.childRunId;
+const isDetachedChild = (step: StepRecord) =>
+  step.kind === 'child' && step.status === 'succeeded' && step.childRunId !== undefined && step.output === step.childRunId;
 
 function kindOf(step: StepRecord): TimelineStepKind {
   if (step.kind === 'child' && step.key === '$continue') return 'continue';
@@ -250,7 +251,12 @@ export function buildRunTimeline(run: RunRecord, steps: readonly StepRecord[], a
     else attemptsByKey.set(attempt.stepKey, [attempt]);
   }
   const ordered = [...steps].sort((a, b) => a.seq - b.seq);
-  const timelineSteps = ordered.map((step) => stepOf(step, (attemptsByKey.get(step.key) ?? []).sort((a, b) => a.attempt - b.attempt)));
+  const timelineSteps = ordered.map((step) =>
+    stepOf(
+      step,
+      (attemptsByKey.get(step.key) ?? []).sort((a, b) => a.attempt - b.attempt),
+    ),
+  );
   const children: TimelineChild[] = [];
   for (const step of ordered) {
     if (step.kind !== 'child' || step.childRunId === undefined) continue;

@@ -23,7 +23,11 @@ export type SelectAlternative =
 export type SelectResult<K extends string = string> =
   | { winner: K; kind: 'event'; value: Json }
   | { winner: K; kind: 'timer'; value: null }
-  | { winner: K; kind: 'child'; value: { ok: true; output: Json | null } | { ok: false; status: 'failed' | 'cancelled' | 'deleted'; error: ErrorRecord | null } };
+  | {
+      winner: K;
+      kind: 'child';
+      value: { ok: true; output: Json | null } | { ok: false; status: 'failed' | 'cancelled' | 'deleted'; error: ErrorRecord | null };
+    };
 
 /** An alternative after its arguments were checked. */
 export type CheckedAlternative =
@@ -50,12 +54,16 @@ export function checkAlternatives(name: string, alternatives: unknown, now: numb
   return entries.map(([key, alternative]): CheckedAlternative => {
     checkIdentifier(`${what} alternative key`, key, 100);
     const at = `${what} alternative ${JSON.stringify(key)}`;
-    if (typeof alternative !== 'object' || alternative === null) throw new CairnError('INVALID_INPUT', `${at}: must be { event }, { timer }, { until } or { child, input }`);
+    if (typeof alternative !== 'object' || alternative === null)
+      throw new CairnError('INVALID_INPUT', `${at}: must be { event }, { timer }, { until } or { child, input }`);
     const fields = Object.keys(alternative);
     const has = (field: string) => fields.includes(field);
-    if (has('event') && fields.length === 1) return { key, kind: 'event', event: checkEventName(`${at} event`, eventNameOf((alternative as { event: unknown }).event)) };
-    if (has('timer') && fields.length === 1) return { key, kind: 'timer', wakeAt: now + toMilliseconds((alternative as { timer: Duration }).timer, `${at} timer`) };
-    if (has('until') && fields.length === 1) return { key, kind: 'timer', wakeAt: checkWakeTime((alternative as { until: Date | number }).until, now, `${at} until`) };
+    if (has('event') && fields.length === 1)
+      return { key, kind: 'event', event: checkEventName(`${at} event`, eventNameOf((alternative as { event: unknown }).event)) };
+    if (has('timer') && fields.length === 1)
+      return { key, kind: 'timer', wakeAt: now + toMilliseconds((alternative as { timer: Duration }).timer, `${at} timer`) };
+    if (has('until') && fields.length === 1)
+      return { key, kind: 'timer', wakeAt: checkWakeTime((alternative as { until: Date | number }).until, now, `${at} until`) };
     if (has('child') && fields.every((f) => f === 'child' || f === 'input')) {
       // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
       const child = (alternative as { child: WorkflowDefinition<any, any> | string }).child;
@@ -63,6 +71,9 @@ export function checkAlternatives(name: string, alternatives: unknown, now: numb
       checkIdentifier(`${at} child`, workflow, IDENTIFIER_LIMITS.workflowName);
       return { key, kind: 'child', workflow, input: (alternative as { input?: unknown }).input ?? null };
     }
-    throw new CairnError('INVALID_INPUT', `${at}: must be exactly one of { event }, { timer }, { until } or { child, input }, got keys ${JSON.stringify(fields)}`);
+    throw new CairnError(
+      'INVALID_INPUT',
+      `${at}: must be exactly one of { event }, { timer }, { until } or { child, input }, got keys ${JSON.stringify(fields)}`,
+    );
   });
 }

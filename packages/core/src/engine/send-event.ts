@@ -32,7 +32,8 @@ export async function sendEvent(
   const runId = checkRunId('sendEvent runId', rawRunId);
   const name = checkEventName('sendEvent event name', eventNameOf(rawEvent));
   const options = checkOptions('sendEvent options', rawOptions, ['idempotencyKey']) as SendEventOptions;
-  const idempotencyKey = options.idempotencyKey === undefined ? undefined : checkIdentifier('sendEvent idempotencyKey', options.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
+  const idempotencyKey =
+    options.idempotencyKey === undefined ? undefined : checkIdentifier('sendEvent idempotencyKey', options.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
   let value = payload === undefined ? null : payload;
   const schema = isEventDefinition(rawEvent) ? rawEvent.schema : undefined;
   if (schema) {
@@ -40,12 +41,18 @@ export async function sendEvent(
       value = schema.parse(value);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new CairnError('INVALID_INPUT', `payload of event ${JSON.stringify(name)} does not match its schema: ${reason}`, { cause: error, data: { argument: 'payload', event: name } });
+      throw new CairnError('INVALID_INPUT', `payload of event ${JSON.stringify(name)} does not match its schema: ${reason}`, {
+        cause: error,
+        data: { argument: 'payload', event: name },
+      });
     }
   }
   const json = checkPayload(value === undefined ? null : value, `payload of event ${JSON.stringify(name)}`);
   const now = rt.clock.now();
-  const result = idempotencyKey === undefined ? await rt.store.events.deliver(runId, name, json, now) : await rt.store.events.deliver(runId, name, json, now, { idempotencyKey });
+  const result =
+    idempotencyKey === undefined
+      ? await rt.store.events.deliver(runId, name, json, now)
+      : await rt.store.events.deliver(runId, name, json, now, { idempotencyKey });
   if (result.delivered) {
     const run = await rt.store.runs.get(runId);
     if (run) await rt.dispatchRun(run);

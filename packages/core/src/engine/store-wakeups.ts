@@ -80,7 +80,10 @@ export class StoreWakeups {
     try {
       await signals.notify(WAKE_TOPIC, message);
     } catch (error) {
-      this.logger.warn({ workerId, err: error }, `announcing this worker (${kind}) to the others failed; runs signalled meanwhile may be claimed twice or wait for a recovery pass`);
+      this.logger.warn(
+        { workerId, err: error },
+        `announcing this worker (${kind}) to the others failed; runs signalled meanwhile may be claimed twice or wait for a recovery pass`,
+      );
     }
   }
 

@@ -67,12 +67,16 @@ export class WorkflowRegistry {
     if (version !== undefined) checkIdentifier('workflow version', version, IDENTIFIER_LIMITS.version);
     const versions = this.byName.get(name);
     if (!versions) {
-      throw new CairnError('WORKFLOW_NOT_FOUND', `Unknown workflow ${JSON.stringify(name)}; register it in createEngine({ workflows })`, { data: { workflow: name } });
+      throw new CairnError('WORKFLOW_NOT_FOUND', `Unknown workflow ${JSON.stringify(name)}; register it in createEngine({ workflows })`, {
+        data: { workflow: name },
+      });
     }
     if (version === undefined) return this.current_.get(name) as AnyDefinition;
     const def = versions.get(version);
     if (!def) {
-      throw new CairnError('VERSION_NOT_FOUND', `Workflow ${JSON.stringify(name)} has no registered version ${JSON.stringify(version)}`, { data: { workflow: name, version } });
+      throw new CairnError('VERSION_NOT_FOUND', `Workflow ${JSON.stringify(name)} has no registered version ${JSON.stringify(version)}`, {
+        data: { workflow: name, version },
+      });
     }
     return def;
   }

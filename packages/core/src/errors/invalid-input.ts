@@ -11,7 +11,8 @@ export function describeValue(value: unknown): string {
   let text: string;
   if (value === undefined) text = 'undefined';
   else if (typeof value === 'string') text = JSON.stringify(value);
-  else if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function') text = typeof value === 'function' ? 'a function' : String(value);
+  else if (typeof value === 'bigint' || typeof value === 'symbol' || typeof value === 'function')
+    text = typeof value === 'function' ? 'a function' : String(value);
   else if (value instanceof String) text = `a String object ${JSON.stringify(value.valueOf())}`;
   else {
     try {

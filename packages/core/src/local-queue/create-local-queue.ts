@@ -3,14 +3,7 @@ import type { Clock } from '../clock/clock.js';
 import { systemClock } from '../clock/system-clock.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
-import type {
-  Job,
-  Queue,
-  QueueCapabilities,
-  QueueWorker,
-  SendOptions,
-  WorkOptions,
-} from '../queue/queue.js';
+import type { Job, Queue, QueueCapabilities, QueueWorker, SendOptions, WorkOptions } from '../queue/queue.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
 import { assertQueueOpen } from '../queue/assert-queue-open.js';
 import { checkSendOptions, checkWorkOptions } from '../queue/check-queue-options.js';
@@ -119,9 +112,7 @@ class LocalQueue implements Queue {
     if (typeof handler !== 'function') throw new CairnError('INVALID_INPUT', 'work() needs a handler function');
     const { concurrency, groupConcurrency } = checkWorkOptions(options);
     const channel = this.#channel(queue);
-    const worker: LocalWorker = new LocalWorker(channel, handler, concurrency, toGroupCaps(groupConcurrency), () =>
-      this.#workers.delete(worker),
-    );
+    const worker: LocalWorker = new LocalWorker(channel, handler, concurrency, toGroupCaps(groupConcurrency), () => this.#workers.delete(worker));
     this.#workers.add(worker);
     channel.attach(worker);
     return worker;

@@ -45,13 +45,7 @@ export class LocalWorker implements QueueWorker {
    * Creates a worker running at most `concurrency` jobs, and at most `caps` per group; `onStopped`
    * runs once the worker has stopped and its last job has settled.
    */
-  constructor(
-    host: WorkerHost,
-    handler: (job: Job) => Promise<void>,
-    concurrency: number,
-    caps: GroupCaps | undefined,
-    onStopped?: () => void,
-  ) {
+  constructor(host: WorkerHost, handler: (job: Job) => Promise<void>, concurrency: number, caps: GroupCaps | undefined, onStopped?: () => void) {
     this.#host = host;
     this.#handler = handler;
     this.#concurrency = concurrency;

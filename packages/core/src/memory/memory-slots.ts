@@ -38,7 +38,10 @@ export function createMemorySlots(): SlotStore {
   };
 
   const line = (slots: KeySlots, now: number): Waiter[] =>
-    [...slots.waiters].filter(([, wait]) => wait.expiresAt > now).map(([holder, wait]) => ({ holder, ...wait })).sort(inLine);
+    [...slots.waiters]
+      .filter(([, wait]) => wait.expiresAt > now)
+      .map(([holder, wait]) => ({ holder, ...wait }))
+      .sort(inLine);
 
   const held = (slots: KeySlots, now: number): number[] => [...slots.holders.values()].filter((expiresAt) => expiresAt > now);
 

@@ -5,7 +5,19 @@ import { CairnError } from '../errors/cairn-error.js';
 import type { EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
 import { isTerminalRunStatus } from '../model/run.js';
-import type { DeleteCondition, DueRun, EndedRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunTransition } from '../model/run.js';
+import type {
+  DeleteCondition,
+  DueRun,
+  EndedRun,
+  EndedRunPage,
+  EndedRunQuery,
+  NewRun,
+  RunPage,
+  RunQuery,
+  RunRecord,
+  RunReopen,
+  RunTransition,
+} from '../model/run.js';
 import { toRunSummary } from '../store/run-summary.js';
 import { matchesRunQuery } from '../store/matches-run-query.js';
 import { reopenedRun } from '../store/reopened-run.js';
@@ -250,9 +262,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const e = entry(runId);
         if (!e) throw runNotFound(runId);
         if ((e.run.status !== 'failed' && e.run.status !== 'cancelled') || e.run.fence !== reopen.fence) {
-          throw new CairnError('RUN_CONFLICT', `Run ${runId} is ${e.run.status} (fence ${e.run.fence}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`, {
-            data: { runId, status: e.run.status },
-          });
+          throw new CairnError(
+            'RUN_CONFLICT',
+            `Run ${runId} is ${e.run.status} (fence ${e.run.fence}); only a failed or cancelled run at fence ${reopen.fence} can be reopened`,
+            {
+              data: { runId, status: e.run.status },
+            },
+          );
         }
         for (const key of reopen.forget) {
           const step = e.steps.get(key);
@@ -268,7 +284,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const after = query.cursor === undefined ? undefined : decodeEndedCursor(query.cursor);
         const matches = [...runs.values()]
           .map((e) => e.run)
-          .filter((r) => r.status === query.status && r.updatedAt < query.updatedBefore && (after === undefined || r.updatedAt > after.at || (r.updatedAt === after.at && r.id > after.id)))
+          .filter(
+            (r) =>
+              r.status === query.status &&
+              r.updatedAt < query.updatedBefore &&
+              (after === undefined || r.updatedAt > after.at || (r.updatedAt === after.at && r.id > after.id)),
+          )
           .sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         const batch: EndedRun[] = matches
           .slice(0, query.limit)
@@ -306,7 +327,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
           e.attempts.set(attemptId(step.key, 1), attempt);
         } else if (step.finishedAttempt !== undefined) {
           const done = step.finishedAttempt;
-          const attempt: AttemptRecord = { runId, stepKey: step.key, attempt: 1, status: done.status, worker: done.worker, startedAt: done.startedAt, endedAt: now };
+          const attempt: AttemptRecord = {
+            runId,
+            stepKey: step.key,
+            attempt: 1,
+            status: done.status,
+            worker: done.worker,
+            startedAt: done.startedAt,
+            endedAt: now,
+          };
           if (done.output !== undefined) attempt.output = copy(done.output);
           if (done.error !== undefined) attempt.error = copy(done.error);
           e.attempts.set(attemptId(step.key, 1), attempt);
@@ -454,9 +483,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const e = entry(runId);
         if (!e) return [];
         const seqOf = (key: string) => e.steps.get(key)?.seq ?? 0;
-        return [...e.attempts.values()]
-          .sort((a, b) => a.startedAt - b.startedAt || seqOf(a.stepKey) - seqOf(b.stepKey) || a.attempt - b.attempt)
-          .map(copy);
+        return [...e.attempts.values()].sort((a, b) => a.startedAt - b.startedAt || seqOf(a.stepKey) - seqOf(b.stepKey) || a.attempt - b.attempt).map(copy);
       },
     },
 

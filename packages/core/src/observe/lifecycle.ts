@@ -5,7 +5,15 @@ import type { Json } from '../model/json.js';
 import type { RunRecord } from '../model/run.js';
 import type { LogLevel } from '../logging/engine-logger.js';
 import type { RuntimeLogger } from '../logging/runtime-logger.js';
-import { CAIRN_CHANNELS, type LifecycleBase, type LifecycleError, type StepBase, type RecoveryLifecycleEvent, type RunLifecycleEvent, type StepLifecycleEvent } from './lifecycle-events.js';
+import {
+  CAIRN_CHANNELS,
+  type LifecycleBase,
+  type LifecycleError,
+  type StepBase,
+  type RecoveryLifecycleEvent,
+  type RunLifecycleEvent,
+  type StepLifecycleEvent,
+} from './lifecycle-events.js';
 
 const runChannel = channel(CAIRN_CHANNELS.run);
 const stepChannel = channel(CAIRN_CHANNELS.step);
@@ -51,7 +59,14 @@ export class Lifecycle {
 
   /** The fields every run and step message shares. */
   base(run: RunRecord): LifecycleBase {
-    const base: LifecycleBase = { runId: run.id, workflow: run.workflow, version: run.version, workerId: this.workerId, store: this.store, at: this.clock.now() };
+    const base: LifecycleBase = {
+      runId: run.id,
+      workflow: run.workflow,
+      version: run.version,
+      workerId: this.workerId,
+      store: this.store,
+      at: this.clock.now(),
+    };
     if (run.traceContext !== undefined) base.traceContext = run.traceContext;
     return base;
   }
@@ -65,12 +80,17 @@ export class Lifecycle {
   run(event: RunLifecycleEvent, payload?: { input?: Json; output?: Json }): void {
     if (runChannel.hasSubscribers) runChannel.publish(event);
     const level = RUN_LEVEL[event.type];
-    if (this.logger.enabled(level)) this.logger[level](this.logger.payloads && payload ? { ...event, ...payload } : { ...event }, `Run ${event.runId}: ${event.type.slice(4)}`);
+    if (this.logger.enabled(level))
+      this.logger[level](this.logger.payloads && payload ? { ...event, ...payload } : { ...event }, `Run ${event.runId}: ${event.type.slice(4)}`);
   }
 
   step(event: StepLifecycleEvent, payload?: { output?: Json }): void {
     if (stepChannel.hasSubscribers) stepChannel.publish(event);
-    if (this.logger.enabled('debug')) this.logger.debug(this.logger.payloads && payload ? { ...event, ...payload } : { ...event }, `Run ${event.runId}: step ${event.stepKey} attempt ${event.attempt} ${event.type.slice(5)}`);
+    if (this.logger.enabled('debug'))
+      this.logger.debug(
+        this.logger.payloads && payload ? { ...event, ...payload } : { ...event },
+        `Run ${event.runId}: step ${event.stepKey} attempt ${event.attempt} ${event.type.slice(5)}`,
+      );
   }
 
   recovered(event: RecoveryLifecycleEvent): void {
@@ -81,7 +101,7 @@ export class Lifecycle {
 
 /** An error as events carry it: name, message and code only. */
 export function lifecycleError(error: unknown): LifecycleError {
-  const record = error as Partial<ErrorRecord> & { code?: unknown } | null;
+  const record = error as (Partial<ErrorRecord> & { code?: unknown }) | null;
   const out: LifecycleError = {
     name: typeof record?.name === 'string' ? record.name : 'Error',
     message: typeof record?.message === 'string' ? record.message : String(error),

@@ -15,7 +15,7 @@ export function checkDeclaredSchedules(value: unknown, registers: (workflow: str
     // Re-checked even when made by defineSchedule: the array may hold any object at run time.
     const { computeInput, ...rest } = (typeof item === 'object' && item !== null ? item : { item }) as Partial<ScheduleDefinition>;
     const def = checkScheduleOptions('createEngine schedules[]', computeInput === undefined ? item : { ...rest, input: computeInput }, true);
-    if (!registers(def.workflow)) throw invalidInput('createEngine schedules[] workflow', 'is not one of the engine\'s workflows', def.workflow);
+    if (!registers(def.workflow)) throw invalidInput('createEngine schedules[] workflow', "is not one of the engine's workflows", def.workflow);
     if (byName.has(def.name)) throw invalidInput('createEngine schedules[] name', 'is declared twice', def.name);
     byName.set(def.name, def);
   }

@@ -84,7 +84,10 @@ export function checkScheduleOptions(what: string, raw: unknown, allowComputed: 
     return Object.freeze({ ...base, input: null, computeInput: options.input as (tick: Date) => unknown });
   }
   try {
-    const input = toJsonRoundTrip(options.input ?? null, { what: `${what} input`, ...(maxPayloadBytes === undefined ? {} : { maxBytes: maxPayloadBytes }) }).value;
+    const input = toJsonRoundTrip(options.input ?? null, {
+      what: `${what} input`,
+      ...(maxPayloadBytes === undefined ? {} : { maxBytes: maxPayloadBytes }),
+    }).value;
     return Object.freeze({ ...base, input });
   } catch (error) {
     if (error instanceof CairnError) throw invalidInput(`${what} input`, error.message, options.input);

@@ -107,7 +107,20 @@ export async function declareSchedule(store: WorkflowStore, def: ScheduleDefinit
     if (created || sameDefinition(s, def)) return;
     const retimed = s.cron !== def.cron || s.timezone !== def.timezone;
     const fresh = newScheduleRecord(def, 'code', now);
-    const next = { ...s, workflow: def.workflow, cron: def.cron, timezone: def.timezone, input: def.input, computedInput: fresh.computedInput, overlap: def.overlap, catchUp: def.catchUp, catchUpLimit: def.catchUpLimit, source: 'code' as const, updatedAt: now, ...(retimed ? { nextTickAt: fresh.nextTickAt } : {}) };
+    const next = {
+      ...s,
+      workflow: def.workflow,
+      cron: def.cron,
+      timezone: def.timezone,
+      input: def.input,
+      computedInput: fresh.computedInput,
+      overlap: def.overlap,
+      catchUp: def.catchUp,
+      catchUpLimit: def.catchUpLimit,
+      source: 'code' as const,
+      updatedAt: now,
+      ...(retimed ? { nextTickAt: fresh.nextTickAt } : {}),
+    };
     if (await store.schedules.update({ ...next, dueAt: dueAtOf(next, now) }, s.revision)) return;
   }
 }
@@ -145,7 +158,8 @@ export function createEngineSchedules(deps: EngineSchedulesDeps): EngineSchedule
     async list(rawOptions) {
       const options = checkOptions('schedules.list options', rawOptions, ['limit', 'after']);
       const limit = options.limit ?? 100;
-      if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw invalidInput('schedules.list limit', 'must be an integer from 1 to 1000', limit);
+      if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
+        throw invalidInput('schedules.list limit', 'must be an integer from 1 to 1000', limit);
       const after = options.after === undefined ? undefined : checkName('schedules.list after', options.after);
       return store.schedules.list(after === undefined ? { limit } : { limit, after });
     },

@@ -29,17 +29,7 @@ export interface JsonRoundTrip extends SerializedJson {
 // Built-ins that JSON.stringify silently turns into `{}` (or an index-keyed object), losing their
 // content. Values with a `toJSON` method (Date, Buffer) never reach this check: JSON.stringify calls
 // `toJSON` before the replacer sees the value.
-const LOSSY_OBJECTS: ReadonlyArray<abstract new (...args: never[]) => unknown> = [
-  Map,
-  Set,
-  WeakMap,
-  WeakSet,
-  WeakRef,
-  RegExp,
-  Error,
-  Promise,
-  ArrayBuffer,
-];
+const LOSSY_OBJECTS: ReadonlyArray<abstract new (...args: never[]) => unknown> = [Map, Set, WeakMap, WeakSet, WeakRef, RegExp, Error, Promise, ArrayBuffer];
 
 function describePath(path: readonly (string | number)[]): string {
   let out = '$';

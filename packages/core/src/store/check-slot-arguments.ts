@@ -41,13 +41,15 @@ function slotRequest(op: string, value: unknown, now: unknown): void {
   integer(op, 'request.expiresAt', request.expiresAt);
   integer(op, 'now', now);
   if (request.wait === undefined) return;
-  if (typeof request.wait !== 'object' || request.wait === null || Array.isArray(request.wait)) throw invalidInput(`${op}: request.wait`, 'must be an object', request.wait);
+  if (typeof request.wait !== 'object' || request.wait === null || Array.isArray(request.wait))
+    throw invalidInput(`${op}: request.wait`, 'must be an object', request.wait);
   const wait = request.wait as Record<string, unknown>;
   checkPriority(`${op}: request.wait.priority`, wait.priority);
   integer(op, 'request.wait.queuedAt', wait.queuedAt);
   integer(op, 'request.wait.expiresAt', wait.expiresAt);
   // A waiter entry that has lapsed already would be recorded only to be ignored.
-  if ((wait.expiresAt as number) <= (now as number)) throw invalidInput(`${op}: request.wait.expiresAt`, `must be later than now (${String(now)})`, wait.expiresAt);
+  if ((wait.expiresAt as number) <= (now as number))
+    throw invalidInput(`${op}: request.wait.expiresAt`, `must be later than now (${String(now)})`, wait.expiresAt);
 }
 
 /**
@@ -60,24 +62,37 @@ function slotRequest(op: string, value: unknown, now: unknown): void {
  */
 export function withSlotArgumentChecks(slots: SlotStore): SlotStore {
   return {
-    acquire: (request, now) => checked(() => slotRequest('slots.acquire', request, now), () => slots.acquire(request, now)),
+    acquire: (request, now) =>
+      checked(
+        () => slotRequest('slots.acquire', request, now),
+        () => slots.acquire(request, now),
+      ),
     renew: (key, holder, expiresAt, now) =>
-      checked(() => {
-        name('slots.renew', 'key', key);
-        name('slots.renew', 'holder', holder);
-        integer('slots.renew', 'expiresAt', expiresAt);
-        integer('slots.renew', 'now', now);
-      }, () => slots.renew(key, holder, expiresAt, now)),
+      checked(
+        () => {
+          name('slots.renew', 'key', key);
+          name('slots.renew', 'holder', holder);
+          integer('slots.renew', 'expiresAt', expiresAt);
+          integer('slots.renew', 'now', now);
+        },
+        () => slots.renew(key, holder, expiresAt, now),
+      ),
     release: (key, holder, now) =>
-      checked(() => {
-        name('slots.release', 'key', key);
-        name('slots.release', 'holder', holder);
-        integer('slots.release', 'now', now);
-      }, () => slots.release(key, holder, now)),
+      checked(
+        () => {
+          name('slots.release', 'key', key);
+          name('slots.release', 'holder', holder);
+          integer('slots.release', 'now', now);
+        },
+        () => slots.release(key, holder, now),
+      ),
     inspect: (key, now) =>
-      checked(() => {
-        name('slots.inspect', 'key', key);
-        integer('slots.inspect', 'now', now);
-      }, () => slots.inspect(key, now)),
+      checked(
+        () => {
+          name('slots.inspect', 'key', key);
+          integer('slots.inspect', 'now', now);
+        },
+        () => slots.inspect(key, now),
+      ),
   };
 }

@@ -25,7 +25,8 @@ function optNum(op: string, what: string, value: unknown): void {
 
 function fence(op: string, value: unknown, nullable: boolean): void {
   if (nullable && value === null) return;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidInput(`${op}: fence`, nullable ? 'must be an integer or null' : 'must be an integer', value);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw invalidInput(`${op}: fence`, nullable ? 'must be an integer or null' : 'must be an integer', value);
 }
 
 function obj(op: string, what: string, value: unknown): Record<string, unknown> {
@@ -70,7 +71,8 @@ function runQuery(op: string, value: RunQuery): void {
   optStr(op, 'query.cursor', query.cursor);
   optStr(op, 'query.parentRunId', query.parentRunId);
   optStr(op, 'query.idempotencyKey', query.idempotencyKey);
-  if (query.idempotencyKey !== undefined && query.workflow === undefined) throw invalidInput(`${op}: query.idempotencyKey`, 'needs query.workflow (keys are unique per workflow)', query.idempotencyKey);
+  if (query.idempotencyKey !== undefined && query.workflow === undefined)
+    throw invalidInput(`${op}: query.idempotencyKey`, 'needs query.workflow (keys are unique per workflow)', query.idempotencyKey);
 }
 
 function runReopen(op: string, value: RunReopen): void {
@@ -118,8 +120,10 @@ const FINISHED_ATTEMPT_STATUSES: ReadonlySet<unknown> = new Set(['succeeded', 'f
 
 function finishedAttempt(op: string, stepStatus: unknown, value: unknown): void {
   const attempt = obj(op, 'step.finishedAttempt', value);
-  if (!FINISHED_STEP_STATUSES.has(stepStatus)) throw invalidInput(`${op}: step.status`, 'must be succeeded, failed or retry_wait with a finishedAttempt', stepStatus);
-  if (!FINISHED_ATTEMPT_STATUSES.has(attempt.status)) throw invalidInput(`${op}: step.finishedAttempt.status`, 'must be succeeded, failed or abandoned', attempt.status);
+  if (!FINISHED_STEP_STATUSES.has(stepStatus))
+    throw invalidInput(`${op}: step.status`, 'must be succeeded, failed or retry_wait with a finishedAttempt', stepStatus);
+  if (!FINISHED_ATTEMPT_STATUSES.has(attempt.status))
+    throw invalidInput(`${op}: step.finishedAttempt.status`, 'must be succeeded, failed or abandoned', attempt.status);
   str(op, 'step.finishedAttempt.worker', attempt.worker);
   num(op, 'step.finishedAttempt.startedAt', attempt.startedAt);
 }
@@ -141,171 +145,246 @@ function stepTransition(op: string, value: StepTransition): void {
 function checkedRuns(runs: RunStore): RunStore {
   return {
     create: (run, now) =>
-      checked(() => {
-        newRun('runs.create', run);
-        num('runs.create', 'now', now);
-      }, () => runs.create(run, now)),
+      checked(
+        () => {
+          newRun('runs.create', run);
+          num('runs.create', 'now', now);
+        },
+        () => runs.create(run, now),
+      ),
     get: (runId) =>
-      checked(() => {
-        str('runs.get', 'runId', runId);
-      }, () => runs.get(runId)),
+      checked(
+        () => {
+          str('runs.get', 'runId', runId);
+        },
+        () => runs.get(runId),
+      ),
     list: (query) =>
-      checked(() => {
-        runQuery('runs.list', query);
-      }, () => runs.list(query)),
+      checked(
+        () => {
+          runQuery('runs.list', query);
+        },
+        () => runs.list(query),
+      ),
     claim: (runId, owner, leaseMs, now) =>
-      checked(() => {
-        str('runs.claim', 'runId', runId);
-        str('runs.claim', 'owner', owner);
-        num('runs.claim', 'leaseMs', leaseMs);
-        num('runs.claim', 'now', now);
-      }, () => runs.claim(runId, owner, leaseMs, now)),
+      checked(
+        () => {
+          str('runs.claim', 'runId', runId);
+          str('runs.claim', 'owner', owner);
+          num('runs.claim', 'leaseMs', leaseMs);
+          num('runs.claim', 'now', now);
+        },
+        () => runs.claim(runId, owner, leaseMs, now),
+      ),
     renew: (runId, f, leaseMs, now) =>
-      checked(() => {
-        str('runs.renew', 'runId', runId);
-        fence('runs.renew', f, false);
-        num('runs.renew', 'leaseMs', leaseMs);
-        num('runs.renew', 'now', now);
-      }, () => runs.renew(runId, f, leaseMs, now)),
+      checked(
+        () => {
+          str('runs.renew', 'runId', runId);
+          fence('runs.renew', f, false);
+          num('runs.renew', 'leaseMs', leaseMs);
+          num('runs.renew', 'now', now);
+        },
+        () => runs.renew(runId, f, leaseMs, now),
+      ),
     transition: (runId, f, t, now) =>
-      checked(() => {
-        str('runs.transition', 'runId', runId);
-        fence('runs.transition', f, false);
-        runTransition('runs.transition', t);
-        num('runs.transition', 'now', now);
-      }, () => runs.transition(runId, f, t, now)),
+      checked(
+        () => {
+          str('runs.transition', 'runId', runId);
+          fence('runs.transition', f, false);
+          runTransition('runs.transition', t);
+          num('runs.transition', 'now', now);
+        },
+        () => runs.transition(runId, f, t, now),
+      ),
     wake: (runId, now) =>
-      checked(() => {
-        str('runs.wake', 'runId', runId);
-        num('runs.wake', 'now', now);
-      }, () => runs.wake(runId, now)),
+      checked(
+        () => {
+          str('runs.wake', 'runId', runId);
+          num('runs.wake', 'now', now);
+        },
+        () => runs.wake(runId, now),
+      ),
     requestCancel: (runId, now, reason) =>
-      checked(() => {
-        str('runs.requestCancel', 'runId', runId);
-        num('runs.requestCancel', 'now', now);
-        optStr('runs.requestCancel', 'reason', reason);
-      }, () => (reason === undefined ? runs.requestCancel(runId, now) : runs.requestCancel(runId, now, reason))),
+      checked(
+        () => {
+          str('runs.requestCancel', 'runId', runId);
+          num('runs.requestCancel', 'now', now);
+          optStr('runs.requestCancel', 'reason', reason);
+        },
+        () => (reason === undefined ? runs.requestCancel(runId, now) : runs.requestCancel(runId, now, reason)),
+      ),
     findDue: (now, limit) =>
-      checked(() => {
-        num('runs.findDue', 'now', now);
-        num('runs.findDue', 'limit', limit);
-      }, () => runs.findDue(now, limit)),
+      checked(
+        () => {
+          num('runs.findDue', 'now', now);
+          num('runs.findDue', 'limit', limit);
+        },
+        () => runs.findDue(now, limit),
+      ),
     findByIdempotencyKey: (workflow, key) =>
-      checked(() => {
-        str('runs.findByIdempotencyKey', 'workflow', workflow);
-        str('runs.findByIdempotencyKey', 'idempotencyKey', key);
-      }, () => runs.findByIdempotencyKey(workflow, key)),
+      checked(
+        () => {
+          str('runs.findByIdempotencyKey', 'workflow', workflow);
+          str('runs.findByIdempotencyKey', 'idempotencyKey', key);
+        },
+        () => runs.findByIdempotencyKey(workflow, key),
+      ),
     reopen: (runId, reopen, now) =>
-      checked(() => {
-        str('runs.reopen', 'runId', runId);
-        runReopen('runs.reopen', reopen);
-        num('runs.reopen', 'now', now);
-      }, () => runs.reopen(runId, reopen, now)),
+      checked(
+        () => {
+          str('runs.reopen', 'runId', runId);
+          runReopen('runs.reopen', reopen);
+          num('runs.reopen', 'now', now);
+        },
+        () => runs.reopen(runId, reopen, now),
+      ),
     listEnded: (query) =>
-      checked(() => {
-        endedQuery('runs.listEnded', query);
-      }, () => runs.listEnded(query)),
+      checked(
+        () => {
+          endedQuery('runs.listEnded', query);
+        },
+        () => runs.listEnded(query),
+      ),
     delete: (runId, condition) =>
-      checked(() => {
-        str('runs.delete', 'runId', runId);
-        if (condition !== undefined) {
-          strings('runs.delete', 'condition.statuses', obj('runs.delete', 'condition', condition).statuses);
-          num('runs.delete', 'condition.updatedBefore', condition.updatedBefore);
-        }
-      }, () => (condition === undefined ? runs.delete(runId) : runs.delete(runId, condition))),
+      checked(
+        () => {
+          str('runs.delete', 'runId', runId);
+          if (condition !== undefined) {
+            strings('runs.delete', 'condition.statuses', obj('runs.delete', 'condition', condition).statuses);
+            num('runs.delete', 'condition.updatedBefore', condition.updatedBefore);
+          }
+        },
+        () => (condition === undefined ? runs.delete(runId) : runs.delete(runId, condition)),
+      ),
   };
 }
 
 function checkedSteps(steps: StepStore): StepStore {
   return {
     load: (runId) =>
-      checked(() => {
-        str('steps.load', 'runId', runId);
-      }, () => steps.load(runId)),
+      checked(
+        () => {
+          str('steps.load', 'runId', runId);
+        },
+        () => steps.load(runId),
+      ),
     insert: (runId, f, step, now) =>
-      checked(() => {
-        str('steps.insert', 'runId', runId);
-        fence('steps.insert', f, true);
-        newStep('steps.insert', step);
-        num('steps.insert', 'now', now);
-      }, () => steps.insert(runId, f, step, now)),
+      checked(
+        () => {
+          str('steps.insert', 'runId', runId);
+          fence('steps.insert', f, true);
+          newStep('steps.insert', step);
+          num('steps.insert', 'now', now);
+        },
+        () => steps.insert(runId, f, step, now),
+      ),
     transition: (runId, f, t, now) =>
-      checked(() => {
-        str('steps.transition', 'runId', runId);
-        fence('steps.transition', f, true);
-        stepTransition('steps.transition', t);
-        num('steps.transition', 'now', now);
-      }, () => steps.transition(runId, f, t, now)),
+      checked(
+        () => {
+          str('steps.transition', 'runId', runId);
+          fence('steps.transition', f, true);
+          stepTransition('steps.transition', t);
+          num('steps.transition', 'now', now);
+        },
+        () => steps.transition(runId, f, t, now),
+      ),
   };
 }
 
 function checkedState(state: StateStore): StateStore {
   return {
     set: (runId, f, key, value, now) =>
-      checked(() => {
-        str('state.set', 'runId', runId);
-        fence('state.set', f, true);
-        str('state.set', 'key', key);
-        num('state.set', 'now', now);
-      }, () => state.set(runId, f, key, value, now)),
+      checked(
+        () => {
+          str('state.set', 'runId', runId);
+          fence('state.set', f, true);
+          str('state.set', 'key', key);
+          num('state.set', 'now', now);
+        },
+        () => state.set(runId, f, key, value, now),
+      ),
     get: (runId) =>
-      checked(() => {
-        str('state.get', 'runId', runId);
-      }, () => state.get(runId)),
+      checked(
+        () => {
+          str('state.get', 'runId', runId);
+        },
+        () => state.get(runId),
+      ),
   };
 }
 
 function checkedEvents(events: EventStore): EventStore {
   return {
     deliver: (runId, name, payload, now, options) =>
-      checked(() => {
-        str('events.deliver', 'runId', runId);
-        str('events.deliver', 'name', name);
-        num('events.deliver', 'now', now);
-        if (options !== undefined) optStr('events.deliver', 'options.idempotencyKey', obj('events.deliver', 'options', options).idempotencyKey);
-      }, () => (options === undefined ? events.deliver(runId, name, payload, now) : events.deliver(runId, name, payload, now, options))),
+      checked(
+        () => {
+          str('events.deliver', 'runId', runId);
+          str('events.deliver', 'name', name);
+          num('events.deliver', 'now', now);
+          if (options !== undefined) optStr('events.deliver', 'options.idempotencyKey', obj('events.deliver', 'options', options).idempotencyKey);
+        },
+        () => (options === undefined ? events.deliver(runId, name, payload, now) : events.deliver(runId, name, payload, now, options)),
+      ),
     get: (runId, name, seq) =>
-      checked(() => {
-        str('events.get', 'runId', runId);
-        str('events.get', 'name', name);
-        if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) throw invalidInput('events.get: seq', 'must be an integer from 1', seq);
-      }, () => events.get(runId, name, seq)),
+      checked(
+        () => {
+          str('events.get', 'runId', runId);
+          str('events.get', 'name', name);
+          if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) throw invalidInput('events.get: seq', 'must be an integer from 1', seq);
+        },
+        () => events.get(runId, name, seq),
+      ),
   };
 }
 
 function checkedVersions(versions: VersionStore): VersionStore {
   return {
     upsert: (workflow, version, descriptor, now) =>
-      checked(() => {
-        str('versions.upsert', 'workflow', workflow);
-        str('versions.upsert', 'version', version);
-        num('versions.upsert', 'now', now);
-      }, () => versions.upsert(workflow, version, descriptor, now)),
+      checked(
+        () => {
+          str('versions.upsert', 'workflow', workflow);
+          str('versions.upsert', 'version', version);
+          num('versions.upsert', 'now', now);
+        },
+        () => versions.upsert(workflow, version, descriptor, now),
+      ),
     get: (workflow, version) =>
-      checked(() => {
-        str('versions.get', 'workflow', workflow);
-        str('versions.get', 'version', version);
-      }, () => versions.get(workflow, version)),
+      checked(
+        () => {
+          str('versions.get', 'workflow', workflow);
+          str('versions.get', 'version', version);
+        },
+        () => versions.get(workflow, version),
+      ),
     list: (workflow) =>
-      checked(() => {
-        str('versions.list', 'workflow', workflow);
-      }, () => versions.list(workflow)),
+      checked(
+        () => {
+          str('versions.list', 'workflow', workflow);
+        },
+        () => versions.list(workflow),
+      ),
     setStatus: (workflow, version, status, now) =>
-      checked(() => {
-        str('versions.setStatus', 'workflow', workflow);
-        str('versions.setStatus', 'version', version);
-        str('versions.setStatus', 'status', status);
-        num('versions.setStatus', 'now', now);
-      }, () => versions.setStatus(workflow, version, status, now)),
+      checked(
+        () => {
+          str('versions.setStatus', 'workflow', workflow);
+          str('versions.setStatus', 'version', version);
+          str('versions.setStatus', 'status', status);
+          num('versions.setStatus', 'now', now);
+        },
+        () => versions.setStatus(workflow, version, status, now),
+      ),
   };
 }
 
 function checkedHistory(history: HistoryStore): HistoryStore {
   return {
     list: (runId) =>
-      checked(() => {
-        str('history.list', 'runId', runId);
-      }, () => history.list(runId)),
+      checked(
+        () => {
+          str('history.list', 'runId', runId);
+        },
+        () => history.list(runId),
+      ),
   };
 }
 
@@ -320,25 +399,47 @@ function scheduleRecord(op: string, value: unknown): void {
 
 function checkedSchedules(schedules: ScheduleStore): ScheduleStore {
   return {
-    create: (schedule) => checked(() => scheduleRecord('schedules.create', schedule), () => schedules.create(schedule)),
-    get: (name) => checked(() => str('schedules.get', 'name', name), () => schedules.get(name)),
+    create: (schedule) =>
+      checked(
+        () => scheduleRecord('schedules.create', schedule),
+        () => schedules.create(schedule),
+      ),
+    get: (name) =>
+      checked(
+        () => str('schedules.get', 'name', name),
+        () => schedules.get(name),
+      ),
     list: (options) =>
-      checked(() => {
-        const o = obj('schedules.list', 'options', options);
-        if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 1 || o.limit > 1000) throw invalidInput('schedules.list: options.limit', 'must be an integer from 1 to 1000', o.limit);
-        optStr('schedules.list', 'options.after', o.after);
-      }, () => schedules.list(options)),
+      checked(
+        () => {
+          const o = obj('schedules.list', 'options', options);
+          if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 1 || o.limit > 1000)
+            throw invalidInput('schedules.list: options.limit', 'must be an integer from 1 to 1000', o.limit);
+          optStr('schedules.list', 'options.after', o.after);
+        },
+        () => schedules.list(options),
+      ),
     update: (schedule, expectedRevision) =>
-      checked(() => {
-        scheduleRecord('schedules.update', schedule);
-        num('schedules.update', 'expectedRevision', expectedRevision);
-      }, () => schedules.update(schedule, expectedRevision)),
-    delete: (name) => checked(() => str('schedules.delete', 'name', name), () => schedules.delete(name)),
+      checked(
+        () => {
+          scheduleRecord('schedules.update', schedule);
+          num('schedules.update', 'expectedRevision', expectedRevision);
+        },
+        () => schedules.update(schedule, expectedRevision),
+      ),
+    delete: (name) =>
+      checked(
+        () => str('schedules.delete', 'name', name),
+        () => schedules.delete(name),
+      ),
     findDue: (now, limit) =>
-      checked(() => {
-        num('schedules.findDue', 'now', now);
-        num('schedules.findDue', 'limit', limit);
-      }, () => schedules.findDue(now, limit)),
+      checked(
+        () => {
+          num('schedules.findDue', 'now', now);
+          num('schedules.findDue', 'limit', limit);
+        },
+        () => schedules.findDue(now, limit),
+      ),
   };
 }
 

@@ -11,6 +11,7 @@ export function checkStoreDoctorOptions(value: unknown): StoreDoctorOptions {
   const { fix, now, limit } = value as Record<string, unknown>;
   if (typeof fix !== 'boolean') throw invalidInput('store doctor fix', 'must be true or false', fix);
   if (typeof now !== 'number' || !Number.isFinite(now)) throw invalidInput('store doctor now', 'must be a finite number (epoch milliseconds)', now);
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100_000) throw invalidInput('store doctor limit', 'must be an integer from 1 to 100000', limit);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100_000)
+    throw invalidInput('store doctor limit', 'must be an integer from 1 to 100000', limit);
   return { fix, now, limit };
 }

@@ -16,7 +16,8 @@ export function encodeEndedCursor(cursor: EndedCursor): string {
 export function decodeEndedCursor(value: string): EndedCursor {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed[0] === 'ended' && typeof parsed[1] === 'number' && typeof parsed[2] === 'string') return { at: parsed[1], id: parsed[2] };
+    if (Array.isArray(parsed) && parsed[0] === 'ended' && typeof parsed[1] === 'number' && typeof parsed[2] === 'string')
+      return { at: parsed[1], id: parsed[2] };
   } catch {
     // fall through to the typed error below
   }

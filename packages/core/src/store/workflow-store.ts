@@ -1,17 +1,6 @@
 import type { DeliverOptions, EventDelivery, EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
-import type {
-  DeleteCondition,
-  DueRun,
-  EndedRunPage,
-  EndedRunQuery,
-  NewRun,
-  RunPage,
-  RunQuery,
-  RunRecord,
-  RunReopen,
-  RunTransition,
-} from '../model/run.js';
+import type { DeleteCondition, DueRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunTransition } from '../model/run.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { ScheduleRecord } from '../model/schedule.js';
 import type { SlotGrant, SlotRequest, SlotSnapshot } from '../model/slot.js';

@@ -41,7 +41,8 @@ export function createFaults(rules: CrashRule[] = []): ScriptedFaults {
     hit(site) {
       hits.push(site);
       const rule = pending.find(
-        (r) => r.left > 0 && r.point === site.point && (r.stepKey === undefined || r.stepKey === site.stepKey) && (r.runId === undefined || r.runId === site.runId),
+        (r) =>
+          r.left > 0 && r.point === site.point && (r.stepKey === undefined || r.stepKey === site.stepKey) && (r.runId === undefined || r.runId === site.runId),
       );
       if (!rule) return;
       rule.left--;

@@ -43,7 +43,20 @@ export interface CountingStore {
 }
 
 const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules'] as const;
-const READS = new Set(['runs.get', 'runs.list', 'runs.findDue', 'steps.load', 'state.get', 'events.get', 'versions.get', 'versions.list', 'history.list', 'schedules.get', 'schedules.list', 'schedules.findDue']);
+const READS = new Set([
+  'runs.get',
+  'runs.list',
+  'runs.findDue',
+  'steps.load',
+  'state.get',
+  'events.get',
+  'versions.get',
+  'versions.list',
+  'history.list',
+  'schedules.get',
+  'schedules.list',
+  'schedules.findDue',
+]);
 
 export function countingStore(inner: WorkflowStore = createMemoryStore()): CountingStore {
   const calls: StoreCall[] = [];
@@ -214,7 +227,12 @@ export async function waitForIdle(store: WorkflowStore, runId: string, maxTurns?
 }
 
 /** Waits until the step exists with one of `statuses`. */
-export async function waitForStep(store: WorkflowStore, runId: string, key: string, statuses: StepRecord['status'] | StepRecord['status'][]): Promise<StepRecord> {
+export async function waitForStep(
+  store: WorkflowStore,
+  runId: string,
+  key: string,
+  statuses: StepRecord['status'] | StepRecord['status'][],
+): Promise<StepRecord> {
   const wanted = [statuses].flat();
   let step: StepRecord | undefined;
   await until(
@@ -273,16 +291,13 @@ export async function waitForQuiet(counter: CountingStore, runId: string, stable
   let last = '';
   let stable = 0;
   let run: RunRecord | undefined;
-  await until(
-    async () => {
-      run = await counter.inner.runs.get(runId);
-      const steps = await counter.inner.steps.load(runId);
-      const sig = JSON.stringify([run, steps, counter.total()]);
-      stable = sig === last ? stable + 1 : 0;
-      last = sig;
-      return stable >= stableTurns;
-    },
-    `run ${runId} to go quiet`,
-  );
+  await until(async () => {
+    run = await counter.inner.runs.get(runId);
+    const steps = await counter.inner.steps.load(runId);
+    const sig = JSON.stringify([run, steps, counter.total()]);
+    stable = sig === last ? stable + 1 : 0;
+    last = sig;
+    return stable >= stableTurns;
+  }, `run ${runId} to go quiet`);
   return run;
 }

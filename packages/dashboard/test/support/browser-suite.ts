@@ -105,13 +105,16 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       const pages: string[][] = [];
       for (;;) {
         await until(async () => (await rowIds(page)).length > 0, 'a page of runs');
-        pages.push(await rowIds(page) as string[]);
+        pages.push((await rowIds(page)) as string[]);
         if (await page.locator('#older').isDisabled()) break;
         const first = pages.at(-1)?.[0] as string;
         await page.click('#older');
         await until(async () => (await rowIds(page))[0] !== first, 'the next page');
       }
-      assert.deepEqual(pages.map((p) => p.length), [4, 4, 1]);
+      assert.deepEqual(
+        pages.map((p) => p.length),
+        [4, 4, 1],
+      );
       assert.deepEqual(new Set(pages.flat()), new Set(all));
       await page.click('#newer');
       await expectRows(page, pages[1] as string[]);
@@ -125,7 +128,6 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await scenario.engine.cancel(late.id);
       await untilStatus(scenario.engine, late.id, 'cancelled');
       await page.locator(`#rows tr[data-run-id="${late.id}"][data-status=cancelled]`).waitFor();
-
     });
 
     test('the runs table filters by parent run and idempotency key', async () => {
@@ -147,32 +149,39 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await open('/');
       await page.click(`#rows tr[data-run-id="${runs.failed}"] a.run-id >> nth=0`);
       await page.locator('#title .badge[data-status=failed]').waitFor();
-      assert.match(await page.locator('#title').textContent() ?? '', /charge-card/);
+      assert.match((await page.locator('#title').textContent()) ?? '', /charge-card/);
       const bars = (step: string) => page.locator(`#timeline rect.bar[data-step="${step}"]`);
       assert.equal(await bars('validate-card').count(), 1);
-      assert.deepEqual(await bars('reserve-funds').evaluateAll((rects) => rects.map((r) => [r.getAttribute('data-attempt'), r.getAttribute('data-status')])), [['1', 'failed'], ['2', 'failed'], ['3', 'failed']]);
+      assert.deepEqual(await bars('reserve-funds').evaluateAll((rects) => rects.map((r) => [r.getAttribute('data-attempt'), r.getAttribute('data-status')])), [
+        ['1', 'failed'],
+        ['2', 'failed'],
+        ['3', 'failed'],
+      ]);
       for (const rect of await bars('reserve-funds').all()) assert.ok(Number(await rect.getAttribute('width')) > 0);
-      assert.deepEqual(await page.locator('#steps tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-step'), r.getAttribute('data-status')])), [['validate-card', 'succeeded'], ['reserve-funds', 'failed']]);
-      assert.match(await page.locator('#steps tr[data-step="reserve-funds"]').textContent() ?? '', /card declined by issuer/);
-      assert.match(await page.locator('#result').textContent() ?? '', /card declined by issuer/);
+      assert.deepEqual(await page.locator('#steps tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-step'), r.getAttribute('data-status')])), [
+        ['validate-card', 'succeeded'],
+        ['reserve-funds', 'failed'],
+      ]);
+      assert.match((await page.locator('#steps tr[data-step="reserve-funds"]').textContent()) ?? '', /card declined by issuer/);
+      assert.match((await page.locator('#result').textContent()) ?? '', /card declined by issuer/);
       if (options.screenshots) await page.screenshot({ path: join(shots, 'dashboard-run.png'), fullPage: true });
 
       // The invoice: three steps, its state.
       await runPage(runs.completed);
       assert.equal(await page.locator('#timeline g.lane').count(), 3);
-      assert.match(await page.locator('#state').textContent() ?? '', /invoice-A-1001\.pdf.*"sent":true/);
-      assert.match(await page.locator('#result').textContent() ?? '', /"sent": true/);
+      assert.match((await page.locator('#state').textContent()) ?? '', /invoice-A-1001\.pdf.*"sent":true/);
+      assert.match((await page.locator('#result').textContent()) ?? '', /"sent": true/);
 
       // The answered approval: the event and its payload.
       await runPage(runs.answered);
-      assert.match(await page.locator('#events tr').first().textContent() ?? '', /approval.*succeeded.*"approvedBy": "dana"/s);
+      assert.match((await page.locator('#events tr').first().textContent()) ?? '', /approval.*succeeded.*"approvedBy": "dana"/s);
       // The waiting one: waits for the event, its open wait bar.
       await runPage(runs.waitingEvent);
-      assert.match(await page.locator('#waits').textContent() ?? '', /approval/);
+      assert.match((await page.locator('#waits').textContent()) ?? '', /approval/);
       assert.equal(await page.locator('#timeline rect.bar-open').count(), 1);
       // The sleeping report: a timer.
       await runPage(runs.sleeping);
-      assert.match(await page.locator('#waits').textContent() ?? '', /until-morning: timer until/);
+      assert.match((await page.locator('#waits').textContent()) ?? '', /until-morning: timer until/);
       // The running import: an open attempt bar.
       await runPage(runs.running);
       assert.equal(await page.locator('#timeline rect.bar[data-step="write-rows"][data-status=running]').count(), 1);
@@ -181,10 +190,10 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await runPage(runs.parent);
       await page.click(`#children tr[data-run-id="${runs.child}"] a`);
       await page.locator('#title .badge').waitFor();
-      assert.match(await page.locator('#title').textContent() ?? '', /ship-parcel/);
+      assert.match((await page.locator('#title').textContent()) ?? '', /ship-parcel/);
       await page.click(`#details a[href="/runs/${runs.parent}"]`);
       await page.locator('#title .badge').waitFor();
-      assert.match(await page.locator('#title').textContent() ?? '', /fulfil-order/);
+      assert.match((await page.locator('#title').textContent()) ?? '', /fulfil-order/);
     });
 
     test('cancelling a waiting run goes through a confirmation and cancels it in the store', async () => {
@@ -215,12 +224,22 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await page.locator('#title .badge[data-status=completed]').waitFor({ timeout: 20_000 });
       const retried = await engine.getRun(runs.failed);
       assert.equal(retried?.status, 'completed');
-      assert.deepEqual(retried?.retries?.map((r) => r.previousStatus), ['failed']);
-      assert.match(await page.locator('#details').textContent() ?? '', /Retry 1.*from failed/);
+      assert.deepEqual(
+        retried?.retries?.map((r) => r.previousStatus),
+        ['failed'],
+      );
+      assert.match((await page.locator('#details').textContent()) ?? '', /Retry 1.*from failed/);
       const history = await engine.history(runs.failed);
       assert.equal(history.filter((a) => a.stepKey === 'validate-card').length, 1, 'the succeeded step is kept, not run again');
       assert.equal(history.filter((a) => a.stepKey === 'reserve-funds' && a.status === 'succeeded').length, 1);
-      assert.deepEqual((await engine.steps(runs.failed)).map((s) => [s.key, s.status]), [['validate-card', 'succeeded'], ['reserve-funds', 'succeeded'], ['capture', 'succeeded']]);
+      assert.deepEqual(
+        (await engine.steps(runs.failed)).map((s) => [s.key, s.status]),
+        [
+          ['validate-card', 'succeeded'],
+          ['reserve-funds', 'succeeded'],
+          ['capture', 'succeeded'],
+        ],
+      );
     });
 
     test('forking a run from a chosen step starts a new run that completes', async () => {

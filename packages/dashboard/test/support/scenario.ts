@@ -62,10 +62,14 @@ export async function seedRuns(store: WorkflowStore): Promise<Scenario> {
   });
   const chargeCard = defineWorkflow('charge-card', async (ctx, input: { order: string; amount: number }) => {
     await ctx.step('validate-card', () => ({ ok: true, last4: '4242' }));
-    const hold = await ctx.step('reserve-funds', () => {
-      if (control.declines) throw new Error('card declined by issuer (insufficient funds)');
-      return { holdId: `hold-${input.order}`, amount: input.amount };
-    }, { retries: 2, backoff: { type: 'fixed', delay: 10 } });
+    const hold = await ctx.step(
+      'reserve-funds',
+      () => {
+        if (control.declines) throw new Error('card declined by issuer (insufficient funds)');
+        return { holdId: `hold-${input.order}`, amount: input.amount };
+      },
+      { retries: 2, backoff: { type: 'fixed', delay: 10 } },
+    );
     await ctx.step('capture', () => ({ captured: hold.amount }));
     return { charged: input.amount };
   });

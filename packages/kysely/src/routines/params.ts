@@ -97,8 +97,24 @@ export function stepRoutineShape(version: StepRoutineVersion): StepRoutineShape 
 /** The values `step_insert` writes into the step columns of `shape`, in column order (both dialects). */
 export function stepInsertValues(shape: StepRoutineShape): string[] {
   return [
-    'p_run_id', 'p_key_hash', 'p_step_key', 'p_name', 'p_kind', 'p_seq', 'p_status', '1', 'p_max_attempts', 'p_queued',
-    'p_output', 'p_error', 'p_wake_at', 'p_child_run_id', 'p_now', 'p_now', ...(shape.turn ? ['p_turn'] : []), ...(shape.finished ? ['p_fence'] : []),
+    'p_run_id',
+    'p_key_hash',
+    'p_step_key',
+    'p_name',
+    'p_kind',
+    'p_seq',
+    'p_status',
+    '1',
+    'p_max_attempts',
+    'p_queued',
+    'p_output',
+    'p_error',
+    'p_wake_at',
+    'p_child_run_id',
+    'p_now',
+    'p_now',
+    ...(shape.turn ? ['p_turn'] : []),
+    ...(shape.finished ? ['p_fence'] : []),
   ];
 }
 

@@ -3,7 +3,16 @@ import { STEP_COLUMNS, STEP_COLUMNS_0001, STEP_COLUMNS_0003, type TableNames } f
 import { finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
 
 const PG_PARAM_TYPES: Record<ColumnKind, string> = {
-  id: 'text', name: 'text', hash: 'text', short: 'text', text: 'text', json: 'text', bigint: 'bigint', int: 'integer', flag: 'smallint', ordered: 'text',
+  id: 'text',
+  name: 'text',
+  hash: 'text',
+  short: 'text',
+  text: 'text',
+  json: 'text',
+  bigint: 'bigint',
+  int: 'integer',
+  flag: 'smallint',
+  ordered: 'text',
 };
 
 /** `p_x text, p_y bigint, ...` */

@@ -158,9 +158,25 @@ export interface VersionRow {
 
 /** The columns of `runs`, in table order (used to select from joins). */
 export const RUN_COLUMNS = [
-  'id', 'workflow', 'version', 'input_json', 'status', 'output_json', 'error_json', 'parent_run_id', 'parent_step_key',
-  'idempotency_key', 'idempotency_hash', 'lease_owner', 'lease_expires_at', 'fence', 'cancel_requested', 'wake_at',
-  'due_at', 'created_at', 'updated_at',
+  'id',
+  'workflow',
+  'version',
+  'input_json',
+  'status',
+  'output_json',
+  'error_json',
+  'parent_run_id',
+  'parent_step_key',
+  'idempotency_key',
+  'idempotency_hash',
+  'lease_owner',
+  'lease_expires_at',
+  'fence',
+  'cancel_requested',
+  'wake_at',
+  'due_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /**
@@ -169,8 +185,22 @@ export const RUN_COLUMNS = [
  * always did, so this list never changes: later columns go in `STEP_COLUMNS`.
  */
 export const STEP_COLUMNS_0001 = [
-  'run_id', 'key_hash', 'step_key', 'name', 'kind', 'seq', 'status', 'attempt', 'max_attempts', 'queued', 'output_json',
-  'error_json', 'wake_at', 'child_run_id', 'created_at', 'updated_at',
+  'run_id',
+  'key_hash',
+  'step_key',
+  'name',
+  'kind',
+  'seq',
+  'status',
+  'attempt',
+  'max_attempts',
+  'queued',
+  'output_json',
+  'error_json',
+  'wake_at',
+  'child_run_id',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /**

@@ -89,10 +89,18 @@ export function storeCases(target: Target): void {
       const db = await target.open();
       const prefix = freshPrefix();
       try {
-        const migrator = new Migrator({ db, provider: cairnMigrations({ tablePrefix: prefix }), migrationTableName: `${prefix}kmig`, migrationLockTableName: `${prefix}kmig_lock` });
+        const migrator = new Migrator({
+          db,
+          provider: cairnMigrations({ tablePrefix: prefix }),
+          migrationTableName: `${prefix}kmig`,
+          migrationLockTableName: `${prefix}kmig_lock`,
+        });
         const first = await migrator.migrateToLatest();
         assert.equal(first.error, undefined);
-        assert.deepEqual(first.results?.map((r) => [r.migrationName, r.status]), CAIRN_MIGRATION_NAMES.map((name) => [name, 'Success']));
+        assert.deepEqual(
+          first.results?.map((r) => [r.migrationName, r.status]),
+          CAIRN_MIGRATION_NAMES.map((name) => [name, 'Success']),
+        );
         assert.deepEqual((await migrator.migrateToLatest()).results, [], 'a second run has nothing to do');
         const store = createKyselyStore({ db, tablePrefix: prefix });
         assert.equal((await store.runs.create({ id: id(), workflow: 'm', version: '1', input: null }, T0)).created, true);
@@ -133,8 +141,19 @@ export function storeCases(target: Target): void {
       const taken = await ctx.store.runs.claim(run.id, 'new', LEASE, T0 + LEASE);
       assert.equal(taken?.fence, run.fence + 1);
       const before = [await ctx.store.steps.load(run.id), await ctx.store.history.list(run.id), await ctx.store.state.get(run.id)];
-      await rejects(ctx.store.steps.insert(run.id, run.fence, { key: 'x', name: 'x', kind: 'task', seq: 1, status: 'running', maxAttempts: 1, worker: 'old' }, T0 + 1), 'LEASE_LOST');
-      await rejects(ctx.store.steps.transition(run.id, run.fence, { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded' } }, T0 + 1), 'LEASE_LOST');
+      await rejects(
+        ctx.store.steps.insert(run.id, run.fence, { key: 'x', name: 'x', kind: 'task', seq: 1, status: 'running', maxAttempts: 1, worker: 'old' }, T0 + 1),
+        'LEASE_LOST',
+      );
+      await rejects(
+        ctx.store.steps.transition(
+          run.id,
+          run.fence,
+          { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded' } },
+          T0 + 1,
+        ),
+        'LEASE_LOST',
+      );
       await rejects(ctx.store.state.set(run.id, run.fence, 'k', 1, T0 + 1), 'LEASE_LOST');
       await rejects(ctx.store.runs.transition(run.id, run.fence, { from: ['running'], to: 'completed' }, T0 + 1), 'LEASE_LOST');
       await rejects(ctx.store.runs.renew(run.id, run.fence, LEASE, T0 + 1), 'LEASE_LOST');
@@ -146,10 +165,23 @@ export function storeCases(target: Target): void {
       const step = { key: 'c', name: 'c', kind: 'task' as const, seq: 0, status: 'running' as const, maxAttempts: 3, worker: 'w1' };
       assert.equal((await ctx.store.steps.insert(run.id, run.fence, step, T0)).created, true);
       assert.equal((await ctx.store.steps.insert(run.id, run.fence, step, T0)).created, false);
-      await rejects(ctx.store.steps.transition(run.id, run.fence, { key: 'c', from: { status: ['running'], attempt: 2 }, to: { status: 'succeeded' } }, T0), 'STEP_CONFLICT');
-      await rejects(ctx.store.steps.transition(run.id, run.fence, { key: 'missing', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded' } }, T0), 'STEP_CONFLICT');
+      await rejects(
+        ctx.store.steps.transition(run.id, run.fence, { key: 'c', from: { status: ['running'], attempt: 2 }, to: { status: 'succeeded' } }, T0),
+        'STEP_CONFLICT',
+      );
+      await rejects(
+        ctx.store.steps.transition(run.id, run.fence, { key: 'missing', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded' } }, T0),
+        'STEP_CONFLICT',
+      );
       const racers = await Promise.allSettled(
-        Array.from({ length: 4 }, () => ctx.store.steps.transition(run.id, null, { key: 'c', from: { status: ['running'], attempt: 1 }, to: { status: 'retry_wait', attempt: 2 }, endAttempt: { status: 'failed' } }, T0 + 1)),
+        Array.from({ length: 4 }, () =>
+          ctx.store.steps.transition(
+            run.id,
+            null,
+            { key: 'c', from: { status: ['running'], attempt: 1 }, to: { status: 'retry_wait', attempt: 2 }, endAttempt: { status: 'failed' } },
+            T0 + 1,
+          ),
+        ),
       );
       assert.equal(racers.filter((r) => r.status === 'fulfilled').length, 1, 'one step CAS wins');
       await rejects(ctx.store.runs.transition(run.id, run.fence, { from: ['waiting'], to: 'running' }, T0), 'RUN_CONFLICT');
@@ -181,10 +213,18 @@ export function storeCases(target: Target): void {
       const run = await runningRun(ctx.store);
       const values: Array<Json | undefined> = [undefined, null, 0, false, '', [], {}];
       for (const [seq, output] of values.entries()) {
-        await ctx.store.steps.insert(run.id, run.fence, { key: `o${seq}`, name: 'o', kind: 'task', seq, status: 'succeeded', maxAttempts: 1, ...(output === undefined ? {} : { output }) }, T0);
+        await ctx.store.steps.insert(
+          run.id,
+          run.fence,
+          { key: `o${seq}`, name: 'o', kind: 'task', seq, status: 'succeeded', maxAttempts: 1, ...(output === undefined ? {} : { output }) },
+          T0,
+        );
       }
       const loaded = await ctx.store.steps.load(run.id);
-      assert.deepEqual(loaded.map((s) => ('output' in s ? s.output : 'absent')), ['absent', null, 0, false, '', [], {}]);
+      assert.deepEqual(
+        loaded.map((s) => ('output' in s ? s.output : 'absent')),
+        ['absent', null, 0, false, '', [], {}],
+      );
       const done = await ctx.store.runs.transition(run.id, run.fence, { from: ['running'], to: 'completed', output: null }, T0 + 1);
       assert.equal(done.output, null);
       assert.ok('output' in (await ctx.store.runs.get(run.id))!);
@@ -192,7 +232,24 @@ export function storeCases(target: Target): void {
 
     it('hostile keys round-trip byte for byte and stay distinct (NUL, lone surrogates, marker, case, spaces, 5000 chars)', async () => {
       const run = await runningRun(ctx.store);
-      const keys = ['a', 'A', 'a ', ' a', 'nul\u0000inside', '\u0000', 'lone \ud800 surrogate', '\udc00', '\u0001{"json":1}', '\u0001', 'é', 'e\u0301', '🚀', 'k'.repeat(5000), "'; drop table x; --", ''];
+      const keys = [
+        'a',
+        'A',
+        'a ',
+        ' a',
+        'nul\u0000inside',
+        '\u0000',
+        'lone \ud800 surrogate',
+        '\udc00',
+        '\u0001{"json":1}',
+        '\u0001',
+        'é',
+        'e\u0301',
+        '🚀',
+        'k'.repeat(5000),
+        "'; drop table x; --",
+        '',
+      ];
       for (const [i, key] of keys.entries()) await ctx.store.state.set(run.id, run.fence, key, i, T0);
       const state = await ctx.store.state.get(run.id);
       assert.equal(Object.keys(state).length, keys.length);
@@ -201,7 +258,10 @@ export function storeCases(target: Target): void {
         await ctx.store.steps.insert(run.id, run.fence, { key, name: key, kind: 'task', seq: i, status: 'succeeded', maxAttempts: 1, output: i }, T0);
         assert.deepEqual(await ctx.store.events.deliver(run.id, key, i, T0), { delivered: true, duplicate: false, seq: 1 });
       }
-      assert.deepEqual((await ctx.store.steps.load(run.id)).map((s) => [s.key, s.name, s.output]), keys.map((k, i) => [k, k, i]));
+      assert.deepEqual(
+        (await ctx.store.steps.load(run.id)).map((s) => [s.key, s.name, s.output]),
+        keys.map((k, i) => [k, k, i]),
+      );
       for (const [i, key] of keys.entries()) assert.equal((await ctx.store.events.get(run.id, key, 1))?.payload, i);
     });
 
@@ -221,7 +281,12 @@ export function storeCases(target: Target): void {
     it('delete leaves no row of the run in any table', async () => {
       const run = await runningRun(ctx.store);
       await ctx.store.steps.insert(run.id, run.fence, { key: 's', name: 's', kind: 'task', seq: 0, status: 'running', maxAttempts: 2, worker: 'w1' }, T0);
-      await ctx.store.steps.transition(run.id, run.fence, { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'retry_wait', attempt: 2 }, endAttempt: { status: 'failed' } }, T0 + 1);
+      await ctx.store.steps.transition(
+        run.id,
+        run.fence,
+        { key: 's', from: { status: ['running'], attempt: 1 }, to: { status: 'retry_wait', attempt: 2 }, endAttempt: { status: 'failed' } },
+        T0 + 1,
+      );
       await ctx.store.state.set(run.id, run.fence, 'k', 'v', T0);
       await ctx.store.events.deliver(run.id, 'e', 1, T0);
       assert.ok((await artefactsIn(ctx.db, ctx.prefix, run.id)).length >= 5);
@@ -240,14 +305,22 @@ export function storeCases(target: Target): void {
         const run = await runningRun(store);
         statements.length = 0;
         await store.steps.insert(run.id, run.fence, { key: 'i', name: 'i', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w1' }, T0);
-        await store.steps.transition(run.id, run.fence, { key: 'i', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } }, T0 + 1);
+        await store.steps.transition(
+          run.id,
+          run.fence,
+          { key: 'i', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } },
+          T0 + 1,
+        );
         // Kysely logs every statement it sends, BEGIN and COMMIT included: one per write on every
         // dialect (a routine call on the servers, one statement plus its trigger on SQLite).
         const expected = 2;
         assert.equal(statements.length, expected, statements.join('\n'));
         const roundTrips = statements.length;
         console.log(`# ${target.dialect}: inline step = ${roundTrips} ${target.dialect === 'sqlite' ? 'in-process statements' : 'round trips'}`);
-        assert.deepEqual((await store.history.list(run.id)).map((a) => [a.attempt, a.status]), [[1, 'succeeded']]);
+        assert.deepEqual(
+          (await store.history.list(run.id)).map((a) => [a.attempt, a.status]),
+          [[1, 'succeeded']],
+        );
       } finally {
         await db.destroy();
       }
@@ -267,13 +340,21 @@ export function storeCases(target: Target): void {
             for (let i = 0; i < 15; i++) {
               const key = `s${i}`;
               await store.steps.insert(run.id, run.fence, { key, name: key, kind: 'task', seq: i, status: 'running', maxAttempts: 1, worker: 'w' }, T0);
-              await store.steps.transition(run.id, run.fence, { key, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: i }, endAttempt: { status: 'succeeded', output: i } }, T0);
+              await store.steps.transition(
+                run.id,
+                run.fence,
+                { key, from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: i }, endAttempt: { status: 'succeeded', output: i } },
+                T0,
+              );
             }
           }),
         );
         for (const run of runs) {
           const steps = await ctx.store.steps.load(run.id);
-          assert.deepEqual(steps.map((s) => [s.key, s.status, s.output]), Array.from({ length: 15 }, (_, i) => [`s${i}`, 'succeeded', i]));
+          assert.deepEqual(
+            steps.map((s) => [s.key, s.status, s.output]),
+            Array.from({ length: 15 }, (_, i) => [`s${i}`, 'succeeded', i]),
+          );
           assert.equal((await ctx.store.history.list(run.id)).length, 15);
         }
       } finally {
@@ -292,11 +373,17 @@ export function storeCases(target: Target): void {
         if (target.dialect === 'mysql') {
           // MySQL's claim, renew and run transition are procedures too.
           const { run: other } = await store.runs.create({ id: id(), workflow: 'wf', version: 'v1', input: null }, T0);
-          await assert.rejects(store.runs.claim(other.id, 'w1', LEASE, T0), (error: unknown) => CairnError.is(error, 'STORE_ERROR') && /run Cairn's migrations/.test((error as Error).message));
+          await assert.rejects(
+            store.runs.claim(other.id, 'w1', LEASE, T0),
+            (error: unknown) => CairnError.is(error, 'STORE_ERROR') && /run Cairn's migrations/.test((error as Error).message),
+          );
         }
         await assert.rejects(
           store.steps.insert(run.id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 1 }, T0),
-          (error: unknown) => CairnError.is(error, 'STORE_ERROR') && /run Cairn's migrations/.test((error as Error).message) && /cairn_0002_step_routines/.test((error as Error).message),
+          (error: unknown) =>
+            CairnError.is(error, 'STORE_ERROR') &&
+            /run Cairn's migrations/.test((error as Error).message) &&
+            /cairn_0002_step_routines/.test((error as Error).message),
         );
         await assert.rejects(
           store.steps.transition(run.id, run.fence, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded' } }, T0),
@@ -316,7 +403,9 @@ export function storeCases(target: Target): void {
     runTraceContextMigrationCase(target);
     slotCases(target);
 
-    it('PostgreSQL: a running step\'s start commits asynchronously, its finish durably; asyncStartCommit: false keeps both durable', { skip: target.dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
+    it("PostgreSQL: a running step's start commits asynchronously, its finish durably; asyncStartCommit: false keeps both durable", {
+      skip: target.dialect !== 'postgres' && 'PostgreSQL only',
+    }, async () => {
       const run = await runningRun(ctx.store);
       // Inside an explicit transaction on one connection, the setting the routine made for its own
       // transaction is visible with SHOW before COMMIT.
@@ -332,43 +421,114 @@ export function storeCases(target: Target): void {
             await sql`commit`.execute(conn);
           }
         });
-      const start = (key: string) => (store: WorkflowStore) => store.steps.insert(run.id, run.fence, { key, name: key, kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w' }, T0);
+      const start = (key: string) => (store: WorkflowStore) =>
+        store.steps.insert(run.id, run.fence, { key, name: key, kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w' }, T0);
       assert.equal(await settingAfter(true, start('a')), 'off');
-      assert.equal(await settingAfter(true, (store) => store.steps.transition(run.id, run.fence, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } }, T0)), 'on');
+      assert.equal(
+        await settingAfter(true, (store) =>
+          store.steps.transition(
+            run.id,
+            run.fence,
+            { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } },
+            T0,
+          ),
+        ),
+        'on',
+      );
       assert.equal(await settingAfter(false, start('b')), 'on');
-      assert.equal(await settingAfter(true, (store) => store.steps.insert(run.id, run.fence, { key: 'c', name: 'c', kind: 'sleep', seq: 1, status: 'waiting', maxAttempts: 1, wakeAt: T0 }, T0)), 'on', 'only a running start is asynchronous');
-      assert.deepEqual((await ctx.store.steps.load(run.id)).map((s) => [s.key, s.status]), [['a', 'succeeded'], ['b', 'running'], ['c', 'waiting']]);
+      assert.equal(
+        await settingAfter(true, (store) =>
+          store.steps.insert(run.id, run.fence, { key: 'c', name: 'c', kind: 'sleep', seq: 1, status: 'waiting', maxAttempts: 1, wakeAt: T0 }, T0),
+        ),
+        'on',
+        'only a running start is asynchronous',
+      );
+      assert.deepEqual(
+        (await ctx.store.steps.load(run.id)).map((s) => [s.key, s.status]),
+        [
+          ['a', 'succeeded'],
+          ['b', 'running'],
+          ['c', 'waiting'],
+        ],
+      );
     });
 
     it('preparedStatements: PostgreSQL sends the step routines as named statements, with the same records; elsewhere INVALID_INPUT', async () => {
       if (target.dialect !== 'postgres') {
-        assert.throws(() => createKyselyStore({ db: ctx.db, tablePrefix: ctx.prefix, preparedStatements: true }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+        assert.throws(
+          () => createKyselyStore({ db: ctx.db, tablePrefix: ctx.prefix, preparedStatements: true }),
+          (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+        );
         return;
       }
-      assert.throws(() => createKyselyStore({ db: ctx.db, tablePrefix: ctx.prefix, preparedStatements: 'yes' as never }), (e: unknown) => CairnError.is(e, 'INVALID_INPUT'));
+      assert.throws(
+        () => createKyselyStore({ db: ctx.db, tablePrefix: ctx.prefix, preparedStatements: 'yes' as never }),
+        (e: unknown) => CairnError.is(e, 'INVALID_INPUT'),
+      );
       const write = async (store: WorkflowStore) => {
         const run = await runningRun(store);
         await store.steps.insert(run.id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 2, worker: 'w' }, T0);
-        await store.steps.transition(run.id, run.fence, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: { n: 1 } }, endAttempt: { status: 'succeeded', output: { n: 1 } } }, T0);
-        const b = await store.steps.insert(run.id, run.fence, { key: 'b', name: 'b', kind: 'task', seq: 1, status: 'succeeded', maxAttempts: 1, output: 'x', turn: 2, finishedAttempt: { status: 'succeeded', worker: 'w', startedAt: T0 } }, T0);
-        const again = await store.steps.insert(run.id, run.fence, { key: 'b', name: 'b', kind: 'task', seq: 1, status: 'running', maxAttempts: 1, worker: 'w' }, T0);
+        await store.steps.transition(
+          run.id,
+          run.fence,
+          {
+            key: 'a',
+            from: { status: ['running'], attempt: 1 },
+            to: { status: 'succeeded', output: { n: 1 } },
+            endAttempt: { status: 'succeeded', output: { n: 1 } },
+          },
+          T0,
+        );
+        const b = await store.steps.insert(
+          run.id,
+          run.fence,
+          {
+            key: 'b',
+            name: 'b',
+            kind: 'task',
+            seq: 1,
+            status: 'succeeded',
+            maxAttempts: 1,
+            output: 'x',
+            turn: 2,
+            finishedAttempt: { status: 'succeeded', worker: 'w', startedAt: T0 },
+          },
+          T0,
+        );
+        const again = await store.steps.insert(
+          run.id,
+          run.fence,
+          { key: 'b', name: 'b', kind: 'task', seq: 1, status: 'running', maxAttempts: 1, worker: 'w' },
+          T0,
+        );
         const strip = (r: { runId?: string }) => ({ ...r, runId: '' });
-        return { b: { ...b, step: strip(b.step) }, again: { ...again, step: strip(again.step) }, steps: (await store.steps.load(run.id)).map(strip), history: (await store.history.list(run.id)).map(strip) };
+        return {
+          b: { ...b, step: strip(b.step) },
+          again: { ...again, step: strip(again.step) },
+          steps: (await store.steps.load(run.id)).map(strip),
+          history: (await store.history.list(run.id)).map(strip),
+        };
       };
       const plain = await write(ctx.store);
       const { named, statements } = await ctx.db.connection().execute(async (conn) => {
         const named = await write(createKyselyStore({ db: conn, tablePrefix: ctx.prefix, preparedStatements: true }));
-        const statements = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements order by statement`.execute(conn)).rows;
+        const statements = (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements order by statement`.execute(conn))
+          .rows;
         return { named, statements };
       });
       assert.deepEqual(named, plain);
       assert.deepEqual(
         statements.map((s) => [s.name.startsWith('cairn_'), /step_insert/.test(s.statement), /step_transition/.test(s.statement)]),
-        [[true, true, false], [true, false, true]],
+        [
+          [true, true, false],
+          [true, false, true],
+        ],
       );
     });
 
-    it('a deadlock victim is rolled back by the server and run again: both crossing transactions commit', { skip: target.dialect === 'sqlite' && 'SQLite writers queue on one lock; they cannot deadlock' }, async () => {
+    it('a deadlock victim is rolled back by the server and run again: both crossing transactions commit', {
+      skip: target.dialect === 'sqlite' && 'SQLite writers queue on one lock; they cannot deadlock',
+    }, async () => {
       // Two transactions lock two rows in opposite orders; on their first tries each waits for the
       // other to hold its first row, so the server must pick a victim (MySQL 1213, PostgreSQL
       // 40P01) and roll it back whole. The dialect's transaction runs the victim again.
@@ -392,7 +552,14 @@ export function storeCases(target: Target): void {
       try {
         await Promise.all([crossing(peers[0]!, 0), crossing(peers[1]!, 1)]);
         const { rows: found } = await sql<{ id: number; v: number }>`select id, v from ${table} order by id`.execute(ctx.db);
-        assert.deepEqual(found.map((r) => [Number(r.id), Number(r.v)]), [[1, 2], [2, 2]], 'each transaction applied once');
+        assert.deepEqual(
+          found.map((r) => [Number(r.id), Number(r.v)]),
+          [
+            [1, 2],
+            [2, 2],
+          ],
+          'each transaction applied once',
+        );
         assert.equal(tries, 3, 'one victim, run once more');
       } finally {
         for (const db of peers) await db.destroy();

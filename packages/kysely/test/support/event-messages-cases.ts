@@ -29,18 +29,37 @@ export function eventMessagesMigrationCase(target: Target): void {
 
       // Up to 0005 exactly (later migrations are not what this case is about).
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[4]);
-      assert.deepEqual(up.results?.map((r) => [r.migrationName, r.status]), [[CAIRN_MIGRATION_NAMES[4], 'Success']]);
+      assert.deepEqual(
+        up.results?.map((r) => [r.migrationName, r.status]),
+        [[CAIRN_MIGRATION_NAMES[4], 'Success']],
+      );
       // The hash above is not the store's hash of the name: read the row back as the store numbered it.
       const { rows } = await sql<{ seq: unknown; name: string }>`select seq, name from ${sql.table(names.events)} where run_id = ${run.id}`.execute(db);
-      assert.deepEqual(rows.map((r) => [Number(r.seq), r.name]), [[1, 'approved']]);
+      assert.deepEqual(
+        rows.map((r) => [Number(r.seq), r.name]),
+        [[1, 'approved']],
+      );
       assert.deepEqual(await store.events.deliver(run.id, 'msg', 1, T0 + 1), { delivered: true, duplicate: false, seq: 1 });
       assert.deepEqual(await store.events.deliver(run.id, 'msg', 2, T0 + 2, { idempotencyKey: 'k' }), { delivered: true, duplicate: false, seq: 2 });
       assert.deepEqual(await store.events.deliver(run.id, 'msg', 3, T0 + 3, { idempotencyKey: 'k' }), { delivered: false, duplicate: true, seq: 2 });
 
       const down = await migrator.migrateDown();
-      assert.deepEqual(down.results?.map((r) => [r.migrationName, r.direction, r.status]), [[CAIRN_MIGRATION_NAMES[4], 'Down', 'Success']]);
-      const { rows: old } = await sql<{ name: string; payload_json: string }>`select name, payload_json from ${sql.table(names.events)} where run_id = ${run.id} order by name`.execute(db);
-      assert.deepEqual(old.map((r) => [r.name, r.payload_json]), [['approved', '{"by":"old"}'], ['msg', '1']], 'message 1 of each name is kept');
+      assert.deepEqual(
+        down.results?.map((r) => [r.migrationName, r.direction, r.status]),
+        [[CAIRN_MIGRATION_NAMES[4], 'Down', 'Success']],
+      );
+      const { rows: old } = await sql<{
+        name: string;
+        payload_json: string;
+      }>`select name, payload_json from ${sql.table(names.events)} where run_id = ${run.id} order by name`.execute(db);
+      assert.deepEqual(
+        old.map((r) => [r.name, r.payload_json]),
+        [
+          ['approved', '{"by":"old"}'],
+          ['msg', '1'],
+        ],
+        'message 1 of each name is kept',
+      );
 
       await migrator.migrateTo(CAIRN_MIGRATION_NAMES[4]);
       assert.deepEqual((await store.events.get(run.id, 'msg', 1))?.payload, 1);

@@ -58,11 +58,47 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   await store.steps.insert(id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, T0);
   await store.steps.insert(id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, T0);
   await store.steps.insert(id, run.fence, { key: 'q', name: 'q', kind: 'task', seq: 1, status: 'scheduled', maxAttempts: 3, queued: true }, T0);
-  await store.steps.transition(id, run.fence, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'retry_wait', attempt: 2, wakeAt: T0 + 5 }, endAttempt: { status: 'failed', error: { name: 'E', message: 'm' } } }, T0 + 1);
-  await store.steps.transition(id, run.fence, { key: 'a', from: { status: ['retry_wait'], attempt: 2 }, to: { status: 'running', wakeAt: null }, startAttempt: { worker: 'w' } }, T0 + 2);
-  await store.steps.transition(id, run.fence, { key: 'a', from: { status: ['running'], attempt: 2 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } }, T0 + 3);
-  await store.steps.transition(id, null, { key: 'q', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'q' } }, T0 + 3);
-  await store.steps.transition(id, null, { key: 'q', from: { status: ['running'], attempt: 1 }, to: { status: 'running', attempt: 1 }, endAttempt: { status: 'abandoned' }, startAttempt: { worker: 'q2' } }, T0 + 4);
+  await store.steps.transition(
+    id,
+    run.fence,
+    {
+      key: 'a',
+      from: { status: ['running'], attempt: 1 },
+      to: { status: 'retry_wait', attempt: 2, wakeAt: T0 + 5 },
+      endAttempt: { status: 'failed', error: { name: 'E', message: 'm' } },
+    },
+    T0 + 1,
+  );
+  await store.steps.transition(
+    id,
+    run.fence,
+    { key: 'a', from: { status: ['retry_wait'], attempt: 2 }, to: { status: 'running', wakeAt: null }, startAttempt: { worker: 'w' } },
+    T0 + 2,
+  );
+  await store.steps.transition(
+    id,
+    run.fence,
+    { key: 'a', from: { status: ['running'], attempt: 2 }, to: { status: 'succeeded', output: 1 }, endAttempt: { status: 'succeeded', output: 1 } },
+    T0 + 3,
+  );
+  await store.steps.transition(
+    id,
+    null,
+    { key: 'q', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'q' } },
+    T0 + 3,
+  );
+  await store.steps.transition(
+    id,
+    null,
+    {
+      key: 'q',
+      from: { status: ['running'], attempt: 1 },
+      to: { status: 'running', attempt: 1 },
+      endAttempt: { status: 'abandoned' },
+      startAttempt: { worker: 'q2' },
+    },
+    T0 + 4,
+  );
   await expectError(store.steps.transition(id, run.fence, { key: 'a', from: { status: ['running'], attempt: 9 }, to: { status: 'failed' } }, T0 + 4));
   await expectError(store.steps.insert(id, run.fence + 9, { key: 'z', name: 'z', kind: 'task', seq: 2, status: 'running', maxAttempts: 1, worker: 'w' }, T0));
   await store.steps.load(id);
@@ -84,9 +120,28 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   await store.versions.list('wf3');
   await store.versions.setStatus('wf3', 'v1', 'retired', T0);
   const schedule: ScheduleRecord = {
-    name: `sched-${randomUUID()}`, workflow: 'wf3', cron: '* * * * *', timezone: 'UTC', input: null, computedInput: false,
-    overlap: 'skip', catchUp: 'latest', catchUpLimit: 10, source: 'api', paused: false, nextTickAt: T0, dueAt: T0, firing: [],
-    bufferedTickAt: null, lastRunId: null, lastTickAt: null, skippedTicks: 0, lastSkippedTickAt: null, revision: 1, createdAt: T0, updatedAt: T0,
+    name: `sched-${randomUUID()}`,
+    workflow: 'wf3',
+    cron: '* * * * *',
+    timezone: 'UTC',
+    input: null,
+    computedInput: false,
+    overlap: 'skip',
+    catchUp: 'latest',
+    catchUpLimit: 10,
+    source: 'api',
+    paused: false,
+    nextTickAt: T0,
+    dueAt: T0,
+    firing: [],
+    bufferedTickAt: null,
+    lastRunId: null,
+    lastTickAt: null,
+    skippedTicks: 0,
+    lastSkippedTickAt: null,
+    revision: 1,
+    createdAt: T0,
+    updatedAt: T0,
   };
   const { schedule: created } = await store.schedules.create(schedule);
   await store.schedules.create(schedule);

@@ -22,31 +22,56 @@ export function operationsMigrationCase(target: Target): void {
       assert.equal((await migrator.migrateTo(CAIRN_MIGRATION_NAMES[4])).error, undefined);
       const store = createKyselyStore({ db, tablePrefix: prefix });
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
-      const { run: kid } = await store.runs.create({ id: randomUUID(), workflow: 'kid', version: 'v1', input: null, parent: { runId: old.id, stepKey: 'k' } }, T0 + 1);
+      const { run: kid } = await store.runs.create(
+        { id: randomUUID(), workflow: 'kid', version: 'v1', input: null, parent: { runId: old.id, stepKey: 'k' } },
+        T0 + 1,
+      );
       const claimed = await store.runs.claim(old.id, 'w', 30_000, T0);
       assert.ok(claimed);
       await store.runs.transition(old.id, claimed.fence, { from: ['running'], to: 'failed', error: { name: 'Error', message: 'old' } }, T0 + 2);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[5]);
-      assert.deepEqual(up.results?.map((r) => [r.migrationName, r.status]), [[CAIRN_MIGRATION_NAMES[5], 'Success']]);
+      assert.deepEqual(
+        up.results?.map((r) => [r.migrationName, r.status]),
+        [[CAIRN_MIGRATION_NAMES[5], 'Success']],
+      );
       const before = await store.runs.get(old.id);
       assert.deepEqual([before?.input, 'forkedFrom' in before!, 'retries' in before!], [{ a: 1 }, false, false]);
-      assert.deepEqual((await store.runs.list({ parentRunId: old.id })).runs.map((r) => r.id), [kid.id]);
-      assert.deepEqual((await store.runs.listEnded({ status: 'failed', updatedBefore: T0 + 10, limit: 10 })).runs.map((r) => r.id), [old.id]);
-      const reopened = await store.runs.reopen(old.id, { fence: claimed.fence, forget: [], retry: { at: T0 + 3, previousStatus: 'failed', forgottenSteps: [] } }, T0 + 3);
+      assert.deepEqual(
+        (await store.runs.list({ parentRunId: old.id })).runs.map((r) => r.id),
+        [kid.id],
+      );
+      assert.deepEqual(
+        (await store.runs.listEnded({ status: 'failed', updatedBefore: T0 + 10, limit: 10 })).runs.map((r) => r.id),
+        [old.id],
+      );
+      const reopened = await store.runs.reopen(
+        old.id,
+        { fence: claimed.fence, forget: [], retry: { at: T0 + 3, previousStatus: 'failed', forgottenSteps: [] } },
+        T0 + 3,
+      );
       assert.deepEqual([reopened.status, reopened.retries?.length], ['pending', 1]);
-      const { run: fork } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null, forkedFrom: { runId: old.id, stepKey: 's' } }, T0 + 4);
+      const { run: fork } = await store.runs.create(
+        { id: randomUUID(), workflow: 'wf', version: 'v1', input: null, forkedFrom: { runId: old.id, stepKey: 's' } },
+        T0 + 4,
+      );
       assert.deepEqual((await store.runs.get(fork.id))?.forkedFrom, { runId: old.id, stepKey: 's' });
 
       const down = await migrator.migrateDown();
-      assert.deepEqual(down.results?.map((r) => [r.migrationName, r.direction, r.status]), [[CAIRN_MIGRATION_NAMES[5], 'Down', 'Success']]);
+      assert.deepEqual(
+        down.results?.map((r) => [r.migrationName, r.direction, r.status]),
+        [[CAIRN_MIGRATION_NAMES[5], 'Down', 'Success']],
+      );
       const after = await store.runs.get(old.id);
       assert.deepEqual([after?.input, 'retries' in after!], [{ a: 1 }, false]);
       const { created } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null }, T0);
       assert.equal(created, true, 'a run that is no fork is created at 0005');
 
       assert.equal((await migrator.migrateTo(CAIRN_MIGRATION_NAMES[5])).error, undefined);
-      assert.deepEqual((await store.runs.list({ parentRunId: old.id })).runs.map((r) => r.id), [kid.id]);
+      assert.deepEqual(
+        (await store.runs.list({ parentRunId: old.id })).runs.map((r) => r.id),
+        [kid.id],
+      );
     } finally {
       await dropPrefix(db, prefix);
       await db.destroy();

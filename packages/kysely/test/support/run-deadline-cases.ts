@@ -24,7 +24,10 @@ export function runDeadlineMigrationCase(target: Target): void {
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[3]);
-      assert.deepEqual(up.results?.map((r) => [r.migrationName, r.status]), [[CAIRN_MIGRATION_NAMES[3], 'Success']]);
+      assert.deepEqual(
+        up.results?.map((r) => [r.migrationName, r.status]),
+        [[CAIRN_MIGRATION_NAMES[3], 'Success']],
+      );
       const before = await store.runs.get(old.id);
       assert.deepEqual([before?.input, 'deadline' in before!, 'cancelReason' in before!], [{ a: 1 }, false, false]);
       const cancelled = await store.runs.requestCancel(old.id, T0 + 1, 'upgraded ✓');
@@ -34,7 +37,10 @@ export function runDeadlineMigrationCase(target: Target): void {
       assert.equal((await store.runs.get(timed.id))?.deadline, T0 + 60_000);
 
       const down = await migrator.migrateDown();
-      assert.deepEqual(down.results?.map((r) => [r.migrationName, r.direction, r.status]), [[CAIRN_MIGRATION_NAMES[3], 'Down', 'Success']]);
+      assert.deepEqual(
+        down.results?.map((r) => [r.migrationName, r.direction, r.status]),
+        [[CAIRN_MIGRATION_NAMES[3], 'Down', 'Success']],
+      );
       const after = await store.runs.get(timed.id);
       assert.deepEqual([after?.input, 'deadline' in after!], [null, false]);
       const { created } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null }, T0);

@@ -19,14 +19,20 @@ export function runTraceContextMigrationCase(target: Target): void {
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[index]!);
-      assert.deepEqual(up.results?.map((r) => [r.migrationName, r.status]), [[CAIRN_MIGRATION_NAMES[index], 'Success']]);
+      assert.deepEqual(
+        up.results?.map((r) => [r.migrationName, r.status]),
+        [[CAIRN_MIGRATION_NAMES[index], 'Success']],
+      );
       const before = await store.runs.get(old.id);
       assert.deepEqual([before?.input, 'traceContext' in before!], [{ a: 1 }, false]);
       const { run: traced } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null, traceContext: TRACE }, T0);
       assert.deepEqual((await store.runs.get(traced.id))?.traceContext, TRACE);
 
       const down = await migrator.migrateDown();
-      assert.deepEqual(down.results?.map((r) => [r.migrationName, r.direction, r.status]), [[CAIRN_MIGRATION_NAMES[index], 'Down', 'Success']]);
+      assert.deepEqual(
+        down.results?.map((r) => [r.migrationName, r.direction, r.status]),
+        [[CAIRN_MIGRATION_NAMES[index], 'Down', 'Success']],
+      );
       const after = await store.runs.get(traced.id);
       assert.deepEqual([after?.input, 'traceContext' in after!], [null, false]);
       const { created } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: null }, T0);

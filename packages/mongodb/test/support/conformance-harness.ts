@@ -17,7 +17,12 @@ import { createMongoStore } from '../../src/index.js';
 export async function mongoHarness(): Promise<ConformanceHarness> {
   const service = await useMongodb();
   if (service.skipped) {
-    return { name: 'mongodb', source: 'no MongoDB', setup: async () => ({ skip: service.reason }), createStore: () => Promise.reject(new Error(service.reason)) };
+    return {
+      name: 'mongodb',
+      source: 'no MongoDB',
+      setup: async () => ({ skip: service.reason }),
+      createStore: () => Promise.reject(new Error(service.reason)),
+    };
   }
   const { url } = service;
   const probe = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });

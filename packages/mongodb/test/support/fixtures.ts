@@ -5,11 +5,12 @@ import type { NewStep, RunRecord, WorkflowStore } from '@cairn/core';
 export const newId = (): string => `${Date.now().toString(36)}-${randomUUID()}`;
 
 /** Creates a pending run. */
-export async function createRun(store: WorkflowStore, now = 1000, extra: { workflow?: string; wakeAt?: number; idempotencyKey?: string } = {}): Promise<RunRecord> {
-  const { run } = await store.runs.create(
-    { id: newId(), workflow: extra.workflow ?? 'wf', version: 'v1', input: { n: 1 }, ...extra },
-    now,
-  );
+export async function createRun(
+  store: WorkflowStore,
+  now = 1000,
+  extra: { workflow?: string; wakeAt?: number; idempotencyKey?: string } = {},
+): Promise<RunRecord> {
+  const { run } = await store.runs.create({ id: newId(), workflow: extra.workflow ?? 'wf', version: 'v1', input: { n: 1 }, ...extra }, now);
   return run;
 }
 

@@ -13,7 +13,13 @@ import { tracedChild as child, tracedParent as parent } from '../fixtures/traced
 export async function traceOneRun(queue?: Queue): Promise<void> {
   const sdk = inMemorySdk();
   const telemetry = cairnTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider });
-  const engine = createEngine({ store: createMemoryStore(), ...(queue === undefined ? {} : { queue }), workflows: [parent, child], recoveryIntervalMs: 60_000, traceContext: telemetry.traceContext });
+  const engine = createEngine({
+    store: createMemoryStore(),
+    ...(queue === undefined ? {} : { queue }),
+    workflows: [parent, child],
+    recoveryIntervalMs: 60_000,
+    traceContext: telemetry.traceContext,
+  });
   await engine.start();
   try {
     const caller = sdk.tracer.startSpan('caller');
@@ -26,17 +32,27 @@ export async function traceOneRun(queue?: Queue): Promise<void> {
     const root = spans.find((s) => s.name === 'caller')!;
     const traceId = root.spanContext().traceId;
     assert.deepEqual(new Set(spans.map((s) => s.spanContext().traceId)), new Set([traceId]), 'one trace');
-    const runSpans = (workflow: string) => spans.filter((s) => s.name === `cairn.run ${workflow}`).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+    const runSpans = (workflow: string) =>
+      spans.filter((s) => s.name === `cairn.run ${workflow}`).sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
     const executions = runSpans('traced-parent');
-    assert.deepEqual(executions.map((s) => s.attributes['cairn.outcome']), ['suspended', 'suspended', 'suspended', 'completed']);
-    assert.deepEqual(executions.map((s) => s.attributes['cairn.suspend.reasons']), ['sleep', 'child', 'queued-step', undefined]);
+    assert.deepEqual(
+      executions.map((s) => s.attributes['cairn.outcome']),
+      ['suspended', 'suspended', 'suspended', 'completed'],
+    );
+    assert.deepEqual(
+      executions.map((s) => s.attributes['cairn.suspend.reasons']),
+      ['sleep', 'child', 'queued-step', undefined],
+    );
     for (const s of executions) assert.equal(parentOf(s), root.spanContext().spanId, 'each execution of the run is a child of the caller');
     const [first, second, third] = executions as [typeof root, typeof root, typeof root];
     const steps = (key: string) => spans.filter((s) => s.name === `cairn.step ${key}`);
-    assert.deepEqual(steps('flaky').map((s) => [s.attributes['cairn.step.attempt'], s.attributes['cairn.outcome'], parentOf(s)]), [
-      [1, 'retry', first.spanContext().spanId],
-      [2, 'succeeded', first.spanContext().spanId],
-    ]);
+    assert.deepEqual(
+      steps('flaky').map((s) => [s.attributes['cairn.step.attempt'], s.attributes['cairn.outcome'], parentOf(s)]),
+      [
+        [1, 'retry', first.spanContext().spanId],
+        [2, 'succeeded', first.spanContext().spanId],
+      ],
+    );
     const childRun = runSpans('traced-child');
     assert.equal(childRun.length, 1);
     assert.equal(parentOf(childRun[0]!), second.spanContext().spanId, 'the child run nests under the execution that started it');

@@ -42,10 +42,7 @@ export const MODES = [
 ] as const;
 
 /** Runs `fn` with a store on a fresh prefix; removes the prefix's keys and quits the clients after. */
-export async function withStore(
-  options: Omit<RedisStoreOptions, 'redis'>,
-  fn: (env: StoreEnv) => Promise<void>,
-): Promise<void> {
+export async function withStore(options: Omit<RedisStoreOptions, 'redis'>, fn: (env: StoreEnv) => Promise<void>): Promise<void> {
   const client = newClient();
   const prefix = options.prefix ?? newPrefix();
   const extra: Redis[] = [];

@@ -51,10 +51,28 @@ export async function startLocalCluster(): Promise<TestCluster> {
       while (port > 55_000) port = await freePort();
       ports.push(port);
       children.push(
-        spawn('redis-server', [
-          '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir,
-          '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000',
-        ], { stdio: 'ignore' }),
+        spawn(
+          'redis-server',
+          [
+            '--port',
+            String(port),
+            '--bind',
+            '127.0.0.1',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            dir,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            `nodes-${port}.conf`,
+            '--cluster-node-timeout',
+            '2000',
+          ],
+          { stdio: 'ignore' },
+        ),
       );
     }
     for (const port of ports) {
@@ -82,4 +100,3 @@ export async function startLocalCluster(): Promise<TestCluster> {
     throw err;
   }
 }
-

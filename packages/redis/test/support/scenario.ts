@@ -20,7 +20,11 @@ export function scenario(t0: number): Array<[string, (s: WorkflowStore) => Promi
   return [
     ['create a', (s) => s.runs.create({ id: 'run-a', workflow: 'wf1', version: 'v1', input: { x: 1 }, idempotencyKey: 'k1', wakeAt: at(0) }, at(0))],
     ['create a again by key', (s) => s.runs.create({ id: 'run-a2', workflow: 'wf1', version: 'v1', input: { x: 2 }, idempotencyKey: 'k1' }, at(1))],
-    ['same key, other workflow', (s) => s.runs.create({ id: 'run-b', workflow: 'wf2', version: 'v1', input: null, idempotencyKey: 'k1', parent: { runId: 'run-a', stepKey: 'child' } }, at(2))],
+    [
+      'same key, other workflow',
+      (s) =>
+        s.runs.create({ id: 'run-b', workflow: 'wf2', version: 'v1', input: null, idempotencyKey: 'k1', parent: { runId: 'run-a', stepKey: 'child' } }, at(2)),
+    ],
     ['create c', (s) => s.runs.create({ id: 'run-c', workflow: 'wf1', version: 'v2', input: [1, 'two'] }, at(2))],
     ['duplicate id', (s) => s.runs.create({ id: 'run-c', workflow: 'wf1', version: 'v2', input: 0 }, at(3))],
     ['findDue at 0', (s) => s.runs.findDue(at(0), 10)],
@@ -33,24 +37,132 @@ export function scenario(t0: number): Array<[string, (s: WorkflowStore) => Promi
     ['claim a by w2 after expiry', (s) => s.runs.claim('run-a', 'w2', 1000, at(1100))],
     ['renew stale fence', (s) => s.runs.renew('run-a', 2, 1000, at(1200))],
     ['renew', (s) => s.runs.renew('run-a', 3, 5000, at(1200))],
-    ['insert running step', (s) => s.steps.insert('run-a', 3, { key: 'charge', name: 'charge', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w2' }, at(1210))],
+    [
+      'insert running step',
+      (s) => s.steps.insert('run-a', 3, { key: 'charge', name: 'charge', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w2' }, at(1210)),
+    ],
     ['insert again', (s) => s.steps.insert('run-a', 3, { key: 'charge', name: 'charge', kind: 'task', seq: 0, status: 'scheduled', maxAttempts: 9 }, at(1211))],
-    ['insert stale fence', (s) => s.steps.insert('run-a', 2, { key: 'x', name: 'x', kind: 'task', seq: 5, status: 'running', maxAttempts: 1, worker: 'w' }, at(1212))],
-    ['insert unfenced scheduled', (s) => s.steps.insert('run-a', null, { key: 'mail', name: 'mail', kind: 'task', seq: 1, status: 'scheduled', maxAttempts: 2, queued: true, wakeAt: at(9000) }, at(1213))],
-    ['insert sleep', (s) => s.steps.insert('run-a', 3, { key: 'nap', name: 'nap', kind: 'sleep', seq: 2, status: 'waiting', maxAttempts: 1, wakeAt: at(7000) }, at(1214))],
-    ['insert now (succeeded, output 0)', (s) => s.steps.insert('run-a', 3, { key: 'now', name: 'now', kind: 'now', seq: 3, status: 'succeeded', maxAttempts: 1, output: 0 }, at(1214))],
-    ['step CAS wrong attempt', (s) => s.steps.transition('run-a', 3, { key: 'charge', from: { status: ['running'], attempt: 2 }, to: { status: 'failed' } }, at(1300))],
-    ['step CAS wrong status', (s) => s.steps.transition('run-a', 3, { key: 'charge', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'failed' } }, at(1300))],
-    ['step CAS missing', (s) => s.steps.transition('run-a', 3, { key: 'ghost', from: { status: ['running'], attempt: 1 }, to: { status: 'failed' } }, at(1300))],
-    ['step stale fence', (s) => s.steps.transition('run-a', 1, { key: 'charge', from: { status: ['running'], attempt: 1 }, to: { status: 'failed' } }, at(1300))],
-    ['charge attempt 1 fails → retry_wait', (s) => s.steps.transition('run-a', 3, { key: 'charge', from: { status: ['running'], attempt: 1 }, to: { status: 'retry_wait', wakeAt: at(2000), error: { name: 'Error', message: 'boom' } }, endAttempt: { status: 'failed', error: { name: 'Error', message: 'boom' } } }, at(1300))],
-    ['charge attempt 2 starts', (s) => s.steps.transition('run-a', 3, { key: 'charge', from: { status: ['retry_wait'], attempt: 1 }, to: { status: 'running', attempt: 2, wakeAt: null }, startAttempt: { worker: 'w2' } }, at(2000))],
-    ['charge attempt 2 succeeds with false', (s) => s.steps.transition('run-a', 3, { key: 'charge', from: { status: ['running'], attempt: 2 }, to: { status: 'succeeded', output: false }, endAttempt: { status: 'succeeded', output: false } }, at(2100))],
-    ['mail picked (unfenced)', (s) => s.steps.transition('run-a', null, { key: 'mail', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'q1' } }, at(2100))],
-    ['mail succeeds with empty string', (s) => s.steps.transition('run-a', null, { key: 'mail', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: '', childRunId: 'kid' }, endAttempt: { status: 'succeeded', output: '' } }, at(2200))],
-    ['mail gets its delivery turn later (succeeded → succeeded)', (s) => s.steps.transition('run-a', 3, { key: 'mail', from: { status: ['succeeded'], attempt: 1 }, to: { status: 'succeeded', turn: 4 } }, at(2210))],
-    ['a transition without turn keeps it', (s) => s.steps.transition('run-a', 3, { key: 'mail', from: { status: ['succeeded'], attempt: 1 }, to: { status: 'succeeded' } }, at(2220))],
-    ['insert a finished step with its turn', (s) => s.steps.insert('run-a', 3, { key: 'late', name: 'late', kind: 'task', seq: 4, status: 'succeeded', maxAttempts: 1, output: null, turn: 2_000_000 }, at(2230))],
+    [
+      'insert stale fence',
+      (s) => s.steps.insert('run-a', 2, { key: 'x', name: 'x', kind: 'task', seq: 5, status: 'running', maxAttempts: 1, worker: 'w' }, at(1212)),
+    ],
+    [
+      'insert unfenced scheduled',
+      (s) =>
+        s.steps.insert(
+          'run-a',
+          null,
+          { key: 'mail', name: 'mail', kind: 'task', seq: 1, status: 'scheduled', maxAttempts: 2, queued: true, wakeAt: at(9000) },
+          at(1213),
+        ),
+    ],
+    [
+      'insert sleep',
+      (s) => s.steps.insert('run-a', 3, { key: 'nap', name: 'nap', kind: 'sleep', seq: 2, status: 'waiting', maxAttempts: 1, wakeAt: at(7000) }, at(1214)),
+    ],
+    [
+      'insert now (succeeded, output 0)',
+      (s) => s.steps.insert('run-a', 3, { key: 'now', name: 'now', kind: 'now', seq: 3, status: 'succeeded', maxAttempts: 1, output: 0 }, at(1214)),
+    ],
+    [
+      'step CAS wrong attempt',
+      (s) => s.steps.transition('run-a', 3, { key: 'charge', from: { status: ['running'], attempt: 2 }, to: { status: 'failed' } }, at(1300)),
+    ],
+    [
+      'step CAS wrong status',
+      (s) => s.steps.transition('run-a', 3, { key: 'charge', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'failed' } }, at(1300)),
+    ],
+    [
+      'step CAS missing',
+      (s) => s.steps.transition('run-a', 3, { key: 'ghost', from: { status: ['running'], attempt: 1 }, to: { status: 'failed' } }, at(1300)),
+    ],
+    [
+      'step stale fence',
+      (s) => s.steps.transition('run-a', 1, { key: 'charge', from: { status: ['running'], attempt: 1 }, to: { status: 'failed' } }, at(1300)),
+    ],
+    [
+      'charge attempt 1 fails → retry_wait',
+      (s) =>
+        s.steps.transition(
+          'run-a',
+          3,
+          {
+            key: 'charge',
+            from: { status: ['running'], attempt: 1 },
+            to: { status: 'retry_wait', wakeAt: at(2000), error: { name: 'Error', message: 'boom' } },
+            endAttempt: { status: 'failed', error: { name: 'Error', message: 'boom' } },
+          },
+          at(1300),
+        ),
+    ],
+    [
+      'charge attempt 2 starts',
+      (s) =>
+        s.steps.transition(
+          'run-a',
+          3,
+          { key: 'charge', from: { status: ['retry_wait'], attempt: 1 }, to: { status: 'running', attempt: 2, wakeAt: null }, startAttempt: { worker: 'w2' } },
+          at(2000),
+        ),
+    ],
+    [
+      'charge attempt 2 succeeds with false',
+      (s) =>
+        s.steps.transition(
+          'run-a',
+          3,
+          {
+            key: 'charge',
+            from: { status: ['running'], attempt: 2 },
+            to: { status: 'succeeded', output: false },
+            endAttempt: { status: 'succeeded', output: false },
+          },
+          at(2100),
+        ),
+    ],
+    [
+      'mail picked (unfenced)',
+      (s) =>
+        s.steps.transition(
+          'run-a',
+          null,
+          { key: 'mail', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'q1' } },
+          at(2100),
+        ),
+    ],
+    [
+      'mail succeeds with empty string',
+      (s) =>
+        s.steps.transition(
+          'run-a',
+          null,
+          {
+            key: 'mail',
+            from: { status: ['running'], attempt: 1 },
+            to: { status: 'succeeded', output: '', childRunId: 'kid' },
+            endAttempt: { status: 'succeeded', output: '' },
+          },
+          at(2200),
+        ),
+    ],
+    [
+      'mail gets its delivery turn later (succeeded → succeeded)',
+      (s) => s.steps.transition('run-a', 3, { key: 'mail', from: { status: ['succeeded'], attempt: 1 }, to: { status: 'succeeded', turn: 4 } }, at(2210)),
+    ],
+    [
+      'a transition without turn keeps it',
+      (s) => s.steps.transition('run-a', 3, { key: 'mail', from: { status: ['succeeded'], attempt: 1 }, to: { status: 'succeeded' } }, at(2220)),
+    ],
+    [
+      'insert a finished step with its turn',
+      (s) =>
+        s.steps.insert(
+          'run-a',
+          3,
+          { key: 'late', name: 'late', kind: 'task', seq: 4, status: 'succeeded', maxAttempts: 1, output: null, turn: 2_000_000 },
+          at(2230),
+        ),
+    ],
     ['state set', (s) => s.state.set('run-a', 3, 'a.b', { deep: [1, { x: null }] }, at(2300))],
     ['state set hostile', (s) => s.state.set('run-a', null, '$weird "key" ✓ 😀', null, at(2300))],
     ['state set empty key', (s) => s.state.set('run-a', 3, '', 0, at(2300))],
@@ -79,7 +191,10 @@ export function scenario(t0: number): Array<[string, (s: WorkflowStore) => Promi
     ['claim c', (s) => s.runs.claim('run-c', 'w9', 1000, at(3000))],
     ['complete c with null', (s) => s.runs.transition('run-c', 1, { from: ['running'], to: 'completed', output: null }, at(3100))],
     ['c terminal refuses transition', (s) => s.runs.transition('run-c', 1, { from: ['completed'], to: 'running' }, at(3200))],
-    ['c terminal refuses step', (s) => s.steps.insert('run-c', 1, { key: 's', name: 's', kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w' }, at(3200))],
+    [
+      'c terminal refuses step',
+      (s) => s.steps.insert('run-c', 1, { key: 's', name: 's', kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w' }, at(3200)),
+    ],
     ['c terminal refuses state', (s) => s.state.set('run-c', null, 'k', 1, at(3200))],
     ['c terminal event', (s) => s.events.deliver('run-c', 'e', 1, at(3200))],
     ['c terminal claim', (s) => s.runs.claim('run-c', 'w9', 1000, at(3200))],
@@ -88,11 +203,23 @@ export function scenario(t0: number): Array<[string, (s: WorkflowStore) => Promi
     ['c terminal cancel', (s) => s.runs.requestCancel('run-c', at(3200))],
     ['get c', (s) => s.runs.get('run-c')],
     ['claim b', (s) => s.runs.claim('run-b', 'w9', 1000, at(3300))],
-    ['fail b', (s) => s.runs.transition('run-b', 1, { from: ['running', 'waiting'], to: 'failed', error: { name: 'Error', message: 'no', code: 'X', data: { a: [] } } }, at(3400))],
-    ['complete a with undefined', async (s) => {
-      await s.runs.claim('run-a', 'w4', 1000, at(3500));
-      return s.runs.transition('run-a', 5, { from: ['running'], to: 'completed' }, at(3600));
-    }],
+    [
+      'fail b',
+      (s) =>
+        s.runs.transition(
+          'run-b',
+          1,
+          { from: ['running', 'waiting'], to: 'failed', error: { name: 'Error', message: 'no', code: 'X', data: { a: [] } } },
+          at(3400),
+        ),
+    ],
+    [
+      'complete a with undefined',
+      async (s) => {
+        await s.runs.claim('run-a', 'w4', 1000, at(3500));
+        return s.runs.transition('run-a', 5, { from: ['running'], to: 'completed' }, at(3600));
+      },
+    ],
     ['findDue at end', (s) => s.runs.findDue(at(100000), 10)],
     ['load steps', (s) => s.steps.load('run-a')],
     ['load steps of missing run', (s) => s.steps.load('nope')],
@@ -122,4 +249,3 @@ export function scenario(t0: number): Array<[string, (s: WorkflowStore) => Promi
     ['list after delete', (s) => s.runs.list({ workflow: 'wf1' })],
   ];
 }
-

@@ -32,7 +32,17 @@ export async function checkStaleScheduledSteps(ctx: DoctorContext): Promise<Doct
           `started it. No engine runs workers on the step queue of "${run.workflow}". --fix sends the step's job again.`,
         fixable: true,
       };
-      findings.push(await ctx.dispatchRepair(finding, 'sent the step job again', () => ctx.engine.dispatchStep({ runId: run.id, workflow: run.workflow, key: step.key, attempt: step.attempt, ...(run.priority === undefined ? {} : { priority: run.priority }) })));
+      findings.push(
+        await ctx.dispatchRepair(finding, 'sent the step job again', () =>
+          ctx.engine.dispatchStep({
+            runId: run.id,
+            workflow: run.workflow,
+            key: step.key,
+            attempt: step.attempt,
+            ...(run.priority === undefined ? {} : { priority: run.priority }),
+          }),
+        ),
+      );
     }
   }
   return findings;

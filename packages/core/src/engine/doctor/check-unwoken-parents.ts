@@ -38,10 +38,14 @@ export async function checkUnwokenParents(ctx: DoctorContext): Promise<DoctorFin
       // only saves that wait, when a worker can get it.
       const dispatch = ctx.engine.reachesWorkers();
       findings.push(
-        await ctx.repair(finding, dispatch ? 'woke the run (due now) and dispatched it' : 'woke the run (due now; the next recovery pass dispatches it)', async () => {
-          await ctx.store.runs.wake(run.id, ctx.now);
-          if (dispatch) await ctx.engine.dispatchRun(run);
-        }),
+        await ctx.repair(
+          finding,
+          dispatch ? 'woke the run (due now) and dispatched it' : 'woke the run (due now; the next recovery pass dispatches it)',
+          async () => {
+            await ctx.store.runs.wake(run.id, ctx.now);
+            if (dispatch) await ctx.engine.dispatchRun(run);
+          },
+        ),
       );
       break;
     }

@@ -59,7 +59,12 @@ export class DoctorContext {
       const out: RunSummary[] = [];
       let cursor: string | undefined;
       do {
-        const page = await this.store.runs.list({ status: [...ACTIVE], createdBefore: this.now - youngest + 1, limit: Math.min(PAGE, this.limits.runs - out.length), ...(cursor === undefined ? {} : { cursor }) });
+        const page = await this.store.runs.list({
+          status: [...ACTIVE],
+          createdBefore: this.now - youngest + 1,
+          limit: Math.min(PAGE, this.limits.runs - out.length),
+          ...(cursor === undefined ? {} : { cursor }),
+        });
         out.push(...page.runs);
         cursor = page.nextCursor;
       } while (cursor !== undefined && out.length < this.limits.runs);

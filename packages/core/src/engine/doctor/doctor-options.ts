@@ -84,7 +84,8 @@ export function checkDoctorOptions(value: unknown, clockNow: number): { fix: boo
   const limits = { ...DEFAULT_LIMITS };
   for (const [name, raw] of Object.entries(rawLimits)) {
     if (raw === undefined) continue;
-    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_LIMIT) throw invalidInput(`doctor limits.${name}`, `must be an integer from 1 to ${MAX_LIMIT}`, raw);
+    if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_LIMIT)
+      throw invalidInput(`doctor limits.${name}`, `must be an integer from 1 to ${MAX_LIMIT}`, raw);
     limits[name as keyof DoctorLimits] = raw;
   }
   return { fix, now, thresholds, limits };
