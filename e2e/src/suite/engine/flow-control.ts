@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { CairnError, defineWorkflow, type Engine, type WorkflowDefinition, type WorkflowStore } from '@cairn/core';
-import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
+import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld, storesFor, type EngineWorld } from './engine-world.js';
 
@@ -287,69 +287,13 @@ export const flowControlGroup: CaseGroup = caseGroup('engine.flow-control', 'eng
 
   conformanceCase(
     'a step rate limit of 2 per 10 s holds across two engines; every call runs once',
-    async (env) => {
-      const calls: number[] = [];
-      let clockNow = () => 0;
-      const caller = defineWorkflow('fc-caller', async (ctx, input: { n: number }) =>
-        ctx.step(
-          'call-api',
-          () => {
-            calls.push(clockNow());
-            return input.n;
-          },
-          { rateLimit: { key: 'the-api', limit: 2, period: '10s' } },
-        ),
-      );
-      const w = await engineWorld(env, [caller], { recoveryIntervalMs: PARKED_MS });
-      clockNow = () => w.clock.now();
-      const [peer] = await storesFor(env, 2).then((s) => s.slice(1));
-      const other = await w.startEngine([caller], { store: peer!, recoveryIntervalMs: PARKED_MS });
-      const ids = await startRuns(
-        w,
-        [w.engine, other],
-        caller,
-        Array.from({ length: 7 }, (_, n) => ({ n })),
-        [],
-        true,
-      );
-      await w.runUntil('all 7 runs completed', async () => (await completedRuns(w, 'fc-caller')) === ids.length, { maxTimers: 400 });
-      assert.equal(calls.length, 7, 'every call ran once');
-      assert.equal(maxInWindow(calls, 10 * SECOND), 2, `at most 2 calls in any 10 s: ${calls.map((t) => t - calls[0]!).join(', ')}`);
-    },
+    (env) => stepRateCase(env, { workflow: 'fc-caller', key: 'the-api', runs: 7, queued: false }),
     NEEDS_SLOTS,
   ),
 
   conformanceCase(
     "a queued step's rate limit of 2 per 10 s holds across two engines' step workers; every call runs once",
-    async (env) => {
-      const calls: number[] = [];
-      let clockNow = () => 0;
-      const caller = defineWorkflow('fc-queued-caller', async (ctx, input: { n: number }) =>
-        ctx.step(
-          'call-api',
-          () => {
-            calls.push(clockNow());
-            return input.n;
-          },
-          { queued: true, rateLimit: { key: 'the-queued-api', limit: 2, period: '10s' } },
-        ),
-      );
-      const w = await engineWorld(env, [caller], { recoveryIntervalMs: PARKED_MS });
-      clockNow = () => w.clock.now();
-      const [peer] = await storesFor(env, 2).then((s) => s.slice(1));
-      const other = await w.startEngine([caller], { store: peer!, recoveryIntervalMs: PARKED_MS });
-      const ids = await startRuns(
-        w,
-        [w.engine, other],
-        caller,
-        Array.from({ length: 5 }, (_, n) => ({ n })),
-        [],
-        true,
-      );
-      await w.runUntil('all 5 runs completed', async () => (await completedRuns(w, 'fc-queued-caller')) === ids.length, { maxTimers: 400 });
-      assert.equal(calls.length, 5, 'every call ran once');
-      assert.equal(maxInWindow(calls, 10 * SECOND), 2, `at most 2 calls in any 10 s: ${calls.map((t) => t - calls[0]!).join(', ')}`);
-    },
+    (env) => stepRateCase(env, { workflow: 'fc-queued-caller', key: 'the-queued-api', runs: 5, queued: true }),
     NEEDS_SLOTS,
   ),
 
@@ -447,3 +391,37 @@ export const flowControlGroup: CaseGroup = caseGroup('engine.flow-control', 'eng
     NEEDS_SLOTS,
   ),
 ]);
+
+/**
+ * Two engines on two store instances run `runs` runs whose one step (inline or queued) takes a
+ * rate slot of 2 per 10 s: every call runs once and no 10 s window holds more than 2 calls.
+ */
+async function stepRateCase(env: CaseEnv, o: { workflow: string; key: string; runs: number; queued: boolean }): Promise<void> {
+  const calls: number[] = [];
+  let clockNow = () => 0;
+  const caller = defineWorkflow(o.workflow, async (ctx, input: { n: number }) =>
+    ctx.step(
+      'call-api',
+      () => {
+        calls.push(clockNow());
+        return input.n;
+      },
+      { queued: o.queued, rateLimit: { key: o.key, limit: 2, period: '10s' } },
+    ),
+  );
+  const w = await engineWorld(env, [caller], { recoveryIntervalMs: PARKED_MS });
+  clockNow = () => w.clock.now();
+  const [peer] = await storesFor(env, 2).then((s) => s.slice(1));
+  const other = await w.startEngine([caller], { store: peer!, recoveryIntervalMs: PARKED_MS });
+  const ids = await startRuns(
+    w,
+    [w.engine, other],
+    caller,
+    Array.from({ length: o.runs }, (_, n) => ({ n })),
+    [],
+    true,
+  );
+  await w.runUntil(`all ${o.runs} runs completed`, async () => (await completedRuns(w, o.workflow)) === ids.length, { maxTimers: 400 });
+  assert.equal(calls.length, o.runs, 'every call ran once');
+  assert.equal(maxInWindow(calls, 10 * SECOND), 2, `at most 2 calls in any 10 s: ${calls.map((t) => t - calls[0]!).join(', ')}`);
+}
