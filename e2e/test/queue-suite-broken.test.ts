@@ -29,7 +29,9 @@ const BUGS: ReadonlyArray<{ bug: BrokenQueueName; only: string; mustFail: string
   {
     bug: 'ignores-group-caps',
     only: 'queue.groups',
-    mustFail: 'no worker ever runs more jobs of one group than its tier allows, under several racing workers',
+    // The racing case sees this bug only when completions fall in an unlucky order (CI saw it pass);
+    // the case with one group ready sees it at the first fetch.
+    mustFail: 'a group at its cap gets no more jobs even when its jobs are the only ones ready',
   },
   { bug: 'retries-throwing-handler', only: 'queue.failures', mustFail: 'a job whose handler throws is not delivered again, and the worker keeps going' },
   { bug: 'ignores-priority', only: 'queue.priority', mustFail: 'among ready jobs a higher priority runs sooner, and equal priorities run in send order' },

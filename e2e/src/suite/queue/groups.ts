@@ -26,11 +26,8 @@ const capsHold = queueCase(
     const perGroup = 8;
     let n = 0;
     // Every job is ready before any worker starts, so the workers race for all of them at once.
-    // Sent group by group: the first ready jobs all share one group, so a worker that ignores the
-    // caps takes more of it than its cap at its first fetch, whatever the timing (interleaved
-    // groups let such a worker pass when its jobs happened to end in a lucky order).
-    for (const group of GROUPS) {
-      for (let i = 0; i < perGroup; i++) {
+    for (let i = 0; i < perGroup; i++) {
+      for (const group of GROUPS) {
         const id = n++;
         await queues[id % queues.length]!.send(QUEUE, { id, group: group === undefined ? null : { ...group } }, group === undefined ? {} : { group });
       }
@@ -82,5 +79,44 @@ const capsHold = queueCase(
   ['groups'],
 );
 
+const capWithNothingElseReady = queueCase(
+  'queue.groups.cap-alone',
+  'a group at its cap gets no more jobs even when its jobs are the only ones ready',
+  async (env) => {
+    const single: JobGroup = { id: 'single', tier: 'solo' };
+    const jobs = 5;
+    // Only one group has ready jobs, so a worker that ignored the caps would take several at its
+    // first fetch: the case fails such a queue whatever the timing (the racing case above needs
+    // an unlucky order of completions to see it).
+    for (let id = 0; id < jobs; id++) await env.queue.send(QUEUE, { id }, { group: single });
+    const deliveries = new Deliveries();
+    let running = 0;
+    let maxRunning = 0;
+    await startWorker(
+      env,
+      env.queue,
+      QUEUE,
+      async (job) => {
+        deliveries.record(job, 'w0');
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await sleep(10);
+        running--;
+      },
+      { concurrency: 4, groupConcurrency: CAPS },
+    );
+    await waitFor(
+      () => deliveries.all.length >= jobs,
+      env.deliveryTimeoutMs * 2,
+      `${jobs} jobs of one group`,
+      () => `${deliveries.all.length} delivered`,
+    );
+    assert.equal(maxRunning, capOf(single), `at most ${capOf(single)} job of group ${single.id} at once, with 4 free slots`);
+    const counts = deliveries.counts();
+    for (let id = 0; id < jobs; id++) assert.equal(counts.get(id), 1, `job ${id} delivered ${counts.get(id) ?? 0} times`);
+  },
+  ['groups'],
+);
+
 /** Job groups and per-group caps. */
-export const groupCases: readonly QueueCase[] = [capsHold];
+export const groupCases: readonly QueueCase[] = [capsHold, capWithNothingElseReady];
