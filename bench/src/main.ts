@@ -18,6 +18,7 @@ import { FULL, SMOKE } from './config.js';
 import { loadAverage, machineInfo } from './machine.js';
 import { QUEUES } from './queues/index.js';
 import { renderMarkdown } from './report/markdown.js';
+import { readResults } from './report/read-results.js';
 import { checkTargets } from './report/targets.js';
 import type { BackendReport, BenchResults, ScenarioError } from './results.js';
 import { fairness } from './scenarios/fairness.js';
@@ -277,7 +278,14 @@ async function main(): Promise<number> {
 /** `--render[=path]`: print the Markdown report of a saved JSON result again (no measuring). */
 function render(): number {
   const path = typeof parsed.render === 'string' ? resolve(parsed.render) : outPath;
-  const results = JSON.parse(readFileSync(path, 'utf8')) as BenchResults;
+  let results: BenchResults;
+  try {
+    results = readResults(readFileSync(path, 'utf8'), path);
+  } catch (error) {
+    // A missing or foreign file is the user's input, not a bench defect: its reason, no stack.
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   results.targets = checkTargets(results);
   process.stdout.write(`${renderMarkdown(results)}\n`);
   return 0;
