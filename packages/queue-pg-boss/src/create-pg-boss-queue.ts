@@ -12,11 +12,10 @@ import {
 } from '@cairn/core';
 import { assertQueueOpen, callDriver, checkWorkOptions, createOutageLog, reportSafely, type OutageLog } from '@cairn/core/backend';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
+import { FetchLoop, SLOT_BACKSTOP_POLL_SECONDS } from './fetch-loop.js';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
 import { pgBossNotifyChannel } from './notify-channel.js';
-import { readyQueuesSql } from './ready-queues-sql.js';
 import { checkPgBossSendOptions, checkQueueName, groupConcurrencyKey } from './send-options.js';
-import { WakeCoalescer, type WakeWindow } from './wake-coalescer.js';
 
 /** Options of `createPgBossQueue`. */
 export interface PgBossQueueOptions {
@@ -95,24 +94,6 @@ const CAPABILITIES: QueueCapabilities = Object.freeze({
 // active. That is exactly Cairn's dedupe contract; `standard` would not dedupe at all.
 const POLICY = 'short';
 
-/** Least time between two wakes of an idle slot by one grouped worker (see #wakeOneIdleWorker). */
-const IDLE_WAKE_MS = 50;
-
-/**
- * How long a NOTIFY waits before it wakes a slot of this process: 2 ms after a quiet spell or a wake
- * that found a job, doubling to 1 s while this process's wakes find nothing (other processes took
- * the jobs). See WakeCoalescer. Each losing process still fetches about twice per window (the wake
- * and the slot it chains to), so the ceiling sets what N busy processes waste: at 100 ms, 8 of them
- * made 2.3 more fetches per run than one process in the bench (16 a second each over a 10 s batch).
- */
-const NOTIFY_WAKE_WINDOW: WakeWindow = { minMs: 2, maxMs: 1000 };
-
-/**
- * How often each idle slot polls on its own (seconds). The adapter wakes one idle slot per polling
- * interval itself (the ticker in `work`), so this is only a backstop.
- */
-const SLOT_BACKSTOP_POLL_SECONDS = 300;
-
 /**
  * Creates a Cairn queue over pg-boss 12: jobs are rows in PostgreSQL, visible to every process
  * that uses the same database and schema.
@@ -153,24 +134,8 @@ class PgBossQueue implements Queue {
   // pg-boss keeps localGroupConcurrency per instance and queue name, so concurrent workers on one
   // name share one cap; a second worker with a different cap would silently replace the first's.
   readonly #groupCaps = new Map<string, { key: string; workers: number }>();
-  // When each grouped worker last woke one of its idle slots (see #wakeOneIdleWorker).
-  readonly #lastIdleWake = new Map<string, number>();
-  // Set when the adapter listens for pg-boss's NOTIFY itself (a PgBoss it created, with
-  // useListenNotify): the channel of its schema, and the coalescer the notifications go through.
-  readonly #notifyChannel: string | undefined;
-  readonly #coalescer = new WakeCoalescer(
-    (queue) => this.#wakeQueue(queue),
-    (queue) => this.#running(queue),
-    NOTIFY_WAKE_WINDOW,
-  );
-  // The schema of a PgBoss the adapter created, and the job table of each queue (getQueue): one
-  // poll statement per interval covers every queue (#poll). Unknown for a PgBoss passed in.
-  readonly #schema: string | undefined;
-  readonly #tables = new Map<string, string>();
-  #poller: NodeJS.Timeout | undefined;
-  #polling = false;
-  #listener: { close(): Promise<void> } | undefined;
-  #listening: Promise<void> | undefined;
+  // Which slot fetches, and when: the idle poll, NOTIFY wakes and the wake chains (fetch-loop.ts).
+  readonly #fetchLoop: FetchLoop;
   #closing: Promise<void> | undefined;
 
   constructor(options: PgBossQueueOptions) {
@@ -202,6 +167,15 @@ class PgBossQueue implements Queue {
       }
       this.#boss = options.boss;
       this.#ownsBoss = false;
+      // Its schema is unknown here, so no idle-poll probe (one fetch per queue per interval) and
+      // pg-boss's own LISTEN, if on.
+      this.#fetchLoop = new FetchLoop({
+        boss: this.#boss,
+        schema: undefined,
+        notifyChannel: undefined,
+        pollingIntervalSeconds: this.#pollingIntervalSeconds,
+        report: (error) => this.#report(error),
+      });
       // A PgBoss without an 'error' listener crashes the process at its first connection error
       // (an EventEmitter throws then). Yours keeps any listener you attached; without one it gets
       // the adapter's, which reports through onError.
@@ -210,7 +184,7 @@ class PgBossQueue implements Queue {
       // A NOTIFY per ready job wakes idle workers at once instead of after a poll. pg-boss's own
       // listener wakes every slot of the queue in every process for each job (a herd: 40 fetches per
       // job for 4 processes of 10 slots), so the adapter listens instead and wakes one slot per
-      // process, coalesced (#wakeQueue, WakeCoalescer).
+      // process, coalesced (FetchLoop).
       const listen = options.bossOptions?.useListenNotify ?? true;
       const bossOptions: ConstructorOptions = {
         ...options.bossOptions,
@@ -218,13 +192,19 @@ class PgBossQueue implements Queue {
         ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
         ...(options.schema === undefined ? {} : { schema: options.schema }),
       };
-      if (listen) this.#notifyChannel = pgBossNotifyChannel(options.schema ?? 'pgboss');
-      this.#schema = options.schema ?? 'pgboss';
       if (bossOptions.connectionString === undefined && bossOptions.host === undefined && bossOptions.db === undefined && bossOptions.database === undefined) {
         throw new CairnError('INVALID_INPUT', 'createPgBossQueue: pass a PgBoss (boss), a connectionString, or pg settings in bossOptions');
       }
       this.#boss = new PgBoss(bossOptions);
       this.#ownsBoss = true;
+      const schema = options.schema ?? 'pgboss';
+      this.#fetchLoop = new FetchLoop({
+        boss: this.#boss,
+        schema,
+        notifyChannel: listen ? pgBossNotifyChannel(schema) : undefined,
+        pollingIntervalSeconds: this.#pollingIntervalSeconds,
+        report: (error) => this.#report(error),
+      });
       // An EventEmitter without an `error` listener throws from emit(), which would take the
       // process down on a transient connection error.
       this.#boss.on('error', (error) => this.#report(error));
@@ -274,15 +254,14 @@ class PgBossQueue implements Queue {
     let workId: string | undefined;
     // pg-boss polls once per interval per slot: an idle process would fetch concurrency × queues
     // times per interval (70 a second for 7 workflows at concurrency 10), and every process added
-    // adds as many. So with several slots each slot polls only as a backstop, and the adapter
-    // wakes one idle slot per interval itself (a ticker): one idle fetch per queue per interval. A
-    // slot that gets a job wakes another idle one (#runBatch), so a backlog still spreads over
-    // every slot at fetch speed, and a NOTIFY wakes one idle slot per process (#wakeQueue).
+    // adds as many. So each slot polls only as a backstop, and the adapter's FetchLoop wakes the
+    // slots: the idle poll, a slot that got a job waking the next (a backlog still spreads over
+    // every slot at fetch speed), and a NOTIFY waking one idle slot per process.
     const slotPollSeconds = Math.max(SLOT_BACKSTOP_POLL_SECONDS, this.#pollingIntervalSeconds);
     try {
       await this.#ensureQueue(queue);
       // Only a process with workers listens: one that only sends needs no connection for it.
-      await this.#listen();
+      await this.#fetchLoop.listen();
       workId = await this.#call(`work on ${queue}`, () =>
         this.#boss.work<JobEnvelope>(
           queue,
@@ -303,16 +282,9 @@ class PgBossQueue implements Queue {
       if (groupConcurrency !== undefined) this.#releaseGroupCap(queue);
       throw error;
     }
-    const id = workId;
-    // One poll per process for every queue when the schema is known (#poll); else one per queue.
-    const ticker = this.#schema === undefined ? setInterval(() => this.#wakeIdleSlot(id), this.#pollingIntervalSeconds * 1000) : undefined;
-    ticker?.unref();
-    if (this.#schema !== undefined && this.#poller === undefined) {
-      this.#poller = setInterval(() => void this.#poll(), this.#pollingIntervalSeconds * 1000);
-      this.#poller.unref();
-    }
-    const worker = new PgBossWorker(this.#boss, queue, id, () => {
-      clearInterval(ticker);
+    const removeFromLoop = this.#fetchLoop.addWorker(queue, workId);
+    const worker = new PgBossWorker(this.#boss, queue, workId, () => {
+      removeFromLoop();
       this.#workers.delete(worker);
       if (groupConcurrency !== undefined) this.#releaseGroupCap(queue);
     });
@@ -326,13 +298,9 @@ class PgBossQueue implements Queue {
   }
 
   async #shutdown(): Promise<void> {
-    this.#coalescer.close();
-    clearInterval(this.#poller);
-    await this.#listening?.catch(() => undefined);
+    await this.#fetchLoop.stopWaking();
     const stops = await Promise.allSettled(Array.from(this.#workers, (worker) => worker.stop()));
-    const listener = this.#listener;
-    this.#listener = undefined;
-    await listener?.close().catch((error: unknown) => this.#report(error));
+    await this.#fetchLoop.close();
     // Only a PgBoss the adapter created is stopped; one the caller passed in stays theirs.
     // Even after a failed start: pg-boss leaves what it had started for stop() to clean up.
     if (this.#ownsBoss && this.#startAttempted) {
@@ -353,17 +321,12 @@ class PgBossQueue implements Queue {
     const results: JobResult[] = [];
     // A fetch that returned jobs: the database answers again, and this process's NOTIFY wakes pay.
     this.#outage?.recovered();
-    this.#coalescer.found(queue);
-    if (workId !== undefined) {
-      if (grouped) this.#wakeOneIdleWorker(workId);
-      // More may be ready (a backlog, delayed jobs come due together): the next idle slot looks.
-      // A fetch that finds nothing wakes nobody, so the chain ends with the work.
-      else this.#wakeIdleSlot(workId);
-    }
+    // More may be ready (a backlog, delayed jobs come due together): the next idle slot looks.
+    this.#fetchLoop.fetched(queue, workId, grouped);
     try {
       for (const bossJob of jobs) results.push(await this.#runOne(queue, bossJob, handler));
     } finally {
-      if (workId !== undefined) this.#wakeBusyWorkers(workId);
+      if (workId !== undefined) this.#fetchLoop.finished(workId);
     }
     return results;
   }
@@ -381,94 +344,6 @@ class PgBossQueue implements Queue {
       // queue here); `failed` would spend the redelivery budget on an ordinary exception.
       return { id: bossJob.id, status: 'deadletter', output: { message: error instanceof Error ? error.message : String(error) } };
     }
-  }
-
-  // A pg-boss worker sleeps a full polling interval after every fetch, even one that found a job,
-  // unless it was notified meanwhile. Notifying the busy slots of this worker as a job ends makes
-  // a backlog drain at handler speed; idle slots keep sleeping.
-  #wakeBusyWorkers(workId: string): void {
-    for (const wip of this.#boss.getWipData()) {
-      if (wip.workId === workId && wip.count > 0) this.#boss.notifyWorker(wip.id);
-    }
-  }
-
-  // With group caps, a slot whose fetched jobs were over a group's cap gets nothing (pg-boss hands
-  // them back) and then sleeps a whole polling interval, though other groups' jobs may be ready —
-  // at start-up every slot fetches at once, before any cap is known, and most fetch the same busy
-  // group. So each job start wakes one idle slot, which fetches again skipping the full groups:
-  // other groups' ready jobs start within tens of milliseconds instead of a polling interval. At
-  // most one wake per worker every IDLE_WAKE_MS bounds the extra fetches (20 a second).
-  #wakeOneIdleWorker(workId: string): void {
-    const now = Date.now();
-    if (now - (this.#lastIdleWake.get(workId) ?? 0) < IDLE_WAKE_MS) return;
-    if (this.#wakeIdleSlot(workId)) this.#lastIdleWake.set(workId, now);
-  }
-
-  /**
-   * A NOTIFY (coalesced) for `queue`: one idle slot of each worker on it fetches; a slot that gets a
-   * job wakes the next (#runBatch). False when no slot was idle.
-   */
-  #wakeQueue(queue: string): boolean {
-    let woke = false;
-    for (const worker of this.#workers) {
-      if (worker.queue === queue && this.#wakeIdleSlot(worker.workId)) woke = true;
-    }
-    return woke;
-  }
-
-  /**
-   * The idle poll of a PgBoss the adapter created: one statement asks which of the queues with an
-   * idle slot here have a job ready (a delayed one come due, one put back after its worker died),
-   * and only those fetch. pg-boss would fetch every queue every interval: 14 fetches per interval
-   * for 7 workflows, in every process.
-   */
-  async #poll(): Promise<void> {
-    if (this.#polling || this.#closing !== undefined) return;
-    this.#polling = true;
-    try {
-      const idle = new Set<string>();
-      const workIds = new Map<string, string>();
-      for (const worker of this.#workers) workIds.set(worker.workId, worker.queue);
-      for (const wip of this.#boss.getWipData()) {
-        const queue = workIds.get(wip.workId);
-        if (queue !== undefined && wip.count === 0) idle.add(queue);
-      }
-      const byTable = new Map<string, string[]>();
-      for (const queue of idle) {
-        const table = this.#tables.get(queue) ?? 'job_common';
-        byTable.set(table, [...(byTable.get(table) ?? []), queue]);
-      }
-      for (const [table, queues] of byTable) {
-        let ready: string[];
-        try {
-          const result = await this.#boss.getDb().executeSql(readyQueuesSql(this.#schema!, table), [queues]);
-          ready = (result.rows as { name: string }[]).map((row) => row.name);
-        } catch (error) {
-          // Whatever broke the probe (an outage, a pg-boss schema it does not know), every queue
-          // still gets its fetch, as pg-boss alone would.
-          this.#report(error);
-          ready = queues;
-        }
-        for (const queue of ready) this.#wakeQueue(queue);
-      }
-    } finally {
-      this.#polling = false;
-    }
-  }
-
-  /** True when a slot of a worker on `queue` runs a job. */
-  #running(queue: string): boolean {
-    const workIds = new Set<string>();
-    for (const worker of this.#workers) if (worker.queue === queue) workIds.add(worker.workId);
-    return this.#boss.getWipData().some((wip) => wip.count > 0 && workIds.has(wip.workId));
-  }
-
-  /** Makes one idle slot of the worker fetch now; false when every slot is busy. */
-  #wakeIdleSlot(workId: string): boolean {
-    const idle = this.#boss.getWipData().find((wip) => wip.workId === workId && wip.count === 0);
-    if (idle === undefined) return false;
-    this.#boss.notifyWorker(idle.id);
-    return true;
   }
 
   #jobSettings(): BossSendOptions {
@@ -507,7 +382,7 @@ class PgBossQueue implements Queue {
     );
     // createQueue does nothing for an existing queue, whose policy may not be ours.
     const existing = await this.#call(`getQueue ${queue}`, () => this.#boss.getQueue(queue));
-    if (existing?.table !== undefined) this.#tables.set(queue, existing.table);
+    if (existing?.table !== undefined) this.#fetchLoop.setTable(queue, existing.table);
     if (existing !== null && existing.policy !== POLICY) {
       throw new CairnError(
         'QUEUE_UNSUPPORTED',
@@ -530,31 +405,6 @@ class PgBossQueue implements Queue {
       });
     }
     return this.#starting;
-  }
-
-  // pg-boss's own listener, reused for its reconnection and heartbeat; only its callback differs.
-  // Without LISTEN (a db adapter that has none, PgBouncer) workers fall back to polling, as
-  // pg-boss does, and the error is reported once.
-  #listen(): Promise<void> {
-    this.#listening ??= this.#openListener();
-    return this.#listening;
-  }
-
-  async #openListener(): Promise<void> {
-    const db = this.#boss.getDb();
-    if (this.#notifyChannel === undefined || typeof db.listen !== 'function') return;
-    try {
-      this.#listener = await db.listen(
-        this.#notifyChannel,
-        (queue) => this.#coalescer.notified(queue),
-        // (Re)connected: notifications sent meanwhile were missed, so every queue looks once.
-        () => {
-          for (const worker of this.#workers) this.#wakeIdleSlot(worker.workId);
-        },
-      );
-    } catch (error) {
-      this.#report(error);
-    }
   }
 
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
