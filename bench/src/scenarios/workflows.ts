@@ -1,4 +1,4 @@
-import { createEngine, defineWorkflow, type Engine, type EngineOptions, type WorkflowDefinition, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, type Engine, type EngineOptions, type AnyWorkflowDefinition, type WorkflowStore } from '@cairn/core';
 import { sleep } from '../stats.js';
 
 /** The body of every no-op step, and of the plain-call baseline. */
@@ -38,15 +38,7 @@ export const eventPickupWorkflow = defineWorkflow('bench-event-pickup', async (c
   return ctx.step('at', () => Date.now());
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-export const ALL_WORKFLOWS: WorkflowDefinition<any, any>[] = [
-  stepsWorkflow,
-  replayWorkflow,
-  latencyWorkflow,
-  queuedWorkflow,
-  pickupWorkflow,
-  eventPickupWorkflow,
-];
+export const ALL_WORKFLOWS: AnyWorkflowDefinition[] = [stepsWorkflow, replayWorkflow, latencyWorkflow, queuedWorkflow, pickupWorkflow, eventPickupWorkflow];
 
 /** What engines logged: executions abandoned (store or queue errors), and other warnings. */
 export const engineLog = { abandoned: 0, warnings: 0, last: '' };

@@ -72,6 +72,7 @@ export { createLocalQueue } from './local-queue/create-local-queue.js';
 export type { LocalQueueOptions } from './local-queue/create-local-queue.js';
 export { defineWorkflow } from './engine/define-workflow.js';
 export type { WorkflowDefinition, WorkflowOptions } from './engine/define-workflow.js';
+export type { AnyWorkflowDefinition } from './engine/any-workflow-definition.js';
 export type { ConcurrencyLimit, RateLimit, StepRateLimit } from './engine/flow-options.js';
 export type {
   WorkflowContext,

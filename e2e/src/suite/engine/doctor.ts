@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CairnError, defineWorkflow, uuidv7, type DoctorReport, type Engine, type WorkflowDefinition } from '@cairn/core';
+import { CairnError, defineWorkflow, uuidv7, type DoctorReport, type Engine, type AnyWorkflowDefinition } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { CrashAt } from '../fixtures/crash-at.js';
 import { WORLD_TIMINGS, engineWorld, type EngineWorld } from './engine-world.js';
@@ -14,8 +14,7 @@ const LATE = 16 * MINUTE;
  * The operator's process: an engine with workers (a repair's dispatch reaches them) whose recovery
  * loop does not run during the case, so what is stuck stays stuck until the doctor repairs it.
  */
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-const operator = (w: EngineWorld, workflows: readonly WorkflowDefinition<any, any>[]): Promise<Engine> => w.startEngine(workflows, { recoveryIntervalMs: DAY });
+const operator = (w: EngineWorld, workflows: readonly AnyWorkflowDefinition[]): Promise<Engine> => w.startEngine(workflows, { recoveryIntervalMs: DAY });
 
 /** `code runId` of every finding, sorted, for exact comparisons. */
 const found = (report: DoctorReport): string[] => report.findings.map((f) => `${f.code} ${f.runId ?? '-'}`).sort();

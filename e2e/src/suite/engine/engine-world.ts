@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { createEngine, isTerminalRunStatus, type Engine, type EngineOptions, type RunRecord, type WorkflowDefinition, type WorkflowStore } from '@cairn/core';
+import {
+  createEngine,
+  isTerminalRunStatus,
+  type Engine,
+  type EngineOptions,
+  type RunRecord,
+  type AnyWorkflowDefinition,
+  type WorkflowStore,
+} from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 import type { CaseEnv } from '../case.js';
 import { countingStore, type CountingStore } from '../counting-store.js';
@@ -32,8 +40,7 @@ export interface EngineWorld {
   /** What the engines logged (warnings and errors), for failure messages. */
   log: string[];
   /** Starts another engine ("another process") on the same store and clock. */
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  startEngine(workflows: readonly WorkflowDefinition<any, any>[], options?: WorldEngineOptions): Promise<Engine>;
+  startEngine(workflows: readonly AnyWorkflowDefinition[], options?: WorldEngineOptions): Promise<Engine>;
   /** Waits until no store call is in flight for several event-loop turns (the engines are idle). */
   settle(): Promise<void>;
   /**
@@ -58,8 +65,7 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
 /** Builds a world and starts its first engine with `workflows`. Engines are stopped when the case ends. */
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefinition<any, any>[], options: WorldEngineOptions = {}): Promise<EngineWorld> {
+export async function engineWorld(env: CaseEnv, workflows: readonly AnyWorkflowDefinition[], options: WorldEngineOptions = {}): Promise<EngineWorld> {
   const clock = new ManualClock({ start: env.t0 });
   const store = countingStore(env.store);
   const counted: CountingStore[] = [store];
@@ -67,8 +73,7 @@ export async function engineWorld(env: CaseEnv, workflows: readonly WorkflowDefi
   const log: string[] = [];
   let engines = 0;
 
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  const startEngine = async (defs: readonly WorkflowDefinition<any, any>[], engineOptions: WorldEngineOptions = {}): Promise<Engine> => {
+  const startEngine = async (defs: readonly AnyWorkflowDefinition[], engineOptions: WorldEngineOptions = {}): Promise<Engine> => {
     const { store: other, noWorkers, timings, ...rest } = engineOptions;
     let target: CountingStore = store;
     if (other) {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CairnError, defineWorkflow, type Engine, type WorkflowDefinition, type WorkflowStore } from '@cairn/core';
+import { CairnError, defineWorkflow, type Engine, type AnyWorkflowDefinition, type WorkflowStore } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld, storesFor, type EngineWorld } from './engine-world.js';
@@ -85,8 +85,7 @@ async function completedRuns(w: EngineWorld, workflow: string): Promise<number> 
 async function startRuns(
   w: EngineWorld,
   engines: Engine[],
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  workflow: WorkflowDefinition<any, any>,
+  workflow: AnyWorkflowDefinition,
   inputs: unknown[],
   priorities: number[] = [],
   settle = false,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { defineSchedule, defineWorkflow, type Engine, type ScheduleDefinition, type WorkflowDefinition, type WorkflowStore } from '@cairn/core';
+import { defineSchedule, defineWorkflow, type Engine, type ScheduleDefinition, type AnyWorkflowDefinition, type WorkflowStore } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld, storesFor, type EngineWorld } from './engine-world.js';
@@ -19,13 +19,7 @@ const recorder = defineWorkflow('sched-record', async (ctx, input: unknown) => c
 const holder = defineWorkflow('sched-hold', async (ctx) => ctx.waitForEvent('finish'));
 
 /** Starts one engine per store with `schedules` declared, the loop parked. */
-async function startEngines(
-  w: EngineWorld,
-  stores: WorkflowStore[],
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  workflows: WorkflowDefinition<any, any>[],
-  schedules: ScheduleDefinition[],
-): Promise<Engine[]> {
+async function startEngines(w: EngineWorld, stores: WorkflowStore[], workflows: AnyWorkflowDefinition[], schedules: ScheduleDefinition[]): Promise<Engine[]> {
   return Promise.all(stores.map((store) => w.startEngine(workflows, { store, schedules, recoveryIntervalMs: NO_LOOP_MS })));
 }
 
@@ -47,8 +41,7 @@ async function moveTo(w: EngineWorld, at: number): Promise<void> {
 }
 
 /** A world whose clock is at `start`, with the loop of its first engine parked. */
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-async function worldAt(env: CaseEnv, start: number, workflows: WorkflowDefinition<any, any>[], schedules: ScheduleDefinition[] = []) {
+async function worldAt(env: CaseEnv, start: number, workflows: AnyWorkflowDefinition[], schedules: ScheduleDefinition[] = []) {
   const w = await engineWorld(env, workflows, { recoveryIntervalMs: NO_LOOP_MS, schedules });
   if (start > w.clock.now()) await moveTo(w, start);
   return w;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createEngine, defineWorkflow, type Engine, type WorkflowDefinition, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, type Engine, type AnyWorkflowDefinition, type WorkflowStore } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 
@@ -20,8 +20,7 @@ const quiet = { warn: () => {}, error: () => {} };
  */
 async function apiAndWorker(
   env: CaseEnv,
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  workflows: readonly WorkflowDefinition<any, any>[],
+  workflows: readonly AnyWorkflowDefinition[],
   timings: { leaseMs?: number } = {},
 ): Promise<{ api: Engine; worker: Engine; store: WorkflowStore }> {
   // Closed by the suite after the deferred stops below.

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Queue, WorkflowDefinition, WorkflowStore } from '@cairn/core';
+import type { AnyWorkflowDefinition, Queue, WorkflowStore } from '@cairn/core';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -12,8 +12,7 @@ import { EXIT } from '../exit-codes.js';
  */
 export interface CairnConfig {
   store: WorkflowStore | (() => WorkflowStore | Promise<WorkflowStore>);
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  workflows?: readonly WorkflowDefinition<any, any>[];
+  workflows?: readonly AnyWorkflowDefinition[];
   queue?: Queue | (() => Queue | Promise<Queue>);
 }
 
@@ -59,8 +58,7 @@ const isStore = (value: unknown): value is WorkflowStore =>
   ['runs', 'steps', 'state', 'history'].every((key) => typeof (value as Record<string, unknown>)[key] === 'object');
 
 /** Loads and checks a config file: a missing or malformed `store` export is a usage error. */
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-export async function loadConfig(path: string): Promise<{ store: WorkflowStore; workflows: readonly WorkflowDefinition<any, any>[]; queue?: Queue }> {
+export async function loadConfig(path: string): Promise<{ store: WorkflowStore; workflows: readonly AnyWorkflowDefinition[]; queue?: Queue }> {
   let module: Record<string, unknown>;
   try {
     module = await importConfig(path);

@@ -6,6 +6,7 @@ import type { RunPage, RunQuery, RunRecord } from '../model/run.js';
 import type { AttemptRecord, StepKind, StepRecord } from '../model/step.js';
 import type { Queue, GroupConcurrency } from '../queue/queue.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import type { WorkflowDefinition } from './define-workflow.js';
 import type { EngineTimings } from './engine-runtime.js';
 import type { EngineLogger } from '../logging/engine-logger.js';
@@ -31,8 +32,7 @@ export interface EngineOptions {
   store: WorkflowStore;
   /** Carries orchestrator and step jobs. Default: a new in-process local queue (owned and closed by the engine). */
   queue?: Queue;
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  workflows: readonly WorkflowDefinition<any, any>[];
+  workflows: readonly AnyWorkflowDefinition[];
   /** Default `per-workflow`. `shared-groups` needs a queue with the `groups` capability. */
   queueStrategy?: QueueStrategy;
   /** How `startRun` starts runs by default: `queued` (any worker) or `inline` (this process, now). Default `queued`. */

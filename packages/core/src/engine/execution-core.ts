@@ -4,7 +4,7 @@ import type { Json } from '../model/json.js';
 import type { RunRecord } from '../model/run.js';
 import type { NewStep, StepKind, StepRecord, StepTransition } from '../model/step.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
-import type { WorkflowDefinition } from './define-workflow.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import type { FaultPoint } from './fault-point.js';
 import { cancelledError, INFRA_CODES, type Outcome, type Site } from './execution-outcome.js';
@@ -96,8 +96,7 @@ export class ExecutionCore {
     protected readonly rt: EngineRuntime,
     protected readonly run: RunRecord,
     steps: readonly StepRecord[],
-    // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-    protected readonly def: WorkflowDefinition<any, any>,
+    protected readonly def: AnyWorkflowDefinition,
     protected readonly probeKey?: string,
   ) {
     let maxSeq = -1;

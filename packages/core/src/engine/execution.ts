@@ -5,7 +5,7 @@ import type { Json } from '../model/json.js';
 import type { RunRecord } from '../model/run.js';
 import type { NewStep, StepRecord } from '../model/step.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
-import type { WorkflowDefinition } from './define-workflow.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import { checkWakeTime, toMilliseconds } from './duration.js';
 import { uuidv4, uuidv7 } from './uuid.js';
 import { cancelledError, type Outcome } from './execution-outcome.js';
@@ -270,14 +270,7 @@ export class Execution extends ExecutionSteps {
    * timer but the long backstop (`childBackstopMs`): the child's end wakes this run (see
    * `wakeParent`), so this run is not replayed while its child runs.
    */
-  private async childStep(
-    call: Call,
-    // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-    workflow: WorkflowDefinition<any, any> | string,
-    input: unknown,
-    options: ChildOptions,
-    what = 'ctx.child',
-  ): Promise<Delivery> {
+  private async childStep(call: Call, workflow: AnyWorkflowDefinition | string, input: unknown, options: ChildOptions, what = 'ctx.child'): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
     this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
     if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier(`${what} options.name`, options.name, IDENTIFIER_LIMITS.stepName);
@@ -345,8 +338,7 @@ export class Execution extends ExecutionSteps {
    * is not in `children` (a cancel of this run leaves it running) and does not take this run's
    * deadline.
    */
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  private async startChildStep(call: Call, workflow: WorkflowDefinition<any, any> | string, input: unknown, options: StartChildOptions): Promise<Delivery> {
+  private async startChildStep(call: Call, workflow: AnyWorkflowDefinition | string, input: unknown, options: StartChildOptions): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
     this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
     if (options.name !== undefined) checkIdentifier('ctx.startChild options.name', options.name, IDENTIFIER_LIMITS.stepName);

@@ -1,7 +1,7 @@
 import { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
 import { checkIdentifier } from './check-input.js';
-import type { WorkflowDefinition } from './define-workflow.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import { MAX_SLOT_NAME_LENGTH as MAX_SLOT_KEY } from '../store/check-slot-arguments.js';
 
 /** The slot keys of one run: what its workflow's `concurrency` and `rateLimit` count it under. */
@@ -18,8 +18,7 @@ export interface RunFlowKeys {
  * `INVALID_INPUT` when a key function throws or returns anything but a non-empty, well-formed
  * string without NUL that fits the 512-character slot key.
  */
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-export function flowKeys(def: WorkflowDefinition<any, any>, input: Json): RunFlowKeys {
+export function flowKeys(def: AnyWorkflowDefinition, input: Json): RunFlowKeys {
   const keys: RunFlowKeys = {};
   const { concurrency, rateLimit } = def.options;
   if (concurrency !== undefined) keys.concurrency = slotKey('c', def.name, 'concurrency', concurrency.key, input);

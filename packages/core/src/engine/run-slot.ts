@@ -3,7 +3,7 @@ import { toErrorRecord } from '../errors/error-record-codec.js';
 import type { ErrorRecord } from '../model/error-record.js';
 import type { RunRecord } from '../model/run.js';
 import type { SlotStore, WorkflowStore } from '../store/workflow-store.js';
-import type { WorkflowDefinition } from './define-workflow.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import { toMilliseconds } from './duration.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { flowKeys, type RunFlowKeys } from './flow-keys.js';
@@ -79,8 +79,7 @@ export class RunSlot {
 }
 
 /** Refuses, at `createEngine`, limited workflows over a store that cannot hold slots. */
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-export function checkFlowStore(store: WorkflowStore, workflows: readonly WorkflowDefinition<any, any>[]): void {
+export function checkFlowStore(store: WorkflowStore, workflows: readonly AnyWorkflowDefinition[]): void {
   if (store.slots !== undefined) return;
   const limited = workflows.find((def) => def.options.concurrency !== undefined || def.options.rateLimit !== undefined);
   if (limited === undefined) return;
@@ -103,8 +102,7 @@ export function checkFlowStore(store: WorkflowStore, workflows: readonly Workflo
  * Both wait in line by priority, then creation time. A run being cancelled or past its deadline
  * takes no slot: it only ends, and must not wait for a slot to do so.
  */
-// biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-export async function enterFlow(rt: EngineRuntime, run: RunRecord, def: WorkflowDefinition<any, any>, recordedSteps: number): Promise<FlowEntry> {
+export async function enterFlow(rt: EngineRuntime, run: RunRecord, def: AnyWorkflowDefinition, recordedSteps: number): Promise<FlowEntry> {
   const { concurrency, rateLimit } = def.options;
   const slots = rt.store.slots;
   if ((concurrency === undefined && rateLimit === undefined) || slots === undefined) return { kind: 'enter', limited: false };

@@ -1,7 +1,7 @@
 import { CairnError } from '../errors/cairn-error.js';
 import type { ErrorRecord } from '../model/error-record.js';
 import type { Json } from '../model/json.js';
-import type { WorkflowDefinition } from './define-workflow.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import { checkEventName, eventNameOf, type EventDefinition } from './event-definition.js';
 import { checkWakeTime, toMilliseconds, type Duration } from './duration.js';
 import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
@@ -16,8 +16,7 @@ export type SelectAlternative =
   /** A durable timer until this time. */
   | { until: Date | number }
   /** A child run started by the select; it is cancelled if another alternative wins. */
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  | { child: WorkflowDefinition<any, any> | string; input?: Json };
+  | { child: AnyWorkflowDefinition | string; input?: Json };
 
 /** What `ctx.select` resolves with: which alternative won, and its value. */
 export type SelectResult<K extends string = string> =
@@ -65,8 +64,7 @@ export function checkAlternatives(name: string, alternatives: unknown, now: numb
     if (has('until') && fields.length === 1)
       return { key, kind: 'timer', wakeAt: checkWakeTime((alternative as { until: Date | number }).until, now, `${at} until`) };
     if (has('child') && fields.every((f) => f === 'child' || f === 'input')) {
-      // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-      const child = (alternative as { child: WorkflowDefinition<any, any> | string }).child;
+      const child = (alternative as { child: AnyWorkflowDefinition | string }).child;
       const workflow = typeof child === 'string' ? child : child?.name;
       checkIdentifier(`${at} child`, workflow, IDENTIFIER_LIMITS.workflowName);
       return { key, kind: 'child', workflow, input: (alternative as { input?: unknown }).input ?? null };

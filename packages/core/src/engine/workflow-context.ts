@@ -146,8 +146,7 @@ export interface WorkflowContext {
    * when this run is cancelled, fails or completes, and it does not take this run's deadline (only
    * its own workflow's default). Follow it with `engine.getRun(id)` / `engine.result(id)`.
    */
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  startChild<I extends Json>(workflow: WorkflowDefinition<I, any> | string, input: I, options?: StartChildOptions): Promise<string>;
+  startChild<I extends Json>(workflow: WorkflowDefinition<I, unknown> | string, input: I, options?: StartChildOptions): Promise<string>;
   /** Sets one state key durably and atomically (other keys are untouched). */
   setState(key: string, value: Json): Promise<void>;
   /** The latest value of a state key (`undefined` if never set). */

@@ -1,22 +1,20 @@
 import { CairnError } from '../errors/cairn-error.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, invalidInput } from './check-input.js';
-import type { WorkflowDefinition } from './define-workflow.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 
 // The registry holds workflows with different input and output types side by side, and hands each
 // one back to code that only passes it inputs it stored as JSON.
-// biome-ignore lint/suspicious/noExplicitAny: TypeScript has no existential type, and `unknown` as the input would break the handler parameter's contravariance
-type AnyDefinition = WorkflowDefinition<any, any>;
 
 /**
  * The workflows an engine knows, by name and version. New runs start on the version listed last
  * for a name; a run replays on the version it started with.
  */
 export class WorkflowRegistry {
-  private readonly byName = new Map<string, Map<string, AnyDefinition>>();
-  private readonly current_ = new Map<string, AnyDefinition>();
+  private readonly byName = new Map<string, Map<string, AnyWorkflowDefinition>>();
+  private readonly current_ = new Map<string, AnyWorkflowDefinition>();
 
   /** Throws `INVALID_INPUT` for anything in `definitions` that `defineWorkflow` would not have made. */
-  constructor(definitions: readonly AnyDefinition[]) {
+  constructor(definitions: readonly AnyWorkflowDefinition[]) {
     if (!Array.isArray(definitions)) throw invalidInput('createEngine workflows', 'must be an array of workflow definitions', definitions);
     for (const def of definitions) {
       // Definitions built by hand (not by defineWorkflow) get the same checks.
@@ -25,7 +23,7 @@ export class WorkflowRegistry {
       }
       checkIdentifier('Workflow name', def.name, IDENTIFIER_LIMITS.workflowName);
       checkIdentifier(`Workflow ${JSON.stringify(def.name)} version`, def.version, IDENTIFIER_LIMITS.version);
-      const versions = this.byName.get(def.name) ?? new Map<string, AnyDefinition>();
+      const versions = this.byName.get(def.name) ?? new Map<string, AnyWorkflowDefinition>();
       if (versions.has(def.version)) {
         throw new CairnError('INVALID_INPUT', `Workflow ${JSON.stringify(def.name)} version ${JSON.stringify(def.version)} is registered twice`);
       }
@@ -36,7 +34,7 @@ export class WorkflowRegistry {
   }
 
   /** Every definition, every version. */
-  all(): AnyDefinition[] {
+  all(): AnyWorkflowDefinition[] {
     return [...this.byName.values()].flatMap((versions) => [...versions.values()]);
   }
 
@@ -46,12 +44,12 @@ export class WorkflowRegistry {
   }
 
   /** The exact (name, version), or `undefined` (e.g. a run started by a newer deploy). */
-  find(name: string, version: string): AnyDefinition | undefined {
+  find(name: string, version: string): AnyWorkflowDefinition | undefined {
     return this.byName.get(name)?.get(version);
   }
 
   /** The version new runs of `name` start on, if the workflow is registered. */
-  current(name: string): AnyDefinition | undefined {
+  current(name: string): AnyWorkflowDefinition | undefined {
     return this.current_.get(name);
   }
 
@@ -60,7 +58,7 @@ export class WorkflowRegistry {
    * `INVALID_INPUT` for a name or version that is not an identifier, `WORKFLOW_NOT_FOUND` /
    * `VERSION_NOT_FOUND` for one that is not registered.
    */
-  forStart(name: string, version?: string): AnyDefinition {
+  forStart(name: string, version?: string): AnyWorkflowDefinition {
     // Callers check their own arguments; this keeps a non-string or malformed name (ctx.child's
     // too) from ever being reported as merely unknown.
     checkIdentifier('workflow name', name, IDENTIFIER_LIMITS.workflowName);
@@ -71,7 +69,7 @@ export class WorkflowRegistry {
         data: { workflow: name },
       });
     }
-    if (version === undefined) return this.current_.get(name) as AnyDefinition;
+    if (version === undefined) return this.current_.get(name) as AnyWorkflowDefinition;
     const def = versions.get(version);
     if (!def) {
       throw new CairnError('VERSION_NOT_FOUND', `Workflow ${JSON.stringify(name)} has no registered version ${JSON.stringify(version)}`, {

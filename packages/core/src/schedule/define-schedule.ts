@@ -14,8 +14,7 @@ export interface ScheduleOptions<I = unknown> {
   /** The schedule's name, unique per store: an identifier of at most 200 characters. */
   name: string;
   /** The workflow each tick starts (a definition or its name); the engine must register it. */
-  // biome-ignore lint/suspicious/noExplicitAny: workflows with different input and output types side by side; TypeScript has no existential type, and an unknown input would break the handler parameter's contravariance
-  workflow: WorkflowDefinition<I, any> | string;
+  workflow: WorkflowDefinition<I, unknown> | string;
   /** A cron expression (5 fields, or 6 with seconds first), as croner reads it. */
   cron: string;
   /** The IANA time zone the expression is read in. Default `UTC`. */
