@@ -1,38 +1,31 @@
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
-import type { Clock } from '../clock/clock.js';
-import { systemClock } from '../clock/system-clock.js';
 import { CairnError } from '../errors/cairn-error.js';
 import { createLocalQueue } from '../local-queue/create-local-queue.js';
 import type { Json } from '../model/json.js';
 import { isTerminalRunStatus } from '../model/run.js';
 import { retryRun } from './retry-run.js';
 import { forkRun } from './fork-run.js';
-import { checkRetention, pruneRuns, PRUNE_BATCH } from './prune-runs.js';
+import { pruneRuns, PRUNE_BATCH } from './prune-runs.js';
 import type { QueueWorker, WorkOptions } from '../queue/queue.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
-import type { EngineRuntime, EngineTimings } from './engine-runtime.js';
-import { consoleLogger, toRuntimeLogger } from '../logging/runtime-logger.js';
-import { checkLogger } from '../logging/check-logger.js';
+import type { EngineRuntime } from './engine-runtime.js';
+import { checkEngineOptions } from './check-engine-options.js';
+import { createDispatch } from './engine-dispatch.js';
+import { settlesWithin } from './settles-within.js';
+import { wakeUpHandlers } from './wake-up-handlers.js';
 import { Lifecycle } from '../observe/lifecycle.js';
 import { checkTraceContext } from '../observe/check-trace-context.js';
 import { executeRun } from './execute-run.js';
 import { executeStepJob, type StepJob } from './execute-step-job.js';
-import { computeQueueNames, type WorkflowQueues } from './queue-names.js';
 import { ResultWaiter } from './result-waiter.js';
 import { StoreWakeups } from './store-wakeups.js';
 import { WorkerRoster } from './worker-roster.js';
 import { uuidv7 } from './uuid.js';
-import { WorkflowRegistry } from './workflow-registry.js';
-import { checkDeclaredSchedules } from '../schedule/check-declared-schedules.js';
 import { createEngineSchedules, declareSchedule } from '../schedule/engine-schedules.js';
 import { createEngineVersions } from './engine-versions.js';
 import { createScheduleRunner } from '../schedule/schedule-runner.js';
-import { OutageLog, checkStartTimeout, untilReachable, type StartWait } from './outage.js';
+import { OutageLog, untilReachable, type StartWait } from './outage.js';
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
-import { checkEngineDurations } from './engine-durations.js';
-import { resolveRetryPolicy, type RetryOptions } from './retry-policy.js';
 import { sendEvent } from './send-event.js';
 import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution-outcome.js';
@@ -42,7 +35,6 @@ import { runDoctor } from './doctor/run-doctor.js';
 import { buildRunTimeline } from './run-timeline.js';
 import { checkPriority } from '../store/check-slot-arguments.js';
 import { flowKeys } from './flow-keys.js';
-import { checkFlowStore } from './run-slot.js';
 
 // The longest cancel reason, in UTF-16 code units (stored as text on every backend).
 const MAX_CANCEL_REASON = 1000;
@@ -50,45 +42,12 @@ const MAX_CANCEL_REASON = 1000;
 export type { CancelOptions, Engine, EngineOptions, HistoryEntry, RunHandle, StartOptions } from './engine-contract.js';
 import type { CancelOptions, Engine, EngineOptions, StartOptions } from './engine-contract.js';
 
-const DEFAULT_TIMINGS: EngineTimings = {
-  leaseMs: 30_000,
-  inlineRetryMaxMs: 2_000,
-  dispatchTimeoutMs: 60_000,
-  queuedStepTimeoutMs: 300_000,
-  childBackstopMs: 3_600_000,
-  startGraceMs: 30_000,
-  recordStartAfterMs: 250,
-  slotRecheckMs: 30_000,
-};
-
 const DEFAULT_STOP_GRACE_MS = 30_000;
 // After abandoning, how long stop() still waits for the executions to wind down.
 const ABANDON_WAIT_MS = 1_000;
 // How often a busy listening worker says `here` again (WorkerRoster.announceDue): one signal per
 // 30 s while it claims signalled runs, none while idle.
 const ROSTER_ANNOUNCE_MS = 30_000;
-
-/** True when `work` settles within `ms` (measured on `clock`); false when the time runs out first. */
-async function settlesWithin(clock: Clock, work: Promise<unknown>, ms: number): Promise<boolean> {
-  if (ms === Infinity) {
-    await work.catch(() => undefined);
-    return true;
-  }
-  const timer = new AbortController();
-  const done = work.then(
-    () => true,
-    () => true,
-  );
-  const timeout = clock.sleep(ms, timer.signal).then(
-    () => false,
-    () => true,
-  );
-  try {
-    return await Promise.race([done, timeout]);
-  } finally {
-    timer.abort();
-  }
-}
 
 /**
  * The name `startRun` was given: a string as it is, a definition's `name`; anything else is
@@ -101,70 +60,15 @@ function workflowName(workflow: unknown): unknown {
   return name;
 }
 
-/** `createEngine({ defaultRetry })`: an object whose options resolve (INVALID_INPUT otherwise). */
-function checkDefaultRetry(value: unknown): RetryOptions | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput('createEngine defaultRetry', 'must be an object', value);
-  const options = value as RetryOptions;
-  resolveRetryPolicy(options.retries, options.backoff, options.retryIf);
-  return { ...options };
-}
-
 /** Builds an engine over a store and a queue. Nothing runs until `start()`. */
 export function createEngine(options: EngineOptions): Engine {
-  if (!options?.store) throw new CairnError('INVALID_INPUT', 'createEngine: a store is required');
-  checkEngineDurations(options);
-  const registry = new WorkflowRegistry(options.workflows ?? []);
-  checkFlowStore(options.store, registry.all());
-  const declaredSchedules = checkDeclaredSchedules(options.schedules, (workflow) => registry.current(workflow) !== undefined);
-  const strategy = options.queueStrategy ?? 'per-workflow';
-  if (strategy !== 'per-workflow' && strategy !== 'shared-groups') throw new CairnError('INVALID_INPUT', `Unknown queueStrategy ${JSON.stringify(strategy)}`);
-  const clock = options.clock ?? systemClock;
+  const checked = checkEngineOptions(options);
+  const { registry, declaredSchedules, strategy, clock, timings, retention, maxPayloadBytes, pollIntervalMs, recoveryIntervalMs, workerId } = checked;
   const ownsQueue = options.queue === undefined;
   const queue = options.queue ?? createLocalQueue({ clock });
-  const prefix = options.queuePrefix ?? '';
-  if (typeof prefix !== 'string') throw invalidInput('createEngine queuePrefix', 'must be a string', prefix);
-  const names = computeQueueNames(strategy, registry.names(), prefix);
-  const queuesFor = (workflow: string): WorkflowQueues => {
-    let queues = names.get(workflow);
-    if (!queues) {
-      queues = computeQueueNames(strategy, [workflow], prefix).get(workflow) as WorkflowQueues;
-      names.set(workflow, queues);
-    }
-    return queues;
-  };
-  const timings: EngineTimings = { ...DEFAULT_TIMINGS, ...options.timings };
-  const defaultRetry = checkDefaultRetry(options.defaultRetry);
-  const retention = checkRetention(options.retention);
-  const maxPayloadBytes = Math.min(options.maxPayloadBytes ?? 1024 * 1024, options.store.capabilities.maxPayloadBytes);
-  const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const recoveryIntervalMs = options.recoveryIntervalMs ?? 2000;
-  const workerId =
-    options.workerId === undefined
-      ? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
-      : checkIdentifier('createEngine workerId', options.workerId, IDENTIFIER_LIMITS.workerId);
   const waiter = new ResultWaiter((runId) => rt.executing.has(runId));
-  const groupOf = (workflow: string) => {
-    const tier = registry.current(workflow)?.options.tier;
-    return strategy === 'shared-groups' ? { group: tier === undefined ? { id: workflow } : { id: workflow, tier } } : {};
-  };
-  // A queue without priorities is sent none (it would refuse or ignore them); 0 is the default.
-  const priorityOf = (priority: number | undefined) => (priority === undefined || priority === 0 || !queue.capabilities.priority ? {} : { priority });
-  const send = async (name: string, payload: Json, sendOptions: object) => {
-    try {
-      await queue.send(name, payload, sendOptions);
-    } catch (error) {
-      if (CairnError.is(error)) throw error;
-      throw new CairnError('QUEUE_ERROR', `Queue ${queue.name}: send to ${name} failed`, { cause: error });
-    }
-  };
-
   // Store and queue errors are logged once per cause during an outage, not once per call.
-  const outage = new OutageLog(
-    toRuntimeLogger(checkLogger(options.logger) ?? consoleLogger, checkOptionalBoolean('createEngine logPayloads', options.logPayloads) ?? false),
-    clock,
-  );
-  const startTimeoutMs = checkStartTimeout(options.startTimeoutMs);
+  const outage = new OutageLog(checked.logger, clock);
   let startWait: AbortController | undefined;
 
   // Without a queue that crosses processes, the store is the queue between them: an engine
@@ -180,6 +84,7 @@ export function createEngine(options: EngineOptions): Engine {
   const wakeups = new StoreWakeups(options.store, outage.logger);
   let withoutWorkers = false;
   const storeDispatch = () => ownsQueue && withoutWorkers;
+  const dispatch = createDispatch({ ...checked, queue, wakeups, throughStore: storeDispatch });
   let stopListening: (() => Promise<void>) | undefined;
   // While listening: the other listening workers, so that one of them claims each signalled run.
   let roster: WorkerRoster | undefined;
@@ -191,7 +96,7 @@ export function createEngine(options: EngineOptions): Engine {
     workerId,
     timings,
     maxPayloadBytes,
-    ...(defaultRetry === undefined ? {} : { defaultRetry }),
+    ...(checked.defaultRetry === undefined ? {} : { defaultRetry: checked.defaultRetry }),
     faults: options.faults ?? { hit: () => {} },
     registry,
     logger: outage.logger,
@@ -200,29 +105,8 @@ export function createEngine(options: EngineOptions): Engine {
     turnsInProgress: { count: 0 },
     rerun: new Set(),
     shutdown: () => shutdown.signal,
-    dispatchRun: ({ id: runId, workflow, priority }, delayMs) => {
-      // A delayed dispatch needs no signal: the store holds the wake time, and a worker's recovery
-      // pass dispatches the run when it is due.
-      if (storeDispatch()) return delayMs !== undefined && delayMs > 0 ? Promise.resolve() : wakeups.signal(runId, workflow);
-      return send(
-        queuesFor(workflow).orchestrator,
-        { runId },
-        {
-          ...groupOf(workflow),
-          ...priorityOf(priority),
-          ...(delayMs !== undefined && delayMs > 0
-            ? { delayMs, dedupeKey: `run:${runId}:at:${Math.round(clock.now() + delayMs)}` }
-            : { dedupeKey: `run:${runId}:now` }),
-        },
-      );
-    },
-    dispatchStep: (job, delayMs) =>
-      send(queuesFor(job.workflow).step, job as unknown as Json, {
-        ...groupOf(job.workflow),
-        ...priorityOf(job.priority),
-        ...(delayMs !== undefined && delayMs > 0 ? { delayMs } : {}),
-        dedupeKey: `step:${job.runId}:${job.key}:${job.attempt}`,
-      }),
+    dispatchRun: dispatch.dispatchRun,
+    dispatchStep: dispatch.dispatchStep,
     notifyFinished: (run) => waiter.notify(run),
     executionLeft: (runId) => waiter.left(runId),
   };
@@ -277,39 +161,6 @@ export function createEngine(options: EngineOptions): Engine {
     }
     return due.length;
   };
-  // A cancel signalled by another process, for a run executing here: read the reason it stored.
-  const observeCancelElsewhere = async (runId: string) => {
-    try {
-      const run = await rt.store.runs.get(runId);
-      if (run?.cancelRequested) rt.executing.get(runId)?.observeCancel(cancelledError(runId, run.cancelReason));
-    } catch (error) {
-      // The lease renewal observes the cancel anyway, within a third of the lease.
-      rt.logger.warn({ runId, workerId, err: error }, `Run ${runId}: reading a cancel signalled elsewhere failed`);
-    }
-  };
-
-  // One recovery pass after a listener reconnected (signals may have been missed meanwhile);
-  // passes asked for while one runs are folded into one more.
-  let sweeping: Promise<void> | undefined;
-  let sweepAgain = false;
-  const sweep = (): Promise<void> => {
-    if (sweeping) {
-      sweepAgain = true;
-      return sweeping;
-    }
-    sweeping = (async () => {
-      do {
-        sweepAgain = false;
-        try {
-          await recover();
-          outage.recovered();
-        } catch (error) {
-          if (started) rt.logger.error({ workerId, err: error }, 'recovery pass after a wake-up listener reconnected failed');
-        }
-      } while (sweepAgain && started);
-    })().finally(() => (sweeping = undefined));
-    return sweeping;
-  };
 
   const engine: Engine = {
     workerId,
@@ -346,6 +197,7 @@ export function createEngine(options: EngineOptions): Engine {
       }
       // While the store or queue is unreachable, wait and retry (up to startTimeoutMs).
       startWait = new AbortController();
+      const { startTimeoutMs } = checked;
       const wait: StartWait = { clock, outage, timeoutMs: startTimeoutMs, deadline: clock.now() + startTimeoutMs, signal: startWait.signal };
       for (const def of registry.all()) {
         await untilReachable(`registering ${def.name}@${def.version}`, wait, () =>
@@ -366,7 +218,7 @@ export function createEngine(options: EngineOptions): Engine {
       const seen = new Set<string>();
       try {
         for (const name of registry.names()) {
-          const queues = queuesFor(name);
+          const queues = dispatch.queuesFor(name);
           if (!seen.has(queues.orchestrator))
             workers.push(
               await untilReachable(`starting a worker on ${queues.orchestrator}`, wait, () =>
@@ -380,35 +232,8 @@ export function createEngine(options: EngineOptions): Engine {
         if (storeIsQueue && wakeups.available) {
           const members = new WorkerRoster(workerId, registry.names(), clock.now());
           roster = members;
-          stopListening = await untilReachable('listening for wake-ups', wait, () =>
-            wakeups.listen({
-              run: (runId, workflow, cancel) => {
-                // A workflow this process does not run is left to the processes that do.
-                if (!registry.current(workflow)) return;
-                // Executing here: the cancel reaches its running bodies now, not at the next renewal.
-                if (cancel && rt.executing.has(runId)) void observeCancelElsewhere(runId);
-                // Every listening worker gets the signal; one claims the run (decision 40).
-                if (!members.claims(runId, workflow, clock.now())) return;
-                rt.dispatchRun({ id: runId, workflow }).catch((error) => {
-                  if (started) rt.logger.error({ runId, workflow, workerId, err: error }, `Run ${runId}: dispatch after a wake-up failed`);
-                });
-              },
-              abort: (runId) => {
-                if (rt.executing.has(runId)) void observeCancelElsewhere(runId);
-              },
-              sweep: () => {
-                void sweep();
-                // Announcements may have been missed too: the others answer a join with `here`.
-                void wakeups.announce('join', workerId, registry.names());
-              },
-              member: (id, kind, workflows) => {
-                if (id === workerId) return;
-                if (kind === 'leave') return members.remove(id);
-                members.add(id, workflows);
-                if (kind === 'join') void wakeups.announce('here', workerId, registry.names());
-              },
-            }),
-          );
+          const handlers = wakeUpHandlers({ rt, wakeups, roster: members, recover, recovered: () => outage.recovered(), running: () => started });
+          stopListening = await untilReachable('listening for wake-ups', wait, () => wakeups.listen(handlers));
           await wakeups.announce('join', workerId, registry.names());
         }
       } catch (error) {
