@@ -1,16 +1,18 @@
+// The life of one primitive call, from the moment workflow code makes it to the moment the code
+// sees its outcome: its key and position (checked against the history), its delivery turn
+// (decision 20), when the code is quiet and the execution suspends, and how the execution ends.
+// Separate because every primitive goes through it and none of it touches the store: it is the
+// replay's determinism, readable on its own. The layers above add the store writes, the
+// primitives and the run's outcome (decision 44).
 import { CairnError } from '../errors/cairn-error.js';
-import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
-import type { Json } from '../model/json.js';
+import { toErrorRecord } from '../errors/error-record-codec.js';
 import type { RunRecord } from '../model/run.js';
-import type { NewStep, StepKind, StepRecord, StepTransition } from '../model/step.js';
-import { toJsonRoundTrip } from '../serialization/json-value.js';
+import type { StepKind, StepRecord } from '../model/step.js';
+import type { SuspendReason } from '../observe/lifecycle-events.js';
 import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import type { EngineRuntime } from './engine-runtime.js';
-import type { FaultPoint } from './fault-point.js';
 import { cancelledError, INFRA_CODES, type Outcome, type Site } from './execution-outcome.js';
 import { TurnScheduler } from './turn-scheduler.js';
-import type { SuspendReason } from '../observe/lifecycle-events.js';
-import type { Compensation } from './compensation.js';
 
 // Returned by primitives that cannot continue in this execution; never settles, so the handler
 // simply stops there (the next execution replays past it).
@@ -31,37 +33,21 @@ export interface Call {
 export type Delivery = { turn: number; key?: string; onDeliver?: () => void } & ({ ok: true; value: unknown } | { ok: false; error: unknown });
 
 /**
- * The machinery every primitive of an execution shares: the recorded history, the turn scheduler,
- * the guard around each call, key assignment and its checks, fenced writes, and how an execution
- * ends. `ExecutionSteps` adds the task steps and the saga; `Execution` the rest of the primitives.
+ * The bottom layer of an execution: the recorded history as the replay meets it, the turn
+ * scheduler, the guard around each call, key assignment and its checks, quiet detection and
+ * suspension, and how an execution ends (`settle`). Writes nothing.
  */
-export class ExecutionCore {
+export class ExecutionCalls {
   protected readonly recorded = new Map<string, StepRecord>();
   protected readonly recordedBySeq = new Map<number, StepRecord>();
   protected readonly occurrences = new Map<string, number>();
   protected readonly abort = new AbortController();
-  protected readonly stateOverlay = new Map<string, Json>();
-  protected readonly children = new Set<string>();
   /** Keys called in this execution (a recorded turn must not wait for a key never called). */
   protected readonly calledKeys = new Set<string>();
-  /** Per event name, the next message a wait or a select takes (see `reserveMessage`). */
-  protected readonly messageCursor = new Map<string, number>();
   /** The highest position the history recorded a call at (-1: none). */
   protected readonly maxRecordedSeq: number;
-  /**
-   * The highest `StepRecord.fence` of the run: the claim whose execution last recorded a step (0
-   * when none carries one). Set to this execution's fence by its first step insert.
-   */
-  protected lastInsertFence: number;
-  /**
-   * Until when this execution's lease holds, as its last claim or renewal gave it (kept up by the
-   * lease renewal). Past it, a step's body does not run before a fenced write says the lease is
-   * still ours.
-   */
-  leaseHeldUntil: number;
   /** New outcomes waiting for the replay to catch up with the history (see `claim`). */
   protected readonly catchUpWaiters: (() => void)[] = [];
-  protected stateSnapshot: Record<string, Json> | undefined;
   protected callIndex = 0;
   protected callNo = 0;
   protected inflight = 0;
@@ -76,12 +62,6 @@ export class ExecutionCore {
   /** What ends the run once `cancelled`: CANCELLED (with the cancel's reason) or DEADLINE_EXCEEDED. */
   protected cancelError: CairnError;
   protected fatal: CairnError | undefined;
-  /** `compensate` closures of the task steps called in this execution, by step key (see `saga`). */
-  protected readonly compensations = new Map<string, Compensation>();
-  /** Inline steps whose first attempt runs before anything is recorded: key → when it started. */
-  protected readonly unrecorded = new Map<string, number>();
-  /** The saga began: inline steps of this execution record no further outcome. */
-  protected sealed = false;
   /** Aborts compensation bodies when the execution ends (`abort` fires at cancellation already). */
   protected readonly sagaAbort = new AbortController();
   protected settleOutcome: ((outcome: Outcome) => void) | undefined;
@@ -100,10 +80,8 @@ export class ExecutionCore {
     protected readonly probeKey?: string,
   ) {
     let maxSeq = -1;
-    let lastFence = 0;
     for (const step of steps) {
       this.recorded.set(step.key, step);
-      if (step.fence !== undefined && step.fence > lastFence) lastFence = step.fence;
       // Compensation steps share their step's seq; the position check only covers primary calls.
       if (step.key.endsWith(':compensate')) continue;
       this.recordedBySeq.set(step.seq, step);
@@ -120,8 +98,6 @@ export class ExecutionCore {
     );
     // Computed in the loop: spreading a long history into Math.max overflows the call stack.
     this.maxRecordedSeq = maxSeq;
-    this.lastInsertFence = lastFence;
-    this.leaseHeldUntil = run.lease?.expiresAt ?? rt.clock.now() + rt.timings.leaseMs;
   }
 
   /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
@@ -324,86 +300,5 @@ export class ExecutionCore {
     // Runs after this call's own synchronous part: an outcome released now takes the next turn.
     if (this.catchUpWaiters.length > 0) queueMicrotask(() => this.releaseCaughtUp());
     return { kind, name, key, seq, recorded };
-  }
-
-  protected fault(point: FaultPoint, stepKey?: string): void {
-    try {
-      this.rt.faults.hit(stepKey === undefined ? { point, runId: this.run.id } : { point, runId: this.run.id, stepKey });
-    } catch (error) {
-      this.crash(error);
-      throw SUSPEND;
-    }
-  }
-
-  /** Every store write of this execution goes through here: fenced, and refused once ended. */
-  protected async write<T>(op: (fence: number, now: number) => Promise<T>): Promise<T> {
-    if (this.closed) throw SUSPEND;
-    const result = await op(this.run.fence, this.rt.clock.now());
-    if (this.closed) throw SUSPEND;
-    return result;
-  }
-
-  protected insert(site: Site, step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'>): Promise<StepRecord> {
-    return this.write(async (fence, now) => {
-      const full: NewStep = { key: site.key, name: site.name, kind: site.kind, seq: site.seq, ...step };
-      const { step: written, created } = await this.rt.store.steps.insert(this.run.id, fence, full, now);
-      if (created) this.lastInsertFence = fence;
-      return written;
-    });
-  }
-
-  /**
-   * Claims of the run since it last recorded a step, this one included: 1 while executions make
-   * progress; more when earlier claims ended without recording anything (a crash, typically a step
-   * body that killed its process before its result was written).
-   */
-  protected claimsWithoutProgress(): number {
-    return this.run.fence - this.lastInsertFence;
-  }
-
-  protected transition(transition: StepTransition): Promise<StepRecord> {
-    return this.write((fence, now) => this.rt.store.steps.transition(this.run.id, fence, transition, now));
-  }
-
-  protected payload(value: unknown, what: string): Json {
-    return toJsonRoundTrip(value, { what, maxBytes: this.rt.maxPayloadBytes }).value;
-  }
-
-  /**
-   * A step the history holds as finished: its outcome goes to the code in its recorded turn. A
-   * step finished without a turn (by a queued step worker, or before turns were recorded) is
-   * given one first, so every later execution delivers it at the same point.
-   */
-  protected async finished(
-    call: Call,
-    site: Site,
-    step: StepRecord,
-    outcome: () => Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>,
-  ): Promise<Delivery> {
-    if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
-    // A probe writes nothing: this outcome was never delivered, so no call it knows of follows it.
-    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
-    const turn = await this.claim(call);
-    await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
-    return { turn, ...(await outcome()) };
-  }
-
-  protected stepFailed(site: Site, error: Error): CairnError {
-    return new CairnError('STEP_FAILED', `Step ${JSON.stringify(site.key)} failed: ${error.message}`, {
-      cause: error,
-      data: { runId: this.run.id, key: site.key },
-    });
-  }
-
-  /** Probe mode: serve what is recorded (in its turn), wait on everything else. */
-  protected async replayOnly(call: Call, site: Site): Promise<Delivery> {
-    const step = site.recorded;
-    if (step?.turn === undefined) this.suspend(undefined, 'recheck');
-    if (step.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: step.output }));
-    if (step.status === 'failed') {
-      const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });
-      return this.finished(call, site, step, async () => ({ ok: false, error: step.kind === 'task' ? this.stepFailed(site, error) : error }));
-    }
-    this.suspend(undefined, 'recheck');
   }
 }

@@ -1,160 +1,40 @@
+// `ctx.step`: a task step inline (its body run here, attempts, retries in place or suspended,
+// the one write that records it finished, the deferred start, careful mode) or queued (the job
+// sent to a step worker and watched), and step rate limits. Separate because it is the busiest
+// primitive and has the most rules of its own (decisions 5, 33, 37).
 import { CairnError } from '../errors/cairn-error.js';
-import { lifecycleError } from '../observe/lifecycle.js';
 import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
 import type { ErrorRecord } from '../model/error-record.js';
 import type { Json } from '../model/json.js';
 import type { FinishedAttempt, NewStep, StepRecord, StepTransition } from '../model/step.js';
+import { lifecycleError } from '../observe/lifecycle.js';
 import { toMilliseconds } from './duration.js';
+import { ABANDON_GRACE, type Site, StepFailure } from './execution-outcome.js';
+import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
+import type { Compensation } from './compensation.js';
+import type { StepContext, StepOptions } from './workflow-context.js';
 import { decideRetry, type RetryDecision, type RetryPolicy, resolveStepRetry } from './retry-policy.js';
 import { type BodyResult, runStepBody } from './run-step-body.js';
 import { armTimer } from './arm-timer.js';
-import { ABANDON_GRACE, type Site, StepFailure } from './execution-outcome.js';
-import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
-import { type Compensation, type CompensationFailure, compensationKey, withCompensationFailures } from './compensation.js';
-import type { StepContext, StepOptions } from './workflow-context.js';
-import { type Call, type Delivery, ExecutionCore, SUSPEND } from './execution-core.js';
 import { checkStepRateLimit } from './flow-options.js';
 import { type StepRate, takeStepSlot } from './step-rate-gate.js';
 import type { StepJob } from './execute-step-job.js';
+import { type Call, type Delivery, SUSPEND } from './execution-calls.js';
+import { ExecutionRecords } from './execution-records.js';
 
 /** What an attempt's outcome makes of its step (a transition's `to`). */
 type StepOutcome = StepTransition['to'];
 
-/** Task steps (`ctx.step`: inline, queued, retries, compensations) and the saga a failed or cancelled run runs. */
-export class ExecutionSteps extends ExecutionCore {
+/** Task steps (`ctx.step`): inline and queued, their attempts, retries and rate limits. */
+export class ExecutionTasks extends ExecutionRecords {
   /** The rate limits of this execution's task steps, by step key. */
   protected readonly stepRates = new Map<string, StepRate>();
-
-  /** Runs the saga for a failed run, then ends it failed with the error (naming failed compensations). */
-  protected async failAfterSaga(error: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<void> {
-    const runError = await this.saga(error, compensations);
-    if (runError !== undefined) this.settle({ kind: 'failed', error: runError });
-  }
-
-  /**
-   * The saga: undoes the run's succeeded steps by running their compensations in reverse call
-   * order (`seq`), each recorded once as `<key>:compensate` (a recorded one is not run again; one
-   * left `running` by a crash is abandoned and run again, so each runs at least once). A failing
-   * compensation is recorded `failed` and does not stop the others. Before a step is looked at,
-   * it is made final: inline steps of this execution record nothing more (`sealed`), and a step
-   * still pending (a concurrent branch, a queued attempt on another worker) is failed with the run
-   * error, by compare-and-set, so it can never succeed after its compensation was skipped.
-   * Resolves the run error with `data.compensationFailures`, or `undefined` when the execution
-   * ended otherwise meanwhile (crash, lost lease, a compensation waiting for its retry: suspended).
-   */
-  protected async saga(runError: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<ErrorRecord | undefined> {
-    this.sealed = true;
-    if (compensations.size === 0 || this.closed) return this.closed ? undefined : runError;
-    const error = fromErrorRecord(runError);
-    // Bodies of the workflow's own steps still running are of no use now: abort them.
-    if (!this.abort.signal.aborted) this.abort.abort(error);
-    for (;;) {
-      const failures: CompensationFailure[] = [];
-      try {
-        await this.sagaPass(runError, error, compensations, failures);
-        return this.closed ? undefined : withCompensationFailures(runError, failures);
-      } catch (failure) {
-        if (this.closed) return undefined;
-        if (failure !== SUSPEND) {
-          this.settle({ kind: 'crashed', error: failure });
-          return undefined;
-        }
-        const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
-        const now = this.rt.clock.now();
-        if (wakeAt === undefined || this.run.deadline === undefined || this.run.deadline > now) {
-          // A compensation waits for a retry due later: the run sleeps until then, and the next
-          // execution (replaying to the same failure, or cancelled again) resumes the saga.
-          this.settle({ kind: 'suspended', wakeAt, reasons: [...this.suspendReasons] });
-          return undefined;
-        }
-        // Past its deadline a run is woken at once (its wake time never passes the deadline), so
-        // suspending would spin through executions: wait for the retry here, holding the lease.
-        this.waiting = false;
-        this.wakeTimes.length = 0;
-        this.suspendReasons.clear();
-        try {
-          await this.rt.clock.sleep(Math.max(0, wakeAt - now), this.sagaAbort.signal);
-        } catch {
-          return undefined;
-        }
-      }
-    }
-  }
-
-  /** One pass over the compensations, reading the steps afresh; throws SUSPEND when one must wait. */
-  protected async sagaPass(
-    runError: ErrorRecord,
-    error: Error,
-    compensations: ReadonlyMap<string, Compensation>,
-    failures: CompensationFailure[],
-  ): Promise<void> {
-    const steps = new Map((await this.rt.store.steps.load(this.run.id)).map((step) => [step.key, step]));
-    for (const entry of [...compensations.values()].sort((a, b) => b.site.seq - a.site.seq)) {
-      const step = await this.settleForSaga(
-        steps.get(entry.site.key) ?? (await this.recordUnrecorded(entry.site, entry.policy.maxAttempts, runError)),
-        runError,
-      );
-      if (step?.status !== 'succeeded') continue;
-      const key = compensationKey(entry.site.key);
-      const recorded = steps.get(key);
-      if (recorded?.status === 'succeeded') continue;
-      if (recorded?.status === 'failed') {
-        failures.push({ key, error: recorded.error ?? { name: 'Error', message: 'compensation failed' } });
-        continue;
-      }
-      const site: Site = { kind: 'task', name: compensationKey(entry.site.name), key, seq: entry.site.seq, recorded };
-      let ok = true;
-      try {
-        await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaAbort.signal);
-      } catch (failure) {
-        if (!(failure instanceof StepFailure)) throw failure;
-        failures.push({ key, error: failure.record });
-        ok = false;
-      }
-      if (this.rt.lifecycle.steps)
-        this.rt.lifecycle.step({ ...this.rt.lifecycle.stepBase(this.run, entry.site.key, step.attempt, step.queued), type: 'step.compensated', ok });
-    }
-  }
-
-  /**
-   * A step of this execution whose first attempt is still running unrecorded, as the saga finds it:
-   * recorded failed with the run error, its attempt `abandoned` (what a start recorded before the
-   * body would have shown). `undefined` when there is no such step.
-   */
-  protected async recordUnrecorded(site: Site, maxAttempts: number, runError: ErrorRecord): Promise<StepRecord | undefined> {
-    const startedAt = this.unrecorded.get(site.key);
-    if (startedAt === undefined) return undefined;
-    const step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = {
-      status: 'failed',
-      maxAttempts,
-      error: runError,
-      finishedAttempt: { status: 'abandoned', error: runError, worker: this.rt.workerId, startedAt },
-    };
-    // If its start write got there first, that record is returned and made final by the caller.
-    return this.insert(site, step);
-  }
-
-  /**
-   * A step as the saga finds it, made final: a task step still pending (scheduled, running,
-   * waiting for a retry) is failed with the run error by compare-and-set; losing the race to its
-   * own result means it just became final, so it is read again.
-   */
-  protected async settleForSaga(step: StepRecord | undefined, runError: ErrorRecord): Promise<StepRecord | undefined> {
-    for (let tries = 0; step !== undefined && step.status !== 'succeeded' && step.status !== 'failed'; tries += 1) {
-      const from = { status: [step.status], attempt: step.attempt };
-      const transition: StepTransition =
-        step.status === 'running'
-          ? { key: step.key, from, to: { status: 'failed', error: runError, wakeAt: null }, endAttempt: { status: 'abandoned', error: runError } }
-          : { key: step.key, from, to: { status: 'failed', error: runError, wakeAt: null } };
-      try {
-        return await this.transition(transition);
-      } catch (error) {
-        if (!CairnError.is(error, 'STEP_CONFLICT') || tries >= 5) throw error;
-        step = (await this.rt.store.steps.load(this.run.id)).find((s) => s.key === step?.key);
-      }
-    }
-    return step;
-  }
+  /** `compensate` closures of the task steps called in this execution, by step key (see `saga`). */
+  protected readonly compensations = new Map<string, Compensation>();
+  /** Inline steps whose first attempt runs before anything is recorded: key → when it started. */
+  protected readonly unrecorded = new Map<string, number>();
+  /** The saga began: inline steps of this execution record no further outcome. */
+  protected sealed = false;
 
   protected async taskStep(call: Call, name: string, fn: (s: StepContext) => unknown, options: StepOptions): Promise<Delivery> {
     checkIdentifier('ctx.step name', name, IDENTIFIER_LIMITS.stepName);

@@ -1,0 +1,223 @@
+// The runs an execution starts: `ctx.child` and `ctx.childOutcome` (start, then wait for its
+// end), `ctx.startChild` (detached), `ctx.continueAsNew` (a successor), each created once
+// whatever crashes, with its deadline, trace and priority. Separate because run creation has its
+// own rules (idempotency keys, deadlines, continue-as-new chains) that no other primitive shares.
+import { flowKeys } from './flow-keys.js';
+import { CairnError } from '../errors/cairn-error.js';
+import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
+import type { Json } from '../model/json.js';
+import type { RunRecord } from '../model/run.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
+import { uuidv7 } from './uuid.js';
+import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
+import { CONTINUED_AS, continuedAs } from './continued-as.js';
+import { childStart } from './run-deadline.js';
+import type { ChildOptions, StartChildOptions } from './workflow-context.js';
+import { childOutcomeOf } from './child-outcome.js';
+import { type Call, type Delivery, SUSPEND } from './execution-calls.js';
+import { ExecutionSaga } from './execution-saga.js';
+
+/** Child runs, detached children and continue-as-new. */
+export class ExecutionChildren extends ExecutionSaga {
+  /** Child runs this execution started or waits for: cancelled with the run (detached ones are not here). */
+  protected readonly children = new Set<string>();
+
+  /**
+   * `ctx.child` (and `ctx.childOutcome`): starts the child once, then waits for it. The wait has no
+   * timer but the long backstop (`childBackstopMs`): the child's end wakes this run (see
+   * `wakeParent`), so this run is not replayed while its child runs.
+   */
+  protected async childStep(
+    call: Call,
+    workflow: AnyWorkflowDefinition | string,
+    input: unknown,
+    options: ChildOptions,
+    what = 'ctx.child',
+  ): Promise<Delivery> {
+    const childName = typeof workflow === 'string' ? workflow : workflow?.name;
+    this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
+    if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier(`${what} options.name`, options.name, IDENTIFIER_LIMITS.stepName);
+    const site = this.begin('child', options.name ?? `child:${childName}`);
+    if (this.probeKey !== undefined) return this.replayOnly(call, site);
+    let step = site.recorded;
+    if (step?.status === 'succeeded') {
+      const output = step.output;
+      return this.finished(call, site, step, async () => ({ ok: true, value: output }));
+    }
+    if (step?.status === 'failed') {
+      const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'child failed' });
+      return this.finished(call, site, step, async () => ({ ok: false, error }));
+    }
+    const { childBackstopMs } = this.rt.timings;
+    if (!step) {
+      const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
+      // Idempotent across a crash before the step is recorded.
+      const { run: child } = await this.createRun(childName, childInput, `$child:${this.run.id}:${site.key}`, {
+        parent: { runId: this.run.id, stepKey: site.key },
+        deadline: 'inherit',
+      });
+      this.fault('before-checkpoint', site.key);
+      step = await this.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
+      this.fault('after-checkpoint', site.key);
+      this.children.add(child.id);
+      await this.rt.dispatchRun(child);
+      this.suspend(this.rt.clock.now() + childBackstopMs, 'child');
+    }
+    const childId = step.childRunId as string;
+    const child = await this.lastOfChain(childId);
+    const from = { status: ['waiting' as const], attempt: step.attempt };
+    if (child?.status === 'completed') {
+      const turn = await this.claim(call);
+      await this.transition({
+        key: site.key,
+        from,
+        to: child.output === undefined ? { status: 'succeeded', turn } : { status: 'succeeded', output: child.output, turn },
+      });
+      return { turn, ok: true, value: child.output };
+    }
+    if (!child || child.status === 'failed' || child.status === 'cancelled') {
+      const status = child?.status ?? 'deleted';
+      const options: { cause?: unknown; data: Json } = { data: { runId: this.run.id, childRunId: childId, status } };
+      if (child?.error) options.cause = fromErrorRecord(child.error);
+      const error = new CairnError('CHILD_FAILED', `Child run ${childId} (${childName}) ${status}${child?.error ? `: ${child.error.message}` : ''}`, options);
+      const turn = await this.claim(call);
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
+      return { turn, ok: false, error };
+    }
+    this.children.add(childId);
+    this.suspend(this.rt.clock.now() + childBackstopMs, 'child');
+  }
+
+  /** `ctx.childOutcome`: the child's end, as `ctx.child` delivers it, becomes a value (see `childOutcomeOf`). */
+  protected asChildOutcome(delivery: Delivery): Delivery {
+    const { turn, key } = delivery;
+    return { turn, ...(key === undefined ? {} : { key }), ok: true, value: childOutcomeOf(delivery) };
+  }
+
+  /**
+   * `ctx.startChild`: creates the child once (idempotent on `$child:<run id>:<step key>`, as
+   * `ctx.child`) and records a succeeded step holding its id in the same write as the turn, so a
+   * replay returns the same id. The child has no `parent` (nothing wakes this run when it ends),
+   * is not in `children` (a cancel of this run leaves it running) and does not take this run's
+   * deadline.
+   */
+  protected async startChildStep(call: Call, workflow: AnyWorkflowDefinition | string, input: unknown, options: StartChildOptions): Promise<Delivery> {
+    const childName = typeof workflow === 'string' ? workflow : workflow?.name;
+    this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
+    if (options.name !== undefined) checkIdentifier('ctx.startChild options.name', options.name, IDENTIFIER_LIMITS.stepName);
+    const site = this.begin('child', options.name ?? `startChild:${childName}`);
+    if (this.probeKey !== undefined) return this.replayOnly(call, site);
+    const recorded = site.recorded;
+    if (recorded) {
+      if (recorded.status !== 'succeeded' || recorded.childRunId === undefined) {
+        this.fatal = new CairnError(
+          'NON_DETERMINISM',
+          `Run ${this.run.id}: ctx.startChild ${JSON.stringify(site.key)} meets a child step the history holds as ${recorded.status} (an awaited ctx.child). The workflow code changed under a running run; register the new code as a new version.`,
+          { data: { runId: this.run.id, seq: site.seq, expected: site.key, actual: site.key } },
+        );
+        throw this.fatal;
+      }
+      const id = recorded.childRunId;
+      return this.finished(call, site, recorded, async () => ({ ok: true, value: id }));
+    }
+    const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
+    // Idempotent across a crash before the step is recorded. Detached: no parent, and bound by its
+    // own workflow's default deadline only, not by this run's.
+    const { run: child } = await this.createRun(childName, childInput, `$child:${this.run.id}:${site.key}`, { deadline: 'own' });
+    const turn = await this.claim(call);
+    this.fault('before-checkpoint', site.key);
+    await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: child.id, output: child.id, turn });
+    this.fault('after-checkpoint', site.key);
+    // Lost with a crash here, the dispatch is made up by recovery (the child is due at start grace).
+    await this.rt.dispatchRun(child);
+    return { turn, ok: true, value: child.id };
+  }
+
+  /**
+   * Creates the successor (idempotent on `$continue:<run id>`), records it as the `$continue` step,
+   * and completes this run pointing at it. Replayed, it only completes again with the same successor.
+   */
+  protected async continueAsNew(_call: Call, input: unknown): Promise<Delivery> {
+    const json = this.payload(input ?? null, `input of continueAsNew`);
+    const site = this.begin('child', '$continue');
+    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
+    let successorId = site.recorded?.childRunId;
+    if (successorId === undefined) {
+      // One successor, whatever crashes: a repeated create returns the first one. A child that
+      // continues as new stays its parent's child (the successor's end wakes it), and the chain
+      // keeps the run's deadline.
+      const { run: successor } = await this.createRun(this.run.workflow, json, `$continue:${this.run.id}`, {
+        ...(this.run.parent === undefined ? {} : { parent: this.run.parent }),
+        deadline: 'keep',
+      });
+      await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
+      await this.rt.dispatchRun(successor);
+      successorId = successor.id;
+    }
+    this.settle({ kind: 'completed', output: { [CONTINUED_AS]: successorId } });
+    throw SUSPEND;
+  }
+
+  /**
+   * Creates a run this run starts — a child, a detached child, a successor — once: `idempotencyKey`
+   * makes a repeated create (after a crash) return the first run. Its deadline: `inherit`, the
+   * earlier of this run's and its workflow's default; `own`, its workflow's default only; `keep`,
+   * this run's. Its `wakeAt` (the start grace) is never later than its deadline. It takes this
+   * run's priority.
+   */
+  protected async createRun(
+    workflow: string,
+    input: Json,
+    idempotencyKey: string,
+    how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' },
+  ): Promise<{ run: RunRecord; created: boolean }> {
+    const def = this.rt.registry.forStart(workflow);
+    // A key function that refuses the input fails this call, as it fails `startRun`.
+    flowKeys(def, input);
+    const made = await this.write((_fence, now) => {
+      const grace = now + this.rt.timings.startGraceMs;
+      const timing =
+        how.deadline === 'keep'
+          ? childStart(this.run.deadline, undefined, grace, now)
+          : childStart(how.deadline === 'inherit' ? this.run.deadline : undefined, def.options.deadline, grace, now);
+      // One trace for the whole tree: a run this run starts continues its trace.
+      const trace = this.traceContext === undefined ? {} : { traceContext: this.traceContext };
+      // The tree shares one priority: a run this run starts takes its priority.
+      const priority = this.run.priority === undefined ? {} : { priority: this.run.priority };
+      return this.rt.store.runs.create(
+        {
+          id: uuidv7(now),
+          workflow,
+          version: def.version,
+          input,
+          idempotencyKey,
+          ...(how.parent ? { parent: how.parent } : {}),
+          ...timing,
+          ...trace,
+          ...priority,
+        },
+        now,
+      );
+    });
+    if (made.created && this.rt.lifecycle.runs) {
+      this.rt.lifecycle.run(
+        { ...this.rt.lifecycle.base(made.run), type: 'run.created', parentRunId: this.run.id, createdAt: made.run.createdAt },
+        { input: made.run.input },
+      );
+    }
+    return made;
+  }
+
+  /** The run, or the last run of its continue-as-new chain (a child that continued as new). */
+  protected async lastOfChain(runId: string): Promise<RunRecord | undefined> {
+    let run = await this.rt.store.runs.get(runId);
+    for (
+      let next = run?.status === 'completed' ? continuedAs(run.output) : undefined;
+      next !== undefined;
+      next = run?.status === 'completed' ? continuedAs(run.output) : undefined
+    ) {
+      run = await this.rt.store.runs.get(next);
+    }
+    return run;
+  }
+}

@@ -1,0 +1,247 @@
+// The primitives that wait or read rather than run code: `ctx.sleep` and `ctx.sleepUntil`,
+// `ctx.waitForEvent` (the k-th wait of a name takes the k-th message, decision 23), `ctx.select`,
+// `ctx.setState` and `ctx.state` (not replayed, decision 8), and the recorded values `ctx.now`,
+// `ctx.random`, `ctx.uuid`. Separate from steps and children: each is a short recipe over the
+// records layer, and reads best side by side.
+import { CairnError } from '../errors/cairn-error.js';
+import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
+import type { Json } from '../model/json.js';
+import type { NewStep, StepRecord } from '../model/step.js';
+import { toMilliseconds } from './duration.js';
+import { cancelledError } from './execution-outcome.js';
+import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
+import { checkEventName, eventNameOf } from './event-definition.js';
+import { checkAlternatives, type CheckedAlternative } from './select-alternatives.js';
+import type { WaitForEventOptions } from './workflow-context.js';
+import type { Call, Delivery } from './execution-calls.js';
+import { ExecutionChildren } from './execution-children.js';
+
+/** Sleeps, event waits, select, state and recorded values. */
+export class ExecutionPrimitives extends ExecutionChildren {
+  /** Per event name, the next message a wait or a select takes (see `reserveMessage`). */
+  protected readonly messageCursor = new Map<string, number>();
+  /** State written by this execution, which its later reads see whatever the snapshot says. */
+  protected readonly stateOverlay = new Map<string, Json>();
+  /** The run's state as first read by this execution (`ctx.state`). */
+  protected stateSnapshot: Record<string, Json> | undefined;
+
+  protected async sleepStep(call: Call, name: string, wakeAt: number): Promise<Delivery> {
+    checkIdentifier('ctx.sleep name', name, IDENTIFIER_LIMITS.stepName);
+    const site = this.begin('sleep', name);
+    if (this.probeKey !== undefined) return this.replayOnly(call, site);
+    let step = site.recorded;
+    if (step?.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: undefined }));
+    const now = this.rt.clock.now();
+    if (!step) {
+      if (wakeAt <= now) {
+        const turn = await this.claim(call);
+        await this.insert(site, { status: 'succeeded', maxAttempts: 1, wakeAt, turn });
+        return { turn, ok: true, value: undefined };
+      }
+      step = await this.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
+    }
+    if ((step.wakeAt ?? 0) > now) this.suspend(step.wakeAt, 'sleep');
+    const turn = await this.claim(call);
+    await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', turn } });
+    return { turn, ok: true, value: undefined };
+  }
+
+  protected async eventStep(call: Call, event: unknown, options: WaitForEventOptions): Promise<Delivery> {
+    // The same rule as engine.sendEvent, so no name can be sent that no wait accepts.
+    const eventName = checkEventName('ctx.waitForEvent name', eventNameOf(event));
+    const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of event ${JSON.stringify(eventName)}`);
+    const site = this.begin('event', `event:${eventName}`);
+    // The message this wait takes: the next one of its name that no earlier wait took or still
+    // waits for. It depends on the order of calls and outcomes only (both replayed exactly), never
+    // on timing. A wait that times out gives its message back (see `releaseMessage`).
+    const seq = this.reserveMessage(eventName);
+    const release = () => this.releaseMessage(eventName, seq);
+    if (this.probeKey !== undefined) {
+      const delivery = await this.replayOnly(call, site);
+      return delivery.ok ? delivery : { ...delivery, onDeliver: release };
+    }
+    let step = site.recorded;
+    if (step?.status === 'succeeded') {
+      const output = step.output ?? null;
+      return this.finished(call, site, step, async () => ({ ok: true, value: output }));
+    }
+    if (step?.status === 'failed') {
+      const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'event wait failed' });
+      return { ...(await this.finished(call, site, step, async () => ({ ok: false, error }))), onDeliver: release };
+    }
+    const message = await this.rt.store.events.get(this.run.id, eventName, seq);
+    const now = this.rt.clock.now();
+    if (!step) {
+      if (message) {
+        const turn = await this.claim(call);
+        this.fault('before-checkpoint', site.key);
+        await this.insert(site, { status: 'succeeded', maxAttempts: 1, output: message.payload, turn });
+        this.fault('after-checkpoint', site.key);
+        return { turn, ok: true, value: message.payload };
+      }
+      const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
+      if (timeoutMs !== undefined) wait.wakeAt = now + timeoutMs;
+      step = await this.insert(site, wait);
+    }
+    const from = { status: ['waiting' as const], attempt: step.attempt };
+    if (message) {
+      const turn = await this.claim(call);
+      this.fault('before-checkpoint', site.key);
+      await this.transition({ key: site.key, from, to: { status: 'succeeded', output: message.payload, wakeAt: null, turn } });
+      this.fault('after-checkpoint', site.key);
+      return { turn, ok: true, value: message.payload };
+    }
+    if (step.wakeAt !== undefined && step.wakeAt <= now) {
+      const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, {
+        data: { runId: this.run.id, event: eventName },
+      });
+      const turn = await this.claim(call);
+      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
+      return { turn, ok: false, error, onDeliver: release };
+    }
+    this.suspend(step.wakeAt, 'event');
+  }
+
+  /** Reserves the next message of `name` for a wait (1, 2, ...). */
+  protected reserveMessage(name: string): number {
+    const seq = this.messageCursor.get(name) ?? 1;
+    this.messageCursor.set(name, seq + 1);
+    return seq;
+  }
+
+  /**
+   * A wait for message `seq` of `name` timed out: the message goes to the next wait of that name,
+   * when no later wait of it reserved one meanwhile (concurrent waits of one name keep their places).
+   */
+  protected releaseMessage(name: string, seq: number): void {
+    if ((this.messageCursor.get(name) ?? 1) === seq + 1) this.messageCursor.set(name, seq);
+  }
+
+  /**
+   * `ctx.select`: waits for the first of several events, timers and children, records which won
+   * (and its value) as one step, and hands that back on every replay. Losing children are
+   * cancelled; a losing event's message is not taken (the next wait of that name gets it).
+   */
+  protected async selectStep(call: Call, name: string, alternatives: unknown): Promise<Delivery> {
+    checkIdentifier('ctx.select name', name, IDENTIFIER_LIMITS.stepName);
+    const alts = checkAlternatives(name, alternatives, this.rt.clock.now());
+    const site = this.begin('select', name);
+    // The message each event alternative would take: the next one no wait of that name took yet.
+    const messageOf = (event: string) => this.messageCursor.get(event) ?? 1;
+    const taken = (output: Json | undefined) => () => {
+      const won = output as { kind?: string; event?: string; seq?: number } | undefined;
+      if (won?.kind !== 'event' || typeof won.event !== 'string' || typeof won.seq !== 'number') return;
+      this.messageCursor.set(won.event, Math.max(this.messageCursor.get(won.event) ?? 1, won.seq + 1));
+    };
+    const recordedDelivery = async (step: StepRecord): Promise<Delivery> => {
+      const { winner, kind, value } = step.output as { winner: string; kind: string; value: Json };
+      return { ...(await this.finished(call, site, step, async () => ({ ok: true, value: { winner, kind, value } }))), onDeliver: taken(step.output) };
+    };
+    if (this.probeKey !== undefined) {
+      if (site.recorded?.status === 'succeeded' && site.recorded.turn !== undefined) return recordedDelivery(site.recorded);
+      this.suspend(undefined, 'select');
+    }
+    let step = site.recorded;
+    if (step?.status === 'succeeded') return recordedDelivery(step);
+    const timers = alts.flatMap((alt) => (alt.kind === 'timer' ? [alt.wakeAt] : []));
+    if (!step) {
+      const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
+      if (timers.length > 0) wait.wakeAt = Math.min(...timers);
+      step = await this.insert(site, wait);
+    }
+    // The timers count from the first execution's call: its earliest deadline is the step's wakeAt,
+    // and the others keep their distance from it.
+    const shift = step.wakeAt === undefined || timers.length === 0 ? 0 : step.wakeAt - Math.min(...timers);
+    const children = new Map<string, string>();
+    for (const alt of alts) {
+      if (alt.kind !== 'child') continue;
+      const input = this.payload(alt.input, `input of child ${JSON.stringify(alt.workflow)}`);
+      // One child per alternative, whatever crashes; each look finds the same one.
+      const { run: child, created } = await this.createRun(alt.workflow, input, `$child:${this.run.id}:${site.key}/${alt.key}`, {
+        parent: { runId: this.run.id, stepKey: site.key },
+        deadline: 'inherit',
+      });
+      children.set(alt.key, child.id);
+      this.children.add(child.id);
+      if (created) await this.rt.dispatchRun(child);
+    }
+    const now = this.rt.clock.now();
+    let won: Json | undefined;
+    for (const alt of alts) {
+      won = await this.lookAt(alt, now, shift, children, messageOf);
+      if (won !== undefined) break;
+    }
+    if (won === undefined) this.suspend(step.wakeAt, 'select');
+    // Losing children are cancelled (and told at once when they run here).
+    const winner = (won as { winner: string }).winner;
+    for (const [key, childId] of children) {
+      if (key === winner) continue;
+      const child = await this.rt.store.runs.requestCancel(childId, this.rt.clock.now());
+      if (child && child.status !== 'completed' && child.status !== 'failed' && child.status !== 'cancelled') {
+        this.rt.executing.get(child.id)?.observeCancel(cancelledError(child.id, child.cancelReason));
+        await this.rt.dispatchRun(child);
+      }
+    }
+    const turn = await this.claim(call);
+    await this.transition({
+      key: site.key,
+      from: { status: ['waiting'], attempt: step.attempt },
+      to: { status: 'succeeded', output: won as Json, wakeAt: null, turn },
+    });
+    const { kind, value } = won as { kind: string; value: Json };
+    return { turn, ok: true, value: { winner, kind, value }, onDeliver: taken(won) };
+  }
+
+  /** Whether one select alternative is ready now; its recorded outcome if so. */
+  protected async lookAt(
+    alt: CheckedAlternative,
+    now: number,
+    shift: number,
+    children: Map<string, string>,
+    messageOf: (event: string) => number,
+  ): Promise<Json | undefined> {
+    if (alt.kind === 'timer') return alt.wakeAt + shift <= now ? { winner: alt.key, kind: 'timer', value: null } : undefined;
+    if (alt.kind === 'event') {
+      const seq = messageOf(alt.event);
+      const message = await this.rt.store.events.get(this.run.id, alt.event, seq);
+      return message ? { winner: alt.key, kind: 'event', value: message.payload, event: alt.event, seq } : undefined;
+    }
+    const child = await this.lastOfChain(children.get(alt.key) as string);
+    if (child?.status === 'completed') return { winner: alt.key, kind: 'child', value: { ok: true, output: child.output ?? null } };
+    if (!child || child.status === 'failed' || child.status === 'cancelled') {
+      return { winner: alt.key, kind: 'child', value: { ok: false, status: child?.status ?? 'deleted', error: (child?.error ?? null) as Json } };
+    }
+    return undefined;
+  }
+
+  protected async setState(call: Call, key: string, value: Json): Promise<Delivery> {
+    checkIdentifier('ctx.setState key', key, IDENTIFIER_LIMITS.stateKey, { allowEmpty: true });
+    const json = this.payload(value, `state ${JSON.stringify(key)}`);
+    const turn = this.claimNext(call);
+    // A probe writes nothing, but later reads in its replay must see this value, as the
+    // execution that scheduled the queued step did.
+    if (this.probeKey === undefined) await this.write((fence, now) => this.rt.store.state.set(this.run.id, fence, key, json, now));
+    this.stateOverlay.set(key, json);
+    return { turn, ok: true, value: undefined };
+  }
+
+  protected async readState(call: Call, key: string): Promise<Delivery> {
+    checkIdentifier('ctx.state key', key, IDENTIFIER_LIMITS.stateKey, { allowEmpty: true });
+    const turn = this.claimNext(call);
+    if (this.stateOverlay.has(key)) return { turn, ok: true, value: this.stateOverlay.get(key) };
+    this.stateSnapshot ??= await this.rt.store.state.get(this.run.id);
+    // A write of this key may have been made while the snapshot was read.
+    return { turn, ok: true, value: this.stateOverlay.has(key) ? this.stateOverlay.get(key) : this.stateSnapshot[key] };
+  }
+
+  protected async recordedValue(call: Call, kind: 'now' | 'random' | 'uuid', make: () => Json): Promise<Delivery> {
+    const site = this.begin(kind, `$${kind}`);
+    const recorded = site.recorded;
+    if (recorded) return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
+    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
+    const output = make();
+    const turn = await this.claim(call);
+    await this.insert(site, { status: 'succeeded', maxAttempts: 1, output, turn });
+    return { turn, ok: true, value: output };
+  }
+}
