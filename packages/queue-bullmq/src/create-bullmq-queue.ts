@@ -1,7 +1,8 @@
 import { CairnError, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
 import { assertQueueOpen, callDriver, createOutageLog, reportSafely, toJsonRoundTrip, type OutageLog } from '@cairn/core/backend';
-import { Queue as BullQueue, Worker as BullWorker, type Job as BullJob, type JobsOptions, type KeepJobs } from 'bullmq';
+import { Queue as BullQueue, type Worker as BullWorker, type Job as BullJob, type JobsOptions, type KeepJobs } from 'bullmq';
 import { resolveConnection, type BullMQConnection, type ResolvedConnection } from './connection.js';
+import { LeanFetchWorker } from './lean-fetch-worker.js';
 import { checkBullMQSendOptions, checkBullMQWorkOptions, checkQueueName } from './send-options.js';
 import { checkTimerOption } from './timer-options.js';
 
@@ -150,7 +151,7 @@ class BullMQQueue implements Queue {
     checkQueueName(queue);
     if (typeof handler !== 'function') throw new CairnError('INVALID_INPUT', 'work() needs a handler function');
     const concurrency = checkBullMQWorkOptions(options);
-    const bullWorker = new BullWorker(
+    const bullWorker = new LeanFetchWorker(
       queue,
       async (bullJob: BullJob) => {
         // A job fetched: Redis answers again.

@@ -6,17 +6,9 @@ import { createBullMQQueue } from '@cairn/queue-bullmq';
 import { Redis } from 'ioredis';
 import { redisOptions } from './support/bullmq-harness.js';
 import { provideRedis } from './support/redis.js';
+import { sleep, waitFor } from './support/wait-for.js';
 
 const server = await provideRedis();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe('@cairn/queue-bullmq', { skip: 'skip' in server ? `no Redis: ${server.skip}` : false }, () => {
   const url = 'url' in server ? server.url : '';

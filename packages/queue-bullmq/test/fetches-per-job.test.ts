@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import type { Queue } from '@cairn/core';
+import { deleteRedisPrefix, stopSharedServices } from '@cairn/conformance/services';
+import { createBullMQQueue } from '@cairn/queue-bullmq';
+import { redisOptions } from './support/bullmq-harness.js';
+import { openCommandLog } from './support/command-log.js';
+import { provideRedis } from './support/redis.js';
+import { sleep, waitFor } from './support/wait-for.js';
+
+const server = await provideRedis();
+
+// BullMQ's default `drainDelay`: an idle worker's blocking wait ends after 5 s and it fetches once.
+const IDLE_FETCH_EVERY_MS = 5_000;
+const JOBS = 20;
+
+// Issue 18 / decision 46: Redis commands per job must not grow with the number of worker
+// processes. Each process here is an adapter of its own (its own connections and workers), as in
+// the bench's worker-process scenario; jobs arrive one at a time, so every worker is idle and
+// blocked on the queue's marker when a job comes, which is how each of 8 processes sees a
+// batch that 1 process would take back to back.
+describe('fetches per job as worker processes are added', { skip: 'skip' in server ? `no Redis: ${server.skip}` : false }, () => {
+  const url = 'url' in server ? server.url : '';
+  after(() => stopSharedServices());
+
+  for (const processes of [1, 4]) {
+    it(`${processes} process(es): one fetch takes each job and at most one more finds nothing`, async () => {
+      const prefix = `qbf${process.pid}_${processes}`;
+      const queues: Queue[] = [];
+      const log = await openCommandLog(url, prefix);
+      try {
+        let handled = 0;
+        for (let i = 0; i < processes; i++) {
+          const queue = createBullMQQueue({ connection: redisOptions(url), prefix });
+          queues.push(queue);
+          await queue.work('jobs', async () => void handled++, { concurrency: 4 });
+        }
+        const started = Date.now();
+        for (let i = 0; i < JOBS; i++) {
+          await queues[i % processes]!.send('jobs', { i });
+          await waitFor(() => handled === i + 1, 10_000, `job ${i}`);
+        }
+        // The look the last job's fetch leaves behind (its marker) is counted too.
+        await sleep(200);
+        const elapsed = Date.now() - started;
+        // Time-driven, not per job: each worker's first fetch, and one per idle wait that ran out.
+        const idleFetches = processes * (1 + Math.ceil(elapsed / IDLE_FETCH_EVERY_MS));
+        // Every fetch (BullMQ's moveToActive script, or the next job fetched by a completion) runs
+        // exactly one RPOPLPUSH on the queue's wait list.
+        const fetches = log.count('rpoplpush');
+        const wakes = log.count('bzpopmin');
+        assert.equal(handled, JOBS);
+        assert.ok(
+          fetches <= 2 * JOBS + idleFetches,
+          `${fetches} fetches for ${JOBS} jobs (${(fetches / JOBS).toFixed(2)} per job, ${idleFetches} allowed for idle waits); at most 2 per job`,
+        );
+        assert.ok(
+          wakes <= 2 * JOBS + idleFetches,
+          `${wakes} blocking waits for ${JOBS} jobs; at most 2 per job (the job's marker, and the one its fetch leaves)`,
+        );
+      } finally {
+        for (const queue of queues) await queue.close();
+        await log.close();
+        await deleteRedisPrefix(url, `${prefix}:`);
+      }
+    });
+  }
+});
