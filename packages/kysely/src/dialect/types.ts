@@ -1,7 +1,8 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Fence, NewStep, RunRecord, RunTransition, StepRecord, StepTransition } from '@cairn/core';
 import type { StoreContext } from '../context.js';
-import type { RoutineParam, StepRoutineVersion } from '../routines/params.js';
+import type { RequestCancelVersion, RoutineParam, StepRoutineVersion } from '../routines/params.js';
+import type { ColumnKind } from '../schema/column-types.js';
 import type { TableNames } from '../schema/tables.js';
 
 /** The SQL dialects the store speaks. */
@@ -77,6 +78,54 @@ export interface RoutineStatements {
    * left as overloads (none on SQLite: its step statements live in the store).
    */
   replaceStep(db: AnyKysely, names: TableNames, from: StepRoutineVersion, to: StepRoutineVersion): Promise<string[]>;
+  /**
+   * What `cairn_0008_step_finished` installs so that a step insert can record a finished attempt 1
+   * and stamp the fence: the step routines of 0003 replaced by those of 0008, or SQLite's trigger
+   * that writes the attempt from the inserted row.
+   */
+  installFinishedStep(db: AnyKysely, names: TableNames): Promise<string[]>;
+  /** The down of that: the step routines of 0003 back, or SQLite's trigger dropped. */
+  removeFinishedStep(db: AnyKysely, names: TableNames): Promise<string[]>;
+  /**
+   * Puts the `run_request_cancel` routine of `version` in place of the one there (`cairn_0004_run_deadline`
+   * and its down), where run writes are routines (MySQL/MariaDB); nothing elsewhere. It runs its
+   * statements itself: MySQL reads the collation between the drop and the create, in that order
+   * since 0004 shipped.
+   */
+  replaceRequestCancel(db: AnyKysely, names: TableNames, version: RequestCancelVersion): Promise<void>;
+}
+
+/**
+ * The schema changes of the migrations where the dialects differ (the routines aside): column
+ * types, table options, partial indexes, and how a change that may already be half done is made.
+ * PostgreSQL and SQLite run each migration in one transaction, so a failed try left nothing;
+ * MySQL/MariaDB commit each DDL statement, so their members look before they add or drop.
+ */
+export interface SchemaStatements {
+  /** The SQL type of a column kind. */
+  columnType(kind: ColumnKind): RawBuilder<unknown>;
+  /**
+   * What ends a `CREATE TABLE` of the store: MySQL/MariaDB's engine, character set and binary
+   * NO PAD collation (so text keys compare byte for byte); empty on the others.
+   */
+  // SQL text, not a RawBuilder: a promise resolving to one would await it, which Kysely 0.27 and
+  // 0.28 refuse ("don't await RawBuilder instances directly").
+  tableOptions(db: AnyKysely): Promise<string>;
+  /** Whether an index may have a `WHERE` (a partial index); MySQL/MariaDB have none and index every row. */
+  readonly partialIndexes: boolean;
+  /**
+   * Drops `table` if a failed try of the migration that creates it left it (MySQL/MariaDB); does
+   * nothing where the failed try was rolled back.
+   */
+  dropLeftoverTable(db: AnyKysely, table: string): Promise<void>;
+  /** Adds a nullable column to a table of the store, unless a failed try already did. */
+  addColumnOnce(db: AnyKysely, table: string, column: string, type: RawBuilder<unknown>): Promise<void>;
+  /** Drops a column of a table of the store, unless a failed try already did. */
+  dropColumnOnce(db: AnyKysely, table: string, column: string): Promise<void>;
+  /** Creates an index on `columns` of `table`, unless a failed try already did. */
+  createIndexOnce(db: AnyKysely, table: string, name: string, columns: readonly string[]): Promise<void>;
+  /** Drops the index `name` of `table` if it exists. */
+  dropIndexOnce(db: AnyKysely, table: string, name: string): Promise<void>;
 }
 
 /** What differs between the dialects, in one place. */
@@ -135,18 +184,8 @@ export interface SqlDialect {
   isRolledBack(error: unknown): boolean;
   /** True when `error` is the driver's duplicate-key violation. */
   isDuplicateKey(error: unknown): boolean;
-  /**
-   * What ends a `CREATE TABLE` of the store: MySQL/MariaDB's engine, character set and binary
-   * NO PAD collation (so text keys compare byte for byte); nothing on the others.
-   */
-  // SQL text, not a RawBuilder: a promise resolving to one would await it, which Kysely 0.27 and
-  // 0.28 refuse ("don't await RawBuilder instances directly").
-  tableOptions(db: AnyKysely): Promise<string>;
-  /**
-   * Adds a nullable column to a table of the store, once: on MySQL/MariaDB, whose DDL commits
-   * statement by statement, a migration that failed after adding it finds it there and goes on.
-   */
-  addColumnOnce(db: AnyKysely, table: string, column: string, type: RawBuilder<unknown>): Promise<void>;
+  /** The migrations' schema changes where the dialects differ (column types, table options, …). */
+  readonly schema: SchemaStatements;
   /**
    * How `slots.acquire` and `slots.release` run: one call of the routines of `cairn_0011_slots`
    * (PostgreSQL functions, MySQL/MariaDB procedures), or the store's statements (SQLite).

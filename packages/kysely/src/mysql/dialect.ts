@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import { retryRolledBack } from '../dialect/retry-rolled-back.js';
 import { mysqlCollation } from './collation.js';
-import { mysqlHasColumn } from '../schema/mysql-has-column.js';
-import { addColumn } from '../dialect/add-column.js';
 import { dropMysqlSlotRoutines, mysqlSlotRoutines } from '../routines/mysql-slot-routines.js';
 import type { SqlDialect } from '../dialect/types.js';
 import { mysqlRoutineCalls } from './routine-calls.js';
@@ -10,6 +8,7 @@ import { mysqlRunWrites } from './run-writes.js';
 import { mysqlSetState } from './state-set.js';
 import { mysqlStepWrites } from './step-writes.js';
 import { mysqlRoutineStatements } from './routine-statements.js';
+import { mysqlSchemaStatements } from './schema-statements.js';
 
 // ER_LOCK_DEADLOCK: InnoDB chose this transaction as a deadlock victim and rolled all of it back.
 const isRolledBack = (error: unknown): boolean => (error as { errno?: unknown } | null)?.errno === 1213;
@@ -41,10 +40,7 @@ export const mysqlDialect: SqlDialect = {
     const e = error as { code?: unknown; errno?: unknown } | null;
     return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
   },
-  tableOptions: async (db) => `engine=InnoDB default charset=utf8mb4 collate=${await mysqlCollation(db)}`,
-  addColumnOnce: async (db, table, column, type) => {
-    if (!(await mysqlHasColumn(db, table, column))) await addColumn(db, table, column, type);
-  },
+  schema: mysqlSchemaStatements,
   slotWrites: 'routines',
   // MySQL has no `create or replace procedure`: a try that failed half-way made some already.
   slotRoutines: async (db, names) => [...dropMysqlSlotRoutines(names), ...mysqlSlotRoutines(names, await mysqlCollation(db))],

@@ -1,6 +1,16 @@
-import type { RoutineStatements } from '../dialect/types.js';
+import { sql } from 'kysely';
+import type { AnyKysely, RoutineStatements } from '../dialect/types.js';
+import type { StepRoutineVersion } from '../routines/params.js';
+import { routineNames } from '../routines/params.js';
 import { dropMysqlRoutines, dropMysqlStepRoutines, mysqlRoutines, mysqlStepRoutines } from '../routines/mysql-routines.js';
+import { mysqlRequestCancelRoutine } from '../routines/mysql-run-routines.js';
+import type { TableNames } from '../schema/tables.js';
 import { mysqlCollation } from './collation.js';
+
+const replaceStep = async (db: AnyKysely, names: TableNames, to: StepRoutineVersion) => [
+  ...dropMysqlStepRoutines(names),
+  ...mysqlStepRoutines(names, await mysqlCollation(db), to),
+];
 
 /**
  * MySQL/MariaDB's procedures as migrations create, replace and drop them; their text parameters
@@ -9,5 +19,11 @@ import { mysqlCollation } from './collation.js';
 export const mysqlRoutineStatements: RoutineStatements = {
   install: async (db, names) => mysqlRoutines(names, await mysqlCollation(db), '0002'),
   drop: dropMysqlRoutines,
-  replaceStep: async (db, names, _from, to) => [...dropMysqlStepRoutines(names), ...mysqlStepRoutines(names, await mysqlCollation(db), to)],
+  replaceStep: (db, names, _from, to) => replaceStep(db, names, to),
+  installFinishedStep: (db, names) => replaceStep(db, names, '0008'),
+  removeFinishedStep: (db, names) => replaceStep(db, names, '0003'),
+  replaceRequestCancel: async (db, names, version) => {
+    await sql.raw(`drop procedure if exists \`${routineNames(names.prefix).runRequestCancel}\``).execute(db);
+    await sql.raw(mysqlRequestCancelRoutine(names, await mysqlCollation(db), version)).execute(db);
+  },
 };

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { retryRolledBack } from '../dialect/retry-rolled-back.js';
 import type { SqlDialect } from '../dialect/types.js';
-import { addColumn } from '../dialect/add-column.js';
 import { dropPostgresSlotRoutines, postgresSlotRoutines } from '../routines/postgres-slot-routines.js';
 import { namedStatement } from './named-statement.js';
 import { statementRunWrites } from '../run-statement-writes.js';
@@ -9,6 +8,7 @@ import { postgresRoutineCalls } from './routine-calls.js';
 import { postgresSetState } from './state-set.js';
 import { postgresStepWrites } from './step-writes.js';
 import { postgresRoutineStatements } from './routine-statements.js';
+import { postgresSchemaStatements } from './schema-statements.js';
 
 // deadlock_detected, serialization_failure: the server rolled the whole transaction back.
 const isRolledBack = (error: unknown): boolean => ['40P01', '40001'].includes(String((error as { code?: unknown } | null)?.code));
@@ -34,8 +34,7 @@ export const postgresDialect: SqlDialect = {
   transaction: (db, fn) => retryRolledBack(isRolledBack, () => db.transaction().execute(fn)),
   isRolledBack,
   isDuplicateKey: (error) => (error as { code?: unknown } | null)?.code === '23505',
-  tableOptions: async () => '',
-  addColumnOnce: addColumn,
+  schema: postgresSchemaStatements,
   slotWrites: 'routines',
   slotRoutines: async (_db, names) => postgresSlotRoutines(names),
   dropSlotRoutines: dropPostgresSlotRoutines,

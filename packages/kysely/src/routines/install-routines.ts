@@ -1,24 +1,20 @@
-import { sql } from 'kysely';
 import { dialectOf } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
+import { runStatements } from '../schema/run-statements.js';
 import type { TableNames } from '../schema/tables.js';
 import type { StepRoutineVersion } from './params.js';
-
-async function execute(db: AnyKysely, statements: readonly string[]): Promise<void> {
-  for (const statement of statements) await sql.raw(statement).execute(db);
-}
 
 /**
  * What `cairn_0002_step_routines` creates, exactly as it always did: the step-write routines as
  * they were then (no `turn`), MySQL's run and state procedures, or SQLite's triggers.
  */
 export async function installRoutines(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  await execute(db, await dialectOf(dialect).routines.install(db, names));
+  await runStatements(db, await dialectOf(dialect).routines.install(db, names));
 }
 
 /** Drops every routine (and SQLite's triggers) of every version: the down of `cairn_0002_step_routines`. */
 export async function dropRoutines(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  await execute(db, dialectOf(dialect).routines.drop(names));
+  await runStatements(db, dialectOf(dialect).routines.drop(names));
 }
 
 /**
@@ -33,5 +29,5 @@ export async function replaceStepRoutines(
   from: StepRoutineVersion,
   to: StepRoutineVersion,
 ): Promise<void> {
-  await execute(db, await dialectOf(dialect).routines.replaceStep(db, names, from, to));
+  await runStatements(db, await dialectOf(dialect).routines.replaceStep(db, names, from, to));
 }

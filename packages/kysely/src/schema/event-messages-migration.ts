@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import type { CairnMigration as Migration } from './migration-types.js';
-import { detectDialect } from '../dialect/detect.js';
-import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
-import { mysqlCollation } from '../mysql/collation.js';
-import { columnType, type ColumnKind } from './column-types.js';
+import { detectDialect, dialectOf } from '../dialect/detect.js';
+import type { AnyKysely, SqlDialect } from '../dialect/types.js';
+import type { ColumnKind } from './column-types.js';
 import type { TableNames } from './tables.js';
 
 type Column = readonly [name: string, kind: ColumnKind, nullable?: 'null'];
@@ -35,28 +34,24 @@ const V5_COLUMNS: readonly Column[] = [
 /** The unique index that makes a send's idempotency key count once per run. */
 export const eventIdempotencyIndex = (names: TableNames): string => `${names.prefix}events_idempotency`;
 
-async function createEvents(
-  db: AnyKysely,
-  table: string,
-  pk: string,
-  columns: readonly Column[],
-  primaryKey: string[],
-  dialect: SqlDialectName,
-): Promise<void> {
+async function createEvents(db: AnyKysely, table: string, pk: string, columns: readonly Column[], primaryKey: string[], dialect: SqlDialect): Promise<void> {
+  const options = await dialect.schema.tableOptions(db);
   let builder = db.schema.createTable(table);
-  for (const [column, kind, nullable] of columns) builder = builder.addColumn(column, columnType(dialect, kind), (col) => (nullable ? col : col.notNull()));
+  for (const [column, kind, nullable] of columns) {
+    builder = builder.addColumn(column, dialect.schema.columnType(kind), (col) => (nullable ? col : col.notNull()));
+  }
   builder = builder.addPrimaryKeyConstraint(pk, primaryKey as never);
-  if (dialect === 'mysql') builder = builder.modifyEnd(sql.raw(`engine=InnoDB default charset=utf8mb4 collate=${await mysqlCollation(db)}`));
+  if (options) builder = builder.modifyEnd(sql.raw(options));
   await builder.execute();
 }
 
 // A new table is filled from the old one, which is then dropped and the new one renamed: the one
 // way to change a primary key that SQLite, PostgreSQL and MySQL/MariaDB all support. The new
 // table's name and constraint names never clash with the old ones while both exist.
-async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
+async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
   const next = `${names.events}_v5`;
-  // MySQL/MariaDB commit each DDL statement: a try that failed half-way starts over cleanly.
-  if (dialect === 'mysql') await db.schema.dropTable(next).ifExists().execute();
+  // What a failed try left of the new table goes, and this one starts over cleanly.
+  await dialect.schema.dropLeftoverTable(db, next);
   await createEvents(db, next, `${names.prefix}events_v5_pk`, V5_COLUMNS, ['run_id', 'name_hash', 'seq'], dialect);
   // Each stored event becomes message 1 of its name.
   await sql`insert into ${sql.table(next)} (run_id, name_hash, seq, name, payload_json, delivered_at)
@@ -66,9 +61,9 @@ async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Pr
   await db.schema.createIndex(eventIdempotencyIndex(names)).on(names.events).columns(['run_id', 'idempotency_hash']).unique().execute();
 }
 
-async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
+async function down(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
   const previous = `${names.events}_v1`;
-  if (dialect === 'mysql') await db.schema.dropTable(previous).ifExists().execute();
+  await dialect.schema.dropLeftoverTable(db, previous);
   await createEvents(db, previous, `${names.prefix}events_v1_pk`, V1_COLUMNS, ['run_id', 'name_hash'], dialect);
   // 0001 kept one event per name: the first message.
   await sql`insert into ${sql.table(previous)} (run_id, name_hash, name, payload_json, delivered_at)
@@ -86,7 +81,7 @@ async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): 
  */
 export function eventMessagesMigration(names: TableNames): Migration {
   return {
-    up: (db) => up(db, names, detectDialect(db)),
-    down: (db) => down(db, names, detectDialect(db)),
+    up: (db) => up(db, names, dialectOf(detectDialect(db))),
+    down: (db) => down(db, names, dialectOf(detectDialect(db))),
   };
 }

@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import { CairnError } from '@cairn/core';
-import { detectDialect } from '../dialect/detect.js';
-import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
-import { mysqlCollation } from '../mysql/collation.js';
+import { detectDialect, dialectOf } from '../dialect/detect.js';
+import type { AnyKysely, SqlDialect } from '../dialect/types.js';
 import { dropRoutines, installRoutines } from '../routines/install-routines.js';
-import { columnType, type ColumnKind } from './column-types.js';
+import type { ColumnKind } from './column-types.js';
 import { loadMigrator } from './load-migrator.js';
 import { CAIRN_MIGRATION_NAMES } from './migration-names.js';
 import type { CairnMigration, CairnMigrationProvider, CairnMigrationResultSet } from './migration-types.js';
@@ -139,16 +138,12 @@ const INDEXES: ReadonlyArray<{ table: keyof typeof SCHEMA; name: string; columns
   { table: 'attempts', name: 'attempts_history', columns: ['run_id', 'started_at', 'step_seq', 'attempt'] },
 ];
 
-async function mysqlTableOptions(db: AnyKysely): Promise<string> {
-  return `engine=InnoDB default charset=utf8mb4 collate=${await mysqlCollation(db)}`;
-}
-
-async function createSchema(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  const tableOptions = dialect === 'mysql' ? await mysqlTableOptions(db) : '';
+async function createSchema(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
+  const tableOptions = await dialect.schema.tableOptions(db);
   for (const [table, spec] of Object.entries(SCHEMA) as [keyof typeof SCHEMA, TableSpec][]) {
     let builder = db.schema.createTable(names[table]);
     for (const [column, kind, nullable] of spec.columns) {
-      builder = builder.addColumn(column, columnType(dialect, kind), (col) => (nullable ? col : col.notNull()));
+      builder = builder.addColumn(column, dialect.schema.columnType(kind), (col) => (nullable ? col : col.notNull()));
     }
     builder = builder.addPrimaryKeyConstraint(`${names.prefix}${table}_pk`, spec.primaryKey as never);
     if (tableOptions) builder = builder.modifyEnd(sql.raw(tableOptions));
@@ -157,7 +152,8 @@ async function createSchema(db: AnyKysely, names: TableNames, dialect: SqlDialec
   for (const index of INDEXES) {
     let builder = db.schema.createIndex(`${names.prefix}${index.name}`).on(names[index.table]).columns(index.columns);
     if (index.unique) builder = builder.unique();
-    if (index.partial && dialect !== 'mysql') builder = builder.where(sql.raw<boolean>(index.partial));
+    // Where the dialect has no partial index, it indexes every row.
+    if (index.partial && dialect.schema.partialIndexes) builder = builder.where(sql.raw<boolean>(index.partial));
     await builder.execute();
   }
 }
@@ -185,7 +181,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): C
   const prefix = typeof options === 'string' ? options : (options.tablePrefix ?? 'cairn_');
   const names = tableNames(prefix);
   const initial: CairnMigration = {
-    up: (db) => createSchema(db, names, detectDialect(db)),
+    up: (db) => createSchema(db, names, dialectOf(detectDialect(db))),
     down: (db) => dropSchema(db, names),
   };
   // PostgreSQL functions / MySQL procedures for the two step writes (SQLite: two triggers), as

@@ -1,22 +1,17 @@
 import type { CairnMigration as Migration } from './migration-types.js';
-import { detectDialect } from '../dialect/detect.js';
-import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
-import { columnType } from './column-types.js';
-import { mysqlHasColumn } from './mysql-has-column.js';
+import { detectDialect, dialectOf } from '../dialect/detect.js';
+import type { AnyKysely, SqlDialect } from '../dialect/types.js';
 import type { TableNames } from './tables.js';
 
 /** The column `cairn_0007_run_trace_context` adds to `runs`: `RunRecord.traceContext` as JSON text. */
 export const TRACE_CONTEXT_COLUMN = 'trace_context_json';
 
-async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  // MySQL/MariaDB commit each DDL statement: a try that failed after the ALTER must be able to run again.
-  if (dialect === 'mysql' && (await mysqlHasColumn(db, names.runs, TRACE_CONTEXT_COLUMN))) return;
-  await db.schema.alterTable(names.runs).addColumn(TRACE_CONTEXT_COLUMN, columnType(dialect, 'json')).execute();
+async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
+  await dialect.schema.addColumnOnce(db, names.runs, TRACE_CONTEXT_COLUMN, dialect.schema.columnType('json'));
 }
 
-async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  if (dialect === 'mysql' && !(await mysqlHasColumn(db, names.runs, TRACE_CONTEXT_COLUMN))) return;
-  await db.schema.alterTable(names.runs).dropColumn(TRACE_CONTEXT_COLUMN).execute();
+async function down(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
+  await dialect.schema.dropColumnOnce(db, names.runs, TRACE_CONTEXT_COLUMN);
 }
 
 /**
@@ -26,7 +21,7 @@ async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): 
  */
 export function runTraceContextMigration(names: TableNames): Migration {
   return {
-    up: (db) => up(db, names, detectDialect(db)),
-    down: (db) => down(db, names, detectDialect(db)),
+    up: (db) => up(db, names, dialectOf(detectDialect(db))),
+    down: (db) => down(db, names, dialectOf(detectDialect(db))),
   };
 }

@@ -1,28 +1,28 @@
 import { sql } from 'kysely';
 import type { CairnMigration as Migration } from './migration-types.js';
-import { detectDialect } from '../dialect/detect.js';
-import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
-import { mysqlCollation } from '../mysql/collation.js';
-import { columnType } from './column-types.js';
+import { detectDialect, dialectOf } from '../dialect/detect.js';
+import type { AnyKysely, SqlDialect } from '../dialect/types.js';
 import type { TableNames } from './tables.js';
 
 /** The index that serves `schedules.findDue`: due schedules in `due_at` order, paused ones (NULL) left out where the dialect allows. */
 export const scheduleDueIndex = (names: TableNames): string => `${names.prefix}schedules_due`;
 
-async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  // MySQL/MariaDB commit each DDL statement: a try that failed half-way starts over (the table is new).
-  if (dialect === 'mysql') await db.schema.dropTable(names.schedules).ifExists().execute();
+async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
+  // The table is new here: what a failed try left of it goes, and this one starts over.
+  await dialect.schema.dropLeftoverTable(db, names.schedules);
+  const type = dialect.schema.columnType;
+  const options = await dialect.schema.tableOptions(db);
   let builder = db.schema
     .createTable(names.schedules)
-    .addColumn('name', columnType(dialect, 'name'), (col) => col.notNull())
-    .addColumn('revision', columnType(dialect, 'bigint'), (col) => col.notNull())
-    .addColumn('due_at', columnType(dialect, 'bigint'))
-    .addColumn('record_json', columnType(dialect, 'json'), (col) => col.notNull())
+    .addColumn('name', type('name'), (col) => col.notNull())
+    .addColumn('revision', type('bigint'), (col) => col.notNull())
+    .addColumn('due_at', type('bigint'))
+    .addColumn('record_json', type('json'), (col) => col.notNull())
     .addPrimaryKeyConstraint(`${names.prefix}schedules_pk`, ['name']);
-  if (dialect === 'mysql') builder = builder.modifyEnd(sql.raw(`engine=InnoDB default charset=utf8mb4 collate=${await mysqlCollation(db)}`));
+  if (options) builder = builder.modifyEnd(sql.raw(options));
   await builder.execute();
   let index = db.schema.createIndex(scheduleDueIndex(names)).on(names.schedules).columns(['due_at', 'name']);
-  if (dialect !== 'mysql') index = index.where(sql.raw<boolean>('due_at is not null'));
+  if (dialect.schema.partialIndexes) index = index.where(sql.raw<boolean>('due_at is not null'));
   await index.execute();
 }
 
@@ -34,7 +34,7 @@ async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Pr
  */
 export function schedulesMigration(names: TableNames): Migration {
   return {
-    up: (db) => up(db, names, detectDialect(db)),
+    up: (db) => up(db, names, dialectOf(detectDialect(db))),
     down: (db) => db.schema.dropTable(names.schedules).ifExists().execute(),
   };
 }

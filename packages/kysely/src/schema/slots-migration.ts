@@ -2,16 +2,16 @@ import { sql } from 'kysely';
 import type { CairnMigration as Migration } from './migration-types.js';
 import { dialectOf, detectDialect } from '../dialect/detect.js';
 import type { AnyKysely, SqlDialect } from '../dialect/types.js';
-import { columnType } from './column-types.js';
 import type { TableNames } from './tables.js';
 import { PRIORITY_COLUMN } from './added-columns.js';
+import { runStatements } from './run-statements.js';
 
 /** The index that serves "the waiters of a key in line order" (`priority` desc, `queued_at`; ties by holder are few). */
 export const slotLineIndex = (names: TableNames): string => `${names.prefix}slot_waiters_line`;
 
 async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
-  const type = (kind: Parameters<typeof columnType>[1]) => columnType(dialect.name, kind);
-  const options = await dialect.tableOptions(db);
+  const type = dialect.schema.columnType;
+  const options = await dialect.schema.tableOptions(db);
   // The two tables are new here: a try that failed half-way (MySQL/MariaDB commit each DDL
   // statement) starts them over.
   for (const table of [names.slot_waiters, names.slots]) await db.schema.dropTable(table).ifExists().execute();
@@ -39,13 +39,13 @@ async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promis
     .modifyEnd(sql.raw(options))
     .execute();
   await db.schema.createIndex(slotLineIndex(names)).on(names.slot_waiters).columns(['key_hash', 'priority desc', 'queued_at']).execute();
-  await dialect.addColumnOnce(db, names.runs, PRIORITY_COLUMN, type('int'));
+  await dialect.schema.addColumnOnce(db, names.runs, PRIORITY_COLUMN, type('int'));
   // PostgreSQL functions / MySQL procedures for acquire and release (SQLite: none).
-  for (const statement of await dialect.slotRoutines(db, names)) await sql.raw(statement).execute(db);
+  await runStatements(db, await dialect.slotRoutines(db, names));
 }
 
 async function down(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
-  for (const statement of dialect.dropSlotRoutines(names)) await sql.raw(statement).execute(db);
+  await runStatements(db, dialect.dropSlotRoutines(names));
   for (const table of [names.slot_waiters, names.slots]) await db.schema.dropTable(table).ifExists().execute();
   await db.schema.alterTable(names.runs).dropColumn(PRIORITY_COLUMN).execute();
 }

@@ -1,37 +1,19 @@
-import { sql } from 'kysely';
 import type { CairnMigration as Migration } from './migration-types.js';
-import { detectDialect } from '../dialect/detect.js';
-import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
-import { replaceStepRoutines } from '../routines/install-routines.js';
-import { dropSqliteFinishedTrigger, sqliteFinishedTrigger } from '../routines/sqlite-triggers.js';
-import { columnType } from './column-types.js';
-import { mysqlHasColumn } from './mysql-has-column.js';
+import { detectDialect, dialectOf } from '../dialect/detect.js';
+import type { AnyKysely, SqlDialect } from '../dialect/types.js';
+import { runStatements } from './run-statements.js';
 import type { TableNames } from './tables.js';
 import { FENCE_COLUMN } from './added-columns.js';
 
-async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  // PostgreSQL runs a migration in one transaction and SQLite's DDL is transactional; MySQL/MariaDB
-  // commit each DDL statement, so a try that failed after the ALTER must be able to run again.
-  if (dialect !== 'mysql' || !(await mysqlHasColumn(db, names.steps, FENCE_COLUMN))) {
-    await db.schema.alterTable(names.steps).addColumn(FENCE_COLUMN, columnType(dialect, 'bigint')).execute();
-  }
-  if (dialect === 'sqlite') {
-    for (const statement of sqliteFinishedTrigger(names)) await sql.raw(statement).execute(db);
-  } else {
-    await replaceStepRoutines(db, names, dialect, '0003', '0008');
-  }
+async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
+  await dialect.schema.addColumnOnce(db, names.steps, FENCE_COLUMN, dialect.schema.columnType('bigint'));
+  await runStatements(db, await dialect.routines.installFinishedStep(db, names));
 }
 
-async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
+async function down(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
   // The routines of 0008 name the column, so they go first.
-  if (dialect === 'sqlite') {
-    for (const statement of dropSqliteFinishedTrigger(names)) await sql.raw(statement).execute(db);
-  } else {
-    await replaceStepRoutines(db, names, dialect, '0008', '0003');
-  }
-  if (dialect !== 'mysql' || (await mysqlHasColumn(db, names.steps, FENCE_COLUMN))) {
-    await db.schema.alterTable(names.steps).dropColumn(FENCE_COLUMN).execute();
-  }
+  await runStatements(db, await dialect.routines.removeFinishedStep(db, names));
+  await dialect.schema.dropColumnOnce(db, names.steps, FENCE_COLUMN);
 }
 
 /**
@@ -46,7 +28,7 @@ async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): 
  */
 export function stepFinishedMigration(names: TableNames): Migration {
   return {
-    up: (db) => up(db, names, detectDialect(db)),
-    down: (db) => down(db, names, detectDialect(db)),
+    up: (db) => up(db, names, dialectOf(detectDialect(db))),
+    down: (db) => down(db, names, dialectOf(detectDialect(db))),
   };
 }

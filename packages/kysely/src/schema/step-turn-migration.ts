@@ -1,28 +1,20 @@
 import type { CairnMigration as Migration } from './migration-types.js';
-import { detectDialect } from '../dialect/detect.js';
-import type { AnyKysely, SqlDialectName } from '../dialect/types.js';
-import { replaceStepRoutines } from '../routines/install-routines.js';
-import { columnType } from './column-types.js';
-import { mysqlHasColumn } from './mysql-has-column.js';
+import { detectDialect, dialectOf } from '../dialect/detect.js';
+import type { AnyKysely, SqlDialect } from '../dialect/types.js';
+import { runStatements } from './run-statements.js';
 import type { TableNames } from './tables.js';
 import { TURN_COLUMN } from './added-columns.js';
 
-async function up(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
-  // PostgreSQL runs a migration in one transaction and SQLite's is this one statement; MySQL/MariaDB
-  // commit each DDL statement, so a try that failed after the ALTER must be able to run again.
-  if (dialect !== 'mysql' || !(await mysqlHasColumn(db, names.steps, TURN_COLUMN))) {
-    await db.schema.alterTable(names.steps).addColumn(TURN_COLUMN, columnType(dialect, 'bigint')).execute();
-  }
-  await replaceStepRoutines(db, names, dialect, '0002', '0003');
+async function up(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
+  await dialect.schema.addColumnOnce(db, names.steps, TURN_COLUMN, dialect.schema.columnType('bigint'));
+  await runStatements(db, await dialect.routines.replaceStep(db, names, '0002', '0003'));
 }
 
-async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): Promise<void> {
+async function down(db: AnyKysely, names: TableNames, dialect: SqlDialect): Promise<void> {
   // The routines of 0003 name the column, so they go first; those of 0002 never name it (neither
   // engine checks a routine's columns before it runs).
-  await replaceStepRoutines(db, names, dialect, '0003', '0002');
-  if (dialect !== 'mysql' || (await mysqlHasColumn(db, names.steps, TURN_COLUMN))) {
-    await db.schema.alterTable(names.steps).dropColumn(TURN_COLUMN).execute();
-  }
+  await runStatements(db, await dialect.routines.replaceStep(db, names, '0003', '0002'));
+  await dialect.schema.dropColumnOnce(db, names.steps, TURN_COLUMN);
 }
 
 /**
@@ -34,7 +26,7 @@ async function down(db: AnyKysely, names: TableNames, dialect: SqlDialectName): 
  */
 export function stepTurnMigration(names: TableNames): Migration {
   return {
-    up: (db) => up(db, names, detectDialect(db)),
-    down: (db) => down(db, names, detectDialect(db)),
+    up: (db) => up(db, names, dialectOf(detectDialect(db))),
+    down: (db) => down(db, names, dialectOf(detectDialect(db))),
   };
 }

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { AnyKysely, SqlDialect } from '../dialect/types.js';
-import { addColumn } from '../dialect/add-column.js';
 import { statementRunWrites } from '../run-statement-writes.js';
 import { sqliteSetState } from './state-set.js';
 import { sqliteStepWrites } from './step-writes.js';
 import { sqliteRoutineStatements } from './routine-statements.js';
+import { sqliteSchemaStatements } from './schema-statements.js';
 
 // better-sqlite3 is synchronous: while one connection of this process holds the write lock and
 // awaits, another connection of the same process that tries to write blocks the whole thread in
@@ -70,8 +70,7 @@ export const sqliteDialect: SqlDialect = {
     const code = (error as { code?: unknown } | null)?.code;
     return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
   },
-  tableOptions: async () => '',
-  addColumnOnce: addColumn,
+  schema: sqliteSchemaStatements,
   slotWrites: 'statements',
   slotRoutines: async () => [],
   dropSlotRoutines: () => [],

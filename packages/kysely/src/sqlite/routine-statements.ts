@@ -1,12 +1,16 @@
 import type { RoutineStatements } from '../dialect/types.js';
-import { dropFinishedTriggerOnly, dropSqliteTriggers, sqliteTriggers } from '../routines/sqlite-triggers.js';
+import { dropFinishedTriggerOnly, dropSqliteFinishedTrigger, dropSqliteTriggers, sqliteFinishedTrigger, sqliteTriggers } from '../routines/sqlite-triggers.js';
 
 /**
  * SQLite's triggers as migrations create and drop them; it has no step routines to replace (its
- * step statements live in the store).
+ * step statements live in the store), and no run routines.
  */
 export const sqliteRoutineStatements: RoutineStatements = {
   install: async (_db, names) => sqliteTriggers(names),
   drop: (names) => [dropFinishedTriggerOnly(names), ...dropSqliteTriggers(names)],
   replaceStep: async () => [],
+  // The store's step insert leaves the finished attempt to this trigger.
+  installFinishedStep: async (_db, names) => sqliteFinishedTrigger(names),
+  removeFinishedStep: async (_db, names) => dropSqliteFinishedTrigger(names),
+  replaceRequestCancel: async () => {},
 };
