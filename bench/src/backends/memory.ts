@@ -1,4 +1,5 @@
 import { createMemoryStore } from '@cairn/core';
+import { countingStore } from '@cairn/core/backend';
 import { StoreProbe } from '../instrument/counting-store.js';
 import { RoundTripCounter } from '../instrument/round-trips.js';
 import type { BackendAdapter, BackendInstance } from './types.js';
@@ -21,20 +22,11 @@ export const memoryBackend: BackendAdapter = {
       async openStore() {
         const inner = createMemoryStore();
         // Count each store call as one request, attributed like a driver round trip.
-        const counted = new Proxy(inner, {
-          get(target, noun, receiver) {
-            const value = Reflect.get(target, noun, receiver) as unknown;
-            if (typeof noun !== 'string' || typeof value !== 'object' || value === null) return value;
-            return new Proxy(value, {
-              get(obj, prop, r) {
-                const fn = Reflect.get(obj, prop, r) as unknown;
-                if (typeof fn !== 'function') return fn;
-                return (...args: unknown[]) => {
-                  counter.hit();
-                  return (fn as (...a: unknown[]) => unknown).apply(obj, args);
-                };
-              },
-            });
+        const counted = countingStore(inner, {
+          history: false,
+          around: (_call, forward, args) => {
+            counter.hit();
+            return forward(...args);
           },
         });
         const probe = new StoreProbe(counted, counter);

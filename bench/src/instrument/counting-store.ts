@@ -1,9 +1,7 @@
 import type { RunRecord, WorkflowStore } from '@cairn/core';
+import { type CountingStore, countingStore } from '@cairn/core/backend';
 import { nowMs } from '../stats.js';
 import { diff, type RoundTripCounter, type RoundTripSnapshot } from './round-trips.js';
-
-// `slots` is optional on a store (only wrapped where the store has it).
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots'] as const;
 
 /** One execution of a run as seen by the store: from `runs.claim` to the `runs.transition` that ends it. */
 export interface ExecutionWindow {
@@ -32,9 +30,9 @@ interface OpenWindow {
  */
 export class StoreProbe {
   readonly store: WorkflowStore;
-  readonly calls = new Map<string, number>();
   /** Total milliseconds spent awaiting each store method (client side, including the driver). */
   readonly callMs = new Map<string, number>();
+  readonly #counting: CountingStore;
   readonly #open = new Map<string, OpenWindow>();
   readonly #waiters = new Map<string, { since: number; resolve: (w: ExecutionWindow) => void }[]>();
   readonly #closed = new Map<string, ExecutionWindow[]>();
@@ -48,13 +46,24 @@ export class StoreProbe {
     inner: WorkflowStore,
     readonly counter: RoundTripCounter,
   ) {
-    const wrapped: Record<string, unknown> = { name: inner.name, capabilities: inner.capabilities, close: () => inner.close() };
-    for (const noun of NOUNS) if (inner[noun] !== undefined) wrapped[noun] = this.#wrapNoun(noun, inner[noun] as unknown as Record<string, unknown>);
-    this.store = wrapped as unknown as WorkflowStore;
+    this.#counting = countingStore(inner, {
+      // The engine over the probe polls and never asks the store's doctor: signals would add
+      // listening requests to every count (the dispatch scenario uses them through its own peer).
+      without: ['signals', 'doctor'],
+      // A full run makes millions of calls; the windows need only the tally per method.
+      history: false,
+      around: (call, forward, args) => this.#call(call.method, () => forward(...args), args),
+    });
+    this.store = this.#counting;
+  }
+
+  /** How many times `noun.method` was called since the probe was made. */
+  count(method: string): number {
+    return this.#counting.count(method);
   }
 
   callSnapshot(): Record<string, number> {
-    return Object.fromEntries(this.calls);
+    return this.#counting.counts();
   }
 
   timeSnapshot(): Record<string, number> {
@@ -82,26 +91,17 @@ export class StoreProbe {
     this.finishedAt.clear();
   }
 
-  #wrapNoun(noun: string, target: Record<string, unknown>): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(target).concat(Object.getOwnPropertyNames(Object.getPrototypeOf(target) ?? {}))) {
-      const value = target[key];
-      if (typeof value !== 'function' || key === 'constructor') continue;
-      const method = `${noun}.${key}`;
-      out[key] = (...args: unknown[]) => this.#call(method, () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args), args);
-    }
-    return out;
-  }
-
   async #call(method: string, fn: () => Promise<unknown>, args: unknown[]): Promise<unknown> {
     const runId = typeof args[0] === 'string' ? args[0] : undefined;
     if (method === 'runs.claim' && runId !== undefined) {
-      // The claim itself belongs to the window: snapshot before it is counted and sent.
+      // The claim itself belongs to the window: the counting store has counted it already, so the
+      // opening snapshot leaves it out.
       const t = nowMs();
       if (this.trackRuns && !this.firstClaimAt.has(runId)) this.firstClaimAt.set(runId, t);
-      this.#open.set(runId, { startedAt: t, rt: this.counter.snapshot(), calls: this.callSnapshot() });
+      const calls = this.callSnapshot();
+      calls['runs.claim'] = (calls['runs.claim'] ?? 1) - 1;
+      this.#open.set(runId, { startedAt: t, rt: this.counter.snapshot(), calls });
     }
-    this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
     this.counter.enter(method);
     let result: unknown;
     const t0 = nowMs();

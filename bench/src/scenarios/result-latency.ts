@@ -74,7 +74,7 @@ export async function resultLatency(backend: BackendInstance, options: LatencyOp
       }
       return out;
     };
-    const reads = () => probe.calls.get('runs.get') ?? 0;
+    const reads = () => probe.count('runs.get');
     const readsBefore = reads();
     const sameProcess = stats(await measure(engine, 1));
     const inlineReads = (reads() - readsBefore) / (options.samples + options.warmup);

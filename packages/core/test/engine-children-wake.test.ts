@@ -12,7 +12,7 @@ const HOUR = 60 * MINUTE;
 
 /** How many times `runId` was claimed (executed) through the fixture's store. */
 function claims(fx: Fixture, runId: string): number {
-  return fx.counter.calls.filter((c) => c.name === 'runs.claim' && c.args[0] === runId).length;
+  return fx.counter.calls.filter((c) => c.method === 'runs.claim' && c.args[0] === runId).length;
 }
 
 /** Moves the clock `total` ms forward in steps of `step`, letting the engine work after each. */

@@ -46,7 +46,7 @@ describe('concurrency: many workers, one run', () => {
       // Eight deliveries at once, one per worker (the local queue serves workers in rotation).
       for (let i = 0; i < 8; i++) void queue.send(ORCHESTRATOR('race'), { runId: h.id });
       await waitForIdle(counter.inner, h.id);
-      const claims = counter.calls.filter((c) => c.name === 'runs.claim');
+      const claims = counter.calls.filter((c) => c.method === 'runs.claim');
       assert.equal(claims.length, 8, 'every worker tried');
       assert.deepEqual(new Set(claims.map((c) => c.args[1])).size, 8, 'from 8 distinct workers');
       const winners = claims.filter((c) => c.outcome?.ok && c.outcome.value !== undefined);
@@ -209,13 +209,13 @@ describe('concurrency: fencing', () => {
       // A wakes up and tries to record its result.
       counterA.reset();
       release.open();
-      await until(() => counterA.calls.some((c) => c.name === 'steps.transition' && c.outcome !== undefined), 'A tries to write');
+      await until(() => counterA.calls.some((c) => c.method === 'steps.transition' && c.outcome !== undefined), 'A tries to write');
       await turns(20);
-      const writes = counterA.calls.filter((c) => c.name !== 'runs.get' && c.name !== 'steps.load');
+      const writes = counterA.calls.filter((c) => c.method !== 'runs.get' && c.method !== 'steps.load');
       assert.ok(writes.length > 0);
       for (const w of writes) {
-        assert.equal(w.outcome?.ok, false, `${w.name} by A must be refused`);
-        assert.equal((w.outcome as { error: { code: string } }).error.code, 'LEASE_LOST', w.name);
+        assert.equal(w.outcome?.ok, false, `${w.method} by A must be refused`);
+        assert.equal((w.outcome as { error: { code: string } }).error.code, 'LEASE_LOST', w.method);
         assert.equal(w.args[1] as number, fenceA, 'A wrote with its old token');
       }
       assert.deepEqual({ run: await inner.runs.get(h.id), steps: await inner.steps.load(h.id), history: await inner.history.list(h.id) }, before);
@@ -265,9 +265,9 @@ describe('concurrency: fencing between steps', () => {
       await arrived[1]!.promise; // B replayed `a` and waits at the same point
       counterA.reset();
       pauses[0]!.open(); // A resumes first and asks for step b
-      await until(() => counterA.calls.some((c) => c.outcome !== undefined && c.name !== 'runs.renew'), 'A writes');
+      await until(() => counterA.calls.some((c) => c.outcome !== undefined && c.method !== 'runs.renew'), 'A writes');
       await turns(20);
-      const refused = counterA.calls.filter((c) => c.name === 'steps.insert');
+      const refused = counterA.calls.filter((c) => c.method === 'steps.insert');
       assert.equal(refused.length, 1);
       assert.equal(refused[0]!.outcome?.ok, false);
       assert.equal((refused[0]!.outcome as { error: { code: string } }).error.code, 'LEASE_LOST');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CairnError, type NewStep, type StepTransition, defineWorkflow } from '@cairn/core';
 import { FAULT_POINTS, type FaultInjector, type FaultPoint, ManualClock, createFaults } from '@cairn/core/testing';
-import { type CountingStore, countingStore, createFixture, waitForQuiet } from './helpers/engine-fixture.js';
+import { type EngineCounter, countingStore, createFixture, waitForQuiet } from './helpers/engine-fixture.js';
 
 type Mode = 'inline' | 'queued' | 'mixed';
 type Level = 'run' | 'step';
@@ -68,16 +68,16 @@ function makeWorkflow(mode: Mode, bodies: Map<string, number>) {
 }
 
 /** Successful store writes that recorded `key` as succeeded (the step's output). */
-function successWrites(counter: CountingStore, runId: string, key: string): number {
+function successWrites(counter: EngineCounter, runId: string, key: string): number {
   return counter.calls.filter((c) => {
     if (c.outcome?.ok !== true || c.args[0] !== runId) return false;
-    if (c.name === 'steps.transition') {
+    if (c.method === 'steps.transition') {
       const t = c.args[2] as StepTransition;
       // A write that only stamps the delivery turn on a step a queued worker finished
       // (succeeded → succeeded) records no output.
       return t.key === key && t.to.status === 'succeeded' && !t.from.status.includes('succeeded');
     }
-    if (c.name === 'steps.insert') {
+    if (c.method === 'steps.insert') {
       const s = c.args[2] as NewStep;
       return s.key === key && s.status === 'succeeded';
     }

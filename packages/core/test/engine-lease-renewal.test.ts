@@ -34,11 +34,11 @@ describe('lease renewal', () => {
       const h = await fx.engine.startRun(wf, null);
       const signal = await started.promise;
       await clock.advance(1000); // a third of the lease: the renewal fails
-      await until(() => counter.calls.some((c) => c.name === 'runs.renew' && c.outcome?.ok === false), 'the failed renewal');
+      await until(() => counter.calls.some((c) => c.method === 'runs.renew' && c.outcome?.ok === false), 'the failed renewal');
       await turns(10);
       assert.equal(signal.aborted, false, 'one failed renewal does not abandon the execution');
       await clock.advance(500); // a quarter of the 2 s left: the retry succeeds
-      await until(() => counter.calls.some((c) => c.name === 'runs.renew' && c.outcome?.ok === true), 'the retried renewal');
+      await until(() => counter.calls.some((c) => c.method === 'runs.renew' && c.outcome?.ok === true), 'the retried renewal');
       release.open();
       await waitForStatus(counter.inner, h.id, 'completed');
       assert.deepEqual(bodies, ['a'], 'the step ran once');
@@ -66,7 +66,7 @@ describe('lease renewal', () => {
       // Another worker may claim the run once the lease runs out: by then this one has stopped.
       assert.ok(clock.now() - claimedAt <= 3000, `abandoned ${clock.now() - claimedAt} ms after the claim (lease 3000 ms)`);
       assert.ok(clock.now() - claimedAt > 2000, `abandoned ${clock.now() - claimedAt} ms after the claim: too early, the lease still held`);
-      assert.ok(counter.calls.filter((c) => c.name === 'runs.renew').length >= 3, 'it retried before giving up');
+      assert.ok(counter.calls.filter((c) => c.method === 'runs.renew').length >= 3, 'it retried before giving up');
     } finally {
       release.open();
       await fx.engine.stop();
@@ -86,7 +86,7 @@ describe('lease renewal', () => {
       await until(() => signal.aborted, 'the abandonment');
       await clock.advance(1500);
       await turns(10);
-      assert.equal(counter.calls.filter((c) => c.name === 'runs.renew').length, 1);
+      assert.equal(counter.calls.filter((c) => c.method === 'runs.renew').length, 1);
     } finally {
       release.open();
       await fx.engine.stop();

@@ -62,7 +62,7 @@ describe('long durations on real timers (system clock, local queue)', () => {
       await ctx.sleep('trial', '25d');
       return 'over';
     });
-    const engine = createEngine({ store: counter.store, workflows: [wf], recoveryIntervalMs: 60_000, logger: { warn: () => {}, error: () => {} } });
+    const engine = createEngine({ store: counter, workflows: [wf], recoveryIntervalMs: 60_000, logger: { warn: () => {}, error: () => {} } });
     await engine.start();
     try {
       const before = Date.now();

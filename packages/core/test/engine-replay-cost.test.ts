@@ -39,10 +39,11 @@ describe('replay cost', () => {
           const key = `s${i}`;
           const calls = fx.counter.calls.filter(
             (c) =>
-              (c.name === 'steps.insert' && (c.args[2] as NewStep).key === key) || (c.name === 'steps.transition' && (c.args[2] as StepTransition).key === key),
+              (c.method === 'steps.insert' && (c.args[2] as NewStep).key === key) ||
+              (c.method === 'steps.transition' && (c.args[2] as StepTransition).key === key),
           );
           assert.deepEqual(
-            calls.map((c) => c.name),
+            calls.map((c) => c.method),
             ['steps.insert'],
             key,
           );
@@ -94,9 +95,10 @@ describe('replay cost', () => {
         fx.counter.calls
           .filter(
             (c) =>
-              (c.name === 'steps.insert' && (c.args[2] as NewStep).key === key) || (c.name === 'steps.transition' && (c.args[2] as StepTransition).key === key),
+              (c.method === 'steps.insert' && (c.args[2] as NewStep).key === key) ||
+              (c.method === 'steps.transition' && (c.args[2] as StepTransition).key === key),
           )
-          .map((c) => `${c.name}:${c.name === 'steps.insert' ? (c.args[2] as NewStep).status : (c.args[2] as StepTransition).to.status}`);
+          .map((c) => `${c.method}:${c.method === 'steps.insert' ? (c.args[2] as NewStep).status : (c.args[2] as StepTransition).to.status}`);
       assert.deepEqual(writesFor('a'), ['steps.insert:succeeded']);
       // The last write is the orchestrator recording the turn in which it hands the worker's result
       // to the code (decision 20): without it a later replay could hand it over at another point.

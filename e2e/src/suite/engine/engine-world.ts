@@ -10,7 +10,7 @@ import {
 } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 import type { CaseEnv } from '../case.js';
-import { countingStore, type CountingStore } from '../counting-store.js';
+import { countingStore, type CountingStore } from '@cairn/core/backend';
 
 /** Engine options a world fixes for every engine it starts (timings the cases rely on). */
 export const WORLD_TIMINGS = { leaseMs: 30_000 } as const;

@@ -26,3 +26,5 @@ export { checkSendOptions, checkWorkOptions } from '../queue/check-queue-options
 export type { CheckedSendOptions, CheckedWorkOptions } from '../queue/check-queue-options.js';
 export { assertQueueOpen } from '../queue/assert-queue-open.js';
 export { reportSafely } from '../queue/report-safely.js';
+export { countingStore, COUNTING_STORE_OPTIONAL_MEMBERS } from '../store/counting-store.js';
+export type { CountingStore, CountingStoreOptions, CountingStoreOptionalMember, StoreCall, StoreCallForward } from '../store/counting-store.js';
