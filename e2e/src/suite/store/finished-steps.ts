@@ -3,7 +3,7 @@ import type { NewStep, WorkflowStore } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { runningRun, takeOver, terminalRun } from '../fixtures/run-fixtures.js';
-import { SAMPLE_ERROR } from './runs.js';
+import { SAMPLE_ERROR } from '../fixtures/sample-records.js';
 
 // Stores without `capabilities.insertFinished` keep two writes per inline step (the engine records
 // the start first there); these cases are about the one-write contract, so they have nothing to check.

@@ -4,7 +4,7 @@ import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { assertSameRecord, pick, rejectsWithCode, tally } from '../fixtures/assertions.js';
 import { LEASE_MS, createRun, newStep, runningRun, shuffled, snapshotRun, takeOver, terminalRun } from '../fixtures/run-fixtures.js';
 import { uuidv7 } from '../fixtures/uuid-v7.js';
-import { FALSY_OUTPUTS, SAMPLE_ERROR } from './runs.js';
+import { FALSY_OUTPUTS, SAMPLE_ERROR } from '../fixtures/sample-records.js';
 
 const STEP_FIELDS = [
   'runId',
