@@ -92,11 +92,14 @@ export async function processThroughput(
   options: ProcessThroughputOptions,
 ): Promise<ProcessThroughputResult> {
   const byWorkers: ProcessThroughputResult['byWorkers'] = [];
-  let round = 0;
+  // One set of queue names for every round (each round's jobs have all finished before the next
+  // starts). A set per round made the queue's schema grow by 14 queues a round, and pg-boss's first
+  // retention pass over every queue it has never maintained (a few statements per queue, once a day
+  // per queue for the whole fleet) landed in whichever round outlived its 60 s supervise timer.
+  const queuePrefix = `b${process.pid}x-`;
   for (const workers of options.workers) {
     const opened = await backend.openStore();
     if (!opened.spec) throw new Error(`${backend.title}: no store spec for worker processes`);
-    const queuePrefix = `b${process.pid}x${++round}-`;
     const config: WorkerConfig = { store: opened.spec, queue: queue.name, queueUrl: url, concurrency: options.concurrency, queuePrefix };
     const children: ChildProcess[] = [];
     const q = await queue.create(url);

@@ -12,6 +12,7 @@ import {
 } from '@cairn/core';
 import { assertQueueOpen, callDriver, checkWorkOptions, createOutageLog, reportSafely, type OutageLog } from '@cairn/core/backend';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
+import { BOSS_DEFAULTS } from './boss-defaults.js';
 import { FetchLoop, SLOT_BACKSTOP_POLL_SECONDS } from './fetch-loop.js';
 import { decodeEnvelope, encodeEnvelope, type JobEnvelope } from './job-envelope.js';
 import { pgBossNotifyChannel } from './notify-channel.js';
@@ -34,7 +35,10 @@ export interface PgBossQueueOptions {
   /**
    * Every other option of the `PgBoss` constructor, passed through unchanged: `pg` settings (`host`,
    * `port`, `user`, `password`, `database`, `ssl`, `max`, `application_name`, a `db` adapter...),
-   * maintenance intervals, and so on. `useListenNotify` (default `true` here) is taken by the
+   * maintenance intervals, and so on. Two defaults differ from pg-boss's, each a per-process timer
+   * the adapter does not need: `schedule` (default `false` here: Cairn schedules nothing in pg-boss)
+   * and `flowIntervalSeconds` (default 3600 here: the adapter sends no flows); set them to restore
+   * pg-boss's. `useListenNotify` (default `true` here) is taken by the
    * adapter: it holds the one LISTEN connection of the `PgBoss` itself and wakes one idle slot per
    * process and queue for each burst of notifications (pg-boss would wake every slot); `false`
    * leaves new jobs to polling.
@@ -187,6 +191,7 @@ class PgBossQueue implements Queue {
       // process, coalesced (FetchLoop).
       const listen = options.bossOptions?.useListenNotify ?? true;
       const bossOptions: ConstructorOptions = {
+        ...BOSS_DEFAULTS,
         ...options.bossOptions,
         useListenNotify: false,
         ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),

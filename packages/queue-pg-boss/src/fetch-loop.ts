@@ -22,9 +22,9 @@ const IDLE_WAKE_MS = 50;
 /**
  * How long a NOTIFY waits before it wakes a slot of this process: 2 ms after a quiet spell or a wake
  * that found a job, doubling to 1 s while this process's wakes find nothing (other processes took
- * the jobs). See WakeCoalescer. Each losing process still fetches about twice per window (the wake
- * and the slot it chains to), so the ceiling sets what N busy processes waste: at 100 ms, 8 of them
- * made 2.3 more fetches per run than one process in the bench (16 a second each over a 10 s batch).
+ * the jobs); past 1 s a losing process stops waking and leaves the queue to its idle poll (see
+ * WakeCoalescer). Waking once per window for good cost each losing process a fetch a second per
+ * queue: 0.5 more fetches per run at 8 processes in the bench (decision 47).
  */
 const NOTIFY_WAKE_WINDOW: WakeWindow = { minMs: 2, maxMs: 1000 };
 

@@ -10,6 +10,8 @@ interface QueueState {
   windowMs: number;
   /** When this process last woke a slot for the queue (0: never). */
   wokeAt: number;
+  /** When the last notification of the queue arrived (0: never). */
+  notifiedAt: number;
   /** When a fetch of this process last returned a job of the queue (0: never). */
   foundAt: number;
   timer: NodeJS.Timeout | undefined;
@@ -18,15 +20,22 @@ interface QueueState {
 /**
  * Turns a stream of "a job is ready on queue Q" notifications into at most one wake-up per queue
  * per window in this process. Every process receives every NOTIFY, but only one of them gets each
- * job: a process whose last wake found nothing (another process took the job) doubles its window
- * up to `maxMs`, so N idle processes make about N fetches per window instead of N per job; a wake
- * that found a job, or a NOTIFY after a quiet spell longer than `maxMs`, reacts after `minMs`. A
- * process with a job of the queue running waits `maxMs`: the slot that finishes it fetches again
- * at once, so it takes its share of a backlog without being woken.
+ * job. A process is *losing* a queue while nothing it fetched since its last wake was a job of it
+ * (other processes took them): a loser doubles its window up to `maxMs`, and once there — or while
+ * it runs a job of the queue — it stops waking for the stream and leaves the queue to its idle
+ * poll and to the slot that finishes the running job (decision 47). A fetch of this process that
+ * returns a job of the queue (`found`), or a notification after a quiet spell longer than `maxMs`,
+ * makes it react after `minMs` again. A process that is not losing reacts after `minMs`, or after
+ * `maxMs` while it runs a job of the queue (the slot that finishes it fetches again at once).
  *
- * Guarantees: `wake(queue)` runs at most once per window per queue, and never later than `maxMs`
- * after a notification (never after `close()`). A notification only ever hastens a fetch: jobs
- * whose wake is skipped or coalesced are still found by the next wake or the polling interval.
+ * So in a busy fleet only the processes that keep winning jobs fetch on NOTIFY, and the others
+ * fetch when their poll sees a job ready: fetches per job stay flat as processes are added, where
+ * a wake per window per loser grew with them.
+ *
+ * Guarantees: `wake(queue)` runs at most once per window per queue, never later than `maxMs` after
+ * the notification it answers, and never after `close()`. A notification only ever hastens a
+ * fetch: jobs whose wake is skipped or coalesced are still found by the next wake or the polling
+ * interval.
  */
 export class WakeCoalescer {
   readonly #wake: (queue: string) => boolean;
@@ -50,10 +59,18 @@ export class WakeCoalescer {
   notified(queue: string): void {
     if (this.#closed) return;
     const state = this.#state(queue);
-    if (state.timer !== undefined) return;
     const now = Date.now();
-    if (this.#running(queue)) state.windowMs = this.#window.maxMs;
-    else if (now - state.wokeAt > this.#window.maxMs || state.foundAt >= state.wokeAt) state.windowMs = this.#window.minMs;
+    // Measured from the previous notification, not the previous wake: a loser that stopped waking
+    // must not rejoin every maxMs while the stream it loses goes on.
+    const quiet = now - state.notifiedAt > this.#window.maxMs;
+    state.notifiedAt = now;
+    if (state.timer !== undefined) return;
+    const losing = state.foundAt < state.wokeAt;
+    const running = this.#running(queue);
+    if (quiet) state.windowMs = this.#window.minMs;
+    else if (losing && (running || state.windowMs >= this.#window.maxMs)) return;
+    else if (running) state.windowMs = this.#window.maxMs;
+    else if (!losing) state.windowMs = this.#window.minMs;
     else state.windowMs = Math.min(this.#window.maxMs, Math.max(1, state.windowMs) * 2);
     state.timer = setTimeout(() => {
       state.timer = undefined;
@@ -78,7 +95,7 @@ export class WakeCoalescer {
   #state(queue: string): QueueState {
     let state = this.#queues.get(queue);
     if (state === undefined) {
-      state = { windowMs: this.#window.minMs, wokeAt: 0, foundAt: 0, timer: undefined };
+      state = { windowMs: this.#window.minMs, wokeAt: 0, notifiedAt: 0, foundAt: 0, timer: undefined };
       this.#queues.set(queue, state);
     }
     return state;

@@ -4,19 +4,11 @@ import { CairnError, type Job, type Queue } from '@cairn/core';
 import { stopSharedServices } from '@cairn/conformance/services';
 import { createPgBossQueue } from '@cairn/queue-pg-boss';
 import { PgBoss } from 'pg-boss';
-import pg from 'pg';
+import { countingDb } from './support/counting-db.js';
 import { createDatabase, dropDatabase, providePostgres } from './support/postgres.js';
+import { sleep, waitFor } from './support/wait-for.js';
 
 const server = await providePostgres();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 /** Counts the calls of every method of a real PgBoss (methods run on the instance itself, so its private fields work). */
 function countingBoss(boss: PgBoss): { boss: PgBoss; calls: Map<string, string[]> } {
@@ -32,49 +24,6 @@ function countingBoss(boss: PgBoss): { boss: PgBoss; calls: Map<string, string[]
     },
   });
   return { boss: proxy, calls };
-}
-
-/**
- * A pg-boss `db` over a real pool that counts pg-boss's job fetches (its `WITH next AS (...)`
- * statement), so a test can say how often idle workers poll.
- */
-function countingDb(url: string): { db: CountingDb; fetches: () => number; reset: () => void; close: () => Promise<void> } {
-  const pool = new pg.Pool({ connectionString: url, max: 20 });
-  pool.on('error', () => {});
-  const listeners: pg.Client[] = [];
-  let fetches = 0;
-  return {
-    db: {
-      async executeSql(text, values) {
-        if (/WITH\s+next\s+AS/i.test(text)) fetches++;
-        return pool.query(text, values as unknown[]);
-      },
-      // A real LISTEN on a connection of its own, as pg-boss's built-in db does (without its reconnection).
-      async listen(channel, onNotification, onReconnect) {
-        const client = new pg.Client({ connectionString: url });
-        client.on('error', () => {});
-        client.on('notification', (message) => {
-          if (message.payload !== undefined) onNotification(message.payload);
-        });
-        await client.connect();
-        await client.query(`LISTEN "${channel}"`);
-        listeners.push(client);
-        onReconnect();
-        return { close: () => client.end() };
-      },
-    },
-    fetches: () => fetches,
-    reset: () => void (fetches = 0),
-    close: async () => {
-      await Promise.all(listeners.map((client) => client.end().catch(() => undefined)));
-      await pool.end();
-    },
-  };
-}
-
-interface CountingDb {
-  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
-  listen(channel: string, onNotification: (payload: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }>;
 }
 
 describe('@cairn/queue-pg-boss', { skip: 'skip' in server ? `no PostgreSQL: ${server.skip}` : false }, () => {
