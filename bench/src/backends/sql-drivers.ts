@@ -22,13 +22,13 @@ function text(arg: unknown): string | undefined {
 
 /**
  * Whether a pg request asks for an asynchronous commit: a statement that sets
- * `synchronous_commit` off itself, or a call of the store's `step_insert` function whose last
+ * `synchronous_commit` off itself, or a call of the store's `step_insert` (or `step_insert_v2`) function whose last
  * argument (`p_async`) is 1 — the function then sets it for its own transaction.
  */
 function asksForAsyncCommit(statement: string | undefined, values: unknown): boolean {
   if (statement === undefined) return false;
   if (/synchronous_commit/i.test(statement) && /\boff\b/i.test(statement)) return true;
-  return /step_insert"?\(/.test(statement) && Array.isArray(values) && Number(values[values.length - 1]) === 1;
+  return /step_insert(_v2)?"?\(/.test(statement) && Array.isArray(values) && Number(values[values.length - 1]) === 1;
 }
 
 /** PostgreSQL through `pg`; `counter` undefined = uncounted. */

@@ -8,10 +8,7 @@
  * not implemented), and the one write per step the engine makes since decision 33 (the step
  * inserted finished), named and unnamed. Same durable server as `pnpm bench`. Prints medians of REPS repetitions of STEPS steps.
  */
-import pg from 'pg';
-import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
-import { postgresDb } from '../backends/sql-drivers.js';
-import { startDurablePostgres } from '../servers/durable-postgres.js';
+import { withPostgresExperiment } from './experiment-postgres.js';
 import { median, nowMs } from '../stats.js';
 
 const STEPS = 200;
@@ -37,13 +34,7 @@ const COMBINED_FN = `create function bench_finish_and_start(p_run text, p_prev t
       null::text, null::text, 0::smallint);
   end $$`;
 
-const server = await startDurablePostgres((line) => process.stderr.write(`${line}\n`));
-try {
-  const db = await postgresDb(server.url);
-  await migrateToLatest(db);
-  const store = createKyselyStore({ db });
-  const client = new pg.Client({ connectionString: server.url });
-  await client.connect();
+await withPostgresExperiment(async ({ server, store, client }) => {
   await client.query(COMBINED_FN);
   await client.query('create table bench_floor (k text primary key, v text)');
   const now = Date.now();
@@ -124,8 +115,4 @@ try {
     const m = median(values);
     process.stdout.write(`| ${name} | ${m.toFixed(0)} | ${(m / floor).toFixed(2)} |\n`);
   }
-  await client.end();
-  await db.destroy();
-} finally {
-  await server.stop();
-}
+});

@@ -93,6 +93,13 @@ export interface RoutineStatements {
    * since 0004 shipped.
    */
   replaceRequestCancel(db: AnyKysely, names: TableNames, version: RequestCancelVersion): Promise<void>;
+  /**
+   * What `cairn_0012_step_insert_v2` installs: the step insert function `steps.insert` calls from
+   * then on (PostgreSQL); nothing where that dialect's `steps.insert` does not change.
+   */
+  installStepInsertV2(db: AnyKysely, names: TableNames): Promise<string[]>;
+  /** The down of that: the function dropped. */
+  removeStepInsertV2(db: AnyKysely, names: TableNames): Promise<string[]>;
 }
 
 /**

@@ -26,4 +26,7 @@ export const mysqlRoutineStatements: RoutineStatements = {
     await sql.raw(`drop procedure if exists \`${routineNames(names.prefix).runRequestCancel}\``).execute(db);
     await sql.raw(mysqlRequestCancelRoutine(names, await mysqlCollation(db), version)).execute(db);
   },
+  // cairn_0012_step_insert_v2 is PostgreSQL's: the procedures stay as they are.
+  installStepInsertV2: async () => [],
+  removeStepInsertV2: async () => [],
 };

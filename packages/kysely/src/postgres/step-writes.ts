@@ -1,11 +1,84 @@
+import { CairnError } from '@cairn/core';
+import { toStepRecord } from '../codec/rows.js';
+import { checkWritable } from '../context.js';
 import type { StepWrites } from '../dialect/types.js';
+import { callRoutineText } from '../routines/call-routine.js';
+import { orderedArgs, STEP_INSERT_PARAMS, stepInsertValues, stepRoutineShape, type RoutineArgs } from '../routines/params.js';
+import { postgresParamTypes } from '../routines/postgres-routines.js';
+import { stepInsertArgs } from '../routines/routine-args.js';
+import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
+import { STEP_COLUMNS, type StepRow } from '../schema/tables.js';
 import { routineStepWrites } from '../steps-routines.js';
+import { stepIdentity } from '../steps-shared.js';
+import { stepInsertV2Name } from './step-insert-v2-routine.js';
 
-/**
- * PostgreSQL's step writes: one call of the step function each; it returns the step as JSON in
- * `step`, and takes `asyncStartCommit`.
- */
-export const postgresStepWrites: StepWrites = routineStepWrites({
+// What `step_insert_v2` returns when it did not write the step (NULL when it did).
+interface NotWritten {
+  fence?: unknown;
+  status?: unknown;
+  step?: StepRow | null;
+}
+
+// The column each step column takes its value from in the function's INSERT, in column order
+// (the list the DDL is generated from, so the record built here cannot drift from the row).
+const INSERTED = stepInsertValues(stepRoutineShape('0008'));
+
+type InsertArgs = RoutineArgs<typeof STEP_INSERT_PARAMS>;
+
+/** The step row `step_insert_v2` inserted from `args`: each column's value as the INSERT takes it. */
+function insertedRow(args: InsertArgs): StepRow {
+  const row: Record<string, unknown> = {};
+  STEP_COLUMNS.forEach((column, i) => {
+    const value = INSERTED[i]!;
+    row[column] = value === '1' ? 1 : args[value as keyof InsertArgs];
+  });
+  return row as unknown as StepRow;
+}
+
+// The call's text per table prefix, built once: `select "<prefix>step_insert_v2"($1::text, ...)`.
+const texts = new Map<string, string>();
+function callText(prefix: string): string {
+  let text = texts.get(prefix);
+  if (text === undefined) {
+    const placeholders = postgresParamTypes(STEP_INSERT_PARAMS).map((type, i) => `$${i + 1}::${type}`);
+    text = `select "${stepInsertV2Name(prefix)}"(${placeholders.join(', ')}) as r`;
+    texts.set(prefix, text);
+  }
+  return text;
+}
+
+// Where a database missing the function is sent: every migration on the way to it.
+const CREATED_BY = `${CAIRN_MIGRATION_NAMES[10]}, after the step routines of ${CAIRN_MIGRATION_NAMES[1]} (replaced by ${CAIRN_MIGRATION_NAMES[2]} and ${CAIRN_MIGRATION_NAMES[7]})`;
+
+const { transition } = routineStepWrites({
   read: (row, run) => ({ run, done: row.done === true, step: row.step ?? undefined }),
   asyncStartCommit: true,
 });
+
+/**
+ * PostgreSQL's step writes, one function call each.
+ *
+ * `insert` calls `<prefix>step_insert_v2` (`cairn_0012_step_insert_v2`): the run share-locked and
+ * checked, the step inserted unless its key exists, attempt 1 opened or recorded — one statement,
+ * all or nothing; a running step's start with `synchronous_commit = off` under `asyncStartCommit`.
+ * When it wrote the step the function returns NULL and the record is built here from the very
+ * arguments the INSERT took, so it equals the stored row as `steps.load` reads it; otherwise it
+ * returns the run's fence and status (`LEASE_LOST`, `RUN_NOT_FOUND`, … by `checkWritable`) or the
+ * existing step (`created: false`).
+ *
+ * `transition` calls `<prefix>step_transition` (`cairn_0008_step_finished`), which returns the step.
+ */
+export const postgresStepWrites: StepWrites = {
+  async insert(ctx, runId, fence, step, now) {
+    const args = stepInsertArgs(stepIdentity(runId, step.key), fence, step, now, ctx.asyncStartCommit && step.status === 'running');
+    const name = stepInsertV2Name(ctx.names.prefix);
+    const rows = await callRoutineText(ctx, name, callText(ctx.names.prefix), orderedArgs(STEP_INSERT_PARAMS, args), CREATED_BY);
+    const result = (rows[0] as { r: NotWritten | null } | undefined)?.r;
+    if (result === null) return { step: toStepRecord(insertedRow(args)), created: true };
+    // `{}` (or, never, no row): the run does not exist.
+    checkWritable(runId, fence, result?.fence === undefined ? undefined : { fence: result.fence, status: result.status });
+    if (result?.step == null) throw new CairnError('STORE_ERROR', `steps.insert: step ${step.key} of run ${runId} was not returned by ${name}`);
+    return { step: toStepRecord(result.step), created: false };
+  },
+  transition,
+};

@@ -23,10 +23,25 @@ export async function callRoutine<Row>(
 ): Promise<Row | undefined> {
   const calls = ctx.dialect.routineCalls;
   if (calls === undefined) throw new CairnError('STORE_ERROR', `The ${ctx.dialect.name} store has no stored routines (called ${name})`);
-  const query = CompiledQuery.raw(ctx.routineSql(callText(ctx.dialect.name, calls, name, params)), args);
+  const rows = await callRoutineText(ctx, name, callText(ctx.dialect.name, calls, name, params), args, createdBy);
+  return calls.resultSet(rows)[0] as Row | undefined;
+}
+
+/**
+ * Sends `text`, a call of the routine `name` written by the caller, in ONE round trip and returns
+ * the rows as the driver handed them over; the retry and the errors of `callRoutine`.
+ */
+export async function callRoutineText(
+  ctx: StoreContext,
+  name: string,
+  text: string,
+  args: readonly (string | number | null)[],
+  createdBy?: string,
+): Promise<readonly unknown[]> {
+  const query = CompiledQuery.raw(ctx.routineSql(text), args as unknown[]);
   try {
     const { rows } = await retryRolledBack(ctx.dialect.isRolledBack, () => ctx.db.executeQuery<unknown>(query));
-    return calls.resultSet(rows)[0] as Row | undefined;
+    return rows;
   } catch (error) {
     if (isMissingRoutine(error)) {
       const where = createdBy ?? `${CAIRN_MIGRATION_NAMES[1]} (the step routines are replaced by ${CAIRN_MIGRATION_NAMES[2]})`;

@@ -12,4 +12,5 @@ export const CAIRN_MIGRATION_NAMES = [
   'cairn_0008_step_finished',
   'cairn_0010_schedules',
   'cairn_0011_slots',
+  'cairn_0012_step_insert_v2',
 ] as const;

@@ -14,6 +14,7 @@ import { runTraceContextMigration } from './run-trace-context-migration.js';
 import { schedulesMigration } from './schedules-migration.js';
 import { slotsMigration } from './slots-migration.js';
 import { stepFinishedMigration } from './step-finished-migration.js';
+import { stepInsertV2Migration } from './step-insert-v2-migration.js';
 import { stepTurnMigration } from './step-turn-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
@@ -202,6 +203,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): C
       [CAIRN_MIGRATION_NAMES[7]]: stepFinishedMigration(names),
       [CAIRN_MIGRATION_NAMES[8]]: schedulesMigration(names),
       [CAIRN_MIGRATION_NAMES[9]]: slotsMigration(names),
+      [CAIRN_MIGRATION_NAMES[10]]: stepInsertV2Migration(names),
     }),
   };
 }

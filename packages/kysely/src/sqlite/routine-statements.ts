@@ -13,4 +13,7 @@ export const sqliteRoutineStatements: RoutineStatements = {
   installFinishedStep: async (_db, names) => sqliteFinishedTrigger(names),
   removeFinishedStep: async (_db, names) => dropSqliteFinishedTrigger(names),
   replaceRequestCancel: async () => {},
+  // cairn_0012_step_insert_v2 is PostgreSQL's: SQLite's step statements are the store's.
+  installStepInsertV2: async () => [],
+  removeStepInsertV2: async () => [],
 };

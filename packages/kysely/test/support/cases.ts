@@ -6,6 +6,7 @@ import { Migrator } from 'kysely/migration';
 import { CairnError, type Json, type WorkflowStore } from '@cairn/core';
 import { CAIRN_MIGRATION_NAMES, cairnMigrations, createKyselyStore, detectDialect, migrateToLatest } from '../../src/index.js';
 import { dropRoutines } from '../../src/routines/install-routines.js';
+import { runStatements } from '../../src/schema/run-statements.js';
 import { dialectOf } from '../../src/dialect/detect.js';
 import { tableNames } from '../../src/schema/tables.js';
 import type { AnyDb } from './databases.js';
@@ -59,6 +60,15 @@ async function runningRun(store: WorkflowStore, owner = 'w1') {
   const claimed = await store.runs.claim(run.id, owner, LEASE, T0);
   assert.ok(claimed);
   return claimed;
+}
+
+/** A Kysely instance of its own on the target, and every statement it sends (Kysely's query log). */
+async function openLogged(target: Target): Promise<{ db: AnyDb; statements: string[] }> {
+  const statements: string[] = [];
+  const db = await target.open((event) => {
+    if (event.level === 'query') statements.push(event.query.sql);
+  });
+  return { db, statements };
 }
 
 /** The direct contract tests of the brief, on one dialect. */
@@ -296,10 +306,7 @@ export function storeCases(target: Target): void {
     });
 
     it('an inline step (insert running + finish) costs the expected statements', async () => {
-      const statements: string[] = [];
-      const db = await target.open((event) => {
-        if (event.level === 'query') statements.push(event.query.sql);
-      });
+      const { db, statements } = await openLogged(target);
       try {
         const store = createKyselyStore({ db, tablePrefix: ctx.prefix });
         const run = await runningRun(store);
@@ -369,6 +376,8 @@ export function storeCases(target: Target): void {
         await migrateToLatest(db, { tablePrefix: prefix });
         const store = createKyselyStore({ db, tablePrefix: prefix });
         const run = await runningRun(store);
+        // Down of cairn_0012_step_insert_v2, then of cairn_0002_step_routines: no step routine left.
+        await runStatements(db, await dialectOf(target.dialect).routines.removeStepInsertV2(db, tableNames(prefix)));
         await dropRoutines(db, tableNames(prefix), target.dialect);
         if (target.dialect === 'mysql') {
           // MySQL's claim, renew and run transition are procedures too.
@@ -451,6 +460,91 @@ export function storeCases(target: Target): void {
           ['c', 'waiting'],
         ],
       );
+    });
+
+    it('PostgreSQL: steps.insert is one call of step_insert_v2, and the record it builds from what it sent equals the stored one', {
+      skip: target.dialect !== 'postgres' && 'PostgreSQL only',
+    }, async () => {
+      const { db, statements } = await openLogged(target);
+      try {
+        const store = createKyselyStore({ db, tablePrefix: ctx.prefix });
+        const run = await runningRun(store);
+        const hostile = 'k\u0000\ud800 "x"'.repeat(3);
+        const steps = [
+          { key: 'running', name: 'r', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w1' },
+          {
+            key: hostile,
+            name: hostile,
+            kind: 'task',
+            seq: 1,
+            status: 'succeeded',
+            maxAttempts: 2,
+            output: { a: [1, 'b', null] },
+            turn: 4,
+            finishedAttempt: { status: 'succeeded', worker: 'w1', startedAt: T0 - 5, output: { a: [1, 'b', null] } },
+          },
+          {
+            key: 'failed',
+            name: 'f',
+            kind: 'task',
+            seq: 2,
+            status: 'failed',
+            maxAttempts: 1,
+            error: { name: 'E', message: 'm' },
+            turn: 5,
+            finishedAttempt: { status: 'failed', worker: 'w1', startedAt: T0, error: { name: 'E', message: 'm' } },
+          },
+          { key: 'sleep', name: 's', kind: 'sleep', seq: 3, status: 'waiting', maxAttempts: 1, wakeAt: T0 + 9 },
+          { key: 'child', name: 'c', kind: 'child', seq: 4, status: 'waiting', maxAttempts: 1, childRunId: 'child-1' },
+          { key: 'queued', name: 'q', kind: 'task', seq: 5, status: 'pending', maxAttempts: 1, queued: true },
+        ] as const;
+        statements.length = 0;
+        const inserted = [];
+        for (const step of steps) inserted.push(await store.steps.insert(run.id, run.fence, step as never, T0 + 1));
+        // The unfenced insert of a queued step worker.
+        inserted.push(
+          await store.steps.insert(run.id, null, { key: 'unfenced', name: 'u', kind: 'task', seq: 6, status: 'succeeded', maxAttempts: 1, output: 0 }, T0 + 2),
+        );
+        assert.deepEqual(
+          statements.map((s) => s.startsWith(`select "${ctx.prefix}step_insert_v2"(`)),
+          inserted.map(() => true),
+          statements.join('\n'),
+        );
+        assert.deepEqual(
+          inserted.map((i) => i.created),
+          inserted.map(() => true),
+        );
+        assert.deepEqual(
+          inserted.map((i) => i.step),
+          await store.steps.load(run.id),
+        );
+        const again = await store.steps.insert(
+          run.id,
+          run.fence,
+          { key: hostile, name: 'other', kind: 'task', seq: 9, status: 'running', maxAttempts: 1, worker: 'w2' },
+          T0 + 3,
+        );
+        assert.deepEqual(again, { step: inserted[1]!.step, created: false });
+        await rejects(
+          store.steps.insert(run.id, run.fence + 1, { key: 'stale', name: 's', kind: 'task', seq: 9, status: 'running', maxAttempts: 1, worker: 'w' }, T0),
+          'LEASE_LOST',
+        );
+        await rejects(
+          store.steps.insert(id(), 1, { key: 'x', name: 'x', kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w' }, T0),
+          'RUN_NOT_FOUND',
+        );
+        assert.deepEqual(
+          (await store.history.list(run.id)).map((a) => [a.stepKey, a.attempt, a.status]),
+          // In order of start: the finished attempts began before the running step's insert.
+          [
+            [hostile, 1, 'succeeded'],
+            ['failed', 1, 'failed'],
+            ['running', 1, 'running'],
+          ],
+        );
+      } finally {
+        await db.destroy();
+      }
     });
 
     it('preparedStatements: PostgreSQL sends the step routines as named statements, with the same records; elsewhere INVALID_INPUT', async () => {

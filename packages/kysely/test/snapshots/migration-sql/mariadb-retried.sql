@@ -909,3 +909,5 @@ drop table if exists `cairn_events`
 drop table if exists `cairn_versions`
 -- @query
 drop table if exists `cairn_runs`
+-- @migration cairn_0012_step_insert_v2 up
+-- @migration cairn_0012_step_insert_v2 down

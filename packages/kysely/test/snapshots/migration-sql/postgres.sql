@@ -690,3 +690,44 @@ drop table if exists "cairn_events"
 drop table if exists "cairn_versions"
 -- @query
 drop table if exists "cairn_runs"
+-- @migration cairn_0012_step_insert_v2 up
+-- @query
+create or replace function "cairn_step_insert_v2"(p_run_id text, p_fence bigint, p_key_hash text, p_step_key text, p_name text, p_kind text, p_seq integer, p_status text, p_max_attempts integer, p_queued smallint, p_output text, p_error text, p_wake_at bigint, p_child_run_id text, p_turn bigint, p_worker text, p_now bigint, p_attempt_status text, p_attempt_started_at bigint, p_attempt_output text, p_attempt_error text, p_async smallint)
+returns json
+language plpgsql volatile as $fn$
+declare
+  v_fence bigint;
+  v_status text;
+begin
+  if p_async = 1 then
+    perform set_config('synchronous_commit', 'off', true);
+  end if;
+  -- Share-locked as step_insert does: writers of one run proceed together, a claim (which updates
+  -- the row) waits for them, and they wait for a claim that got there first.
+  select r.fence, r.status into v_fence, v_status from "cairn_runs" r where r.id = p_run_id for share;
+  if not found then
+    return '{}'::json;
+  end if;
+  if (p_fence is not null and v_fence <> p_fence) or v_status in ('completed', 'failed', 'cancelled') then
+    return json_build_object('fence', v_fence, 'status', v_status);
+  end if;
+  insert into "cairn_steps" (run_id, key_hash, step_key, name, kind, seq, status, attempt, max_attempts, queued, output_json, error_json, wake_at, child_run_id, created_at, updated_at, turn, fence)
+    values (p_run_id, p_key_hash, p_step_key, p_name, p_kind, p_seq, p_status, 1, p_max_attempts, p_queued, p_output, p_error, p_wake_at, p_child_run_id, p_now, p_now, p_turn, p_fence)
+    on conflict (run_id, key_hash) do nothing;
+  if not found then
+    return json_build_object('fence', v_fence, 'status', v_status,
+      'step', (select row_to_json(s) from "cairn_steps" s where s.run_id = p_run_id and s.key_hash = p_key_hash));
+  end if;
+  if p_status = 'running' then
+    insert into "cairn_attempts" (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at)
+      values (p_run_id, p_key_hash, 1, p_step_key, p_seq, 'running', p_worker, p_now);
+  elsif p_attempt_status is not null then
+    insert into "cairn_attempts" (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at, ended_at, output_json, error_json)
+      values (p_run_id, p_key_hash, 1, p_step_key, p_seq, p_attempt_status, p_worker, p_attempt_started_at, p_now, p_attempt_output, p_attempt_error);
+  end if;
+  return null;
+end
+$fn$
+-- @migration cairn_0012_step_insert_v2 down
+-- @query
+drop function if exists "cairn_step_insert_v2"(text, bigint, text, text, text, text, integer, text, integer, smallint, text, text, bigint, text, bigint, text, bigint, text, bigint, text, text, smallint)

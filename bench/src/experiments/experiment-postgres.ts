@@ -1,0 +1,37 @@
+import pg from 'pg';
+import type { WorkflowStore } from '@cairn/core';
+import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
+import { postgresDb } from '../backends/sql-drivers.js';
+import { startDurablePostgres, type DurablePostgres } from '../servers/durable-postgres.js';
+
+/** What an experiment on PostgreSQL works with. */
+export interface PostgresExperiment {
+  /** The bench's durable server (fsync on), started for this experiment. */
+  server: DurablePostgres;
+  /** A store on it, migrated to the latest schema (prefix `cairn_`). */
+  store: WorkflowStore;
+  /** A plain `pg` client of its own, connected. */
+  client: pg.Client;
+}
+
+/**
+ * Runs `experiment` on a fresh durable PostgreSQL server with a migrated store and a plain `pg`
+ * client beside it, and closes all three whatever the experiment does.
+ */
+export async function withPostgresExperiment(experiment: (on: PostgresExperiment) => Promise<void>): Promise<void> {
+  const server = await startDurablePostgres((line) => process.stderr.write(`${line}\n`));
+  try {
+    const db = await postgresDb(server.url);
+    const client = new pg.Client({ connectionString: server.url });
+    try {
+      await migrateToLatest(db);
+      await client.connect();
+      await experiment({ server, store: createKyselyStore({ db }), client });
+    } finally {
+      await client.end().catch(() => undefined);
+      await db.destroy();
+    }
+  } finally {
+    await server.stop();
+  }
+}
