@@ -166,8 +166,10 @@ class BullMQQueue implements Queue {
         lockDuration: this.#lockDurationMs,
         stalledInterval: this.#stalledIntervalMs,
         removeOnComplete: { count: 0 },
-        autorun: true,
+        // Started below, once the subclass is fully constructed.
+        autorun: false,
       },
+      (keys) => this.#connection.queue().exists(...keys),
     );
     bullWorker.on('failed', (bullJob, error) => this.#report(error, bullJob === undefined ? undefined : toCairnJob(queue, bullJob)));
     // An EventEmitter without an `error` listener throws from emit(), which would take the process
@@ -175,6 +177,8 @@ class BullMQQueue implements Queue {
     bullWorker.on('error', (error) => this.#report(error));
     const worker = new BullMQWorker(queue, bullWorker, () => this.#workers.delete(worker));
     this.#workers.add(worker);
+    // As BullMQ's `autorun` does: a loop that stops on an error reports it.
+    bullWorker.run().catch((error: unknown) => this.#report(error));
     try {
       await bullWorker.waitUntilReady();
     } catch (error) {

@@ -2,8 +2,11 @@ import { Redis } from 'ioredis';
 
 /** Commands Redis executed on keys under one prefix, by command name. */
 export interface CommandLog {
-  /** How many commands named `name` (lowercase) touched a key under the prefix so far. */
-  count(name: string): number;
+  /**
+   * How many commands named `name` (lowercase) touched a key under the prefix so far, of those
+   * whose arguments (the name first) pass `where` when given.
+   */
+  count(name: string, where?: (args: readonly string[]) => boolean): number;
   close(): Promise<void>;
 }
 
@@ -15,14 +18,13 @@ export interface CommandLog {
 export async function openCommandLog(url: string, prefix: string): Promise<CommandLog> {
   const client = new Redis(url, { maxRetriesPerRequest: 1 });
   const monitor = await client.monitor();
-  const counts = new Map<string, number>();
+  const seen: string[][] = [];
   monitor.on('monitor', (_time: string, args: string[]) => {
     if (!args.some((arg) => arg.startsWith(`${prefix}:`))) return;
-    const name = String(args[0]).toLowerCase();
-    counts.set(name, (counts.get(name) ?? 0) + 1);
+    seen.push([String(args[0]).toLowerCase(), ...args.slice(1).map(String)]);
   });
   return {
-    count: (name) => counts.get(name) ?? 0,
+    count: (name, where) => seen.filter((args) => args[0] === name && (where === undefined || where(args))).length,
     async close() {
       monitor.disconnect();
       await client.quit().catch(() => client.disconnect());
