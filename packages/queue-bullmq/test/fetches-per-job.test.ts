@@ -10,8 +10,8 @@ import { sleep, waitFor } from './support/wait-for.js';
 
 const server = await provideRedis();
 
-// BullMQ's default `drainDelay`: an idle worker's blocking wait ends after 5 s and it fetches once.
-const IDLE_FETCH_EVERY_MS = 5_000;
+// BullMQ's default `drainDelay`: an idle worker's blocking wait ends after 5 s and it looks again.
+const IDLE_WAIT_MS = 5_000;
 const JOBS = 20;
 
 // Issue 18 / decision 46: Redis commands per job must not grow with the number of worker
@@ -43,8 +43,8 @@ describe('fetches per job as worker processes are added', { skip: 'skip' in serv
         // The look the last job's fetch leaves behind (its marker) is counted too.
         await sleep(200);
         const elapsed = Date.now() - started;
-        // Time-driven, not per job: each worker's first fetch, and one per idle wait that ran out.
-        const idleFetches = processes * (1 + Math.ceil(elapsed / IDLE_FETCH_EVERY_MS));
+        // Time-driven, not per job: each worker's first wait, and one per idle wait that ran out.
+        const idleWaits = processes * (1 + Math.ceil(elapsed / IDLE_WAIT_MS));
         // Every fetch (BullMQ's moveToActive script, or the next job fetched by a completion) runs
         // exactly one RPOPLPUSH on the queue's wait list.
         const fetches = log.count('rpoplpush');
@@ -55,7 +55,7 @@ describe('fetches per job as worker processes are added', { skip: 'skip' in serv
         // A worker fetches only when a job is ready (or delayed); each worker may race once at start.
         assert.ok(fetches <= JOBS + processes, `${fetches} fetches for ${JOBS} jobs (${(fetches / JOBS).toFixed(2)} per job); at most 1 per job`);
         assert.ok(
-          wakes <= 2 * JOBS + idleFetches,
+          wakes <= 2 * JOBS + idleWaits,
           `${wakes} blocking waits for ${JOBS} jobs; at most 2 per job (the job's marker, and the one its fetch leaves)`,
         );
         assert.ok(probes <= wakes + processes, `${probes} EXISTS for ${wakes} blocking waits; at most one each`);
