@@ -56,7 +56,33 @@ async function runOf(n: number): Promise<{ controllers: number; sleeps: number }
   }
 }
 
+/** Counts Node.js timers armed (`setTimeout`) while a run of `n` steps runs. */
+async function timersOf(n: number): Promise<number> {
+  const engine = createEngine({ store: createMemoryStore(), workflows: [steps], recoveryIntervalMs: 1e12, startMode: 'inline' });
+  await engine.start({ workers: false });
+  const original = globalThis.setTimeout;
+  try {
+    await (await engine.startRun(steps, 1)).result();
+    let armed = 0;
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      armed += 1;
+      return original(...args);
+    }) as typeof setTimeout;
+    assert.equal(await (await engine.startRun(steps, n)).result(), n);
+    return armed;
+  } finally {
+    globalThis.setTimeout = original;
+    await engine.stop();
+  }
+}
+
 describe('engine CPU per inline step (issue 18)', () => {
+  it('an inline step arms no Node.js timer of its own (the deferred start shares one): a run of 40 steps arms as many as a run of 1', async () => {
+    const one = await timersOf(1);
+    const forty = await timersOf(40);
+    assert.equal(forty, one, `setTimeout calls: ${one} for 1 step, ${forty} for 40`);
+  });
+
   it('an inline step makes no AbortController and no clock sleep: a run of 40 steps makes as many as a run of 1', async () => {
     const one = await runOf(1);
     const forty = await runOf(40);

@@ -12,6 +12,7 @@ import { checkEngineOptions } from './check-engine-options.js';
 import { createDispatch } from './engine-dispatch.js';
 import { settlesWithin } from './settles-within.js';
 import { wakeUpHandlers } from './wake-up-handlers.js';
+import { NO_FAULTS } from './fault-point.js';
 import { Lifecycle } from '../observe/lifecycle.js';
 import { checkTraceContext } from '../observe/check-trace-context.js';
 import { executeRun } from './execute-run.js';
@@ -97,7 +98,7 @@ export function createEngine(options: EngineOptions): Engine {
     timings,
     maxPayloadBytes,
     ...(checked.defaultRetry === undefined ? {} : { defaultRetry: checked.defaultRetry }),
-    faults: options.faults ?? { hit: () => {} },
+    faults: options.faults ?? NO_FAULTS,
     registry,
     logger: outage.logger,
     lifecycle: new Lifecycle(outage.logger, clock, workerId, options.store.name),

@@ -11,6 +11,9 @@ import { lifecycleError } from '../observe/lifecycle.js';
 import { checkTraceContext } from '../observe/check-trace-context.js';
 import type { RunLifecycleEvent } from '../observe/lifecycle-events.js';
 
+// Why the lease renewal and the deadline watch stop: nobody sees it (their sleeps' rejections are ignored).
+const EXECUTION_OVER = Symbol('execution over');
+
 // A run woken while it executed is replayed again in place, but never endlessly in one call.
 const MAX_IMMEDIATE_REPLAYS = 50;
 
@@ -99,8 +102,9 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   try {
     outcome = await execution.start();
   } finally {
-    renewal.abort();
-    deadline.abort();
+    // With a reason: `abort()` without one builds a DOMException (with its stack) per run.
+    renewal.abort(EXECUTION_OVER);
+    deadline.abort(EXECUTION_OVER);
   }
   return record(rt, run, outcome, claimedAt, flow.slot, execution.leaseHeldUntil);
 }

@@ -11,7 +11,7 @@ import type { NewStep, StepRecord, StepTransition } from '../model/step.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
 import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import type { EngineRuntime } from './engine-runtime.js';
-import type { FaultPoint } from './fault-point.js';
+import { type FaultPoint, NO_FAULTS } from './fault-point.js';
 import type { Site } from './execution-outcome.js';
 import { ExecutionCalls, type Call, type Delivery, SUSPEND } from './execution-calls.js';
 
@@ -38,6 +38,7 @@ export class ExecutionRecords extends ExecutionCalls {
   }
 
   protected fault(point: FaultPoint, stepKey?: string): void {
+    if (this.rt.faults === NO_FAULTS) return;
     try {
       this.rt.faults.hit(stepKey === undefined ? { point, runId: this.run.id } : { point, runId: this.run.id, stepKey });
     } catch (error) {
@@ -54,13 +55,16 @@ export class ExecutionRecords extends ExecutionCalls {
     return result;
   }
 
-  protected insert(site: Site, step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'>): Promise<StepRecord> {
-    return this.write(async (fence, now) => {
-      const full: NewStep = { key: site.key, name: site.name, kind: site.kind, seq: site.seq, ...step };
-      const { step: written, created } = await this.rt.store.steps.insert(this.run.id, fence, full, now);
-      if (created) this.lastInsertFence = fence;
-      return written;
-    });
+  /** Records a step (`steps.insert`) through `write`'s rules, written out: it is on every step's path. */
+  protected async insert(site: Site, step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'>): Promise<StepRecord> {
+    if (this.closed) throw SUSPEND;
+    const fence = this.run.fence;
+    const now = this.rt.clock.now();
+    const full: NewStep = { key: site.key, name: site.name, kind: site.kind, seq: site.seq, ...step };
+    const { step: written, created } = await this.rt.store.steps.insert(this.run.id, fence, full, now);
+    if (created) this.lastInsertFence = fence;
+    if (this.closed) throw SUSPEND;
+    return written;
   }
 
   /**
@@ -72,8 +76,12 @@ export class ExecutionRecords extends ExecutionCalls {
     return this.run.fence - this.lastInsertFence;
   }
 
-  protected transition(transition: StepTransition): Promise<StepRecord> {
-    return this.write((fence, now) => this.rt.store.steps.transition(this.run.id, fence, transition, now));
+  /** Moves a recorded step on (`steps.transition`) through `write`'s rules, written out as `insert` is. */
+  protected async transition(transition: StepTransition): Promise<StepRecord> {
+    if (this.closed) throw SUSPEND;
+    const written = await this.rt.store.steps.transition(this.run.id, this.run.fence, transition, this.rt.clock.now());
+    if (this.closed) throw SUSPEND;
+    return written;
   }
 
   protected payload(value: unknown, what: string): Json {

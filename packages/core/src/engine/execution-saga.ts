@@ -60,7 +60,7 @@ export class ExecutionSaga extends ExecutionTasks {
         this.wakeTimes.length = 0;
         this.suspendReasons.clear();
         try {
-          await this.rt.clock.sleep(Math.max(0, wakeAt - now), this.sagaAbort.signal);
+          await this.rt.clock.sleep(Math.max(0, wakeAt - now), this.sagaSignal);
         } catch {
           return undefined;
         }
@@ -92,7 +92,7 @@ export class ExecutionSaga extends ExecutionTasks {
       const site: Site = { kind: 'task', name: compensationKey(entry.site.name), key, seq: entry.site.seq, recorded };
       let ok = true;
       try {
-        await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaAbort.signal);
+        await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaSignal);
       } catch (failure) {
         if (!(failure instanceof StepFailure)) throw failure;
         failures.push({ key, error: failure.record });

@@ -25,6 +25,28 @@ import { ExecutionRecords } from './execution-records.js';
 /** What an attempt's outcome makes of its step (a transition's `to`). */
 type StepOutcome = StepTransition['to'];
 
+/** The start write of one inline attempt whose body runs before it is recorded (see `deferStart`). */
+class DeferredStart {
+  disarmed = false;
+  /** The start write, once the timer fired. */
+  started: Promise<StepRecord> | undefined = undefined;
+  /** Cancels the timer. */
+  cancel: () => void = ignoreRejection;
+
+  constructor(
+    readonly key: string,
+    readonly startedAt: number,
+  ) {}
+
+  /** Disarms the timer (a later firing does nothing). */
+  stop(): void {
+    this.disarmed = true;
+    this.cancel();
+  }
+}
+
+function ignoreRejection(): void {}
+
 /** Task steps (`ctx.step`): inline and queued, their attempts, retries and rate limits. */
 export class ExecutionTasks extends ExecutionRecords {
   /** The rate limits of this execution's task steps, by step key. */
@@ -63,10 +85,10 @@ export class ExecutionTasks extends ExecutionRecords {
     if (rate !== undefined) this.stepRates.set(site.key, rate);
     try {
       const value = queued ? await this.queuedTask(call, site, policy) : await this.inlineTask(site, fn, policy, timeoutMs, call);
-      return { turn: await this.claim(call), ok: true, value };
+      return { turn: this.claimNow(call) ?? (await this.claim(call)), ok: true, value };
     } catch (error) {
       if (error instanceof StepFailure) {
-        const turn = await this.claim(call);
+        const turn = this.claimNow(call) ?? (await this.claim(call));
         return { turn, ok: false, error: this.failStep(site, error.record) };
       }
       throw error;
@@ -97,10 +119,9 @@ export class ExecutionTasks extends ExecutionRecords {
     signal: AbortSignal = this.abort.signal,
   ): Promise<Json | undefined> {
     const worker = this.rt.workerId;
-    const turn = async () => (call === undefined ? {} : { turn: await this.claim(call) });
     let step = site.recorded;
     // Before anything is written: a refused take may suspend the run with the step as it was.
-    await this.takeRateSlot(site, step, signal);
+    if (this.stepRates.has(site.key)) await this.takeRateSlot(site, step, signal);
     if (!step) {
       if (this.recordsStartFirst()) {
         step = await this.insert(site, { status: 'running', maxAttempts: policy.maxAttempts, worker });
@@ -110,12 +131,9 @@ export class ExecutionTasks extends ExecutionRecords {
       // We hold the lease, so whoever ran this attempt is gone: it was abandoned.
       if (step.attempt >= step.maxAttempts + ABANDON_GRACE) {
         const error = toErrorRecord(new CairnError('ATTEMPT_ABANDONED', `Step ${JSON.stringify(site.key)}: every attempt was abandoned by a crashing worker`));
-        await this.transition({
-          key: site.key,
-          from: { status: ['running'], attempt: step.attempt },
-          to: { status: 'failed', error, ...(await turn()) },
-          endAttempt: { status: 'abandoned', error },
-        });
+        const to: StepOutcome = { status: 'failed', error };
+        if (call !== undefined) to.turn = this.claimNow(call) ?? (await this.claim(call));
+        await this.transition({ key: site.key, from: { status: ['running'], attempt: step.attempt }, to, endAttempt: { status: 'abandoned', error } });
         throw new StepFailure(error);
       }
       step = await this.transition({
@@ -143,7 +161,11 @@ export class ExecutionTasks extends ExecutionRecords {
         // The run's saga has begun: a workflow step's late outcome is not recorded (the saga failed
         // the step, or is about to), so it can never succeed after its compensation was skipped.
         if (this.sealed && call !== undefined) throw SUSPEND;
-        if (deferred !== undefined) step = await deferred.settle();
+        if (deferred !== undefined) {
+          this.settleDeferred(deferred);
+          // Awaited only when the start write fired: most bodies end before it does.
+          if (deferred.started !== undefined) step = await this.startedStep(deferred);
+        }
       } finally {
         deferred?.stop();
       }
@@ -161,15 +183,11 @@ export class ExecutionTasks extends ExecutionRecords {
           decision = { retry: false };
         }
       }
-      // The attempt's outcome: a transition of the recorded step, or the step's first record.
-      const finish = (to: StepOutcome, endAttempt: StepTransition['endAttempt'] & {}): Promise<StepRecord> =>
-        step === undefined
-          ? this.insertFinished(site, policy.maxAttempts, to, { ...endAttempt, worker, startedAt: deferred?.startedAt ?? this.rt.clock.now() })
-          : this.transition({ key: site.key, from: { status: ['running'], attempt }, to, endAttempt });
       if (failure === undefined) {
         this.fault('before-checkpoint', site.key);
-        const to = output === undefined ? { status: 'succeeded' as const, ...(await turn()) } : { status: 'succeeded' as const, output, ...(await turn()) };
-        await finish(to, { status: 'succeeded' });
+        const to: StepOutcome = output === undefined ? { status: 'succeeded' } : { status: 'succeeded', output };
+        if (call !== undefined) to.turn = this.claimNow(call) ?? (await this.claim(call));
+        await this.recordAttempt(site, step, attempt, policy.maxAttempts, to, { status: 'succeeded' }, deferred);
         this.fault('after-checkpoint', site.key);
         if (lifecycle.steps) {
           const base = lifecycle.stepBase(this.run, site.key, attempt, false);
@@ -181,7 +199,15 @@ export class ExecutionTasks extends ExecutionRecords {
       if (decision.retry) {
         const wakeAt = this.rt.clock.now() + decision.delayMs;
         this.fault('before-checkpoint', site.key);
-        step = await finish({ status: 'retry_wait', wakeAt }, { status: 'failed', error: failure });
+        step = await this.recordAttempt(
+          site,
+          step,
+          attempt,
+          policy.maxAttempts,
+          { status: 'retry_wait', wakeAt },
+          { status: 'failed', error: failure },
+          deferred,
+        );
         this.fault('after-checkpoint', site.key);
         if (lifecycle.steps) {
           const base = lifecycle.stepBase(this.run, site.key, attempt, false);
@@ -199,7 +225,9 @@ export class ExecutionTasks extends ExecutionRecords {
         continue;
       }
       this.fault('before-checkpoint', site.key);
-      await finish({ status: 'failed', error: failure, ...(await turn()) }, { status: 'failed', error: failure });
+      const to: StepOutcome = { status: 'failed', error: failure };
+      if (call !== undefined) to.turn = this.claimNow(call) ?? (await this.claim(call));
+      await this.recordAttempt(site, step, attempt, policy.maxAttempts, to, { status: 'failed', error: failure }, deferred);
       this.fault('after-checkpoint', site.key);
       if (lifecycle.steps) {
         const base = lifecycle.stepBase(this.run, site.key, attempt, false);
@@ -207,6 +235,23 @@ export class ExecutionTasks extends ExecutionRecords {
       }
       throw new StepFailure(failure);
     }
+  }
+
+  /**
+   * An attempt's outcome: the step's first record, finished (`step` not on record yet: one write),
+   * or a transition of the recorded step's running attempt.
+   */
+  protected recordAttempt(
+    site: Site,
+    step: StepRecord | undefined,
+    attempt: number,
+    maxAttempts: number,
+    to: StepOutcome,
+    endAttempt: StepTransition['endAttempt'] & {},
+    deferred: DeferredStart | undefined,
+  ): Promise<StepRecord> {
+    if (step !== undefined) return this.transition({ key: site.key, from: { status: ['running'], attempt }, to, endAttempt });
+    return this.insertFinished(site, maxAttempts, to, { ...endAttempt, worker: this.rt.workerId, startedAt: deferred?.startedAt ?? this.rt.clock.now() });
   }
 
   /**
@@ -229,46 +274,39 @@ export class ExecutionTasks extends ExecutionRecords {
 
   /**
    * Arms the start write of a step whose body runs before it is recorded: fired when the body is
-   * still running after `recordStartAfterMs`. `settle` (the body finished) disarms it and gives the
-   * step it recorded, if it fired; `stop` disarms it. Until settled the step is listed in
-   * `unrecorded`, so a saga that begins meanwhile records it failed with an abandoned attempt.
+   * still running after `recordStartAfterMs`. `settleDeferred` (the body finished) disarms it, and
+   * `startedStep` gives the step it recorded, if it fired; `stop` disarms it. Until settled the
+   * step is listed in `unrecorded`, so a saga that begins meanwhile records it failed with an
+   * abandoned attempt.
    */
-  protected deferStart(
-    site: Site,
-    maxAttempts: number,
-    call: Call | undefined,
-  ): { startedAt: number; settle(): Promise<StepRecord | undefined>; stop(): void } {
-    const startedAt = this.rt.clock.now();
-    let disarmed = false;
-    let started: Promise<StepRecord> | undefined;
-    this.unrecorded.set(site.key, startedAt);
-    const cancel = armTimer(this.rt.clock, this.rt.timings.recordStartAfterMs, () => {
+  protected deferStart(site: Site, maxAttempts: number, call: Call | undefined): DeferredStart {
+    const deferred = new DeferredStart(site.key, this.rt.clock.now());
+    this.unrecorded.set(site.key, deferred.startedAt);
+    deferred.cancel = armTimer(this.rt.clock, this.rt.timings.recordStartAfterMs, () => {
       // A workflow step's body no longer counts once the saga began (see `inlineTask`).
-      if (disarmed || this.closed || (this.sealed && call !== undefined)) return;
-      started = this.insert(site, { status: 'running', maxAttempts, worker: this.rt.workerId });
-      started.catch(() => {});
+      if (deferred.disarmed || this.closed || (this.sealed && call !== undefined)) return;
+      deferred.started = this.insert(site, { status: 'running', maxAttempts, worker: this.rt.workerId });
+      deferred.started.catch(ignoreRejection);
     });
-    const stop = () => {
-      disarmed = true;
-      cancel();
-    };
-    return {
-      startedAt,
-      stop,
-      settle: async () => {
-        stop();
-        this.unrecorded.delete(site.key);
-        if (started === undefined) return undefined;
-        const step = await started;
-        // Only this execution writes this key while it holds the lease: anything else is a defect.
-        if (step.status !== 'running' || step.attempt !== 1)
-          throw new CairnError(
-            'STEP_CONFLICT',
-            `Step ${JSON.stringify(site.key)} was recorded ${step.status} (attempt ${step.attempt}) while its first attempt ran`,
-          );
-        return step;
-      },
-    };
+    return deferred;
+  }
+
+  /** The body finished: the start write is disarmed and the step no longer `unrecorded`. */
+  protected settleDeferred(deferred: DeferredStart): void {
+    deferred.stop();
+    this.unrecorded.delete(deferred.key);
+  }
+
+  /** The step the fired start write recorded (see `deferStart`). */
+  protected async startedStep(deferred: DeferredStart): Promise<StepRecord> {
+    const step = await (deferred.started as Promise<StepRecord>);
+    // Only this execution writes this key while it holds the lease: anything else is a defect.
+    if (step.status !== 'running' || step.attempt !== 1)
+      throw new CairnError(
+        'STEP_CONFLICT',
+        `Step ${JSON.stringify(deferred.key)} was recorded ${step.status} (attempt ${step.attempt}) while its first attempt ran`,
+      );
+    return step;
   }
 
   /** Records a step that is not on record yet with its finished first attempt: ONE write. */

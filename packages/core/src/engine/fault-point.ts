@@ -26,3 +26,9 @@ export interface FaultSite {
 export interface FaultInjector {
   hit(site: FaultSite): void;
 }
+
+/**
+ * The injector of an engine given none: hits nothing. The engine skips its fault points when it
+ * has this one (building the site of each point was a visible share of an inline step's CPU).
+ */
+export const NO_FAULTS: FaultInjector = Object.freeze({ hit: () => {} });

@@ -4,6 +4,9 @@ import { fromErrorRecord } from '../errors/error-record-codec.js';
 import { isTerminalRunStatus, type RunRecord } from '../model/run.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
 
+// Why a pause ends early; nobody sees it. With a reason: `abort()` without one builds a DOMException.
+const WOKEN = Symbol('woken');
+
 // Polling starts here and doubles up to the configured ceiling: quick results come back in
 // milliseconds, long runs cost one read per ceiling interval.
 const FIRST_POLL_MS = 10;
@@ -91,7 +94,7 @@ export class ResultWaiter {
   /** Sleeps up to `ms` (`Infinity`: until woken), ending early when `arm`'s wake-up is called. */
   private async pause(clock: Clock, ms: number, arm: (wake: () => void) => void): Promise<void> {
     const controller = new AbortController();
-    arm(() => controller.abort());
+    arm(() => controller.abort(WOKEN));
     if (ms === Number.POSITIVE_INFINITY) {
       await new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
       return;

@@ -14,14 +14,25 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; error: unkn
  * `timeoutMs` may be up to `MAX_DURATION_MS` (100 years): the clock's sleep honours it in full (the
  * system clock waits in slices of at most 2^31-1 ms), so a 25-day timeout does not fire at once.
  */
-export async function runStepBody(
+export function runStepBody(
   clock: Clock,
   fn: (step: StepContext) => unknown,
   identity: { runId: string; key: string; attempt: number },
   timeoutMs: number | undefined,
   parent: AbortSignal,
 ): Promise<BodyResult> {
-  if (timeoutMs === undefined) return runUntimed(fn, identity, parent);
+  // Not itself async: an async function returning the inner promise would add its own hops.
+  return timeoutMs === undefined ? runUntimed(fn, identity, parent) : runTimed(clock, fn, identity, timeoutMs, parent);
+}
+
+/** An attempt with a timeout: its signal is made at once (the timeout's sleep needs it). */
+async function runTimed(
+  clock: Clock,
+  fn: (step: StepContext) => unknown,
+  identity: { runId: string; key: string; attempt: number },
+  timeoutMs: number,
+  parent: AbortSignal,
+): Promise<BodyResult> {
   const controller = new AbortController();
   const onParentAbort = () => controller.abort(parent.reason);
   if (parent.aborted) onParentAbort();
@@ -63,36 +74,65 @@ async function runUntimed(
   identity: { runId: string; key: string; attempt: number },
   parent: AbortSignal,
 ): Promise<BodyResult> {
-  let controller: AbortController | undefined;
-  let settled = false;
-  // What the signal was aborted with, had it existed: fixed when the attempt settles.
-  let settledReason: { reason: unknown } | undefined;
-  const onParentAbort = () => controller?.abort(parent.reason);
-  const signal = (): AbortSignal => {
-    if (controller !== undefined) return controller.signal;
-    controller = new AbortController();
-    if (settled) controller.abort(settledReason === undefined ? settledError() : settledReason.reason);
-    else if (parent.aborted) controller.abort(parent.reason);
-    else parent.addEventListener('abort', onParentAbort, { once: true });
-    return controller.signal;
-  };
-  const context: StepContext = {
-    ...identity,
-    get signal() {
-      return signal();
-    },
-  };
+  const attempt = new UntimedAttempt(identity, parent);
   try {
-    return { ok: true, value: await Promise.resolve().then(() => fn(context)) };
+    return { ok: true, value: await Promise.resolve().then(() => fn(attempt.context)) };
   } catch (error) {
     return { ok: false, error };
   } finally {
-    settled = true;
-    if (controller !== undefined) {
-      parent.removeEventListener('abort', onParentAbort);
-      if (!controller.signal.aborted) controller.abort(settledError());
-    } else if (parent.aborted) {
-      settledReason = { reason: parent.reason };
+    attempt.settle();
+  }
+}
+
+/**
+ * The state of one untimed attempt: its context and the signal made on first read. A class, so
+ * that an attempt whose body never reads its signal makes no closure but the context's getter
+ * (closures per step were a visible share of a step's CPU, issue 18).
+ */
+class UntimedAttempt {
+  readonly context: StepContext;
+  private controller: AbortController | undefined;
+  private settled = false;
+  // What the signal was aborted with, had it existed: fixed when the attempt settles.
+  private settledReason: { reason: unknown } | undefined;
+  private onParentAbort: (() => void) | undefined;
+
+  constructor(
+    identity: { runId: string; key: string; attempt: number },
+    private readonly parent: AbortSignal,
+  ) {
+    const attempt = this;
+    this.context = {
+      runId: identity.runId,
+      key: identity.key,
+      attempt: identity.attempt,
+      get signal() {
+        return attempt.signal();
+      },
+    };
+  }
+
+  private signal(): AbortSignal {
+    if (this.controller !== undefined) return this.controller.signal;
+    const controller = new AbortController();
+    this.controller = controller;
+    if (this.settled) controller.abort(this.settledReason === undefined ? settledError() : this.settledReason.reason);
+    else if (this.parent.aborted) controller.abort(this.parent.reason);
+    else {
+      this.onParentAbort = () => controller.abort(this.parent.reason);
+      this.parent.addEventListener('abort', this.onParentAbort, { once: true });
+    }
+    return controller.signal;
+  }
+
+  /** The attempt settled: a signal made aborts now; one read later is made aborted. */
+  settle(): void {
+    this.settled = true;
+    if (this.controller !== undefined) {
+      if (this.onParentAbort !== undefined) this.parent.removeEventListener('abort', this.onParentAbort);
+      if (!this.controller.signal.aborted) this.controller.abort(settledError());
+    } else if (this.parent.aborted) {
+      this.settledReason = { reason: this.parent.reason };
     }
   }
 }

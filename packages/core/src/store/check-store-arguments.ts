@@ -268,26 +268,30 @@ function checkedSteps(steps: StepStore): StepStore {
         },
         () => steps.load(runId),
       ),
-    insert: (runId, f, step, now) =>
-      checked(
-        () => {
-          str('steps.insert', 'runId', runId);
-          fence('steps.insert', f, true);
-          newStep('steps.insert', step);
-          num('steps.insert', 'now', now);
-        },
-        () => steps.insert(runId, f, step, now),
-      ),
-    transition: (runId, f, t, now) =>
-      checked(
-        () => {
-          str('steps.transition', 'runId', runId);
-          fence('steps.transition', f, true);
-          stepTransition('steps.transition', t);
-          num('steps.transition', 'now', now);
-        },
-        () => steps.transition(runId, f, t, now),
-      ),
+    // The two writes of every step, checked as `checked` does but without its two closures per
+    // call (a visible share of an inline step's CPU on the memory store, issue 18).
+    insert: (runId, f, step, now) => {
+      try {
+        str('steps.insert', 'runId', runId);
+        fence('steps.insert', f, true);
+        newStep('steps.insert', step);
+        num('steps.insert', 'now', now);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return steps.insert(runId, f, step, now);
+    },
+    transition: (runId, f, t, now) => {
+      try {
+        str('steps.transition', 'runId', runId);
+        fence('steps.transition', f, true);
+        stepTransition('steps.transition', t);
+        num('steps.transition', 'now', now);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return steps.transition(runId, f, t, now);
+    },
   };
 }
 
