@@ -70,8 +70,17 @@ export class ExecutionCalls {
   protected finishing = false;
   protected closed = false;
   protected cancelled: boolean;
+  // Made on first use: most executions are never cancelled, and an error (its stack captured)
+  // per execution was a visible share of a short run's CPU (issue 18).
+  private cancelErrorMade: CairnError | undefined;
   /** What ends the run once `cancelled`: CANCELLED (with the cancel's reason) or DEADLINE_EXCEEDED. */
-  protected cancelError: CairnError;
+  protected get cancelError(): CairnError {
+    this.cancelErrorMade ??= cancelledError(this.run.id, this.run.cancelReason);
+    return this.cancelErrorMade;
+  }
+  protected set cancelError(error: CairnError) {
+    this.cancelErrorMade = error;
+  }
   protected fatal: CairnError | undefined;
   // Aborts compensation bodies when the execution ends (`abort` fires at cancellation already);
   // made when a saga first needs it: most executions run none.
@@ -101,7 +110,6 @@ export class ExecutionCalls {
     }
     this.traceContext = run.traceContext;
     this.cancelled = run.cancelRequested && probeKey === undefined;
-    this.cancelError = cancelledError(run.id, run.cancelReason);
     this.turns = new TurnScheduler<Call>(
       steps,
       (call) => this.handOver(call),
