@@ -5,15 +5,28 @@ export interface BenchConfig {
   replay: { sizes: number[]; warmup: number; reps: number };
   latency: { samples: number; maxWorkMs: number; warmup: number; reps: number };
   /** `inFlight`: runs (and floor INSERT loops, one connection each) at once in the concurrent part. */
-  floor: { steps: number; warmup: number; reps: number; inFlight: number };
+  floor: { steps: number; warmUpSteps: number; warmup: number; reps: number; inFlight: number };
   localThroughput: { runs: number; steps: number; concurrency: number; reps: number };
   processThroughput: { runs: number; steps: number; concurrency: number; workers: number[]; idleMs: number };
   fairness: { smallRuns: number; ratio: number; workMs: number; concurrency: number; groupConcurrency: number };
   observability: { runs: number; steps: number; reps: number };
   idle: { passes: number };
   dispatch: { runs: number; workers: number[]; idleMs: number };
-  /** `fill`: finished runs written before the second CPU measurement. */
-  cpu: { steps: number; runs: number; warmup: number; reps: number; fill: number };
+  /**
+   * `coldSteps`: steps measured first on the fresh engine; `warmUpSteps`..`maxWarmUpSteps`: the
+   * warm-up after them, until a repetition stopped getting cheaper; `warmup`: repetitions run
+   * again before each measurement; `fill`: finished runs written before the second measurement.
+   */
+  cpu: {
+    steps: number;
+    runs: number;
+    coldSteps: number;
+    warmUpSteps: number;
+    maxWarmUpSteps: number;
+    warmup: number;
+    reps: number;
+    fill: number;
+  };
   /** Flow control: `runs` sequential runs per limit variant; two keys, one with `ratio`× the other's `smallRuns`. */
   flow: { runs: number; smallRuns: number; ratio: number; concurrency: number; workMs: number };
 }
@@ -23,14 +36,14 @@ export const FULL: BenchConfig = {
   inline: { sizes: [10, 100], warmup: 3, reps: 11 },
   replay: { sizes: [100, 1000, 2000], warmup: 3, reps: 15 },
   latency: { samples: 100, maxWorkMs: 40, warmup: 3, reps: 11 },
-  floor: { steps: 100, warmup: 2, reps: 9, inFlight: 8 },
+  floor: { steps: 100, warmUpSteps: 10_000, warmup: 2, reps: 9, inFlight: 8 },
   localThroughput: { runs: 200, steps: 3, concurrency: 10, reps: 3 },
   processThroughput: { runs: 600, steps: 3, concurrency: 10, workers: [1, 2, 4, 8], idleMs: 5000 },
   fairness: { smallRuns: 5, ratio: 100, workMs: 2, concurrency: 10, groupConcurrency: 5 },
   observability: { runs: 40, steps: 25, reps: 11 },
   idle: { passes: 10 },
   dispatch: { runs: 100, workers: [1, 2, 4], idleMs: 5000 },
-  cpu: { steps: 100, runs: 10, warmup: 5, reps: 7, fill: 10_000 },
+  cpu: { steps: 100, runs: 10, coldSteps: 5_000, warmUpSteps: 40_000, maxWarmUpSteps: 60_000, warmup: 5, reps: 7, fill: 10_000 },
   flow: { runs: 50, smallRuns: 10, ratio: 10, concurrency: 8, workMs: 5 },
 };
 
@@ -39,13 +52,13 @@ export const SMOKE: BenchConfig = {
   inline: { sizes: [3, 13], warmup: 1, reps: 2 },
   replay: { sizes: [5, 10, 20], warmup: 1, reps: 2 },
   latency: { samples: 3, maxWorkMs: 5, warmup: 1, reps: 1 },
-  floor: { steps: 10, warmup: 1, reps: 2, inFlight: 2 },
+  floor: { steps: 10, warmUpSteps: 10, warmup: 1, reps: 2, inFlight: 2 },
   localThroughput: { runs: 10, steps: 2, concurrency: 4, reps: 1 },
   processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [1, 2], idleMs: 1000 },
   fairness: { smallRuns: 1, ratio: 20, workMs: 1, concurrency: 4, groupConcurrency: 2 },
   observability: { runs: 2, steps: 3, reps: 1 },
   idle: { passes: 3 },
   dispatch: { runs: 5, workers: [1, 2], idleMs: 1000 },
-  cpu: { steps: 13, runs: 2, warmup: 1, reps: 1, fill: 20 },
+  cpu: { steps: 13, runs: 2, coldSteps: 26, warmUpSteps: 26, maxWarmUpSteps: 26, warmup: 1, reps: 1, fill: 20 },
   flow: { runs: 3, smallRuns: 2, ratio: 10, concurrency: 4, workMs: 1 },
 };

@@ -66,16 +66,20 @@ export function renderMarkdown(r: BenchResults): string {
       table(
         [
           'backend',
-          'empty store',
+          c.warmUp === undefined ? 'first steps (cold)' : `first ${fmt(c.warmUp.coldSteps, 0)} steps (cold)`,
+          'warm-up',
+          c.warmUp === undefined ? 'empty store' : `young store (${fmt(c.empty.finishedRuns, 0)} finished runs)`,
           `store holding ${fmt(c.filled.finishedRuns, 0)} finished runs`,
-          'filled / empty',
-          'median repetition (empty / filled)',
+          'filled / young',
+          'median repetition (young / filled)',
           'target',
         ],
         withCpu.map((b) => {
           const x = b.cpu!;
           return [
             b.title,
+            x.warmUp === undefined ? '–' : us(x.warmUp.coldUsPerStep),
+            x.warmUp === undefined ? '–' : `${fmt(x.warmUp.steps, 0)} steps`,
             us(x.empty.usPerStep),
             us(x.filled.usPerStep),
             `${fmt(x.filled.usPerStep / x.empty.usPerStep, 2)}×`,
@@ -89,7 +93,7 @@ export function renderMarkdown(r: BenchResults): string {
     );
     out.push('');
     out.push(
-      "`process.cpuUsage()` (user + system) of the bench process around `startRun` + `result()` of each run, divided by its steps: the run's create, claim and completion are included. The figure is the CPU of all repetitions over all their steps (the mean), so a major garbage collection counts where it lands; the median repetition beside it is what a step costs between collections. The store is opened uncounted, as an application opens it. The server's CPU is not included (SQLite runs in-process, so its figure includes SQLite itself).",
+      "`process.cpuUsage()` (user + system) of the bench process around `startRun` + `result()` of each run, divided by its steps: the run's create, claim and completion are included. The first steps of the fresh engine are measured on their own (V8 has not compiled the engine's code yet: a process pays them once); then repetitions run until one stopped getting cheaper (the median of the last five within 10 % of the five before), and only then are the young and the filled store measured. Each figure is the CPU of all repetitions over all their steps (the mean), so a major garbage collection counts where it lands; the median repetition beside it is what a step costs between collections. The store is opened uncounted, as an application opens it. The server's CPU is not included (SQLite runs in-process, so its figure includes SQLite itself).",
     );
     out.push('');
   }
@@ -251,6 +255,12 @@ export function renderMarkdown(r: BenchResults): string {
     const f = r.floor;
     out.push('### PostgreSQL against its physical floor (same server, fsync on)');
     out.push('');
+    if (f.warmUpSteps !== undefined) {
+      out.push(
+        `Each side ran ${fmt(f.warmUpSteps, 0)} steps first, unmeasured (the floor's INSERT loop and Cairn's runs on both stores), so that V8 compiled the code of both before the medians were taken.`,
+      );
+      out.push('');
+    }
     out.push(
       table(
         ['', 'per step', 'write transactions per step', 'of which synchronous_commit=off'],

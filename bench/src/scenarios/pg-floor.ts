@@ -8,6 +8,8 @@ import { benchEngine, stepsWorkflow } from './workflows.js';
 export interface FloorResult {
   server: string;
   steps: number;
+  /** Steps each side ran, unmeasured, before the measured repetitions (`FloorOptions.warmUpSteps`). */
+  warmUpSteps?: number;
   /** Median time of one autocommit INSERT in a loop of `steps` (each one durably committed). */
   usPerInsert: number;
   /** Write transactions per INSERT (transaction ids assigned; 1 by construction, measured as a check). */
@@ -30,6 +32,22 @@ export interface FloorResult {
   cpuUsPerStep: { floor: number; cairn: number; prepared: number };
 }
 
+export interface FloorOptions {
+  /** Steps per run, and INSERTs per floor loop. */
+  steps: number;
+  /**
+   * Steps each side runs before anything is measured (the floor's INSERT loop, Cairn's runs on both
+   * stores). Why: V8 compiles code with its optimising tiers only after many calls, and a step's
+   * path (engine, Kysely, `pg`) is much longer than the floor's loop: measured warm, Cairn's client
+   * CPU per step fell from 426 µs in the first 500 steps to 130-190 µs after ~5,000 (floor: 133 →
+   * 60-80 µs), which a long-running worker pays once per process.
+   */
+  warmUpSteps: number;
+  warmup: number;
+  reps: number;
+  inFlight: number;
+}
+
 /** How many transaction ids the server has assigned so far (read without assigning one). */
 export async function xidCounter(client: pg.Client | pg.Pool): Promise<number> {
   const res = await client.query<{ x: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS x');
@@ -47,7 +65,7 @@ export async function pgFloor(
   backend: BackendInstance,
   url: string,
   server: string,
-  options: { steps: number; warmup: number; reps: number; inFlight: number },
+  options: FloorOptions,
 ): Promise<FloorResult> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -74,6 +92,15 @@ export async function pgFloor(
       'CREATE TABLE IF NOT EXISTS bench_floor (run_id text NOT NULL, key text NOT NULL, output jsonb, created_at bigint NOT NULL, PRIMARY KEY (run_id, key))',
     );
     let loop = 0;
+    // The code of both sides warmed up first, alike (see `FloorOptions.warmUpSteps`).
+    for (let done = 0; done < options.warmUpSteps; done += options.steps) {
+      const runId = `floor-warm-${process.pid}-${++loop}`;
+      for (let i = 0; i < options.steps; i++) {
+        await client.query('INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)', [runId, `s${i}`, 'null', Date.now()]);
+      }
+      await (await engine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })).result();
+      await (await preparedEngine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })).result();
+    }
     const samples = await repeat(options.warmup, options.reps, async () => {
       const runId = `floor-${process.pid}-${++loop}`;
       const x0 = await xidCounter(client);
@@ -161,6 +188,7 @@ export async function pgFloor(
       ratioInFlight: cairnUsPerStepInFlight / usPerInsertInFlight,
       server,
       steps: options.steps,
+      warmUpSteps: options.warmUpSteps,
       usPerInsert,
       writeTransactionsPerInsert: median(samples.map((s) => s.floorTx)),
       cairnUsPerStep,
