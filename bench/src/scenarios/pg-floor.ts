@@ -61,12 +61,7 @@ export async function xidCounter(client: pg.Client | pg.Pool): Promise<number> {
  * store with `preparedStatements: true`, so all see the same disk and CPU conditions; the ratios
  * are of the medians. The client CPU of each (this process) is measured around it too.
  */
-export async function pgFloor(
-  backend: BackendInstance,
-  url: string,
-  server: string,
-  options: FloorOptions,
-): Promise<FloorResult> {
+export async function pgFloor(backend: BackendInstance, url: string, server: string, options: FloorOptions): Promise<FloorResult> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   // The concurrent floor: one connection per INSERT loop, as each of Cairn's runs gets its own.

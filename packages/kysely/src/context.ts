@@ -15,17 +15,33 @@ export interface StoreContext {
   readonly asyncStartCommit: boolean;
   /** The SQL of a routine call as sent: as it is, or as a named statement (`preparedStatements`). */
   readonly routineSql: (text: string) => string;
+  /**
+   * The connection refused a named statement (`SqlDialect.lostNamedStatement`): from now on this
+   * store sends its routine calls unnamed, and says so once with a process warning. Returns false
+   * when the store was not sending named statements (nothing changed: the error stands).
+   */
+  readonly dropNamedStatements: (cause: unknown) => boolean;
 }
 
 /** Builds the context of one store. */
 export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNames, asyncStartCommit: boolean, preparedStatements = false): StoreContext {
-  const named = preparedStatements ? dialect.namedStatement : undefined;
+  let named = preparedStatements ? dialect.namedStatement : undefined;
   return {
     db,
     dialect,
     names,
     asyncStartCommit,
-    routineSql: named === undefined ? (text) => text : (text) => named(text),
+    routineSql: (text) => (named === undefined ? text : named(text)),
+    dropNamedStatements: (cause) => {
+      if (named === undefined) return false;
+      named = undefined;
+      // A warning, not an error: every call still works, only the parse-once saving is gone.
+      process.emitWarning(
+        `Cairn's store sends its step and run routine calls unnamed from now on: the database connection did not keep a named (prepared) statement (${String((cause as Error)?.message ?? cause)}), as behind a pooler in transaction mode that does not track them (PgBouncer before 1.21). Pass preparedStatements: false to the store to send them unnamed from the start.`,
+        { type: 'CairnWarning', code: 'CAIRN_NAMED_STATEMENTS_DROPPED' },
+      );
+      return true;
+    },
     t: {
       runs: sql.table(names.runs),
       steps: sql.table(names.steps),

@@ -36,7 +36,9 @@ export function guardPostgresPool<P extends PgPool>(pool: P, onError: Connection
  * flight with `STORE_ERROR` instead of crashing the process, and the pool reconnects when the
  * server is back. `connection` is a connection string or a `pg` `PoolConfig`
  * (`connectionTimeoutMillis` defaults to 10 s). Tables are migrated on open unless
- * `migrate: false`. The store has `signals` (LISTEN/NOTIFY, `createPostgresSignals`): a dedicated
+ * `migrate: false`. Routine calls go as named (prepared) statements unless `preparedStatements:
+ * false` (see `KyselyStoreOptions.preparedStatements`; a connection that does not keep them makes
+ * the store fall back to unnamed ones by itself). The store has `signals` (LISTEN/NOTIFY, `createPostgresSignals`): a dedicated
  * listening connection is opened when an engine with workers starts. `close()` ends the pool and it.
  */
 export async function openPostgresStore(connection: string | PoolConfig, options: ServerStoreOptions = {}): Promise<WorkflowStore> {
@@ -47,7 +49,8 @@ export async function openPostgresStore(connection: string | PoolConfig, options
   const db = new Kysely<AnySchema>({ dialect: new PostgresDialect({ pool }) });
   // LISTEN/NOTIFY wake-ups: workers in other processes pick up runs started here at once.
   const signals = createPostgresSignals({ db, connection: config, tablePrefix: options.tablePrefix ?? 'cairn_' });
-  return openOwned(db, 'postgres', options, signals);
+  // Named statements by default here, where the driver is known to be `pg` (decision 48).
+  return openOwned(db, 'postgres', { ...options, preparedStatements: options.preparedStatements ?? true }, signals);
 }
 
 export { createPostgresSignals } from './postgres/postgres-signals.js';

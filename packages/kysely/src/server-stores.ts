@@ -15,7 +15,7 @@ export interface ServerStoreOptions {
   migrate?: boolean;
   /** PostgreSQL only: see `KyselyStoreOptions.asyncStartCommit` (default true). */
   asyncStartCommit?: boolean;
-  /** PostgreSQL only: see `KyselyStoreOptions.preparedStatements` (default false). */
+  /** PostgreSQL only: see `KyselyStoreOptions.preparedStatements` (default true in `openPostgresStore`). */
   preparedStatements?: boolean;
   /** Largest JSON payload in bytes the store advertises (see `KyselyStoreOptions`). */
   maxPayloadBytes?: number;

@@ -32,11 +32,14 @@ export interface KyselyStoreOptions {
   asyncStartCommit?: boolean;
   /**
    * PostgreSQL over `pg` only: send the step and run routine calls as named (prepared) statements,
-   * parsed and planned once per connection instead of on every call (default false). Only with
-   * Kysely's `PostgresDialect` over a `pg` Pool: the store hands `pg` a named query through
-   * Kysely, which another driver would not understand. Leave it off behind a pooler that does not
-   * keep prepared statements per client (PgBouncer in transaction mode before 1.21). Refused with
-   * `INVALID_INPUT` on MySQL and SQLite.
+   * parsed and planned once per connection instead of on every call (default false here, true in
+   * `openPostgresStore`, which knows its driver). Only with Kysely's `PostgresDialect` over a `pg`
+   * Pool: the store hands `pg` a named query through Kysely, which another driver would not
+   * understand. Behind a pooler that does not keep prepared statements per client (PgBouncer in
+   * transaction mode before 1.21) the first call the server refuses (`26000`, `42P05`: it did not
+   * run) is sent again unnamed, and the store sends every later call unnamed, with one process
+   * warning (`CairnWarning`, code `CAIRN_NAMED_STATEMENTS_DROPPED`); pass `false` to skip that.
+   * Refused with `INVALID_INPUT` on MySQL and SQLite.
    */
   preparedStatements?: boolean;
   /** Largest JSON payload in bytes the store advertises (default: 16 MiB; MySQL 8 MiB). */

@@ -81,3 +81,47 @@ for (const [dialect, server] of [
     });
   });
 }
+
+describe('openPostgresStore: named statements', async () => {
+  const server = await postgresServer();
+  /** A `pg` Client that records the name of every named statement it sends. */
+  const recording = () => {
+    const names: string[] = [];
+    class RecordingClient extends pg.Client {
+      override query(...args: unknown[]): never {
+        const first = args[0] as { name?: unknown } | string | undefined;
+        if (typeof first === 'object' && first !== null && typeof first.name === 'string') names.push(first.name);
+        return (super.query as (...a: unknown[]) => never)(...args);
+      }
+    }
+    return { names, Client: RecordingClient };
+  };
+  const stepWrite = async (store: Awaited<ReturnType<typeof openPostgresStore>>) => {
+    const id = randomUUID();
+    await store.runs.create({ id, workflow: 'wf', version: '1', input: null }, 1000);
+    const run = await store.runs.claim(id, 'w', 60_000, 1000);
+    assert.ok(run);
+    await store.steps.insert(id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w' }, 1000);
+  };
+
+  it('sends the step writes as named statements by default, unnamed with preparedStatements: false', { skip: server.skip, timeout: 60_000 }, async () => {
+    const url = await createPostgresDatabase((server as { url: string }).url);
+    for (const [options, named] of [
+      [{}, true],
+      [{ preparedStatements: false }, false],
+    ] as const) {
+      const { names, Client } = recording();
+      const store = await openPostgresStore({ connectionString: url, Client }, options);
+      try {
+        await stepWrite(store);
+      } finally {
+        await store.close();
+      }
+      assert.equal(
+        names.some((n) => n.startsWith('cairn_')),
+        named,
+        `${JSON.stringify(options)}: named statements sent: ${names.join(', ') || 'none'}`,
+      );
+    }
+  });
+});

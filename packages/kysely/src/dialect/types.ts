@@ -207,4 +207,10 @@ export interface SqlDialect {
    * (PostgreSQL over `pg`); absent elsewhere. Used with `KyselyStoreOptions.preparedStatements`.
    */
   namedStatement?(text: string): string;
+  /**
+   * True for an error that says the connection did not keep a named statement, or already held one
+   * by that name (a pooler that hands each transaction another server connection): the statement
+   * did not run, so the call can be sent again unnamed. Where `namedStatement` is.
+   */
+  lostNamedStatement?(error: unknown): boolean;
 }

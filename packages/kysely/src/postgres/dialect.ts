@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { retryRolledBack } from '../dialect/retry-rolled-back.js';
 import type { SqlDialect } from '../dialect/types.js';
 import { dropPostgresSlotRoutines, postgresSlotRoutines } from '../routines/postgres-slot-routines.js';
-import { namedStatement } from './named-statement.js';
+import { lostNamedStatement, namedStatement } from './named-statement.js';
 import { statementRunWrites } from '../run-statement-writes.js';
 import { postgresRoutineCalls } from './routine-calls.js';
 import { postgresSetState } from './state-set.js';
@@ -39,4 +39,5 @@ export const postgresDialect: SqlDialect = {
   slotRoutines: async (_db, names) => postgresSlotRoutines(names),
   dropSlotRoutines: dropPostgresSlotRoutines,
   namedStatement,
+  lostNamedStatement,
 };

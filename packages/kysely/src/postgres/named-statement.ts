@@ -14,3 +14,15 @@ export function namedStatement(text: string): string {
   // Typed as the string Kysely's CompiledQuery declares; `pg` reads the object.
   return statement as unknown as string;
 }
+
+/**
+ * PostgreSQL refused a named statement before running it: `26000` (invalid_sql_statement_name: the
+ * server connection does not have it, though `pg` parsed it on this client) or `42P05`
+ * (duplicate_prepared_statement: the server connection has one of that name from another client).
+ * Both happen behind a pooler in transaction mode that does not track prepared statements
+ * (PgBouncer before 1.21, or without `max_prepared_statements`).
+ */
+export function lostNamedStatement(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '26000' || code === '42P05';
+}

@@ -38,11 +38,17 @@ export async function callRoutineText(
   args: readonly (string | number | null)[],
   createdBy?: string,
 ): Promise<readonly unknown[]> {
-  const query = CompiledQuery.raw(ctx.routineSql(text), args as unknown[]);
+  const sent = ctx.routineSql(text);
+  const query = CompiledQuery.raw(sent, args as unknown[]);
   try {
     const { rows } = await retryRolledBack(ctx.dialect.isRolledBack, () => ctx.db.executeQuery<unknown>(query));
     return rows;
   } catch (error) {
+    // A named statement the connection did not keep never ran (each call is its own transaction):
+    // send it again, unnamed, as every later call will be.
+    if (sent !== text && ctx.dialect.lostNamedStatement?.(error) === true && ctx.dropNamedStatements(error)) {
+      return callRoutineText(ctx, name, text, args, createdBy);
+    }
     if (isMissingRoutine(error)) {
       const where = createdBy ?? `${CAIRN_MIGRATION_NAMES[1]} (the step routines are replaced by ${CAIRN_MIGRATION_NAMES[2]})`;
       throw new CairnError(

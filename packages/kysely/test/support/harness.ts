@@ -85,9 +85,11 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
       let migration = migrated.get(namespace);
       if (!migration) migrated.set(namespace, (migration = migrateToLatest(db, { tablePrefix: prefixOf(namespace) })));
       await migration;
-      // PostgreSQL stores signal wake-ups (LISTEN/NOTIFY), as `openPostgresStore` makes them.
-      const signals = dialect === 'postgres' ? createPostgresSignals({ db, connection: dbUrl, tablePrefix: prefixOf(namespace) }) : undefined;
-      return createKyselyStore({ db, tablePrefix: prefixOf(namespace), ownsDb: true, ...(signals ? { signals } : {}) });
+      // PostgreSQL stores signal wake-ups (LISTEN/NOTIFY) and send named statements, as
+      // `openPostgresStore` makes them (the package tests cover the unnamed default of createKyselyStore).
+      const postgres = dialect === 'postgres';
+      const signals = postgres ? createPostgresSignals({ db, connection: dbUrl, tablePrefix: prefixOf(namespace) }) : undefined;
+      return createKyselyStore({ db, tablePrefix: prefixOf(namespace), ownsDb: true, preparedStatements: postgres, ...(signals ? { signals } : {}) });
     },
     async destroyStore(store, namespace) {
       await store.close();

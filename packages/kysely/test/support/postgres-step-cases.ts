@@ -219,4 +219,59 @@ export function postgresStepCases(target: Target, ctx: StoreContext): void {
       ],
     );
   });
+
+  it('preparedStatements: a connection that lost its named statements, or holds one of their names already (a pooler in transaction mode), makes the store send unnamed ones from then on, with one warning', {
+    skip: target.dialect !== 'postgres' && 'PostgreSQL only',
+  }, async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === 'CairnWarning') warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    const start = (store: WorkflowStore, run: { id: string; fence: number }, key: string, seq: number) =>
+      store.steps.insert(run.id, run.fence, { key, name: key, kind: 'task', seq, status: 'running', maxAttempts: 1, worker: 'w' }, T0);
+    const prepared = async (conn: typeof ctx.db) =>
+      (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements order by name`.execute(conn)).rows;
+    try {
+      // Lost: the server forgot the statement behind the driver's back (a pooler sent the next call to
+      // another server connection), so `pg` binds a name the server does not know (26000).
+      const lost = await ctx.db.connection().execute(async (conn) => {
+        const store = createKyselyStore({ db: conn, tablePrefix: ctx.prefix, preparedStatements: true });
+        const run = await runningRun(store);
+        await start(store, run, 'a', 0);
+        const names = await prepared(conn);
+        await sql`deallocate all`.execute(conn);
+        const b = await start(store, run, 'b', 1);
+        const c = await start(store, run, 'c', 2);
+        return { names, b, c, after: await prepared(conn), keys: (await store.steps.load(run.id)).map((s) => s.key) };
+      });
+      assert.ok(lost.names.length > 0 && lost.names.every((n) => n.name.startsWith('cairn_')));
+      assert.equal(lost.b.created, true);
+      assert.equal(lost.c.created, true);
+      assert.deepEqual(lost.after, [], 'no named statement is prepared again after the fallback');
+      assert.deepEqual(lost.keys, ['a', 'b', 'c']);
+      // Taken: the server connection already holds the statement (another client of the pooler
+      // prepared it there), so parsing it on a client that has not fails (42P05). A new Kysely
+      // instance: its `pg` client has parsed nothing yet.
+      const fresh = await target.open();
+      const taken = await fresh
+        .connection()
+        .execute(async (conn) => {
+          for (const { name, statement } of lost.names) await sql.raw(`prepare "${name}" as ${statement}`).execute(conn);
+          const store = createKyselyStore({ db: conn, tablePrefix: ctx.prefix, preparedStatements: true });
+          const run = await runningRun(store);
+          const a = await start(store, run, 'a', 0);
+          return { a, keys: (await store.steps.load(run.id)).map((s) => s.key) };
+        })
+        .finally(() => fresh.destroy());
+      assert.equal(taken.a.created, true);
+      assert.deepEqual(taken.keys, ['a']);
+      // Warnings are emitted on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(warnings.length, 2, 'one warning per store that fell back');
+      assert.match(warnings[0]!.message, /preparedStatements: false/);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 }
