@@ -267,7 +267,7 @@ export function renderMarkdown(r: BenchResults): string {
         [
           [`floor: one autocommit INSERT per step (pg, ${f.steps} steps)`, us(f.usPerInsert), fmt(f.writeTransactionsPerInsert, 2), '0'],
           [
-            `Cairn: ${f.steps}-step inline run, start→result (alternating with the floor)`,
+            `Cairn: ${f.steps}-step inline run, start→result (alternating with the floor), unnamed statements (\`createKyselyStore\`'s default)`,
             us(f.cairnUsPerStep),
             `${fmt(f.cairnWriteTransactionsPerStep, 2)} per extra step (${fmt(f.cairnWriteTransactionsPerRunStep, 2)} with the run's own writes)`,
             fmt(f.cairnAsyncCommitsPerStep, 2),
@@ -278,10 +278,10 @@ export function renderMarkdown(r: BenchResults): string {
           [`ratio, ${f.inFlight} in flight`, `${fmt(f.ratioInFlight, 2)}×`, '', ''],
           ...(f.prepared
             ? [
-                [`Cairn with \`preparedStatements: true\`, ${f.steps}-step run`, us(f.prepared.cairnUsPerStep), '', ''],
-                ['ratio (prepared statements)', `${fmt(f.prepared.ratio, 2)}×`, '', ''],
-                [`Cairn with \`preparedStatements: true\`, ${f.inFlight} runs in flight`, us(f.prepared.cairnUsPerStepInFlight), '', ''],
-                [`ratio, ${f.inFlight} in flight (prepared statements)`, `${fmt(f.prepared.ratioInFlight, 2)}×`, '', ''],
+                [`Cairn, named statements (\`openPostgresStore\`'s default), ${f.steps}-step run`, us(f.prepared.cairnUsPerStep), '', ''],
+                ['ratio (named statements)', `${fmt(f.prepared.ratio, 2)}×`, '', ''],
+                [`Cairn, named statements, ${f.inFlight} runs in flight`, us(f.prepared.cairnUsPerStepInFlight), '', ''],
+                [`ratio, ${f.inFlight} in flight (named statements)`, `${fmt(f.prepared.ratioInFlight, 2)}×`, '', ''],
               ]
             : []),
         ],
@@ -290,7 +290,7 @@ export function renderMarkdown(r: BenchResults): string {
     if (f.cpuUsPerStep) {
       out.push('');
       out.push(
-        `Client CPU per step (this process, user + system, median): floor ${us(f.cpuUsPerStep.floor)} (plain \`pg\`), Cairn ${us(f.cpuUsPerStep.cairn)}, Cairn with prepared statements ${us(f.cpuUsPerStep.prepared)}.`,
+        `Client CPU per step (this process, user + system, median): floor ${us(f.cpuUsPerStep.floor)} (plain \`pg\`), Cairn ${us(f.cpuUsPerStep.cairn)} unnamed, ${us(f.cpuUsPerStep.prepared)} named.`,
       );
     }
     out.push('');

@@ -157,14 +157,14 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
     const f = results.floor;
     if (results.mode === 'full') {
       out.push({
-        target: `PostgreSQL ${f.steps}-step inline run ≤ 1.5× the one-INSERT-per-step floor`,
+        target: `PostgreSQL ${f.steps}-step inline run ≤ 1.5× the one-INSERT-per-step floor, unnamed statements (createKyselyStore's default)`,
         subject: 'PostgreSQL',
         measured: `${fmt(f.ratio, 2)}× (${fmt(f.cairnUsPerStep, 0)} µs vs ${fmt(f.usPerInsert, 0)} µs per step)`,
         holds: f.ratio <= 1.5,
         enforced: false,
       });
       out.push({
-        target: `PostgreSQL inline steps with ${f.inFlight} runs in flight ≤ 2× the floor (${f.inFlight} INSERT loops)`,
+        target: `PostgreSQL inline steps with ${f.inFlight} runs in flight ≤ 2× the floor (${f.inFlight} INSERT loops), unnamed statements`,
         subject: 'PostgreSQL',
         measured: `${fmt(f.ratioInFlight, 2)}× (${fmt(f.cairnUsPerStepInFlight, 0)} µs vs ${fmt(f.usPerInsertInFlight, 0)} µs per step)`,
         holds: f.ratioInFlight <= 2,
@@ -172,7 +172,7 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
       });
       if (f.prepared) {
         out.push({
-          target: `PostgreSQL ${f.steps}-step inline run ≤ 1.5× the floor, store with preparedStatements: true`,
+          target: `PostgreSQL ${f.steps}-step inline run ≤ 1.5× the floor, named statements (openPostgresStore's default, decision 48)`,
           subject: 'PostgreSQL',
           measured: `${fmt(f.prepared.ratio, 2)}× sequential (${fmt(f.prepared.cairnUsPerStep, 0)} µs); ${fmt(f.prepared.ratioInFlight, 2)}× with ${f.inFlight} in flight (target ≤ 2×)`,
           holds: f.prepared.ratio <= 1.5 && f.prepared.ratioInFlight <= 2,
