@@ -12,6 +12,9 @@
  * printed. Variants that edit the function start from the shipped `step_insert_v2`
  * (`pg_get_functiondef`), so they cannot drift from it. `--sync=off` sets
  * `synchronous_commit = off` in the session: the disk's flush leaves the figures, the CPU stays.
+ * `--reads` then reads back each variant's last run (its STEPS steps) the way `steps.load` and
+ * `history` do, alternating, and prints the server CPU per read: what an index the variant drops
+ * costs the reads it served.
  * `--explain` also prints `EXPLAIN (ANALYZE, WAL, BUFFERS)` of the statements inside the function,
  * the indexes of the two tables it writes, and `track_functions`' time per call.
  * Same durable server as `pnpm bench`.
@@ -196,6 +199,7 @@ await withPostgresExperiment(async ({ server, db, client }) => {
   const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   const backendNs = () => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
   const now = Date.now();
+  const lastRun = new Map<string, string>();
   const figures = new Map<string, { cpu: number[]; wall: number[]; wal: number[] }>();
   for (let round = 0; round <= ROUNDS; round++) {
     for (const v of round % 2 === 0 ? chosen : [...chosen].reverse()) {
@@ -228,6 +232,7 @@ await withPostgresExperiment(async ({ server, db, client }) => {
         const { s, a } = counts.rows[0]!;
         if (Number(s) !== STEPS || Number(a) !== STEPS) throw new Error(`${v}: ${s} steps and ${a} attempts written, not ${STEPS}`);
       }
+      lastRun.set(v, id);
       if (round === 0) continue;
       const f = figures.get(v) ?? { cpu: [], wall: [], wal: [] };
       figures.set(v, f);
@@ -247,8 +252,36 @@ await withPostgresExperiment(async ({ server, db, client }) => {
       `| ${v}: ${VARIANTS[v]!.what} | **${median(f.cpu).toFixed(1)}** (${rounds}) | ${median(f.wall).toFixed(0)} | ${median(f.wal).toFixed(0)} |\n`,
     );
   }
+  if (process.argv.includes('--reads')) {
+    const stepWriters = chosen.filter((v) => !VARIANTS[v]!.writesNoStep);
+    await compareReads(client, backendNs, new Map(stepWriters.map((v) => [v, { prefix: prefix(v), runId: lastRun.get(v)! }])));
+  }
   if (process.argv.includes('--explain')) await explainInside(client, prefix(chosen[0]!), now);
 });
+
+/** Server CPU of the store's two reads of these tables (`steps.load`, `history`) of one run per variant, alternating. */
+async function compareReads(client: pg.Client, backendNs: () => number, runs: Map<string, { prefix: string; runId: string }>): Promise<void> {
+  const cpu = new Map<string, number[]>();
+  const reads = 20;
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const [v, { prefix: p, runId }] of round % 2 === 0 ? [...runs] : [...runs].reverse()) {
+      const t = tableNames(p);
+      const statements = {
+        'steps.load': `select * from "${t.steps}" where run_id = $1 order by seq`,
+        history: `select * from "${t.attempts}" where run_id = $1 order by started_at, step_seq, attempt`,
+      };
+      for (const [read, text] of Object.entries(statements)) {
+        const cpu0 = backendNs();
+        for (let i = 0; i < reads; i++) await client.query(text, [runId]);
+        if (round > 0) cpu.set(`${read} | ${v}`, [...(cpu.get(`${read} | ${v}`) ?? []), (backendNs() - cpu0) / 1000 / reads]);
+      }
+    }
+  }
+  process.stdout.write(`\n| read of one ${STEPS}-step run | variant | server CPU µs per read (median; rounds) |\n| --- | --- | ---: |\n`);
+  for (const [key, values] of [...cpu].sort(([a], [b]) => a.localeCompare(b))) {
+    process.stdout.write(`| ${key} | **${median(values).toFixed(0)}** (${values.map((x) => x.toFixed(0)).join(', ')}) |\n`);
+  }
+}
 
 /** The indexes the step write maintains, the function's time per call, and the plans of the statements inside it. */
 async function explainInside(client: pg.Client, p: string, now: number): Promise<void> {
