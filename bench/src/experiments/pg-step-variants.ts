@@ -116,6 +116,19 @@ const VARIANTS: Record<string, Variant> = {
     text: (p) => call(`${p}arr`, '$1::text[]'),
     array: true,
   },
+  'array-body': {
+    what: 'the shipped body over one text[] argument (each p_x read as p[i]::type)',
+    setup: async (c, p, fn) => {
+      const names = (await argumentsOf(c, fn)).split(', ').map((a) => a.split(' ') as [string, string]);
+      await editFunction(c, fn, (d) =>
+        names
+          .reduce((body, [name, type], i) => body.replace(new RegExp(`\\b${name}\\b`, 'g'), `(p[${i + 1}]::${type})`), d.slice(d.indexOf('\nAS ') + 4))
+          .replace(/^/, `CREATE FUNCTION public."${p}arrbody"(p text[])\n RETURNS json\n LANGUAGE plpgsql\nAS `),
+      );
+    },
+    text: (p) => call(`${p}arrbody`, '$1::text[]'),
+    array: true,
+  },
   'call-procedure': {
     what: 'the same body as a procedure, `call p(…, null)` (a utility statement: no planner)',
     setup: (c, p, fn) =>
