@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { WorkflowStore } from '@cairn/core';
 import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
-import { postgresDb } from '../backends/sql-drivers.js';
+import { postgresDb, type AnyDb } from '../backends/sql-drivers.js';
 import { startDurablePostgres, type DurablePostgres } from '../servers/durable-postgres.js';
 
 /** What an experiment on PostgreSQL works with. */
@@ -10,6 +10,8 @@ export interface PostgresExperiment {
   server: DurablePostgres;
   /** A store on it, migrated to the latest schema (prefix `cairn_`). */
   store: WorkflowStore;
+  /** The Kysely instance the store runs on (a pool), for more prefixes or migrations. */
+  db: AnyDb;
   /** A plain `pg` client of its own, connected. */
   client: pg.Client;
 }
@@ -26,7 +28,7 @@ export async function withPostgresExperiment(experiment: (on: PostgresExperiment
     try {
       await migrateToLatest(db);
       await client.connect();
-      await experiment({ server, store: createKyselyStore({ db }), client });
+      await experiment({ server, db, store: createKyselyStore({ db }), client });
     } finally {
       await client.end().catch(() => undefined);
       await db.destroy();
