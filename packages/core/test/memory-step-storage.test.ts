@@ -24,13 +24,45 @@ const inserts: Array<[string, NewStep]> = [
   ['running, without a worker', { key: 'b', name: 'b', kind: 'task', seq: 1, status: 'running', maxAttempts: 1 }],
   [
     'succeeded in one write, with output and turn',
-    { key: 'c', name: 'c', kind: 'task', seq: 2, status: 'succeeded', maxAttempts: 3, output: { x: [1, { y: 2 }] }, turn: 4, finishedAttempt: { status: 'succeeded', worker: 'w1', startedAt: NOW - 5 } },
+    {
+      key: 'c',
+      name: 'c',
+      kind: 'task',
+      seq: 2,
+      status: 'succeeded',
+      maxAttempts: 3,
+      output: { x: [1, { y: 2 }] },
+      turn: 4,
+      finishedAttempt: { status: 'succeeded', worker: 'w1', startedAt: NOW - 5 },
+    },
   ],
   [
     'failed in one write, the attempt with its own error',
-    { key: 'd', name: 'd', kind: 'task', seq: 3, status: 'failed', maxAttempts: 1, error: { name: 'Error', message: 'boom' }, turn: 5, finishedAttempt: { status: 'failed', worker: 'w2', startedAt: NOW - 1, error: { name: 'Error', message: 'boom', data: { n: 1 } } } },
+    {
+      key: 'd',
+      name: 'd',
+      kind: 'task',
+      seq: 3,
+      status: 'failed',
+      maxAttempts: 1,
+      error: { name: 'Error', message: 'boom' },
+      turn: 5,
+      finishedAttempt: { status: 'failed', worker: 'w2', startedAt: NOW - 1, error: { name: 'Error', message: 'boom', data: { n: 1 } } },
+    },
   ],
-  ['retry_wait in one write', { key: 'e', name: 'e', kind: 'task', seq: 4, status: 'retry_wait', maxAttempts: 3, wakeAt: NOW + 1000, finishedAttempt: { status: 'failed', worker: 'w1', startedAt: NOW, error: { name: 'E', message: 'm' } } }],
+  [
+    'retry_wait in one write',
+    {
+      key: 'e',
+      name: 'e',
+      kind: 'task',
+      seq: 4,
+      status: 'retry_wait',
+      maxAttempts: 3,
+      wakeAt: NOW + 1000,
+      finishedAttempt: { status: 'failed', worker: 'w1', startedAt: NOW, error: { name: 'E', message: 'm' } },
+    },
+  ],
   ['queued, scheduled, no attempt', { key: 'f', name: 'f', kind: 'task', seq: 5, status: 'scheduled', maxAttempts: 2, queued: true, wakeAt: NOW + 30_000 }],
   ['a child, waiting', { key: 'g', name: 'g', kind: 'child', seq: 6, status: 'waiting', maxAttempts: 1, childRunId: 'child-1' }],
   ['a repeated name', { key: 'h#2', name: 'h', kind: 'sleep', seq: 7, status: 'waiting', maxAttempts: 1, wakeAt: NOW + 5 }],
@@ -62,13 +94,48 @@ describe('memory store: steps kept compactly, records as before', () => {
     const fence = await runOn(store, 'r2');
     for (const [, step] of inserts) await store.steps.insert('r2', fence, step, NOW);
     // Attempt 1 of `a` fails, attempt 2 runs; `f`'s step worker opens its attempt 1.
-    await store.steps.transition('r2', fence, { key: 'a', from: { status: ['running'], attempt: 1 }, to: { status: 'running', attempt: 2 }, endAttempt: { status: 'failed', error: { name: 'E', message: 'x' } }, startAttempt: { worker: 'w3' } }, NOW + 10);
-    await store.steps.transition('r2', fence, { key: 'f', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'w4' } }, NOW + 20);
-    await store.steps.transition('r2', fence, { key: 'f', from: { status: ['running'], attempt: 1 }, to: { status: 'succeeded', output: 7, turn: 9, wakeAt: null }, endAttempt: { status: 'succeeded', output: 7 } }, NOW + 30);
+    await store.steps.transition(
+      'r2',
+      fence,
+      {
+        key: 'a',
+        from: { status: ['running'], attempt: 1 },
+        to: { status: 'running', attempt: 2 },
+        endAttempt: { status: 'failed', error: { name: 'E', message: 'x' } },
+        startAttempt: { worker: 'w3' },
+      },
+      NOW + 10,
+    );
+    await store.steps.transition(
+      'r2',
+      fence,
+      { key: 'f', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'w4' } },
+      NOW + 20,
+    );
+    await store.steps.transition(
+      'r2',
+      fence,
+      {
+        key: 'f',
+        from: { status: ['running'], attempt: 1 },
+        to: { status: 'succeeded', output: 7, turn: 9, wakeAt: null },
+        endAttempt: { status: 'succeeded', output: 7 },
+      },
+      NOW + 30,
+    );
     const history = await store.history.list('r2');
     assert.deepEqual(history, [
       { runId: 'r2', stepKey: 'c', attempt: 1, status: 'succeeded', worker: 'w1', startedAt: NOW - 5, endedAt: NOW },
-      { runId: 'r2', stepKey: 'd', attempt: 1, status: 'failed', worker: 'w2', startedAt: NOW - 1, endedAt: NOW, error: { name: 'Error', message: 'boom', data: { n: 1 } } },
+      {
+        runId: 'r2',
+        stepKey: 'd',
+        attempt: 1,
+        status: 'failed',
+        worker: 'w2',
+        startedAt: NOW - 1,
+        endedAt: NOW,
+        error: { name: 'Error', message: 'boom', data: { n: 1 } },
+      },
       { runId: 'r2', stepKey: 'a', attempt: 1, status: 'failed', worker: 'w1', startedAt: NOW, endedAt: NOW + 10, error: { name: 'E', message: 'x' } },
       { runId: 'r2', stepKey: 'b', attempt: 1, status: 'running', startedAt: NOW },
       { runId: 'r2', stepKey: 'e', attempt: 1, status: 'failed', worker: 'w1', startedAt: NOW, endedAt: NOW, error: { name: 'E', message: 'm' } },
@@ -87,8 +154,18 @@ describe('memory store: steps kept compactly, records as before', () => {
     const fence = await runOn(store, 'r3');
     // `x` is recorded first but opens its attempt after `x:compensate` (same seq, same instant).
     await store.steps.insert('r3', fence, { key: 'x', name: 'x', kind: 'task', seq: 0, status: 'scheduled', maxAttempts: 1, queued: true }, NOW);
-    await store.steps.insert('r3', fence, { key: 'x:compensate', name: 'x:compensate', kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w1' }, NOW);
-    await store.steps.transition('r3', fence, { key: 'x', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'w2' } }, NOW);
+    await store.steps.insert(
+      'r3',
+      fence,
+      { key: 'x:compensate', name: 'x:compensate', kind: 'task', seq: 0, status: 'running', maxAttempts: 1, worker: 'w1' },
+      NOW,
+    );
+    await store.steps.transition(
+      'r3',
+      fence,
+      { key: 'x', from: { status: ['scheduled'], attempt: 1 }, to: { status: 'running' }, startAttempt: { worker: 'w2' } },
+      NOW,
+    );
     assert.deepEqual(
       (await store.history.list('r3')).map((a) => a.stepKey),
       ['x:compensate', 'x'],
@@ -102,7 +179,8 @@ describe('memory store: steps kept compactly, records as before', () => {
     const { step: written } = await store.steps.insert('r4', fence, step, NOW);
     (written.error as { message: string }).message = 'changed';
     const [history] = await store.history.list('r4');
-    ((history?.error as { data: { n: number } }).data as { n: number }).n = 99;
+    assert.ok(history?.error);
+    (history.error.data as { n: number }).n = 99;
     assert.deepEqual((await store.steps.load('r4'))[0], newStepRecord('r4', step, NOW, fence));
     assert.deepEqual((await store.history.list('r4'))[0]?.error, { name: 'Error', message: 'boom', data: { n: 1 } });
   });
@@ -116,7 +194,13 @@ describe('memory store: bytes kept per finished run (issue 18)', () => {
       for (let i = 0; i < n; i++) await ctx.step(`s${i}`, () => undefined);
       return n;
     });
-    const engine = createEngine({ store: createMemoryStore(), workflows: [steps], recoveryIntervalMs: 1e12, timings: { leaseMs: 3_600_000 }, startMode: 'inline' });
+    const engine = createEngine({
+      store: createMemoryStore(),
+      workflows: [steps],
+      recoveryIntervalMs: 1e12,
+      timings: { leaseMs: 3_600_000 },
+      startMode: 'inline',
+    });
     await engine.start({ workers: false });
     try {
       const keptPerRun = async (n: number, runs: number): Promise<number> => {

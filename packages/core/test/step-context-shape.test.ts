@@ -31,7 +31,10 @@ describe('the step context of an untimed attempt', () => {
     assert.deepEqual(Reflect.ownKeys(context), ['runId', 'key', 'attempt', 'signal']);
     for (const key of ['runId', 'key', 'attempt']) {
       const d = Object.getOwnPropertyDescriptor(context, key);
-      assert.deepEqual({ writable: d?.writable, enumerable: d?.enumerable, configurable: d?.configurable }, { writable: true, enumerable: true, configurable: true });
+      assert.deepEqual(
+        { writable: d?.writable, enumerable: d?.enumerable, configurable: d?.configurable },
+        { writable: true, enumerable: true, configurable: true },
+      );
     }
     const signal = Object.getOwnPropertyDescriptor(context, 'signal');
     assert.equal(typeof signal?.get, 'function');

@@ -62,7 +62,6 @@ function dropField(e: RunEntry, field: 'wakeAt' | 'lease'): void {
 // database gives.
 const copy = copyRecord;
 
-
 /** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {
   /** Largest payload accepted, in bytes of UTF-8 JSON (default 16 MiB). */
@@ -479,7 +478,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const all: Array<{ step: StoredStep; attempt: StoredAttempt }> = [];
         for (const step of e.steps.values()) for (const attempt of step.eachAttempt()) all.push({ step, attempt });
         // `order` last: the order attempts were first opened in, as a map of them iterated.
-        all.sort((a, b) => a.attempt.startedAt - b.attempt.startedAt || a.step.seq - b.step.seq || a.attempt.attempt - b.attempt.attempt || a.attempt.order - b.attempt.order);
+        all.sort(
+          (a, b) =>
+            a.attempt.startedAt - b.attempt.startedAt || a.step.seq - b.step.seq || a.attempt.attempt - b.attempt.attempt || a.attempt.order - b.attempt.order,
+        );
         return all.map(({ step, attempt }) => attempt.toRecord(runId, step.key));
       },
     },

@@ -241,5 +241,5 @@ export function traitsOf(step: NewStep, fence: number | null | undefined, last: 
   const first = step.status === 'running' ? 'running' : step.finishedAttempt?.status;
   const worker = step.status === 'running' ? step.worker : step.finishedAttempt?.worker;
   const traits = new StepTraits(step.kind, step.maxAttempts, step.queued ?? false, fence ?? undefined, first, worker);
-  return last !== undefined && last.matches(traits) ? last : traits;
+  return last?.matches(traits) ? last : traits;
 }
