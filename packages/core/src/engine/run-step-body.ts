@@ -1,6 +1,7 @@
 import type { Clock } from '../clock/clock.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { StepContext } from './workflow-context.js';
+import { untimedContext } from './untimed-context.js';
 
 /** The result of one attempt of a step body. */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -86,8 +87,8 @@ async function runUntimed(
 
 /**
  * The state of one untimed attempt: its context and the signal made on first read. A class, so
- * that an attempt whose body never reads its signal makes no closure but the context's getter
- * (closures per step were a visible share of a step's CPU, issue 18).
+ * that an attempt whose body never reads its signal makes no closure (closures per step were a
+ * visible share of a step's CPU, issue 18).
  */
 class UntimedAttempt {
   readonly context: StepContext;
@@ -101,18 +102,11 @@ class UntimedAttempt {
     identity: { runId: string; key: string; attempt: number },
     private readonly parent: AbortSignal,
   ) {
-    const attempt = this;
-    this.context = {
-      runId: identity.runId,
-      key: identity.key,
-      attempt: identity.attempt,
-      get signal() {
-        return attempt.signal();
-      },
-    };
+    this.context = untimedContext(identity, this);
   }
 
-  private signal(): AbortSignal {
+  /** The attempt's signal, made on first read (the context's `signal` getter). */
+  signal(): AbortSignal {
     if (this.controller !== undefined) return this.controller.signal;
     const controller = new AbortController();
     this.controller = controller;

@@ -1,6 +1,7 @@
 import { copyRecord } from '../store/copy-record.js';
 import { createMemorySignals } from './memory-signals.js';
 import { createMemorySlots } from './memory-slots.js';
+import { type StepTraits, StoredAttempt, StoredStep, traitsOf } from './stored-step.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
@@ -22,42 +23,44 @@ import { toRunSummary } from '../store/run-summary.js';
 import { matchesRunQuery } from '../store/matches-run-query.js';
 import { reopenedRun } from '../store/reopened-run.js';
 import { decodeEndedCursor, encodeEndedCursor } from '../store/ended-cursor.js';
-import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
+import type { NewStep, StepTransition } from '../model/step.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
 import type { ScheduleRecord } from '../model/schedule.js';
 import { decodeRunCursor, encodeRunCursor, normaliseListLimit } from '../store/run-cursor.js';
 import { withArgumentChecks } from '../store/check-store-arguments.js';
-import { newStepRecord } from '../store/new-step-record.js';
 import { checkWritableRun } from '../store/check-writable-run.js';
 import { runNotFound } from '../store/write-rejections.js';
 import type { Fence, WorkflowStore } from '../store/workflow-store.js';
 
+// What the store holds per run. The maps a run may never use are made on first write: three empty
+// maps were ~550 bytes of every finished run (issue 18).
 interface RunEntry {
   run: RunRecord;
-  steps: Map<string, StepRecord>;
-  /** Attempt records by step key and number (see `attemptId`): O(1) to close or reopen one. */
-  attempts: Map<string, AttemptRecord>;
-  state: Map<string, Json>;
+  /** Its steps by key, each with its attempts (see `StoredStep`). */
+  steps: Map<string, StoredStep>;
+  /** Attempt numbers opened in the run so far: the next one's `StoredAttempt.order`. */
+  attemptsOpened: number;
+  /** The traits of the run's last step insert, which the next one shares when they match. */
+  lastTraits: StepTraits | undefined;
+  state: Map<string, Json> | undefined;
   /** The messages of each event name, in arrival order (`seq` = index + 1). */
-  events: Map<string, EventRecord[]>;
+  events: Map<string, EventRecord[]> | undefined;
   /** The message each idempotency key stored. */
-  eventKeys: Map<string, EventRecord>;
+  eventKeys: Map<string, EventRecord> | undefined;
+}
+
+// A run record loses a field by being rebuilt without it: `delete` of a field that is not the last
+// one added turns the object into a dictionary (~830 bytes per finished run, issue 18).
+function dropField(e: RunEntry, field: 'wakeAt' | 'lease'): void {
+  if (!Object.hasOwn(e.run, field)) return;
+  const { [field]: _dropped, ...rest } = e.run;
+  e.run = rest;
 }
 
 // Every value is copied in and out (`copyRecord`: a deep copy, as structuredClone makes it) so a
 // caller mutating what it got back can never change what the store holds — the same isolation a
 // database gives.
 const copy = copyRecord;
-
-// The same isolation for a step record, on every step's path: its own fields are primitives but
-// for `output` and `error` (JSON values), so a spread and two deep copies do what `copyRecord`
-// does walking every key (a visible share of an inline step's CPU, issue 18).
-const copyStep = (step: StepRecord): StepRecord => {
-  const out = { ...step };
-  if (step.output !== undefined) out.output = copyRecord(step.output);
-  if (step.error !== undefined) out.error = copyRecord(step.error);
-  return out;
-};
 
 /** Options of `createMemoryStore`. */
 export interface MemoryStoreOptions {
@@ -93,12 +96,6 @@ class PairMap<V> {
 }
 
 /**
- * The key of attempt `attempt` of step `stepKey`: the attempt number is an integer, whose text has
- * no `:`, so the first `:` always ends it and no two (key, attempt) pairs share a key.
- */
-const attemptId = (stepKey: string, attempt: number): string => `${attempt}:${stepKey}`;
-
-/**
  * The reference implementation of the store contract, in process memory. Every method is atomic
  * because it runs synchronously between awaits; it passes the whole conformance suite. Data lives
  * as long as the object: use it for tests and development, not production.
@@ -118,6 +115,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
     const e = runs.get(runId);
     checkWritableRun(runId, fence, e?.run);
     return e as RunEntry;
+  };
+
+  /** Opens attempt `attempt` of `step` (replacing a record of that number, which keeps its place in the history). */
+  const openAttempt = (e: RunEntry, step: StoredStep, attempt: number, worker: string | undefined, startedAt: number): void => {
+    const order = step.attemptNo(attempt)?.order ?? e.attemptsOpened++;
+    step.putAttempt(new StoredAttempt(attempt, order, 'running', worker, startedAt, undefined, undefined, undefined));
   };
 
   const wakeEntry = (e: RunEntry, now: number) => {
@@ -163,7 +166,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.forkedFrom !== undefined) run.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
         // 0 is the default priority: stored absent, as every backend reads it back.
         if (input.priority !== undefined && input.priority !== 0) run.priority = input.priority;
-        runs.set(run.id, { run, steps: new Map(), attempts: new Map(), state: new Map(), events: new Map(), eventKeys: new Map() });
+        runs.set(run.id, { run, steps: new Map(), attemptsOpened: 0, lastTraits: undefined, state: undefined, events: undefined, eventKeys: undefined });
         if (idemKey !== undefined) idempotency.set(input.workflow, idemKey, run.id);
         return { run: copy(run), created: true };
       },
@@ -194,7 +197,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         e.run.status = 'running';
         e.run.fence += 1;
         e.run.lease = { owner, expiresAt: now + leaseMs };
-        delete e.run.wakeAt;
+        dropField(e, 'wakeAt');
         e.run.updatedAt = now;
         return copy(e.run);
       },
@@ -216,15 +219,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
             data: { runId, status: e.run.status },
           });
         }
+        if (t.to !== 'running') dropField(e, 'lease');
+        if (isTerminalRunStatus(t.to)) dropField(e, 'wakeAt');
         const run = e.run;
         run.status = t.to;
         run.updatedAt = now;
-        if (t.to !== 'running') delete run.lease;
         if (t.to === 'waiting') {
           // A wake requested since the claim (claim cleared wakeAt) must not be lost.
           if (t.wakeAt !== undefined) run.wakeAt = run.wakeAt === undefined ? t.wakeAt : Math.min(run.wakeAt, t.wakeAt);
         } else if (isTerminalRunStatus(t.to)) {
-          delete run.wakeAt;
           if (t.output !== undefined) run.output = copy(t.output);
           if (t.error !== undefined) run.error = copy(t.error);
         }
@@ -280,12 +283,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
             },
           );
         }
-        for (const key of reopen.forget) {
-          const step = e.steps.get(key);
-          if (!step) continue;
-          e.steps.delete(key);
-          for (let attempt = 1; attempt <= step.attempt; attempt += 1) e.attempts.delete(attemptId(key, attempt));
-        }
+        // A step's attempts go with it.
+        for (const key of reopen.forget) e.steps.delete(key);
         e.run = reopenedRun(e.run, reopen, now);
         return copy(e.run);
       },
@@ -322,35 +321,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
       async load(runId) {
         const e = entry(runId);
         if (!e) return [];
-        return [...e.steps.values()].sort((a, b) => a.seq - b.seq).map(copyStep);
+        return [...e.steps.values()].sort((a, b) => a.seq - b.seq).map((step) => step.toRecord(runId));
       },
 
       async insert(runId, fence, step: NewStep, now) {
         const e = writable(runId, fence);
         const existing = e.steps.get(step.key);
-        if (existing) return { step: copyStep(existing), created: false };
-        const record = newStepRecord(runId, step, now, fence);
-        e.steps.set(step.key, record);
-        if (step.status === 'running') {
-          const attempt: AttemptRecord = { runId, stepKey: step.key, attempt: 1, status: 'running', startedAt: now };
-          if (step.worker !== undefined) attempt.worker = step.worker;
-          e.attempts.set(attemptId(step.key, 1), attempt);
-        } else if (step.finishedAttempt !== undefined) {
-          const done = step.finishedAttempt;
-          const attempt: AttemptRecord = {
-            runId,
-            stepKey: step.key,
-            attempt: 1,
-            status: done.status,
-            worker: done.worker,
-            startedAt: done.startedAt,
-            endedAt: now,
-          };
-          if (done.output !== undefined) attempt.output = copy(done.output);
-          if (done.error !== undefined) attempt.error = copy(done.error);
-          e.attempts.set(attemptId(step.key, 1), attempt);
-        }
-        return { step: copyStep(record), created: true };
+        if (existing) return { step: existing.toRecord(runId), created: false };
+        // A running step opens attempt 1 in the same write; a step given `finishedAttempt` records it.
+        const traits = traitsOf(step, fence, e.lastTraits);
+        e.lastTraits = traits;
+        const stored = new StoredStep(step, now, traits, traits.first === undefined ? -1 : e.attemptsOpened++);
+        e.steps.set(step.key, stored);
+        return { step: stored.toRecord(runId), created: true };
       },
 
       async transition(runId, fence, t: StepTransition, now) {
@@ -363,7 +346,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         }
         const nextAttempt = t.to.attempt ?? step.attempt;
         if (t.endAttempt) {
-          const open = e.attempts.get(attemptId(t.key, step.attempt));
+          const open = step.attemptNo(step.attempt);
           if (open) {
             open.status = t.endAttempt.status;
             open.endedAt = now;
@@ -373,32 +356,31 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         }
         if (t.startAttempt) {
           // One record per (step, attempt number): opening a number that exists reopens it.
-          const fresh: AttemptRecord = { runId, stepKey: t.key, attempt: nextAttempt, status: 'running', worker: t.startAttempt.worker, startedAt: now };
-          e.attempts.set(attemptId(t.key, nextAttempt), fresh);
+          openAttempt(e, step, nextAttempt, t.startAttempt.worker, now);
         }
         step.status = t.to.status;
         step.attempt = nextAttempt;
         step.updatedAt = now;
         if (t.to.output !== undefined) step.output = copy(t.to.output);
         if (t.to.error !== undefined) step.error = copy(t.to.error);
-        if (t.to.wakeAt === null) delete step.wakeAt;
+        if (t.to.wakeAt === null) step.wakeAt = undefined;
         else if (t.to.wakeAt !== undefined) step.wakeAt = t.to.wakeAt;
         if (t.to.childRunId !== undefined) step.childRunId = t.to.childRunId;
         if (t.to.turn !== undefined) step.turn = t.to.turn;
-        return copyStep(step);
+        return step.toRecord(runId);
       },
     },
 
     state: {
       async set(runId, fence, key, value, now) {
         const e = writable(runId, fence);
-        e.state.set(key, copy(value));
+        (e.state ??= new Map()).set(key, copy(value));
         e.run.updatedAt = now;
       },
       async get(runId) {
         const e = entry(runId);
         // fromEntries defines own properties, so a key named `__proto__` survives like any other.
-        return e ? Object.fromEntries([...e.state].map(([k, v]) => [k, copy(v)])) : {};
+        return e?.state ? Object.fromEntries([...e.state].map(([k, v]) => [k, copy(v)])) : {};
       },
     },
 
@@ -407,22 +389,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         const e = entry(runId);
         if (!e) throw runNotFound(runId);
         const key = options?.idempotencyKey;
-        const earlier = key === undefined ? undefined : e.eventKeys.get(key);
+        const earlier = key === undefined ? undefined : e.eventKeys?.get(key);
         if (earlier) return { delivered: false, duplicate: true, seq: earlier.seq };
         if (isTerminalRunStatus(e.run.status)) return { delivered: false, duplicate: false };
-        const messages = e.events.get(name) ?? [];
+        const events = (e.events ??= new Map());
+        const messages = events.get(name) ?? [];
         const record: EventRecord = { runId, name, seq: messages.length + 1, payload: copy(payload), deliveredAt: now };
         if (key !== undefined) {
           record.idempotencyKey = key;
-          e.eventKeys.set(key, record);
+          (e.eventKeys ??= new Map()).set(key, record);
         }
         messages.push(record);
-        e.events.set(name, messages);
+        events.set(name, messages);
         wakeEntry(e, now);
         return { delivered: true, duplicate: false, seq: record.seq };
       },
       async get(runId, name, seq) {
-        return copy(entry(runId)?.events.get(name)?.[seq - 1]);
+        return copy(entry(runId)?.events?.get(name)?.[seq - 1]);
       },
     },
 
@@ -492,8 +475,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
       async list(runId) {
         const e = entry(runId);
         if (!e) return [];
-        const seqOf = (key: string) => e.steps.get(key)?.seq ?? 0;
-        return [...e.attempts.values()].sort((a, b) => a.startedAt - b.startedAt || seqOf(a.stepKey) - seqOf(b.stepKey) || a.attempt - b.attempt).map(copy);
+        const all: Array<{ step: StoredStep; attempt: StoredAttempt }> = [];
+        for (const step of e.steps.values()) for (const attempt of step.eachAttempt()) all.push({ step, attempt });
+        // `order` last: the order attempts were first opened in, as a map of them iterated.
+        all.sort(
+          (a, b) =>
+            a.attempt.startedAt - b.attempt.startedAt || a.step.seq - b.step.seq || a.attempt.attempt - b.attempt.attempt || a.attempt.order - b.attempt.order,
+        );
+        return all.map(({ step, attempt }) => attempt.toRecord(runId, step.key));
       },
     },
 
