@@ -1,3 +1,6 @@
+import type { CpuOptions } from './scenarios/cpu-per-step.js';
+import type { FloorOptions } from './scenarios/pg-floor.js';
+
 /** Sizes and repetitions of a run: the full bench, or `--smoke` (tiny, for CI: counts, never timings). */
 export interface BenchConfig {
   mode: 'full' | 'smoke';
@@ -5,28 +8,15 @@ export interface BenchConfig {
   replay: { sizes: number[]; warmup: number; reps: number };
   latency: { samples: number; maxWorkMs: number; warmup: number; reps: number };
   /** `inFlight`: runs (and floor INSERT loops, one connection each) at once in the concurrent part. */
-  floor: { steps: number; warmUpSteps: number; warmup: number; reps: number; inFlight: number };
+  floor: FloorOptions;
   localThroughput: { runs: number; steps: number; concurrency: number; reps: number };
   processThroughput: { runs: number; steps: number; concurrency: number; workers: number[]; idleMs: number };
   fairness: { smallRuns: number; ratio: number; workMs: number; concurrency: number; groupConcurrency: number };
   observability: { runs: number; steps: number; reps: number };
   idle: { passes: number };
   dispatch: { runs: number; workers: number[]; idleMs: number };
-  /**
-   * `coldSteps`: steps measured first on the fresh engine; `warmUpSteps`..`maxWarmUpSteps`: the
-   * warm-up after them, until a repetition stopped getting cheaper; `warmup`: repetitions run
-   * again before each measurement; `fill`: finished runs written before the second measurement.
-   */
-  cpu: {
-    steps: number;
-    runs: number;
-    coldSteps: number;
-    warmUpSteps: number;
-    maxWarmUpSteps: number;
-    warmup: number;
-    reps: number;
-    fill: number;
-  };
+  /** The engine-CPU scenario's sizes and warm-up (see `CpuOptions`). */
+  cpu: CpuOptions;
   /** Flow control: `runs` sequential runs per limit variant; two keys, one with `ratio`× the other's `smallRuns`. */
   flow: { runs: number; smallRuns: number; ratio: number; concurrency: number; workMs: number };
 }
