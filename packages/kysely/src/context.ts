@@ -26,12 +26,23 @@ export interface StoreContext {
 /** Builds the context of one store. */
 export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNames, asyncStartCommit: boolean, preparedStatements = false): StoreContext {
   let named = preparedStatements ? dialect.namedStatement : undefined;
+  // A routine call's text is one of a few fixed texts: its named statement (a SHA-256 of the text)
+  // is made once per text, not on every call. `pg` copies the query object it is given.
+  const made = new Map<string, string>();
+  const statementOf = (name: (text: string) => string, text: string): string => {
+    let statement = made.get(text);
+    if (statement === undefined) {
+      statement = name(text);
+      made.set(text, statement);
+    }
+    return statement;
+  };
   return {
     db,
     dialect,
     names,
     asyncStartCommit,
-    routineSql: (text) => (named === undefined ? text : named(text)),
+    routineSql: (text) => (named === undefined ? text : statementOf(named, text)),
     dropNamedStatements: (cause) => {
       if (named === undefined) return false;
       named = undefined;

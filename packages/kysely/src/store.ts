@@ -78,11 +78,12 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   const versions = versionsOf(ctx);
   const schedules = schedulesOf(ctx);
   const slots = slotsOf(ctx);
-  // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time).
-  const write =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> =>
-      dialect.exclusive(() => fn(...args));
+  // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time);
+  // where writes need no turn-taking (the servers) the write is the function itself, with no
+  // wrapper call per write.
+  const { exclusive } = dialect;
+  const write = <A extends unknown[], R>(fn: (...args: A) => Promise<R>): ((...args: A) => Promise<R>) =>
+    exclusive === undefined ? fn : (...args: A): Promise<R> => exclusive(() => fn(...args));
   let closed = false;
   // Arguments of the wrong runtime type get INVALID_INPUT, never a TypeError from a codec.
   return withArgumentChecks({

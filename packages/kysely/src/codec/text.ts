@@ -23,12 +23,28 @@ export function decodeText(stored: string): string {
   return stored.startsWith(ENCODED) ? (JSON.parse(stored.slice(1)) as string) : stored;
 }
 
+// Step keys, state keys and event names repeat across runs (every run of a workflow writes the
+// same step keys), and a SHA-256 per write was a visible share of a PostgreSQL step's client CPU
+// (issue 18): the hashes of recent short keys are kept. Bounded: emptied when full, and long keys
+// are hashed every time, so the cache holds at most HASHED_KEYS × (MAX_CACHED_KEY + 64) characters.
+const HASHED_KEYS = 4096;
+const MAX_CACHED_KEY = 256;
+const hashes = new Map<string, string>();
+
 /**
  * The fixed-length key column of a stored string: the SHA-256 (hex) of its stored form. Keys of any
  * length (state keys, step keys, event names) are matched through it, since MySQL cannot index a
- * long VARCHAR in utf8mb4; the full key lives next to it in a TEXT column.
+ * long VARCHAR in utf8mb4; the full key lives next to it in a TEXT column. A pure function of
+ * `stored`: recent short keys are answered from a bounded cache.
  */
 export function keyHash(stored: string): string {
+  let hashed = hashes.get(stored);
+  if (hashed !== undefined) return hashed;
   // The one-shot `hash` (Node 20.12+): a Hash object per call was a visible share of a step write's CPU.
-  return hash('sha256', stored, 'hex');
+  hashed = hash('sha256', stored, 'hex');
+  if (stored.length <= MAX_CACHED_KEY) {
+    if (hashes.size >= HASHED_KEYS) hashes.clear();
+    hashes.set(stored, hashed);
+  }
+  return hashed;
 }

@@ -176,9 +176,9 @@ export interface SqlDialect {
   upsertTail(keys: readonly string[], columns: readonly string[]): RawBuilder<unknown>;
   /**
    * Runs one write operation of the store. SQLite: one at a time per process, across every store
-   * instance (see `sqliteDialect`); the servers: at once.
+   * instance (see `sqliteDialect`). Absent on the servers, whose writes run at once.
    */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  exclusive?: <T>(fn: () => Promise<T>) => Promise<T>;
   /**
    * Runs `fn` in one write transaction (SQLite: `BEGIN IMMEDIATE`); a transaction the server rolled
    * back as a deadlock victim or serialization failure is run again (see `retryRolledBack`).

@@ -33,7 +33,6 @@ export const mysqlDialect: SqlDialect = {
   insertIgnoreTail: () => sql``,
   onConflictDoNothing: () => sql``,
   upsertTail: (_keys, columns) => sql`on duplicate key update ${sql.join(columns.map((c) => sql`${sql.id(c)} = values(${sql.id(c)})`))}`,
-  exclusive: (fn) => fn(),
   transaction: (db, fn) => retryRolledBack(isRolledBack, () => db.transaction().execute(fn)),
   isRolledBack,
   isDuplicateKey: (error) => {

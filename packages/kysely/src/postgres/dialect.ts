@@ -30,7 +30,6 @@ export const postgresDialect: SqlDialect = {
   onConflictDoNothing: () => sql`on conflict do nothing`,
   upsertTail: (keys, columns) =>
     sql`on conflict (${sql.join(keys.map((k) => sql.id(k)))}) do update set ${sql.join(columns.map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`))}`,
-  exclusive: (fn) => fn(),
   transaction: (db, fn) => retryRolledBack(isRolledBack, () => db.transaction().execute(fn)),
   isRolledBack,
   isDuplicateKey: (error) => (error as { code?: unknown } | null)?.code === '23505',

@@ -3,13 +3,14 @@ import { toStepRecord } from '../codec/rows.js';
 import { checkWritable } from '../context.js';
 import type { StepWrites } from '../dialect/types.js';
 import { callRoutineText } from '../routines/call-routine.js';
-import { orderedArgs, STEP_INSERT_PARAMS, stepInsertValues, stepRoutineShape, type RoutineArgs } from '../routines/params.js';
+import { orderedArgs, STEP_INSERT_PARAMS } from '../routines/params.js';
 import { postgresParamTypes } from '../routines/postgres-routines.js';
 import { stepInsertArgs } from '../routines/routine-args.js';
 import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
-import { STEP_COLUMNS, type StepRow } from '../schema/tables.js';
+import type { StepRow } from '../schema/tables.js';
 import { routineStepWrites } from '../steps-routines.js';
 import { stepIdentity } from '../steps-shared.js';
+import { insertedStepRecord } from './inserted-step-record.js';
 import { stepInsertV2Name } from './step-insert-v2-routine.js';
 
 // What `step_insert_v2` returns when it did not write the step (NULL when it did).
@@ -17,22 +18,6 @@ interface NotWritten {
   fence?: unknown;
   status?: unknown;
   step?: StepRow | null;
-}
-
-// The column each step column takes its value from in the function's INSERT, in column order
-// (the list the DDL is generated from, so the record built here cannot drift from the row).
-const INSERTED = stepInsertValues(stepRoutineShape('0008'));
-
-type InsertArgs = RoutineArgs<typeof STEP_INSERT_PARAMS>;
-
-/** The step row `step_insert_v2` inserted from `args`: each column's value as the INSERT takes it. */
-function insertedRow(args: InsertArgs): StepRow {
-  const row: Record<string, unknown> = {};
-  STEP_COLUMNS.forEach((column, i) => {
-    const value = INSERTED[i]!;
-    row[column] = value === '1' ? 1 : args[value as keyof InsertArgs];
-  });
-  return row as unknown as StepRow;
 }
 
 // The call's text per table prefix, built once: `select "<prefix>step_insert_v2"($1::text, ...)`.
@@ -62,7 +47,8 @@ const { transition } = routineStepWrites({
  * checked, the step inserted unless its key exists, attempt 1 opened or recorded — one statement,
  * all or nothing; a running step's start with `synchronous_commit = off` under `asyncStartCommit`.
  * When it wrote the step the function returns NULL and the record is built here from the very
- * arguments the INSERT took, so it equals the stored row as `steps.load` reads it; otherwise it
+ * values the INSERT took (`insertedStepRecord`), so it equals the stored row as `steps.load` reads
+ * it; otherwise it
  * returns the run's fence and status (`LEASE_LOST`, `RUN_NOT_FOUND`, … by `checkWritable`) or the
  * existing step (`created: false`).
  *
@@ -74,7 +60,7 @@ export const postgresStepWrites: StepWrites = {
     const name = stepInsertV2Name(ctx.names.prefix);
     const rows = await callRoutineText(ctx, name, callText(ctx.names.prefix), orderedArgs(STEP_INSERT_PARAMS, args), CREATED_BY);
     const result = (rows[0] as { r: NotWritten | null } | undefined)?.r;
-    if (result === null) return { step: toStepRecord(insertedRow(args)), created: true };
+    if (result === null) return { step: insertedStepRecord(runId, fence, step, now, args.p_output, args.p_error), created: true };
     // `{}` (or, never, no row): the run does not exist.
     checkWritable(runId, fence, result?.fence === undefined ? undefined : { fence: result.fence, status: result.status });
     if (result?.step == null) throw new CairnError('STORE_ERROR', `steps.insert: step ${step.key} of run ${runId} was not returned by ${name}`);
