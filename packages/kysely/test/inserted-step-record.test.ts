@@ -53,6 +53,9 @@ const STEPS: NewStep[] = [
   { key: 'g', name: 'g', kind: 'task', seq: 7, status: 'succeeded', maxAttempts: 1, output: null },
   { key: 'h', name: 'h', kind: 'task', seq: 8, status: 'succeeded', maxAttempts: 1, output: '' },
   { key: 'i', name: 'i', kind: 'task', seq: 9, status: 'retry_wait', maxAttempts: 3, wakeAt: NOW + 1, error: { name: 'E', message: 'm' } },
+  // What the row makes of values a copy of the caller's would keep: a truthy non-boolean `queued`
+  // (stored 0), NULL `turn` and `wakeAt`, `-0` and an `undefined` member in the JSON.
+  { key: 'j', name: 'j', kind: 'task', seq: 10, status: 'succeeded', maxAttempts: 1, queued: 1, turn: null, wakeAt: null, output: { z: -0, gone: undefined } } as never,
 ];
 
 describe('insertedStepRecord', () => {

@@ -11,7 +11,10 @@ import { decodeJson } from '../codec/json.js';
  * (`output`, `error`: SQL NULL for none), so the record shares no object with `step`.
  */
 export function insertedStepRecord(runId: string, fence: Fence, step: NewStep, now: number, output: unknown, error: unknown): StepRecord {
-  // The properties in `toStepRecord`'s order, so the two records are alike down to key order.
+  // Not `newStepRecord` (@cairn/core/backend), which copies the caller's values: this is what the
+  // row holds — `queued` as the flag `=== true` makes, a NULL `turn` or `wakeAt` absent, the JSON
+  // through its text (`-0` is `0`, an `undefined` member is gone), as `steps.load` reads it. The
+  // properties in `toStepRecord`'s order, so the two records are alike down to key order.
   const record: StepRecord = {
     runId,
     key: step.key,
