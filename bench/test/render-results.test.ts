@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const bench = fileURLToPath(new URL('..', import.meta.url));
 const committed = join(bench, 'results', 'latest.json');
+// A results file written by the bench of 2026-12-02, kept as it was: older files must still render.
+const older = join(bench, 'test', 'fixtures', 'results-2026-12-02.json');
 const tmp = mkdtempSync(join(tmpdir(), 'cairn-bench-render-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -33,8 +35,18 @@ function saved(name: string, results: unknown): string {
 }
 
 describe('bench --render', () => {
-  it('renders the committed bench/results/latest.json, written by an older bench', async () => {
+  it('renders the committed bench/results/latest.json whole', async () => {
     const { code, stdout, stderr } = await render(committed);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /^## Cairn benchmark \(full\)/);
+    for (const section of ['### Sequential inline steps', '### Engine CPU per inline step', '### PostgreSQL against its physical floor', '### Targets']) {
+      assert.ok(stdout.includes(section), `'${section}' is missing`);
+    }
+    assert.equal(stdout.includes('omitted'), false, 'the bench that wrote it reads every field it has');
+  });
+
+  it('renders a file written by an older bench, naming what it leaves out', async () => {
+    const { code, stdout, stderr } = await render(older);
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^## Cairn benchmark \(full\)/);
     assert.match(stdout, /### Sequential inline steps/);
