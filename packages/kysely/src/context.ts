@@ -18,7 +18,7 @@ export interface StoreContext {
   /**
    * The connection refused a named statement (`SqlDialect.lostNamedStatement`): from now on this
    * store sends its routine calls unnamed, and says so once with a process warning. Returns false
-   * when the store was not sending named statements (nothing changed: the error stands).
+   * when it already did (or never sent named statements): nothing changed, no second warning.
    */
   readonly dropNamedStatements: (cause: unknown) => boolean;
 }

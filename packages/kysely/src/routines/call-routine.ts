@@ -45,8 +45,10 @@ export async function callRoutineText(
     return rows;
   } catch (error) {
     // A named statement the connection did not keep never ran (each call is its own transaction):
-    // send it again, unnamed, as every later call will be.
-    if (sent !== text && ctx.dialect.lostNamedStatement?.(error) === true && ctx.dropNamedStatements(error)) {
+    // send it again, unnamed, as every later call will be. Also when another call refused at the
+    // same time already made the store fall back: this one went out named before that.
+    if (sent !== text && ctx.dialect.lostNamedStatement?.(error) === true) {
+      ctx.dropNamedStatements(error);
       return callRoutineText(ctx, name, text, args, createdBy);
     }
     if (isMissingRoutine(error)) {

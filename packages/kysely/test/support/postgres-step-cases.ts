@@ -241,8 +241,9 @@ export function postgresStepCases(target: Target, ctx: StoreContext): void {
         await start(store, run, 'a', 0);
         const names = await prepared(conn);
         await sql`deallocate all`.execute(conn);
-        const b = await start(store, run, 'b', 1);
-        const c = await start(store, run, 'c', 2);
+        // Two calls at once: both go out named before the first one's refusal comes back, so the
+        // second is refused too, after the store already fell back, and must be sent again as well.
+        const [b, c] = await Promise.all([start(store, run, 'b', 1), start(store, run, 'c', 2)]);
         return { names, b, c, after: await prepared(conn), keys: (await store.steps.load(run.id)).map((s) => s.key) };
       });
       assert.ok(lost.names.length > 0 && lost.names.every((n) => n.name.startsWith('cairn_')));
