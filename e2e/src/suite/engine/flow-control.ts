@@ -232,7 +232,12 @@ export const flowControlGroup: CaseGroup = caseGroup('engine.flow-control', 'eng
           }),
         { concurrency: { limit: 1 } },
       );
-      const w = await engineWorld(env, [held], { recoveryIntervalMs: 10 * SECOND });
+      // Recovery every 7 s, not 10: the victim's lease and slot end 30 s after its claim, where the
+      // waiter's recheck falls, and a recovery pass at that same instant would race it — a holder
+      // re-asking for its own expired entry before anyone took it over keeps it (the store
+      // contract lets a late holder revive its entry), so the order of the two would be a coin
+      // toss (seen once on FerretDB under load). With 7 s the pass after the expiry is at 35 s.
+      const w = await engineWorld(env, [held], { recoveryIntervalMs: 7 * SECOND });
       const [peer] = await storesFor(env, 2).then((s) => s.slice(1));
       const doomed = severable(peer!);
       const dying = await w.startEngine([held], { store: doomed.store, recoveryIntervalMs: PARKED_MS });
