@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import { CairnError, type Fence, type NewStep, type StepRecord, type StepTransition } from '@cairn/core';
-import { driverError } from '@cairn/core/backend';
+import type { Fence, NewStep, StepRecord, StepTransition } from '@cairn/core';
 import { toStepRecord } from './codec/rows.js';
 import { encodeText } from './codec/text.js';
 import { guard, rows, type StoreContext } from './context.js';
@@ -33,16 +32,7 @@ export function loadSteps(ctx: StoreContext) {
  * `step_insert` routine; SQLite: one statement, a trigger writes the attempt).
  */
 export function insertStep(ctx: StoreContext) {
-  const { insert } = ctx.dialect.steps;
-  // `guard`'s rules written out (no closure per call): every inline step takes this path.
-  return async (runId: string, fence: Fence, step: NewStep, now: number) => {
-    try {
-      return await insert(ctx, runId, fence, step, now);
-    } catch (error) {
-      if (CairnError.is(error)) throw error;
-      throw driverError('STORE_ERROR', 'steps.insert', error);
-    }
-  };
+  return (runId: string, fence: Fence, step: NewStep, now: number) => guard('steps.insert', () => ctx.dialect.steps.insert(ctx, runId, fence, step, now));
 }
 
 /**
