@@ -18,7 +18,7 @@ import { createMemoryStore, type WorkflowStore } from '@cairn/core';
 import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
 import { postgresDb, sqliteDb, type AnyDb } from '../backends/sql-drivers.js';
 import { startDurablePostgres } from '../servers/durable-postgres.js';
-import { benchEngine, stepsWorkflow } from '../scenarios/workflows.js';
+import { benchEngine, inlineRun } from '../scenarios/workflows.js';
 
 const backend = process.argv[2] ?? 'memory';
 const runs = Number(process.argv[3] ?? 200);
@@ -55,7 +55,7 @@ const engine = benchEngine(store, { startMode: 'inline' });
 await engine.start({ workers: false });
 try {
   const batch = async (n: number) => {
-    for (let i = 0; i < n; i++) await (await engine.startRun(stepsWorkflow, STEPS, { mode: 'inline' })).result();
+    for (let i = 0; i < n; i++) await inlineRun(engine, STEPS);
   };
   await batch(Math.max(5, runs / 10));
   // V8's CPU profiler (what `node --cpu-prof` runs), started after the warm-up so that module

@@ -1,7 +1,7 @@
 import type { Engine } from '@cairn/core';
 import type { BackendInstance } from '../backends/types.js';
 import { median } from '../stats.js';
-import { benchEngine, stepsWorkflow } from './workflows.js';
+import { benchEngine, inlineRun, stepsWorkflow } from './workflows.js';
 
 /** Client CPU of one store state (young, or filled: holding `finishedRuns` finished runs). */
 export interface CpuSample {
@@ -108,8 +108,9 @@ async function measure(engine: Engine, options: CpuOptions, finishedBefore: numb
  * Engine CPU per inline step, client side (engine, store client code and driver; not the server):
  * `process.cpuUsage()` (user + system) around sequential 100-step inline runs (`startRun` +
  * `result()`), divided by the steps: the first `coldSteps` of the fresh engine, then — once its
- * code is warm (`warmUp`) — on the young store and again after `fill` more runs finished in it. The store is opened uncounted (as an application opens it): the bench's round-trip
- * counting would add its own CPU.
+ * code is warm (`warmUp`) — on the young store and again after `fill` more runs finished in it.
+ * The store is opened uncounted (as an application opens it): the bench's round-trip counting
+ * would add its own CPU.
  */
 export async function cpuPerStep(backend: BackendInstance, options: CpuOptions): Promise<CpuResult> {
   const opened = await backend.openStore();
@@ -126,7 +127,7 @@ export async function cpuPerStep(backend: BackendInstance, options: CpuOptions):
       Array.from({ length: Math.min(16, options.fill) }, async () => {
         while (left > 0) {
           left -= 1;
-          await (await engine.startRun(stepsWorkflow, 1, { mode: 'inline' })).result();
+          await inlineRun(engine, 1);
         }
       }),
     );

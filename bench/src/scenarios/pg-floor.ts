@@ -3,7 +3,7 @@ import { createKyselyStore } from '@cairn/kysely';
 import { postgresDb } from '../backends/sql-drivers.js';
 import type { BackendInstance } from '../backends/types.js';
 import { median, nowMs, repeat } from '../stats.js';
-import { benchEngine, stepsWorkflow } from './workflows.js';
+import { benchEngine, inlineRun } from './workflows.js';
 
 export interface FloorResult {
   server: string;
@@ -48,6 +48,13 @@ export interface FloorOptions {
   inFlight: number;
 }
 
+const FLOOR_INSERT = 'INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)';
+
+/** The floor: `steps` autocommit INSERTs of step-like rows under `runId`, one after another. */
+async function insertLoop(db: pg.Client | pg.Pool, runId: string, steps: number): Promise<void> {
+  for (let i = 0; i < steps; i++) await db.query(FLOOR_INSERT, [runId, `s${i}`, 'null', Date.now()]);
+}
+
 /** How many transaction ids the server has assigned so far (read without assigning one). */
 export async function xidCounter(client: pg.Client | pg.Pool): Promise<number> {
   const res = await client.query<{ x: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS x');
@@ -89,34 +96,28 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
     let loop = 0;
     // The code of both sides warmed up first, alike (see `FloorOptions.warmUpSteps`).
     for (let done = 0; done < options.warmUpSteps; done += options.steps) {
-      const runId = `floor-warm-${process.pid}-${++loop}`;
-      for (let i = 0; i < options.steps; i++) {
-        await client.query('INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)', [runId, `s${i}`, 'null', Date.now()]);
-      }
-      await (await engine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })).result();
-      await (await preparedEngine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })).result();
+      await insertLoop(client, `floor-warm-${process.pid}-${++loop}`, options.steps);
+      await inlineRun(engine, options.steps);
+      await inlineRun(preparedEngine, options.steps);
     }
     const samples = await repeat(options.warmup, options.reps, async () => {
       const runId = `floor-${process.pid}-${++loop}`;
       const x0 = await xidCounter(client);
       const c0 = cpu();
       const t0 = nowMs();
-      for (let i = 0; i < options.steps; i++) {
-        await client.query('INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)', [runId, `s${i}`, 'null', Date.now()]);
-      }
+      await insertLoop(client, runId, options.steps);
       const floorMs = nowMs() - t0;
       const floorCpu = cpu() - c0;
       const x1 = await xidCounter(client);
       const c1 = cpu();
       const t1 = nowMs();
-      const handle = await engine.startRun(stepsWorkflow, options.steps, { mode: 'inline' });
-      await handle.result();
+      await inlineRun(engine, options.steps);
       const cairnMs = nowMs() - t1;
       const cairnCpu = cpu() - c1;
       const x2 = await xidCounter(client);
       const c2 = cpu();
       const t2 = nowMs();
-      await (await preparedEngine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })).result();
+      await inlineRun(preparedEngine, options.steps);
       const preparedMs = nowMs() - t2;
       const preparedCpu = cpu() - c2;
       const per = (x: number) => x / options.steps;
@@ -134,26 +135,13 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
     const concurrent = await repeat(options.warmup, options.reps, async () => {
       const base = `floor8-${process.pid}-${++loop}`;
       const t0 = nowMs();
-      await Promise.all(
-        Array.from({ length: n }, async (_, j) => {
-          for (let i = 0; i < options.steps; i++) {
-            await pool.query('INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)', [
-              `${base}-${j}`,
-              `s${i}`,
-              'null',
-              Date.now(),
-            ]);
-          }
-        }),
-      );
+      await Promise.all(Array.from({ length: n }, (_, j) => insertLoop(pool, `${base}-${j}`, options.steps)));
       const floorMs = nowMs() - t0;
       const t1 = nowMs();
-      const handles = await Promise.all(Array.from({ length: n }, () => engine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })));
-      await Promise.all(handles.map((h) => h.result()));
+      await Promise.all(Array.from({ length: n }, () => inlineRun(engine, options.steps)));
       const cairnMs = nowMs() - t1;
       const t2 = nowMs();
-      const prepared = await Promise.all(Array.from({ length: n }, () => preparedEngine.startRun(stepsWorkflow, options.steps, { mode: 'inline' })));
-      await Promise.all(prepared.map((h) => h.result()));
+      await Promise.all(Array.from({ length: n }, () => inlineRun(preparedEngine, options.steps)));
       const preparedMs = nowMs() - t2;
       const per = n * options.steps;
       return { floorUs: (floorMs * 1000) / per, cairnUs: (cairnMs * 1000) / per, preparedUs: (preparedMs * 1000) / per };

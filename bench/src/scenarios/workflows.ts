@@ -11,6 +11,11 @@ export const stepsWorkflow = defineWorkflow('bench-steps', async (ctx, n: number
 });
 
 /** N sequential no-op steps, then a day-long sleep: the run stays resumable for replay timing. */
+/** One `steps`-step inline run of `stepsWorkflow` on `engine`, from `startRun` to its result. */
+export async function inlineRun(engine: Engine, steps: number): Promise<void> {
+  await (await engine.startRun(stepsWorkflow, steps, { mode: 'inline' })).result();
+}
+
 export const replayWorkflow = defineWorkflow('bench-replay', async (ctx, n: number) => {
   for (let i = 0; i < n; i++) await ctx.step(`s${i}`, noop);
   await ctx.sleep('hold', '1d');
