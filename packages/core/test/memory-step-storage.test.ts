@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createEngine, createMemoryStore, defineWorkflow, type NewStep, type WorkflowStore } from '@cairn/core';
+import { createMemoryStore, defineWorkflow, type NewStep, type WorkflowStore } from '@cairn/core';
 import { newStepRecord } from '@cairn/core/backend';
+import { inlineMemoryEngine } from './helpers/inline-memory-engine.js';
 
 // Issue 18: the memory store keeps a step in its own compact shape (memory/stored-step.ts) and
 // builds the contract's records on the way out. These tests hold what it returns to what it
@@ -194,13 +195,7 @@ describe('memory store: bytes kept per finished run (issue 18)', () => {
       for (let i = 0; i < n; i++) await ctx.step(`s${i}`, () => undefined);
       return n;
     });
-    const engine = createEngine({
-      store: createMemoryStore(),
-      workflows: [steps],
-      recoveryIntervalMs: 1e12,
-      timings: { leaseMs: 3_600_000 },
-      startMode: 'inline',
-    });
+    const engine = inlineMemoryEngine([steps]);
     await engine.start({ workers: false });
     try {
       const keptPerRun = async (n: number, runs: number): Promise<number> => {

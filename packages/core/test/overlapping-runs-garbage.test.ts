@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import { defineWorkflow } from '@cairn/core';
+import { inlineMemoryEngine } from './helpers/inline-memory-engine.js';
 
 // Issue 18: an engine-wide Map (`executing`) held each run's execution while it ran. A Map keeps
 // the tables it outgrew or compacted, with the entries they had, linked to the next one until a
@@ -15,13 +16,7 @@ const oldSpaceUsed = (): number => getHeapSpaceStatistics().find((space) => spac
 describe('garbage of overlapping runs (issue 18)', () => {
   it('one-step runs, 16 in flight: under 3,000 bytes per run reach the old generation (the store keeps ~700)', async () => {
     const oneStep = defineWorkflow('overlapping', async (ctx) => ctx.step('a', () => 1));
-    const engine = createEngine({
-      store: createMemoryStore(),
-      workflows: [oneStep],
-      recoveryIntervalMs: 1e12,
-      timings: { leaseMs: 3_600_000 },
-      startMode: 'inline',
-    });
+    const engine = inlineMemoryEngine([oneStep]);
     await engine.start({ workers: false });
     let majors = 0;
     const observer = new PerformanceObserver((list) => {
