@@ -7,10 +7,10 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WorkflowStore } from '@cairn/core';
+import type { RunRecord, WorkflowStore } from '@cairn/core';
 import { createMysqlDatabase, createPostgresDatabase, freshRedisPrefix, type RunningService } from '../src/services/index.js';
 import { kysely, kyselyMysql, kyselyPostgres, kyselyStore, mysql2, pg } from '../proof/deps.js';
-import { expectedOutput, openEngine, openStore, outageWorkflow, STEPS, type OutageBackend, type OutageConfig } from './common.js';
+import { expectedOutput, openEngine, openStore, outageWorkflow, PG_BOSS_SCHEMA, STEPS, type OutageBackend, type OutageConfig } from './common.js';
 
 /** A body success this long before the halt may still have its result's write in flight then. */
 const LOST_WRITE_LEAD_MS = 1000;
@@ -34,6 +34,10 @@ export interface OutageReport {
   /** Log entries of each worker: lines starting with a `[label]` (`[cairn]`, `[cairn/queue-pg-boss]`, `[ioredis]`). */
   logEntries: number[];
   logSample: string;
+  /** The last lines of each worker's output: what it was doing when the driver stopped it. */
+  logTail: string;
+  /** Runs not completed when the driver gave up, as the store has them (a few, with their steps). */
+  unfinished: string[];
   downMs: number;
   wallMs: number;
 }
@@ -114,6 +118,31 @@ async function countTerminal(store: WorkflowStore, ids: string[]): Promise<numbe
   return n;
 }
 
+/** The pg-boss jobs of the outage's queues by state, when runs were left unfinished (where do they wait?). */
+async function pgBossJobStates(url: string): Promise<string> {
+  const { default: pgm } = await pg();
+  const client = new pgm.Client({ connectionString: url });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query(`select name, state, count(*)::int as n from ${PG_BOSS_SCHEMA}.job group by 1, 2 order by 1, 2`);
+    return `pg-boss jobs: ${rows.map((r: { name: string; state: string; n: number }) => `${r.name} ${r.state} ${r.n}`).join('; ')}`;
+  } catch (error) {
+    return `pg-boss jobs: not read (${String(error)})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A run the workers did not finish, as the store has it: status, lease, wake and steps (times from the start). */
+async function describeUnfinished(store: WorkflowStore, id: string, run: RunRecord | undefined, started: number): Promise<string> {
+  if (!run) return `${id}: not in the store`;
+  const at = (t: number | undefined) => (t === undefined ? '-' : `${t - started} ms`);
+  const steps = (await store.steps.load(id)).map((step) => `${step.key} ${step.status}#${step.attempt}`);
+  const lease = run.lease ? `${run.lease.owner} until ${at(run.lease.expiresAt)}` : 'none';
+  return `${id}: ${run.status}, fence ${run.fence}, lease ${lease}, wakeAt ${at(run.wakeAt)}, updated ${at(run.updatedAt)}, steps [${steps.join(', ')}]`;
+}
+
 /**
  * Runs `runs` runs over two worker processes; when `restartAt` of them are terminal, halts the
  * server, keeps it down `downMs`, and starts it again. Resolves with what was found.
@@ -141,6 +170,8 @@ export async function runOutage(
     logLines: [],
     logEntries: [],
     logSample: '',
+    logTail: '',
+    unfinished: [],
     downMs: 0,
     wallMs: 0,
   };
@@ -169,6 +200,7 @@ export async function runOutage(
         await sleep(250);
       }
       report.wallMs = Date.now() - started;
+      if (backend === 'postgres' && (await countTerminal(s.store, ids).catch(() => 0)) < ids.length) report.unfinished.push(await pgBossJobStates(config.url));
       // When each body succeeded, per (run, step), in order.
       const successes = new Map<string, number[]>();
       for (const line of readFileSync(countsFile, 'utf8').split('\n').filter(Boolean)) {
@@ -185,6 +217,7 @@ export async function runOutage(
       for (const id of ids) {
         const run = await s.store.runs.get(id);
         if (run?.status === 'completed') report.completed++;
+        else if (report.unfinished.length < 5) report.unfinished.push(await describeUnfinished(s.store, id, run, started));
         if (run?.status === 'completed' && run.output !== expectedOutput(inputOf.get(id)!)) report.wrongOutput.push(`${id}: ${JSON.stringify(run.output)}`);
         const steps = await s.store.steps.load(id);
         const attempts = await s.store.history.list(id);
@@ -222,6 +255,7 @@ export async function runOutage(
       for (const [i, w] of workers.entries()) writeFileSync(join(logDir, `${backend}-worker-${i + 1}.log`), w.stderr.join('\n'));
     }
     report.logSample = workers.flatMap((w) => w.stderr.slice(0, 15)).join('\n');
+    report.logTail = workers.map((w, i) => `worker ${i + 1}:\n${w.stderr.slice(-25).join('\n')}`).join('\n');
     rmSync(dir, { recursive: true, force: true });
   }
   return report;

@@ -87,6 +87,11 @@ export async function startLocalPostgres(ctx: LocalContext): Promise<LocalServer
       client.on('error', () => {});
       await client.connect();
       try {
+        // The server on the port must be this one: after a restart (resume) another process may
+        // have taken the port while it was down, and its server would answer the probe instead.
+        const served = await client.query<{ data_directory: string }>('SHOW data_directory');
+        const servedDir = served.rows[0]?.data_directory;
+        if (servedDir !== data) throw new Error(`port ${port} is served by another PostgreSQL (data directory ${servedDir}, not ${data})`);
         const res = await client.query<{ server_version: string }>('SHOW server_version');
         return { url, version: res.rows[0]?.server_version.split(' ')[0] ?? 'unknown' };
       } finally {
