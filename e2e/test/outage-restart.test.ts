@@ -53,7 +53,11 @@ describe('a server restart under load: two worker processes survive it', () => {
           `bodies re-run after an interrupted attempt: ${report.explainedReruns}, worker log entries: ${report.logEntries.join(' + ')} (${report.logLines.join(' + ')} lines)`,
       );
       assert.deepEqual(report.died, [], 'no worker process dies');
-      assert.equal(report.completed, report.runs, `every run completes; runs left:\n${report.unfinished.join('\n')}\nthe workers' last output:\n${report.logTail}`);
+      assert.equal(
+        report.completed,
+        report.runs,
+        `every run completes; runs left:\n${report.unfinished.join('\n')}\nthe workers' last output:\n${report.logTail}`,
+      );
       assert.deepEqual(report.wrongOutput, []);
       assert.deepEqual(report.badSteps, [], 'every step recorded once, succeeded');
       assert.deepEqual(report.unexplainedReruns, [], 'a body succeeds again only after an interrupted attempt');

@@ -14,6 +14,7 @@
  */
 import type { PgBoss } from 'pg-boss';
 import { readyQueuesSql } from './ready-queues-sql.js';
+import { slotIdle } from './slot-idle.js';
 import { WakeCoalescer, type WakeWindow } from './wake-coalescer.js';
 
 /** Least time between two wakes of an idle slot by one grouped worker (see #wakeOneIdleWorker). */
@@ -138,7 +139,7 @@ export class FetchLoop {
    */
   finished(workId: string): void {
     for (const wip of this.#boss.getWipData()) {
-      if (wip.workId === workId && wip.count > 0) this.#boss.notifyWorker(wip.id);
+      if (wip.workId === workId && !slotIdle(wip)) this.#boss.notifyWorker(wip.id);
     }
   }
 
@@ -194,7 +195,7 @@ export class FetchLoop {
       const idle = new Set<string>();
       for (const wip of this.#boss.getWipData()) {
         const queue = this.#workers.get(wip.workId);
-        if (queue !== undefined && wip.count === 0) idle.add(queue);
+        if (queue !== undefined && slotIdle(wip)) idle.add(queue);
       }
       const byTable = new Map<string, string[]>();
       for (const queue of idle) {
@@ -223,12 +224,12 @@ export class FetchLoop {
   #running(queue: string): boolean {
     const workIds = new Set<string>();
     for (const [workId, workerQueue] of this.#workers) if (workerQueue === queue) workIds.add(workId);
-    return this.#boss.getWipData().some((wip) => wip.count > 0 && workIds.has(wip.workId));
+    return this.#boss.getWipData().some((wip) => !slotIdle(wip) && workIds.has(wip.workId));
   }
 
   /** Makes one idle slot of the worker fetch now; false when every slot is busy. */
   #wakeIdleSlot(workId: string): boolean {
-    const idle = this.#boss.getWipData().find((wip) => wip.workId === workId && wip.count === 0);
+    const idle = this.#boss.getWipData().find((wip) => wip.workId === workId && slotIdle(wip));
     if (idle === undefined) return false;
     this.#boss.notifyWorker(idle.id);
     return true;
