@@ -112,7 +112,9 @@ describe('engine flow control', () => {
     const onRun = (message: unknown) => void events.push(message as RunLifecycleEvent);
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const one = defineWorkflow('one-at-a-time', async (ctx, first: boolean) => ctx.step('work', () => (first ? gate : undefined)), {
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const one = defineWorkflow('one-at-a-time', async (ctx, first: boolean) => ctx.step('work', () => (first ? (holding(), gate) : undefined)), {
       concurrency: { limit: 1 },
     });
     const store = createMemoryStore();
@@ -121,6 +123,9 @@ describe('engine flow control', () => {
     await engine.start();
     try {
       const holder = await engine.startRun(one, true);
+      // The waiter starts once the holder's body runs (it holds the slot): two executions that
+      // begin together race for the free slot, and either may win.
+      await held;
       const waiter = await engine.startRun(one, false);
       for (let i = 0; i < 200 && (await store.runs.get(waiter.id))?.status !== 'waiting'; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       assert.equal((await store.runs.get(waiter.id))?.status, 'waiting', 'the second run waits for the slot');
