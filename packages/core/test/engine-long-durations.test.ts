@@ -112,7 +112,9 @@ describe('long durations on the ManualClock (local queue)', () => {
         after++;
         return 'awake';
       });
-      const fx = await createFixture({ workflows: [wf], recoveryIntervalMs: 10 * YEAR });
+      // Recovery every 7 years, not 10: 10 divides 100 years, so a pass fell on the wake instant and
+      // its findDue raced the woken job's claim (a pass that looked first dispatches the run again).
+      const fx = await createFixture({ workflows: [wf], recoveryIntervalMs: 7 * YEAR });
       try {
         const start = fx.clock.now();
         const h = await fx.engine.startRun(wf, null);
