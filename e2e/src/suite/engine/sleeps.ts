@@ -109,8 +109,11 @@ export const sleepsGroup: CaseGroup = caseGroup('engine.sleeps', 'engine: sleeps
         after += 1;
         return 'awake';
       });
-      // Recovery passes every 10 years: the sleep must end by its own delayed job, not a sweep.
-      const w = await engineWorld(env, [wf], { recoveryIntervalMs: 10 * YEAR });
+      // Recovery passes every 7 years: the sleep must end by its own delayed job, not a sweep. Not
+      // every 10: that divides 100 years, and on the memory and SQLite stores (passes re-armed at
+      // exact multiples) the tenth pass fell on the wake instant, its findDue racing the woken
+      // job's claim — a pass that looked first would dispatch the run too (a second wake claim).
+      const w = await engineWorld(env, [wf], { recoveryIntervalMs: 7 * YEAR });
       const handle = await w.engine.startRun(wf, null);
       await w.runUntil('the run sleeps', async () => (await w.raw.runs.get(handle.id))?.status === 'waiting');
       const [sleep] = await w.raw.steps.load(handle.id);
