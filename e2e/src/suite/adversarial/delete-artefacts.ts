@@ -15,13 +15,15 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup(
   'adversarial: deleteRun leaves no artefact',
   [
     conformanceCase('deleteRun of a run with retried steps, a queued step, state and events leaves nothing behind', async (env) => {
-      let calls = 0;
+      // Counted per run: with one counter for both runs, only the run whose body ran first failed
+      // once, and the two start together — the run deleted had its retried attempt only by luck.
+      const calls = new Map<string, number>();
       const wf = defineWorkflow('to-delete', async (ctx) => {
         await ctx.step(
           'flaky',
-          () => {
-            calls += 1;
-            if (calls === 1) throw new Error('once');
+          (step) => {
+            calls.set(step.runId, (calls.get(step.runId) ?? 0) + 1);
+            if (calls.get(step.runId) === 1) throw new Error('once');
             return 'ok';
           },
           { retries: 1, backoff: { type: 'fixed', delay: 10 } },
@@ -42,6 +44,7 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup(
       await w.engine.sendEvent(kept.id, 'approved', { by: 'ops' });
       await w.runToEnd(doomed.id);
       await w.runToEnd(kept.id);
+      assert.equal((await w.raw.history.list(doomed.id)).filter((a) => a.stepKey === 'flaky').length, 2, 'the run to delete has a retried step');
 
       const before = await artefacts(env, doomed.id);
       assert.ok(before.length > 0, 'artefactsOf must see what a finished run left before it is deleted');
