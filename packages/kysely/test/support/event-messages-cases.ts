@@ -29,6 +29,7 @@ export function eventMessagesMigrationCase(target: Target): void {
 
       // Up to 0005 exactly (later migrations are not what this case is about).
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[4]);
+      assert.equal(up.error, undefined, `migration failed: ${String(up.error)}`);
       assert.deepEqual(
         up.results?.map((r) => [r.migrationName, r.status]),
         [[CAIRN_MIGRATION_NAMES[4], 'Success']],
@@ -44,6 +45,7 @@ export function eventMessagesMigrationCase(target: Target): void {
       assert.deepEqual(await store.events.deliver(run.id, 'msg', 3, T0 + 3, { idempotencyKey: 'k' }), { delivered: false, duplicate: true, seq: 2 });
 
       const down = await migrator.migrateDown();
+      assert.equal(down.error, undefined, `migration failed: ${String(down.error)}`);
       assert.deepEqual(
         down.results?.map((r) => [r.migrationName, r.direction, r.status]),
         [[CAIRN_MIGRATION_NAMES[4], 'Down', 'Success']],

@@ -31,6 +31,7 @@ export function operationsMigrationCase(target: Target): void {
       await store.runs.transition(old.id, claimed.fence, { from: ['running'], to: 'failed', error: { name: 'Error', message: 'old' } }, T0 + 2);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[5]);
+      assert.equal(up.error, undefined, `migration failed: ${String(up.error)}`);
       assert.deepEqual(
         up.results?.map((r) => [r.migrationName, r.status]),
         [[CAIRN_MIGRATION_NAMES[5], 'Success']],
@@ -58,6 +59,7 @@ export function operationsMigrationCase(target: Target): void {
       assert.deepEqual((await store.runs.get(fork.id))?.forkedFrom, { runId: old.id, stepKey: 's' });
 
       const down = await migrator.migrateDown();
+      assert.equal(down.error, undefined, `migration failed: ${String(down.error)}`);
       assert.deepEqual(
         down.results?.map((r) => [r.migrationName, r.direction, r.status]),
         [[CAIRN_MIGRATION_NAMES[5], 'Down', 'Success']],

@@ -24,6 +24,7 @@ export function runDeadlineMigrationCase(target: Target): void {
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[3]);
+      assert.equal(up.error, undefined, `migration failed: ${String(up.error)}`);
       assert.deepEqual(
         up.results?.map((r) => [r.migrationName, r.status]),
         [[CAIRN_MIGRATION_NAMES[3], 'Success']],
@@ -37,6 +38,7 @@ export function runDeadlineMigrationCase(target: Target): void {
       assert.equal((await store.runs.get(timed.id))?.deadline, T0 + 60_000);
 
       const down = await migrator.migrateDown();
+      assert.equal(down.error, undefined, `migration failed: ${String(down.error)}`);
       assert.deepEqual(
         down.results?.map((r) => [r.migrationName, r.direction, r.status]),
         [[CAIRN_MIGRATION_NAMES[3], 'Down', 'Success']],

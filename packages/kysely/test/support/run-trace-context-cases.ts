@@ -19,6 +19,7 @@ export function runTraceContextMigrationCase(target: Target): void {
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[index]!);
+      assert.equal(up.error, undefined, `migration failed: ${String(up.error)}`);
       assert.deepEqual(
         up.results?.map((r) => [r.migrationName, r.status]),
         [[CAIRN_MIGRATION_NAMES[index], 'Success']],
@@ -29,6 +30,7 @@ export function runTraceContextMigrationCase(target: Target): void {
       assert.deepEqual((await store.runs.get(traced.id))?.traceContext, TRACE);
 
       const down = await migrator.migrateDown();
+      assert.equal(down.error, undefined, `migration failed: ${String(down.error)}`);
       assert.deepEqual(
         down.results?.map((r) => [r.migrationName, r.direction, r.status]),
         [[CAIRN_MIGRATION_NAMES[index], 'Down', 'Success']],

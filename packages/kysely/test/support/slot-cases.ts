@@ -29,6 +29,7 @@ export function slotCases(target: Target): void {
       const { run: old } = await store.runs.create({ id: randomUUID(), workflow: 'wf', version: 'v1', input: { a: 1 } }, T0);
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[index]!);
+      assert.equal(up.error, undefined, `migration failed: ${String(up.error)}`);
       assert.deepEqual(
         up.results?.map((r) => [r.migrationName, r.status]),
         [[MIGRATION, 'Success']],
@@ -44,6 +45,7 @@ export function slotCases(target: Target): void {
       assert.deepEqual(await slotsOf(store).acquire({ key: 'k', limit: 1, holder: 'h', expiresAt: T0 + 10 }, T0), { acquired: true });
 
       const down = await migrator.migrateDown();
+      assert.equal(down.error, undefined, `migration failed: ${String(down.error)}`);
       assert.deepEqual(
         down.results?.map((r) => [r.migrationName, r.direction, r.status]),
         [[MIGRATION, 'Down', 'Success']],

@@ -61,6 +61,7 @@ export function stepTurnMigrationCase(target: Target): void {
         .execute();
 
       const up = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[2]);
+      assert.equal(up.error, undefined, `migration failed: ${String(up.error)}`);
       assert.deepEqual(
         up.results?.map((r) => [r.migrationName, r.status]),
         [[CAIRN_MIGRATION_NAMES[2], 'Success']],
@@ -107,6 +108,7 @@ export function stepTurnMigrationCase(target: Target): void {
 
       // Down: back to 0002 (the column and the new routines go); the store says to migrate again.
       const down = await migrator.migrateTo(CAIRN_MIGRATION_NAMES[1]);
+      assert.equal(down.error, undefined, `migration failed: ${String(down.error)}`);
       assert.deepEqual(down.results?.map((r) => [r.migrationName, r.direction, r.status]).at(-1), [CAIRN_MIGRATION_NAMES[2], 'Down', 'Success']);
       assert.equal(down.error, undefined);
       await assert.rejects(store.steps.load(run.id), saysMigrate);
