@@ -54,6 +54,9 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup(
       assert.deepEqual(await artefacts(env, kept.id), keptBefore, 'another run keeps all of its artefacts');
       const again = await w.engine.startRun(wf, null, { idempotencyKey: 'delete-me' });
       assert.equal(again.created, true, 'the idempotency key is free again');
+      // Its first attempt fails too and waits out its backoff on the world's clock: the case leaves
+      // it suspended at its event, as the kept run, not mid-retry for the engine's stop to wait on.
+      await w.runUntil('the new run waits for its event', async () => (await w.raw.runs.get(again.id))?.status === 'waiting');
     }),
 
     conformanceCase('runs.delete of a run with every kind of record leaves nothing behind', async (env) => {
