@@ -7,7 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunRecord, WorkflowStore } from '@cairn/core';
+import type { RunRecord, StepRecord, WorkflowStore } from '@cairn/core';
 import { createMysqlDatabase, createPostgresDatabase, freshRedisPrefix, type RunningService } from '../src/services/index.js';
 import { kysely, kyselyMysql, kyselyPostgres, kyselyStore, mysql2, pg } from '../proof/deps.js';
 import { expectedOutput, openEngine, openStore, outageWorkflow, PG_BOSS_SCHEMA, STEPS, type OutageBackend, type OutageConfig } from './common.js';
@@ -135,12 +135,12 @@ async function pgBossJobStates(url: string): Promise<string> {
 }
 
 /** A run the workers did not finish, as the store has it: status, lease, wake and steps (times from the start). */
-async function describeUnfinished(store: WorkflowStore, id: string, run: RunRecord | undefined, started: number): Promise<string> {
+function describeUnfinished(id: string, run: RunRecord | undefined, steps: StepRecord[], started: number): string {
   if (!run) return `${id}: not in the store`;
   const at = (t: number | undefined) => (t === undefined ? '-' : `${t - started} ms`);
-  const steps = (await store.steps.load(id)).map((step) => `${step.key} ${step.status}#${step.attempt}`);
   const lease = run.lease ? `${run.lease.owner} until ${at(run.lease.expiresAt)}` : 'none';
-  return `${id}: ${run.status}, fence ${run.fence}, lease ${lease}, wakeAt ${at(run.wakeAt)}, updated ${at(run.updatedAt)}, steps [${steps.join(', ')}]`;
+  const recorded = steps.map((step) => `${step.key} ${step.status}#${step.attempt}`).join(', ');
+  return `${id}: ${run.status}, fence ${run.fence}, lease ${lease}, wakeAt ${at(run.wakeAt)}, updated ${at(run.updatedAt)}, steps [${recorded}]`;
 }
 
 /**
@@ -200,7 +200,6 @@ export async function runOutage(
         await sleep(250);
       }
       report.wallMs = Date.now() - started;
-      if (backend === 'postgres' && (await countTerminal(s.store, ids).catch(() => 0)) < ids.length) report.unfinished.push(await pgBossJobStates(config.url));
       // When each body succeeded, per (run, step), in order.
       const successes = new Map<string, number[]>();
       for (const line of readFileSync(countsFile, 'utf8').split('\n').filter(Boolean)) {
@@ -216,10 +215,10 @@ export async function runOutage(
       const mayHaveLostItsWrite = (at: number) => at >= down - LOST_WRITE_LEAD_MS && at <= resumedAt + LOST_WRITE_GRACE_MS;
       for (const id of ids) {
         const run = await s.store.runs.get(id);
-        if (run?.status === 'completed') report.completed++;
-        else if (report.unfinished.length < 5) report.unfinished.push(await describeUnfinished(s.store, id, run, started));
-        if (run?.status === 'completed' && run.output !== expectedOutput(inputOf.get(id)!)) report.wrongOutput.push(`${id}: ${JSON.stringify(run.output)}`);
         const steps = await s.store.steps.load(id);
+        if (run?.status === 'completed') report.completed++;
+        else if (report.unfinished.length < 5) report.unfinished.push(describeUnfinished(id, run, steps, started));
+        if (run?.status === 'completed' && run.output !== expectedOutput(inputOf.get(id)!)) report.wrongOutput.push(`${id}: ${JSON.stringify(run.output)}`);
         const attempts = await s.store.history.list(id);
         for (let i = 0; i < STEPS; i++) {
           const key = `s${i}`;
@@ -241,6 +240,7 @@ export async function runOutage(
           } else if (bodies > 1) report.explainedReruns += bodies - 1;
         }
       }
+      if (backend === 'postgres' && report.completed < ids.length) report.unfinished.push(await pgBossJobStates(config.url));
     } finally {
       await s.close();
     }

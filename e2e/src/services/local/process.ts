@@ -61,12 +61,12 @@ const WATCHDOG = [
   // Only the server itself: one that died on its own may have left its pid to another process
   // (pid_max is 32768 on some machines, and a CI run spawns thousands). Every server runs in (or
   // below: PostgreSQL moves to its data directory) its temp dir, which no other process does.
-  'mine() { [ ! -d /proc/1 ] && return 0; case "$(readlink "/proc/$1/cwd" 2>/dev/null)" in "$3"*) return 0 ;; esac; return 1; }',
-  'if mine "$1" "$2" "$3"; then',
+  'mine() { [ ! -d /proc/1 ] && return 0; case "$(readlink "/proc/$1/cwd" 2>/dev/null)" in "$2"*) return 0 ;; esac; return 1; }',
+  'if mine "$1" "$3"; then',
   '  kill -s "$2" "$1" 2>/dev/null',
   '  i=0',
   '  while kill -0 "$1" 2>/dev/null && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i+1)); done',
-  '  mine "$1" "$2" "$3" && kill -s KILL "$1" 2>/dev/null',
+  '  mine "$1" "$3" && kill -s KILL "$1" 2>/dev/null',
   'fi',
   'rm -rf "$3"',
 ].join('\n');
