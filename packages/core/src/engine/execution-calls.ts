@@ -13,6 +13,13 @@ import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { cancelledError, INFRA_CODES, type Outcome, type Site } from './execution-outcome.js';
 import { TurnScheduler } from './turn-scheduler.js';
+import { callerLocation, type Divergence, type DivergenceCall, divergenceError, recordedCall } from './divergence.js';
+
+/**
+ * The probe key of a pre-deploy check's replay (`checkRuns`): no call has it, so the replay never
+ * runs a body; it writes nothing and ends with a verdict instead of suspending.
+ */
+export const CHECK_PROBE_KEY = '$check';
 
 // Returned by primitives that cannot continue in this execution; never settles, so the handler
 // simply stops there (the next execution replays past it).
@@ -57,8 +64,15 @@ export class ExecutionCalls {
   protected readonly calledKeys = new Set<string>();
   /** The highest position the history recorded a call at (-1: none). */
   protected readonly maxRecordedSeq: number;
-  /** New outcomes waiting for the replay to catch up with the history (see `claim`). */
-  protected readonly catchUpWaiters: (() => void)[] = [];
+  /**
+   * Outcomes waiting for the replay to catch up with the history (see `claim`); `untimed`: the
+   * recorded step a waiter replays when it finished without a turn (see `releaseUntimed`).
+   */
+  protected readonly catchUpWaiters: { resolve: () => void; untimed?: StepRecord }[] = [];
+  /** True once an outcome recorded without a turn was delivered in completion order (`releaseUntimed`). */
+  protected untimedReleased = false;
+  /** A pre-deploy check's replay (see `CHECK_PROBE_KEY`). */
+  protected readonly checking: boolean;
   protected callIndex = 0;
   protected callNo = 0;
   protected inflight = 0;
@@ -110,6 +124,7 @@ export class ExecutionCalls {
     }
     this.traceContext = run.traceContext;
     this.cancelled = run.cancelRequested && probeKey === undefined;
+    this.checking = probeKey === CHECK_PROBE_KEY;
     this.turns = new TurnScheduler<Call>(
       steps,
       (call) => this.handOver(call),
@@ -157,12 +172,7 @@ export class ExecutionCalls {
       // The code resumed outside any turn (it awaited a timer or I/O rather than a primitive)
       // while other branches wait for outcomes: where this call falls among theirs depends on
       // timing, so no replay could give every call its own record. Refuse before anything is written.
-      this.fatal = new CairnError(
-        'NON_DETERMINISM',
-        `Run ${this.run.id}: a primitive was called after the workflow awaited something other than a Cairn primitive while other branches were in flight; its place among their calls cannot be replayed. Move that asynchronous work into a ctx.step.`,
-        { data: { runId: this.run.id } },
-      );
-      return Promise.reject(this.fatal);
+      return Promise.reject(this.diverge({ reason: 'untracked-await', seq: null, recorded: null, called: null, location: callerLocation() }));
     }
     const call = new Call(this.callNo++);
     this.inflight++;
@@ -187,13 +197,10 @@ export class ExecutionCalls {
   private outcomeReady(call: Call, delivery: Delivery): void {
     if (this.closed) return;
     if (delivery.turn <= this.turns.turn) {
-      this.fatal = new CairnError(
-        'NON_DETERMINISM',
-        `Run ${this.run.id}: step ${JSON.stringify(delivery.key)} was delivered in turn ${delivery.turn} of the recorded execution, but this replay reached its call only in turn ${this.turns.turn}. The workflow code changed under a running run; register the new code as a new version.`,
-        { data: { runId: this.run.id, key: delivery.key ?? null } },
-      );
+      const step = delivery.key === undefined ? undefined : this.recorded.get(delivery.key);
+      const error = this.diverge({ reason: 'late-call', seq: step?.seq ?? null, recorded: recordedCall(step), called: recordedCall(step) });
       this.inflight--;
-      call.reject(this.fatal);
+      call.reject(error);
       return;
     }
     call.delivery = delivery;
@@ -238,10 +245,10 @@ export class ExecutionCalls {
    * have gone on past its last recorded turn with outcomes nothing records (state reads and
    * writes), and recorded calls made in those turns must fall where they fell then.
    */
-  protected async claim(call: Call): Promise<number> {
+  protected async claim(call: Call, untimed?: StepRecord): Promise<number> {
     const now = this.claimNow(call);
     if (now !== undefined) return now;
-    await new Promise<void>((resolve) => this.catchUpWaiters.push(resolve));
+    await new Promise<void>((resolve) => this.catchUpWaiters.push(untimed === undefined ? { resolve } : { resolve, untimed }));
     if (this.closed) throw SUSPEND;
     if (call.turn !== undefined) return call.turn;
     call.turn = this.turns.nextTurn();
@@ -270,7 +277,59 @@ export class ExecutionCalls {
   /** Lets outcomes that waited for the replay to catch up take their turns. */
   protected releaseCaughtUp(): void {
     if (this.catchUpWaiters.length === 0 || !this.caughtUp()) return;
-    for (const resolve of this.catchUpWaiters.splice(0)) resolve();
+    for (const waiter of this.catchUpWaiters.splice(0)) waiter.resolve();
+  }
+
+  /**
+   * The code is quiet, every recorded turn was handed over, and some of its calls wait to catch up
+   * with recorded calls it has not made yet, among them outcomes the history holds finished
+   * without a turn: a history written before turns were recorded (Cairn before 0.2.0), where each
+   * outcome reached the code as it completed. The one that completed first goes to the code now,
+   * in the next turn (which the history then records), as the build that wrote it did. Returns
+   * false when no such outcome waits. Histories with turns never come here: their replay makes
+   * every recorded call before it is quiet, unless the code changed.
+   */
+  private releaseUntimed(): boolean {
+    let first = -1;
+    for (let i = 0; i < this.catchUpWaiters.length; i++) {
+      const step = this.catchUpWaiters[i]?.untimed;
+      if (step === undefined) continue;
+      const best = first === -1 ? undefined : this.catchUpWaiters[first]?.untimed;
+      if (best === undefined || step.updatedAt < best.updatedAt || (step.updatedAt === best.updatedAt && step.seq < best.seq)) first = i;
+    }
+    if (first === -1) return false;
+    const [waiter] = this.catchUpWaiters.splice(first, 1);
+    this.untimedReleased = true;
+    waiter?.resolve();
+    return true;
+  }
+
+  /**
+   * The replay left the recorded path: the execution fails with NON_DETERMINISM carrying
+   * `divergence` (a check's replay ends with it as its verdict). Returns the error.
+   */
+  protected diverge(divergence: Omit<Divergence, 'runId' | 'turn' | 'expected' | 'actual'>, detail?: string): CairnError {
+    const full: Divergence = {
+      runId: this.run.id,
+      turn: this.turns.turn,
+      ...divergence,
+      expected: divergence.recorded?.key ?? null,
+      actual: divergence.called?.key ?? null,
+    };
+    if (full.location === undefined) delete full.location;
+    if (this.untimedReleased) full.historyBeforeTurns = true;
+    this.fatal ??= divergenceError(full, detail);
+    if (this.checking) this.settle({ kind: 'checked', divergence: this.fatal.data as unknown as Divergence });
+    return this.fatal;
+  }
+
+  /** The first recorded primary call this replay has not made (by position), if any. */
+  protected firstUnmade(): StepRecord | undefined {
+    for (let seq = this.callIndex; seq <= this.maxRecordedSeq; seq += 1) {
+      const step = this.recordedBySeq.get(seq);
+      if (step !== undefined && !this.calledKeys.has(step.key)) return step;
+    }
+    return undefined;
   }
 
   /**
@@ -293,27 +352,32 @@ export class ExecutionCalls {
       // the lease for ever.
       let missing = this.turns.awaitedNext().find((key) => !this.calledKeys.has(key));
       if (missing === undefined && this.catchUpWaiters.length > 0 && this.turns.turn >= this.turns.maxRecorded && !this.turns.hasOutcomesComing()) {
+        // An outcome the history holds without a turn goes first (a history from before turns).
+        if (this.releaseUntimed()) return;
         // New outcomes wait for recorded calls that the quiet code will not make.
         for (let seq = this.callIndex; seq <= this.maxRecordedSeq && missing === undefined; seq += 1) missing = this.recordedBySeq.get(seq)?.key;
       }
       if (missing === undefined) return;
-      if (this.probeKey !== undefined) {
+      if (this.probeKey !== undefined && !this.checking) {
         this.settle({ kind: 'probe-miss' });
         return;
       }
       const step = this.recorded.get(missing);
-      this.fatal = new CairnError(
-        'NON_DETERMINISM',
-        `Run ${this.run.id}: the history has ${step?.kind} ${JSON.stringify(missing)} at #${step?.seq}, but this replay never called it (it is quiet in turn ${this.turns.turn}). The workflow code changed under a running run; register the new code as a new version.`,
-        { data: { runId: this.run.id, seq: step?.seq ?? null, expected: missing, actual: null } },
-      );
-      this.settle({ kind: 'failed', error: toErrorRecord(this.fatal) });
+      const error = this.diverge({ reason: 'missing-call', seq: step?.seq ?? null, recorded: recordedCall(step), called: null });
+      this.settle({ kind: 'failed', error: toErrorRecord(error) });
       return;
     }
     // Nothing in flight and no branch waiting: the handler is awaiting its own async work
     // between primitives and will call the next one (or return) later. A probe must wait for
     // it like an execution does, not declare the queued step unreachable.
     if (!this.waiting) return;
+    if (this.checking) {
+      // Every branch waits for what is not recorded yet: compatible if every recorded call was made.
+      const unmade = this.firstUnmade();
+      if (unmade === undefined) this.settle({ kind: 'checked' });
+      else this.diverge({ reason: 'missing-call', seq: unmade.seq, recorded: recordedCall(unmade), called: null });
+      return;
+    }
     if (this.probeKey !== undefined) {
       this.settle({ kind: 'probe-miss' });
       return;
@@ -345,13 +409,8 @@ export class ExecutionCalls {
     const recorded = this.recorded.get(key);
     const atSeq = this.recordedBySeq.get(seq);
     if ((recorded && (recorded.kind !== kind || recorded.seq !== seq)) || (!recorded && atSeq)) {
-      const found = recorded ?? atSeq;
-      this.fatal = new CairnError(
-        'NON_DETERMINISM',
-        `Run ${this.run.id}: call #${seq} is ${kind} ${JSON.stringify(key)}, but the history has ${found?.kind} ${JSON.stringify(found?.key)} at #${found?.seq}. The workflow code changed under a running run; register the new code as a new version.`,
-        { data: { runId: this.run.id, seq, expected: found?.key ?? null, actual: key } },
-      );
-      throw this.fatal;
+      const called: DivergenceCall = { kind, key, name };
+      throw this.diverge({ reason: 'different-call', seq, recorded: recordedCall(atSeq ?? recorded), called, location: callerLocation() });
     }
     this.calledKeys.add(key);
     // Runs after this call's own synchronous part: an outcome released now takes the next turn.

@@ -110,12 +110,8 @@ export class ExecutionChildren extends ExecutionSaga {
     const recorded = site.recorded;
     if (recorded) {
       if (recorded.status !== 'succeeded' || recorded.childRunId === undefined) {
-        this.fatal = new CairnError(
-          'NON_DETERMINISM',
-          `Run ${this.run.id}: ctx.startChild ${JSON.stringify(site.key)} meets a child step the history holds as ${recorded.status} (an awaited ctx.child). The workflow code changed under a running run; register the new code as a new version.`,
-          { data: { runId: this.run.id, seq: site.seq, expected: site.key, actual: site.key } },
-        );
-        throw this.fatal;
+        const call = { kind: site.kind, key: site.key, name: site.name };
+        throw this.diverge({ reason: 'different-child', seq: site.seq, recorded: call, called: call });
       }
       const id = recorded.childRunId;
       return this.finished(call, site, recorded, async () => ({ ok: true, value: id }));

@@ -7,6 +7,7 @@ import type { StepRate } from './step-rate-gate.js';
 import type { StepKind, StepRecord } from '../model/step.js';
 import type { StepContext } from './workflow-context.js';
 import type { SuspendReason } from '../observe/lifecycle-events.js';
+import type { Divergence } from './divergence.js';
 
 /** How one execution of a run ended. */
 export type Outcome =
@@ -16,7 +17,9 @@ export type Outcome =
   | { kind: 'suspended'; wakeAt: number | undefined; reasons: SuspendReason[] }
   | { kind: 'crashed'; error: unknown }
   | { kind: 'probe-hit'; fn: (s: StepContext) => unknown; policy: RetryPolicy; timeoutMs: number | undefined; rate?: StepRate }
-  | { kind: 'probe-miss' };
+  | { kind: 'probe-miss' }
+  /** A check's replay (no write, no body) ended: compatible, or where it left the history. */
+  | { kind: 'checked'; divergence?: Divergence };
 
 /** A step's last attempt failed (already recorded); carries the error record. */
 export class StepFailure extends Error {

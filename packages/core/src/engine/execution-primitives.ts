@@ -13,7 +13,9 @@ import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 import { checkEventName, eventNameOf } from './event-definition.js';
 import { checkAlternatives, type CheckedAlternative } from './select-alternatives.js';
 import type { WaitForEventOptions } from './workflow-context.js';
-import type { Call, Delivery } from './execution-calls.js';
+import { type Call, type Delivery, SUSPEND } from './execution-calls.js';
+import { callerLocation, recordedCall } from './divergence.js';
+import type { Site } from './execution-outcome.js';
 import { ExecutionChildren } from './execution-children.js';
 
 /** Sleeps, event waits, select, state and recorded values. */
@@ -138,7 +140,7 @@ export class ExecutionPrimitives extends ExecutionChildren {
       return { ...(await this.finished(call, site, step, async () => ({ ok: true, value: { winner, kind, value } }))), onDeliver: taken(step.output) };
     };
     if (this.probeKey !== undefined) {
-      if (site.recorded?.status === 'succeeded' && site.recorded.turn !== undefined) return recordedDelivery(site.recorded);
+      if (site.recorded?.status === 'succeeded' && (site.recorded.turn !== undefined || this.checking)) return recordedDelivery(site.recorded);
       this.suspend(undefined, 'select');
     }
     let step = site.recorded;
@@ -232,6 +234,72 @@ export class ExecutionPrimitives extends ExecutionChildren {
     this.stateSnapshot ??= await this.rt.store.state.get(this.run.id);
     // A write of this key may have been made while the snapshot was read.
     return { turn, ok: true, value: this.stateOverlay.has(key) ? this.stateOverlay.get(key) : this.stateSnapshot[key] };
+  }
+
+  /** Per patch id, this execution's first answer (`ctx.patched`), which holds for the rest of it. */
+  protected readonly patches = new Map<string, boolean>();
+
+  /** `ctx.patched`: see `WorkflowContext.patched`. */
+  protected patched(id: string): boolean {
+    checkIdentifier('ctx.patched id', id, IDENTIFIER_LIMITS.stepName);
+    if (this.fatal) throw this.fatal;
+    const known = this.patches.get(id);
+    if (known !== undefined) return known;
+    const key = `patch:${id}`;
+    const seq = this.callIndex;
+    const atSeq = this.recordedBySeq.get(seq);
+    const recorded = this.recorded.get(key);
+    if (recorded !== undefined && recorded.seq !== seq) {
+      // The marker is in the history, at another place: the calls before it changed.
+      throw this.diverge({ reason: 'different-call', seq, recorded: recordedCall(atSeq), called: { kind: 'patch', key, name: id }, location: callerLocation() });
+    }
+    let answer: boolean;
+    if (atSeq?.key === key && atSeq.kind === 'patch') answer = true;
+    else if (seq > this.maxRecordedSeq) {
+      // Past everything recorded: this execution takes the new path, and says so in the history.
+      answer = true;
+      if (this.probeKey === undefined) this.recordMarker({ kind: 'patch', name: id, key, seq, recorded: undefined });
+    } else answer = false;
+    if (answer) {
+      this.callIndex += 1;
+      this.calledKeys.add(key);
+    }
+    this.patches.set(id, answer);
+    return answer;
+  }
+
+  /** `ctx.deprecatePatch`: passes over the marker of `id` where the history holds it; records nothing. */
+  protected deprecatePatch(id: string): void {
+    checkIdentifier('ctx.deprecatePatch id', id, IDENTIFIER_LIMITS.stepName);
+    if (this.fatal) throw this.fatal;
+    if (this.patches.has(id)) return;
+    const key = `patch:${id}`;
+    const atSeq = this.recordedBySeq.get(this.callIndex);
+    if (atSeq?.key === key && atSeq.kind === 'patch') {
+      this.callIndex += 1;
+      this.calledKeys.add(key);
+    }
+    this.patches.set(id, true);
+  }
+
+  /**
+   * Writes a patch marker (a succeeded `patch` step, no turn: it is never delivered) while the
+   * code goes on; later writes wait for it (`markerWrite`). A failed write ends the execution as
+   * any failed write does (the run resumes elsewhere and answers again from its history).
+   */
+  private recordMarker(site: Site): void {
+    const previous = this.markerWrite;
+    this.markerWrite = (async () => {
+      if (previous !== undefined) await previous;
+      if (this.closed) return;
+      this.fault('before-checkpoint', site.key);
+      const step: NewStep = { key: site.key, name: site.name, kind: 'patch', seq: site.seq, status: 'succeeded', maxAttempts: 1 };
+      const { created } = await this.rt.store.steps.insert(this.run.id, this.run.fence, step, this.rt.clock.now());
+      if (created) this.lastInsertFence = this.run.fence;
+      this.fault('after-checkpoint', site.key);
+    })().catch((error: unknown) => {
+      if (error !== SUSPEND) this.crash(error);
+    });
   }
 
   protected async recordedValue(call: Call, kind: 'now' | 'random' | 'uuid', make: () => Json): Promise<Delivery> {

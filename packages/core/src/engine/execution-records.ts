@@ -47,8 +47,15 @@ export class ExecutionRecords extends ExecutionCalls {
     }
   }
 
+  /**
+   * The write of a patch marker (`ctx.patched` answers at once): every later write waits for it,
+   * so no later record can be durable without the marker before it.
+   */
+  protected markerWrite: Promise<void> | undefined;
+
   /** Every store write of this execution goes through here: fenced, and refused once ended. */
   protected async write<T>(op: (fence: number, now: number) => Promise<T>): Promise<T> {
+    if (this.markerWrite !== undefined) await this.markerWrite;
     if (this.closed) throw SUSPEND;
     const result = await op(this.run.fence, this.rt.clock.now());
     if (this.closed) throw SUSPEND;
@@ -57,6 +64,7 @@ export class ExecutionRecords extends ExecutionCalls {
 
   /** Records a step (`steps.insert`) through `write`'s rules, written out: it is on every step's path. */
   protected async insert(site: Site, step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'>): Promise<StepRecord> {
+    if (this.markerWrite !== undefined) await this.markerWrite;
     if (this.closed) throw SUSPEND;
     const fence = this.run.fence;
     const now = this.rt.clock.now();
@@ -78,6 +86,7 @@ export class ExecutionRecords extends ExecutionCalls {
 
   /** Moves a recorded step on (`steps.transition`) through `write`'s rules, written out as `insert` is. */
   protected async transition(transition: StepTransition): Promise<StepRecord> {
+    if (this.markerWrite !== undefined) await this.markerWrite;
     if (this.closed) throw SUSPEND;
     const written = await this.rt.store.steps.transition(this.run.id, this.run.fence, transition, this.rt.clock.now());
     if (this.closed) throw SUSPEND;
@@ -101,9 +110,10 @@ export class ExecutionRecords extends ExecutionCalls {
   ): Promise<Delivery> {
     if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
     // A probe writes nothing: this outcome was never delivered, so no call it knows of follows it.
-    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
-    const turn = await this.claim(call);
-    await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
+    // A check's replay gives it the turn an execution would, without writing it.
+    if (this.probeKey !== undefined && !this.checking) this.suspend(undefined, 'recheck');
+    const turn = await this.claim(call, step);
+    if (!this.checking) await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
     return { turn, ...(await outcome()) };
   }
 
@@ -117,7 +127,9 @@ export class ExecutionRecords extends ExecutionCalls {
   /** Probe mode: serve what is recorded (in its turn), wait on everything else. */
   protected async replayOnly(call: Call, site: Site): Promise<Delivery> {
     const step = site.recorded;
-    if (step?.turn === undefined) this.suspend(undefined, 'recheck');
+    if (step === undefined || (step.turn === undefined && !(this.checking && (step.status === 'succeeded' || step.status === 'failed')))) {
+      this.suspend(undefined, 'recheck');
+    }
     if (step.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: step.output }));
     if (step.status === 'failed') {
       const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });

@@ -9,6 +9,8 @@ import type { Json } from '../model/json.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
 import { checkWakeTime, toMilliseconds } from './duration.js';
 import { uuidv4 } from './uuid.js';
+import type { StepRecord } from '../model/step.js';
+import { type Divergence, recordedCall } from './divergence.js';
 import { cancelledError, type Outcome } from './execution-outcome.js';
 import { checkOptions } from './check-input.js';
 import { type Compensation, SAGA_PROBE_KEY } from './compensation.js';
@@ -60,19 +62,19 @@ export class Execution extends ExecutionPrimitives {
   private async finish(result: { ok: true; output: unknown } | { ok: false; error: unknown }): Promise<void> {
     if (this.closed) return;
     this.finishing = true;
+    // A patch marker still being written is part of the history this outcome ends.
+    if (this.markerWrite !== undefined) await this.markerWrite;
+    if (this.closed) return;
+    if (this.checking) return this.checked();
     if (this.probeKey !== undefined) return this.settle({ kind: 'probe-miss' });
     if (this.fatal) return this.settle({ kind: 'failed', error: toErrorRecord(this.fatal) });
     if (this.cancelled) return this.finishCancelled();
     // A deterministic replay makes at least every call the history recorded (positions 0..n-1). A
     // handler that ends before reaching a recorded step runs changed code: its result is not one
     // this history can produce.
-    const unreached = [...this.recordedBySeq.values()].find((step) => step.seq >= this.callIndex);
+    const unreached = this.firstUnreached();
     if (unreached) {
-      const error = new CairnError(
-        'NON_DETERMINISM',
-        `Run ${this.run.id}: the workflow ${result.ok ? 'returned' : 'threw'} after ${this.callIndex} calls, but the history has ${unreached.kind} ${JSON.stringify(unreached.key)} at #${unreached.seq}. The workflow code changed under a running run; register the new code as a new version.`,
-        { data: { runId: this.run.id, seq: unreached.seq, expected: unreached.key, actual: null } },
-      );
+      const error = this.diverge({ reason: 'ended-early', seq: unreached.seq, recorded: recordedCall(unreached), called: null });
       return this.settle({ kind: 'failed', error: toErrorRecord(error) });
     }
     // A failed run is undone: every call was made in this execution, so every compensation
@@ -86,6 +88,24 @@ export class Execution extends ExecutionPrimitives {
       return this.failAfterSaga(toErrorRecord(error), this.compensations);
     }
     this.settle({ kind: 'completed', output: value });
+  }
+
+  /** The recorded primary call of lowest position that this replay never reached, if any. */
+  private firstUnreached(): StepRecord | undefined {
+    let first: StepRecord | undefined;
+    for (const step of this.recordedBySeq.values()) if (step.seq >= this.callIndex && (first === undefined || step.seq < first.seq)) first = step;
+    return first;
+  }
+
+  /** A check's replay reached the handler's end: compatible when it made every recorded call. */
+  private checked(): void {
+    if (this.closed) return;
+    const unreached = this.firstUnreached();
+    if (unreached) {
+      this.diverge({ reason: 'ended-early', seq: unreached.seq, recorded: recordedCall(unreached), called: null });
+      return;
+    }
+    this.settle(this.fatal ? { kind: 'checked', divergence: this.fatal.data as unknown as Divergence } : { kind: 'checked' });
   }
 
   private async finishCancelled(): Promise<void> {
@@ -166,6 +186,8 @@ export class Execution extends ExecutionPrimitives {
       continueAsNew: (input) => this.guard((call) => this.continueAsNew(call, input)) as Promise<never>,
       // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
       select: (name, alternatives) => this.guard((call) => this.selectStep(call, name, alternatives)) as Promise<any>,
+      patched: (id) => this.patched(id),
+      deprecatePatch: (id) => this.deprecatePatch(id),
     };
   }
 }

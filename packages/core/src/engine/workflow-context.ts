@@ -175,4 +175,22 @@ export interface WorkflowContext {
    * is not taken (the next wait or select of that name receives it).
    */
   select<K extends string>(name: string, alternatives: Record<K, SelectAlternative>): Promise<SelectResult<K>>;
+  /**
+   * A patch marker: whether this run takes the code path of patch `id` (a change made while runs
+   * were in flight). `true` when the run's history holds the marker at this point, or when this
+   * execution is past everything the history recorded (the first execution of a new run, or a run
+   * that has not reached this point yet): the marker is then recorded here, so every later replay
+   * answers `true` again. `false` when the history was written by code without the patch (it
+   * recorded another call here): replay goes down the old path. The first answer for an `id` holds
+   * for the rest of the execution (a loop asks once). Synchronous, and recorded with no turn of
+   * its own. `id`: a non-empty string of at most 500 characters (`INVALID_INPUT` otherwise). See
+   * docs/versioning.md.
+   */
+  patched(id: string): boolean;
+  /**
+   * Retires a patch once no run that could take its old path is left: the new path is the only
+   * one, and histories that hold the marker of `id` here still replay (the marker is passed over).
+   * Records nothing. Remove the call itself only when no run that recorded the marker is left.
+   */
+  deprecatePatch(id: string): void;
 }

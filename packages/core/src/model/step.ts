@@ -1,8 +1,8 @@
 import type { ErrorRecord } from './error-record.js';
 import type { Json } from './json.js';
 
-/** What a step records. */
-export type StepKind = 'task' | 'sleep' | 'event' | 'child' | 'select' | 'now' | 'random' | 'uuid';
+/** What a step records. `patch`: a patch marker (`ctx.patched`), recorded once where new code first took its path. */
+export type StepKind = 'task' | 'sleep' | 'event' | 'child' | 'select' | 'now' | 'random' | 'uuid' | 'patch';
 
 /**
  * Step statuses. `scheduled` (queued) → `running` → `succeeded` | `failed`; `running` →
