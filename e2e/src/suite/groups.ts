@@ -12,6 +12,7 @@ import { simulationGroup } from './adversarial/simulation.js';
 import { staleFencesGroup } from './adversarial/stale-fences.js';
 import { storeBudgetGroup } from './adversarial/store-budget.js';
 import { terminalRacesGroup } from './adversarial/terminal-races.js';
+import { undefinedInPayloadsGroup } from './adversarial/undefined-in-payloads.js';
 import type { CaseGroup } from './case.js';
 import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
@@ -103,6 +104,7 @@ export const adversarialGroups: readonly CaseGroup[] = [
   terminalRacesGroup,
   concurrentStateGroup,
   falsyOutputsGroup,
+  undefinedInPayloadsGroup,
   hostileNamesEngineGroup,
   hostileArgumentsGroup,
   hostileIdentifiersInWorkflowsGroup,

@@ -277,12 +277,12 @@ describe('createLocalQueue', () => {
   it('delivers payloads after a JSON round trip and refuses non-JSON ones without enqueuing', async () => {
     const queue = createLocalQueue();
     const received: unknown[] = [];
-    const at = new Date('2025-06-01T12:00:00.000Z');
-    const nested = { list: [1, 2] };
-    await queue.send('q', { at, nested } as never);
+    const nested = { list: [1, undefined] as (number | undefined)[], gone: undefined };
+    // The payload rule: undefined properties are left out, undefined items become null.
+    await queue.send('q', { nested } as never);
     // Mutating after send changes nothing: the job holds its own copy.
     nested.list.push(3);
-    for (const bad of [() => 1, { n: 1n }, { u: undefined }, { x: Number.NaN }, Symbol('s')]) {
+    for (const bad of [() => 1, { n: 1n }, undefined, { at: new Date(0) }, { x: Number.NaN }, Symbol('s')]) {
       await assert.rejects(queue.send('q', bad as never, { dedupeKey: 'must-not-stick' }), (err) => CairnError.is(err, 'NOT_SERIALIZABLE'));
     }
     const cyclic: Record<string, unknown> = {};
@@ -293,7 +293,7 @@ describe('createLocalQueue', () => {
     await queue.work('q', async (job) => void received.push(job.payload));
     await until(() => received.length === 2);
     await turns(5);
-    assert.deepEqual(received, [{ at: '2025-06-01T12:00:00.000Z', nested: { list: [1, 2] } }, 'sentinel']);
+    assert.deepStrictEqual(received, [{ nested: { list: [1, null] } }, 'sentinel']);
     await queue.close();
   });
 

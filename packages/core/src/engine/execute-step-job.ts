@@ -4,10 +4,10 @@ import { toErrorRecord } from '../errors/error-record-codec.js';
 import { isTerminalRunStatus } from '../model/run.js';
 import type { Json } from '../model/json.js';
 import type { StepTransition } from '../model/step.js';
-import { toJsonRoundTrip } from '../serialization/json-value.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { Execution } from './execution.js';
 import { runStepBody } from './run-step-body.js';
+import { stepOutputJson } from './step-output.js';
 import { decideRetry, type RetryDecision } from './retry-policy.js';
 import { stopReason, watchRun } from './cancel-watch.js';
 import { lifecycleError } from '../observe/lifecycle.js';
@@ -113,7 +113,7 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   let output: Json | undefined;
   if (result.ok && result.value !== undefined) {
     try {
-      output = toJsonRoundTrip(result.value, { what: `output of step ${JSON.stringify(job.key)}`, maxBytes: rt.maxPayloadBytes }).value;
+      output = stepOutputJson(result.value, job.key, rt.maxPayloadBytes);
     } catch (error) {
       // Retrying cannot make a value serialisable: fail without further attempts.
       failure = toErrorRecord(error);

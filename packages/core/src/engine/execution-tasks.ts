@@ -15,6 +15,7 @@ import type { Compensation } from './compensation.js';
 import type { StepContext, StepOptions } from './workflow-context.js';
 import { decideRetry, type RetryDecision, type RetryPolicy, resolveStepRetry } from './retry-policy.js';
 import { type BodyResult, runStepBody } from './run-step-body.js';
+import { stepOutputJson } from './step-output.js';
 import { armTimer } from './arm-timer.js';
 import { checkStepRateLimit } from './flow-options.js';
 import { type StepRate, takeStepSlot } from './step-rate-gate.js';
@@ -176,7 +177,7 @@ export class ExecutionTasks extends ExecutionRecords {
       let failure = result.ok ? undefined : toErrorRecord(decision.retry ? result.error : (decision.error ?? result.error));
       if (result.ok && result.value !== undefined) {
         try {
-          output = this.payload(result.value, `output of step ${JSON.stringify(site.key)}`);
+          output = stepOutputJson(result.value, site.key, this.rt.maxPayloadBytes);
         } catch (error) {
           // Retrying cannot make a value serialisable: fail without further attempts.
           failure = toErrorRecord(error);

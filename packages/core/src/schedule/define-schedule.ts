@@ -85,6 +85,7 @@ export function checkScheduleOptions(what: string, raw: unknown, allowComputed: 
   try {
     const input = toJsonRoundTrip(options.input ?? null, {
       what: `${what} input`,
+      root: 'input',
       ...(maxPayloadBytes === undefined ? {} : { maxBytes: maxPayloadBytes }),
     }).value;
     return Object.freeze({ ...base, input });

@@ -6,6 +6,14 @@ export interface SerializeJsonOptions {
   /** Names the value in error messages, e.g. `'job payload'` or `'output of step "charge"'`. */
   what?: string;
   /**
+   * Names the value at the start of a refusal's path (`output.items[3].price`). Default: the first
+   * word of `what` (`output` for `'output of step "charge"'`, `state` for `'state "cart"'`), or `$`
+   * when that word is not an identifier.
+   */
+  root?: string;
+  /** Added to the message of a refusal (`NOT_SERIALIZABLE`, `PAYLOAD_TOO_LARGE`) after a `;`: what the refusal means for the caller. */
+  note?: string;
+  /**
    * Largest accepted size of the serialised text, in UTF-8 bytes. A larger value is refused with
    * `CairnError('PAYLOAD_TOO_LARGE')` whose `data` carries `{ bytes, maxBytes }`.
    */
@@ -26,63 +34,101 @@ export interface JsonRoundTrip extends SerializedJson {
   value: Json;
 }
 
-// Built-ins that JSON.stringify silently turns into `{}` (or an index-keyed object), losing their
-// content. Values with a `toJSON` method (Date, Buffer) never reach this check: JSON.stringify calls
-// `toJSON` before the replacer sees the value.
-const LOSSY_OBJECTS: ReadonlyArray<abstract new (...args: never[]) => unknown> = [Map, Set, WeakMap, WeakSet, WeakRef, RegExp, Error, Promise, ArrayBuffer];
+type Segment = string | number;
 
-function describePath(path: readonly (string | number)[]): string {
-  let out = '$';
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+// How to carry the data of a built-in JSON cannot carry, by constructor name.
+const HINTS: Readonly<Record<string, string>> = {
+  Date: 'pass date.toISOString() or date.getTime() and build the Date again where it is read',
+  Map: 'pass Object.fromEntries(map) or [...map]',
+  Set: 'pass [...set]',
+  Buffer: "pass buffer.toString('base64')",
+  Uint8Array: "pass Buffer.from(bytes).toString('base64')",
+};
+
+function describePath(root: string, path: readonly Segment[]): string {
+  let out = root;
   for (const key of path) {
-    out += typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    out += typeof key === 'number' ? `[${key}]` : IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
   }
   return out;
 }
 
-function notSerializable(what: string, path: readonly (string | number)[], reason: string, cause?: unknown): CairnError {
-  const at = describePath(path);
-  return new CairnError('NOT_SERIALIZABLE', `${what} is not JSON-serialisable: ${reason} at ${at}`, {
-    cause,
-    data: { path: at },
-  });
+/** True for what JSON carries as it is: arrays and plain objects (prototype `Object.prototype` of any realm, or `null`). */
+function isPlain(obj: object): boolean {
+  if (Array.isArray(obj)) return true;
+  const proto: unknown = Object.getPrototypeOf(obj);
+  return proto === null || proto === Object.prototype || Object.getPrototypeOf(proto) === null;
+}
+
+/** Why a non-plain object is refused: `a Date is not a JSON value (pass ...)`. */
+function notPlainReason(obj: object): string {
+  let name: unknown;
+  try {
+    name = (Object.getPrototypeOf(obj) as { constructor?: { name?: unknown } }).constructor?.name;
+  } catch {
+    // A hostile prototype: described without its name.
+  }
+  const hint = obj instanceof Date ? HINTS.Date : typeof name === 'string' ? HINTS[name] : undefined;
+  const what = typeof name === 'string' && IDENTIFIER.test(name) ? `${/^[AEIOU]/.test(name) ? 'an' : 'a'} ${name}` : 'an object with a prototype';
+  return `${what} is not a JSON value (${hint ?? 'only plain objects and arrays are carried: copy its data into one'})`;
+}
+
+function rootOf(what: string): string {
+  const first = what.split(' ', 1)[0] as string;
+  return IDENTIFIER.test(first) ? first : '$';
 }
 
 /**
- * Serialises `value` to JSON text, refusing anything that would not survive the trip unchanged.
+ * Serialises `value` to JSON text with `JSON.stringify`'s rules, refusing what JSON cannot carry.
  *
- * Guarantee: returns only when `JSON.parse(text)` reads back the same data. Throws
- * `CairnError('NOT_SERIALIZABLE')` (with the offending path in the message and in `data.path`) for
- * functions, `undefined` (at the top level, in arrays, or as an object property), bigints, symbols
- * (as values or keys), `NaN`/`±Infinity`, cycles, and built-ins JSON would flatten to `{}` (`Map`,
- * `Set`, `RegExp`, `Error`, `Promise`, typed arrays, ...). Values with a `toJSON` method are
- * serialised through it, so a `Date` becomes its ISO string. Throws
- * `CairnError('PAYLOAD_TOO_LARGE')` when `options.maxBytes` is exceeded. Never mutates `value`.
+ * As `JSON.stringify`: an `undefined` object property is left out, an `undefined` array item (or a
+ * hole) becomes `null`, `-0` becomes `0`. Refused with `CairnError('NOT_SERIALIZABLE')`, its
+ * message and `data.path` naming where (`output.items[3].price`): `undefined` as the whole value,
+ * functions, symbols (as values or keys), bigints, `NaN`/`±Infinity`, cycles, and every object
+ * but arrays and plain objects: `Date`, `Map`, `Set`, typed arrays and `Buffer`, boxed
+ * primitives, class instances, and objects with a `toJSON` method (JSON would carry what
+ * `toJSON` returns, not the object). Throws `CairnError('PAYLOAD_TOO_LARGE')` when
+ * `options.maxBytes` is exceeded. Never mutates `value`.
+ *
+ * Guarantee: returns only when `JSON.parse(text)` reads back what `JSON.parse(JSON.stringify(value))`
+ * does, and that is the data `value` holds.
  */
 export function serializeJson(value: unknown, options: SerializeJsonOptions = {}): SerializedJson {
   const what = options.what ?? 'value';
-  // The replacer only sees (holder, key). Each object visited records its own holder and key, so
-  // the path of a failure can be rebuilt by walking up; nothing is allocated for leaves, keeping the
-  // happy path cheap. The top-level wrapper JSON.stringify creates is never recorded, which ends
-  // the walk.
-  const parents = new Map<object, [holder: unknown, key: string]>();
+  const root = options.root ?? rootOf(what);
+  const note = options.note === undefined ? '' : `; ${options.note}`;
+  // The containers being serialised, outermost first, with the key each sits under. JSON.stringify
+  // goes depth first and calls the replacer with the holder of each key, so everything above that
+  // holder is finished: popping down to it keeps the path to the current key, and an object already
+  // open is a cycle. Nothing is allocated for leaves, keeping the happy path cheap.
+  const open: object[] = [];
+  const segments: Segment[] = [];
+  const openSet = new Set<object>();
   let failure: CairnError | undefined;
 
-  function pathOf(holder: unknown, key: string): (string | number)[] {
-    const path: (string | number)[] = [];
-    let link: [unknown, string] | undefined = [holder, key];
-    while (link !== undefined && parents.has(link[0] as object)) {
-      path.push(Array.isArray(link[0]) ? Number(link[1]) : link[1]);
-      link = parents.get(link[0] as object);
-    }
-    return path.reverse();
-  }
-
   function replacer(this: unknown, key: string, current: unknown): unknown {
-    const fail = (reason: string): never => {
-      failure = notSerializable(what, pathOf(this, key), reason);
+    const holder = this as object;
+    while (open.length > 0 && open[open.length - 1] !== holder) {
+      openSet.delete(open.pop() as object);
+      segments.pop();
+    }
+    const topLevel = open.length === 0;
+    const segment: Segment = Array.isArray(holder) ? Number(key) : key;
+    const fail = (reason: string, below: Segment[] = []): never => {
+      const at = describePath(root, topLevel ? below : [...segments.slice(1), segment, ...below]);
+      failure = new CairnError('NOT_SERIALIZABLE', `${what} is not JSON-serialisable: ${reason} at ${at}${note}`, { data: { path: at } });
       // Thrown to abort JSON.stringify at once; caught below and replaced by `failure`.
       throw failure;
     };
+    // JSON.stringify has already replaced an object with a toJSON method by what that returns.
+    if (current !== (holder as Record<string, unknown>)[key]) {
+      const raw = (holder as Record<string, unknown>)[key];
+      if (typeof raw === 'object' && raw !== null && typeof (raw as { toJSON?: unknown }).toJSON === 'function') {
+        return isPlain(raw) ? fail('a toJSON method is not JSON data', ['toJSON']) : fail(notPlainReason(raw));
+      }
+    }
     switch (typeof current) {
       case 'string':
       case 'boolean':
@@ -90,7 +136,8 @@ export function serializeJson(value: unknown, options: SerializeJsonOptions = {}
       case 'number':
         return Number.isFinite(current) ? current : fail(`${String(current)} is not a JSON number`);
       case 'undefined':
-        return fail('undefined is not a JSON value');
+        // Left out of an object, null in an array: what JSON.stringify does. Nothing at all is not JSON.
+        return topLevel ? fail('undefined is not a JSON value') : undefined;
       case 'function':
         return fail('a function is not a JSON value');
       case 'bigint':
@@ -102,18 +149,15 @@ export function serializeJson(value: unknown, options: SerializeJsonOptions = {}
     }
     if (current === null) return null;
     const obj = current as object;
-    if (obj instanceof Number) {
-      return Number.isFinite(obj.valueOf()) ? obj : fail(`${String(obj.valueOf())} is not a JSON number`);
+    if (!isPlain(obj)) return fail(notPlainReason(obj));
+    if (openSet.has(obj)) return fail('a circular reference');
+    if (!Array.isArray(obj)) {
+      if (typeof (obj as { toJSON?: unknown }).toJSON === 'function') return fail('a toJSON method is not JSON data', ['toJSON']);
+      if (Object.getOwnPropertySymbols(obj).some((s) => Object.prototype.propertyIsEnumerable.call(obj, s))) return fail('a symbol-keyed property is not JSON');
     }
-    if (obj instanceof String || obj instanceof Boolean) return obj;
-    if (ArrayBuffer.isView(obj)) return fail(`a ${obj.constructor.name} is not a JSON value`);
-    for (const ctor of LOSSY_OBJECTS) {
-      if (obj instanceof ctor) return fail(`a ${obj.constructor.name} is not a JSON value (it would become {})`);
-    }
-    if (!Array.isArray(obj) && Object.getOwnPropertySymbols(obj).some((s) => Object.prototype.propertyIsEnumerable.call(obj, s))) {
-      return fail('a symbol-keyed property is not JSON');
-    }
-    parents.set(obj, [this, key]);
+    open.push(obj);
+    openSet.add(obj);
+    segments.push(segment);
     return obj;
   }
 
@@ -122,17 +166,18 @@ export function serializeJson(value: unknown, options: SerializeJsonOptions = {}
     text = JSON.stringify(value, replacer);
   } catch (err) {
     if (failure !== undefined && err === failure) throw failure;
-    // JSON.stringify's own failures: a cycle (TypeError), a throwing toJSON or getter, or nesting
-    // deep enough to exhaust the stack (RangeError).
-    const reason = err instanceof TypeError && /circular/i.test(err.message) ? 'a circular reference' : 'serialisation failed';
-    throw new CairnError('NOT_SERIALIZABLE', `${what} is not JSON-serialisable: ${reason}`, { cause: err });
+    // JSON.stringify's own failures: a throwing toJSON or getter, or nesting deep enough to
+    // exhaust the stack (RangeError).
+    const reason = err instanceof RangeError ? 'nested too deeply' : 'serialisation failed';
+    throw new CairnError('NOT_SERIALIZABLE', `${what} is not JSON-serialisable: ${reason}${note}`, { cause: err });
   }
   // Unreachable with the replacer above (it refuses every input that yields undefined), kept so the
   // type is narrowed honestly rather than asserted.
-  if (text === undefined) throw notSerializable(what, [], 'no JSON representation');
+  if (text === undefined)
+    throw new CairnError('NOT_SERIALIZABLE', `${what} is not JSON-serialisable: no JSON representation at ${root}${note}`, { data: { path: root } });
   const bytes = Buffer.byteLength(text, 'utf8');
   if (options.maxBytes !== undefined && bytes > options.maxBytes) {
-    throw new CairnError('PAYLOAD_TOO_LARGE', `${what} is ${bytes} bytes of JSON; the limit is ${options.maxBytes}`, {
+    throw new CairnError('PAYLOAD_TOO_LARGE', `${what} is ${bytes} bytes of JSON; the limit is ${options.maxBytes}${note}`, {
       data: { bytes, maxBytes: options.maxBytes },
     });
   }
