@@ -11,7 +11,7 @@ export const EXIT = {
   usage: 2,
   /** The run named does not exist (or, for `fork`, the step; for `schedules` and `versions`, the schedule or version). */
   notFound: 3,
-  /** The run exists but is in a status that refuses the operation (delete an active run without `--force`, retry a completed run). Nothing was changed. */
+  /** The run exists but is in a status that refuses the operation (delete an active run without `--force`, retry a completed run, fork a run whose every version is retired). Nothing was changed. */
   refused: 4,
   /** `cairn doctor`: problems remain (reserved for the doctor command). */
   problems: 5,

@@ -94,7 +94,7 @@ export { createEngine } from './engine/engine.js';
 export { defineSchedule, checkScheduleOptions, MAX_CATCH_UP_LIMIT } from './schedule/define-schedule.js';
 export type { ScheduleOptions, ScheduleDefinition } from './schedule/define-schedule.js';
 export type { EngineSchedules } from './schedule/engine-schedules.js';
-export type { EngineVersions } from './engine/engine-versions.js';
+export type { EngineVersions, VersionSummary, VersionsSummary, VersionsSummaryOptions } from './engine/engine-versions.js';
 export type { ScheduleRecord, ScheduleFiring, ScheduleOverlap, ScheduleCatchUp } from './model/schedule.js';
 export type { SlotGrant, SlotRequest, SlotSnapshot, SlotWait } from './model/slot.js';
 export { checkEventName, defineEvent } from './engine/event-definition.js';

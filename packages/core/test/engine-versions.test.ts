@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CairnError, createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import { ManualClock } from '@cairn/core/testing';
 
 const quiet = { warn: () => {}, error: () => {} };
 const v1 = defineWorkflow('billing', async (ctx) => ctx.step('charge', () => 'v1'));
@@ -80,5 +81,143 @@ describe('engine.versions', () => {
     await assert.rejects(engine.versions.setStatus('billing', 'v9', 'retired'), (error: unknown) => CairnError.is(error, 'VERSION_NOT_FOUND'));
     assert.deepEqual(await store.versions.list('billing'), before);
     assert.equal(await store.versions.get('billing', 'v9'), undefined);
+  });
+});
+
+describe('retired versions take no new starts', () => {
+  it('startRun on a retired version is refused; the default goes to the newest active one; every one retired is VERSION_RETIRED with nothing written', async () => {
+    const store = createMemoryStore();
+    const engine = createEngine({ store, workflows: [v1, v2], logger: quiet });
+    await engine.start();
+    try {
+      await engine.versions.setStatus('billing', 'v2', 'retired');
+      const runsBefore = (await store.runs.list({ workflow: 'billing' })).runs.length;
+      await assert.rejects(engine.startRun(v2, undefined, { version: 'v2' }), (error: unknown) => CairnError.is(error, 'VERSION_RETIRED'));
+      assert.equal((await store.runs.list({ workflow: 'billing' })).runs.length, runsBefore, 'nothing written');
+      const defaulted = await engine.startRun(v2, undefined);
+      assert.equal((await store.runs.get(defaulted.id))?.version, '1');
+      assert.equal(await defaulted.result({ timeout: '10s' }), 'v1');
+
+      await engine.versions.setStatus('billing', '1', 'retired');
+      const before = (await store.runs.list({ workflow: 'billing' })).runs.map((r) => r.id);
+      await assert.rejects(engine.startRun('billing', undefined), (error: unknown) => CairnError.is(error, 'VERSION_RETIRED'));
+      await assert.rejects(engine.startRun('billing', undefined, { version: '1', idempotencyKey: 'k' }), (error: unknown) =>
+        CairnError.is(error, 'VERSION_RETIRED'),
+      );
+      assert.deepEqual(
+        (await store.runs.list({ workflow: 'billing' })).runs.map((r) => r.id),
+        before,
+        'nothing written',
+      );
+
+      await engine.versions.setStatus('billing', 'v2', 'active');
+      const back = await engine.startRun('billing', undefined);
+      assert.equal((await store.runs.get(back.id))?.version, 'v2');
+    } finally {
+      await engine.stop();
+    }
+  });
+});
+
+describe('retired versions and forks', () => {
+  it('a fork with the workflow code runs on the newest active version; every version retired is VERSION_RETIRED, nothing written', async () => {
+    const store = createMemoryStore();
+    const engine = createEngine({ store, workflows: [v1, v2], logger: quiet });
+    await engine.start();
+    try {
+      const run = await engine.startRun(v1, undefined, { version: '1' });
+      assert.equal(await run.result({ timeout: '10s' }), 'v1');
+      await engine.versions.setStatus('billing', 'v2', 'retired');
+      const fork = await engine.forkRun(run.id, { fromStep: 'charge' });
+      assert.equal((await store.runs.get(fork.id))?.version, '1');
+      await engine.versions.setStatus('billing', '1', 'retired');
+      const before = (await store.runs.list({ workflow: 'billing' })).runs.map((r) => r.id);
+      await assert.rejects(engine.forkRun(run.id, { fromStep: 'charge' }), (error: unknown) => CairnError.is(error, 'VERSION_RETIRED'));
+      // Without the code (the CLI): the same refusal.
+      const cli = createEngine({ store, workflows: [], logger: quiet });
+      await assert.rejects(cli.forkRun(run.id, { fromStep: 'charge' }), (error: unknown) => CairnError.is(error, 'VERSION_RETIRED'));
+      assert.deepEqual(
+        (await store.runs.list({ workflow: 'billing' })).runs.map((r) => r.id),
+        before,
+      );
+    } finally {
+      await engine.stop();
+    }
+  });
+});
+
+describe('engine.versions.summary', () => {
+  const held = (version: string) => defineWorkflow('held', async (ctx) => ctx.waitForEvent('go'), version === '1' ? {} : { version });
+
+  it('counts the runs in flight per version, names an unregistered version, and stops at maxRuns', async () => {
+    const store = createMemoryStore();
+    const engine = createEngine({ store, workflows: [held('1'), held('2')], logger: quiet });
+    await engine.start();
+    try {
+      const ids: string[] = [];
+      // A millisecond apart: runs of one millisecond have no order among themselves.
+      for (const version of ['1', '1', '1', undefined]) {
+        ids.push((await engine.startRun('held', null, version === undefined ? {} : { version })).id);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      // A run pinned to a version no engine registered (started by a deploy that never started here).
+      await store.runs.create(
+        { id: '01a250ba-0000-7000-8000-000000000001', workflow: 'held', version: 'ghost', input: null, wakeAt: Date.now() + 3_600_000 },
+        Date.now(),
+      );
+      const summary = await engine.versions.summary('held');
+      assert.deepEqual(
+        summary.versions.map((v) => [v.version, v.status, v.inFlight, v.oldestInFlight?.runId ?? null]),
+        [
+          ['1', 'active', 3, ids[0]],
+          ['2', 'active', 1, ids[3]],
+          ['ghost', 'unregistered', 1, '01a250ba-0000-7000-8000-000000000001'],
+        ],
+      );
+      assert.deepEqual([summary.runsRead, summary.truncated], [5, false]);
+      assert.equal(summary.versions[2]?.createdAt, null);
+      // Exactly maxRuns in flight: all read, not truncated; one fewer: truncated.
+      assert.deepEqual(
+        [(await engine.versions.summary('held', { maxRuns: 5 })).truncated, (await engine.versions.summary('held', { maxRuns: 4 })).truncated],
+        [false, true],
+      );
+      for (const bad of [0, 1.5, 100_001, '10']) {
+        await assert.rejects(engine.versions.summary('held', { maxRuns: bad as number }), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
+      }
+      await assert.rejects(engine.versions.summary('held', { limit: 3 } as never), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
+      await assert.rejects(engine.versions.summary(''), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
+    } finally {
+      await engine.stop();
+    }
+  });
+});
+
+describe('retired versions and schedules', () => {
+  it('a tick of a workflow whose every version is retired starts nothing (logged) and starts once a version is active again', async () => {
+    const store = createMemoryStore();
+    const clock = new ManualClock({ start: Date.UTC(2027, 0, 4, 10, 0, 30) });
+    const errors: string[] = [];
+    const engine = createEngine({
+      store,
+      clock,
+      workflows: [v1],
+      recoveryIntervalMs: 400 * 24 * 3_600_000,
+      logger: { warn: () => {}, error: (_data, message) => void errors.push(message) },
+    });
+    await engine.start();
+    try {
+      await engine.schedules.create({ name: 'hourly', workflow: v1, cron: '0 * * * *' });
+      await engine.versions.setStatus('billing', '1', 'retired');
+      await clock.set(Date.UTC(2027, 0, 4, 11, 0, 1));
+      assert.equal(await engine.schedules.tick(), 0);
+      assert.deepEqual((await store.runs.list({ workflow: 'billing' })).runs, []);
+      assert.match(errors.join('\n'), /Schedule hourly: pass failed/);
+      await engine.versions.setStatus('billing', '1', 'active');
+      assert.equal(await engine.schedules.tick(), 1);
+      const [run] = (await store.runs.list({ workflow: 'billing' })).runs;
+      assert.equal(run?.idempotencyKey, 'schedule:hourly:2027-01-04T11:00:00.000Z', 'the tick that was refused');
+    } finally {
+      await engine.stop();
+    }
   });
 });

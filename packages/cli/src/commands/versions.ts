@@ -1,40 +1,61 @@
-import { CairnError, type VersionRecord, type VersionStatus } from '@cairn/core';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { CairnError, type VersionStatus } from '@cairn/core';
 import { CliError } from '../cli-error.js';
 import type { CliCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { formatTime } from '../render/format.js';
+import { intIn } from '../parse-options.js';
 import { safeText } from '../render/safe-text.js';
-import { textTable } from '../render/text-table.js';
+import { renderVersions } from '../render/versions-table.js';
 
-function renderVersions(workflow: string, list: readonly VersionRecord[]): string {
-  if (list.length === 0) return `No registered versions of ${safeText(workflow)}.`;
-  const rows = list.map((v) => [safeText(v.version), v.status, formatTime(v.createdAt), formatTime(v.updatedAt)]);
-  return textTable(['VERSION', 'STATUS', 'FIRST REGISTERED', 'LAST CHANGED'], rows);
-}
-
-/** `cairn versions [list|retire|activate]`: the workflow versions engines registered on the store. */
+/** `cairn versions [list|retire|activate]`: the workflow versions engines registered on the store, and their runs in flight. */
 export const versionsCommand: CliCommand = {
   name: 'versions',
   register(program, cli) {
     const versions: Command = program
       .command('versions')
       .description(
-        "List a workflow's registered versions, or retire / reactivate one (a fork made here runs on the newest active version). Without a subcommand: list.",
+        "List workflows' versions with their status and runs in flight, or retire / reactivate one (a retired version takes no new runs; its runs in flight go on). Without a subcommand: list.",
       )
-      .addHelpText('after', '\nExamples:\n  cairn versions billing\n  cairn versions retire billing v1\n  cairn versions activate billing v1');
+      .addHelpText('after', '\nExamples:\n  cairn versions billing orders\n  cairn versions retire billing v1\n  cairn versions activate billing v1');
     versions
       .command('list', { isDefault: true })
-      .description('List the versions of a workflow, oldest first (the default).')
-      .argument('<workflow>', 'the workflow name')
-      .option('--json', 'print { versions } as JSON')
-      .action(async (workflow: string, options: { json?: boolean }) => {
-        const found = await cli.withConnection(({ engine }) => engine.versions.list(workflow));
-        if (options.json) cli.printJson({ versions: found });
-        else cli.print(renderVersions(workflow, found));
+      .description(
+        'List the versions of each workflow, oldest registration first, with their status, runs in flight (pending, running, waiting) and the oldest of them (the default).',
+      )
+      .argument('<workflow...>', 'the workflow names')
+      .addOption(
+        new Option('--max-runs <n>', 'most runs in flight read per workflow, newest first, 1..100000 (default 10000; a capped read is reported)').argParser(
+          intIn(1, 100_000),
+        ),
+      )
+      .option('--json', 'print { versions, truncated } as JSON')
+      .action(async (workflows: string[], options: { json?: boolean; maxRuns?: number }) => {
+        const summaries = await cli.withConnection(async ({ engine }) => {
+          const out = [];
+          for (const workflow of workflows)
+            out.push(await engine.versions.summary(workflow, options.maxRuns === undefined ? {} : { maxRuns: options.maxRuns }));
+          return out;
+        });
+        if (!options.json) {
+          cli.print(renderVersions(summaries, { colors: cli.colors() }));
+          return;
+        }
+        cli.printJson({
+          versions: summaries.flatMap((s) =>
+            s.versions.map((v) => ({
+              ...v,
+              oldestInFlight: v.oldestInFlight === null ? null : { ...v.oldestInFlight, ageMs: s.readAt - v.oldestInFlight.createdAt },
+            })),
+          ),
+          truncated: summaries.filter((s) => s.truncated).map((s) => s.workflow),
+        });
       });
     for (const [verb, status, description] of [
-      ['retire', 'retired', 'Mark a version retired: forks made without the workflow code stop choosing it. Its runs go on.'],
+      [
+        'retire',
+        'retired',
+        'Mark a version retired: it takes no new runs (startRun, forks, schedules go to the newest active version). Its runs in flight go on.',
+      ],
       ['activate', 'active', 'Mark a retired version active again.'],
     ] as const satisfies readonly (readonly [string, VersionStatus, string])[]) {
       versions

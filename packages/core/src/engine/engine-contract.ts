@@ -112,7 +112,7 @@ export interface StartOptions {
   idempotencyKey?: string;
   /** Overrides the engine's `startMode`. */
   mode?: 'inline' | 'queued';
-  /** Start on this registered version instead of the current one. */
+  /** Start on this registered version instead of the current one (`VERSION_RETIRED` when it is retired). */
   version?: string;
   /**
    * When the run must have ended: a `Date`, or a `Duration` from now (`'1h'`, milliseconds).
@@ -180,7 +180,10 @@ export interface Engine {
   stop(options?: { graceMs?: number }): Promise<void>;
   /**
    * Creates a run and starts it inline or on the queue. Bad input (unknown workflow, non-JSON or
-   * oversized input) throws a typed error before anything is written.
+   * oversized input) throws a typed error before anything is written. The run goes on the version
+   * listed last in `workflows` that is not retired (`engine.versions.setStatus`); `VERSION_RETIRED`
+   * (nothing written) when every version is, or `options.version` is — except that a repeated
+   * `idempotencyKey` still returns the run that holds it.
    */
   startRun<I, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: StartOptions): Promise<RunHandle<O>>;
   /**
@@ -235,7 +238,8 @@ export interface Engine {
    * Starts a NEW run of the run's workflow (current version) that reuses the source's recorded
    * outcomes of the steps before `fromStep` (by the recorded order) and runs `fromStep` and every
    * later step with the current code. The fork records `forkedFrom`. `STEP_NOT_FOUND` (nothing
-   * written) when the source has no such step key; `RUN_NOT_FOUND` when the source is missing.
+   * written) when the source has no such step key; `RUN_NOT_FOUND` when the source is missing;
+   * `VERSION_RETIRED` (nothing written) when every version of the workflow is retired.
    */
   forkRun(runId: string, options: ForkOptions): Promise<RunHandle>;
   /**

@@ -36,6 +36,8 @@ import { runDoctor } from './doctor/run-doctor.js';
 import { buildRunTimeline } from './run-timeline.js';
 import { checkPriority } from '../store/check-slot-arguments.js';
 import { flowKeys } from './flow-keys.js';
+import { definitionForStart } from './start-version.js';
+import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 
 // The longest cancel reason, in UTF-16 code units (stored as text on every backend).
 const MAX_CANCEL_REASON = 1000;
@@ -313,13 +315,22 @@ export function createEngine(options: EngineOptions): Engine {
         startOptions.idempotencyKey === undefined
           ? undefined
           : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
-      const def = registry.forStart(name, version);
+      registry.forStart(name, version); // an unknown workflow or version is refused before anything is read
       // No input (`undefined`) is stored, and handed to the workflow, as `null`: JSON has no `undefined`.
       const json = checkPayload(input === undefined ? null : input, `input of workflow ${JSON.stringify(name)}`);
-      // The keys are computed again at every claim: a key function that refuses this input fails the start instead.
-      flowKeys(def, json);
       const mode = startOptions.mode ?? options.startMode ?? 'queued';
       if (mode !== 'inline' && mode !== 'queued') throw invalidInput('startRun mode', "must be 'inline' or 'queued'", mode);
+      let def: AnyWorkflowDefinition;
+      try {
+        def = await definitionForStart(rt.store.versions, registry, name, version);
+      } catch (error) {
+        // A retired version takes no new run, but a repeated key is no new run: it finds the run that holds it.
+        const existing = key !== undefined && CairnError.is(error, 'VERSION_RETIRED') ? await rt.store.runs.findByIdempotencyKey(name, key) : undefined;
+        if (!existing) throw error;
+        return { id: existing.id, created: false, result: (resultOptions) => engine.result(existing.id, resultOptions) };
+      }
+      // The keys are computed again at every claim: a key function that refuses this input fails the start instead.
+      flowKeys(def, json);
       const now = clock.now();
       const requested = startOptions.deadline === undefined ? def.options.deadline : startOptions.deadline;
       const deadline =

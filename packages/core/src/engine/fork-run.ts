@@ -7,6 +7,7 @@ import type { EngineRuntime } from './engine-runtime.js';
 import { checkIdentifier, checkOptions, checkRunId, IDENTIFIER_LIMITS, invalidInput } from './check-input.js';
 import { earliest, resolveDeadline } from './run-deadline.js';
 import { uuidv7 } from './uuid.js';
+import { definitionForStart, versionRetired } from './start-version.js';
 
 /** Options of `Engine.forkRun`. */
 export interface ForkOptions {
@@ -60,11 +61,17 @@ function eventNames(steps: readonly StepRecord[]): Set<string> {
   return names;
 }
 
-/** The version a fork runs on: the current registered one, else the newest active one stored, else the source's. */
+/**
+ * The version a fork runs on, as a new start's: with the workflow's code, the one `startRun` would
+ * choose (the newest listed that is not retired); without it (the CLI), the newest active one
+ * stored, else the source's when no version is stored at all. `VERSION_RETIRED` when every version
+ * is retired: a fork is a new run.
+ */
 async function forkVersion(rt: EngineRuntime, source: RunRecord): Promise<string> {
-  const current = rt.registry.current(source.workflow);
-  if (current) return current.version;
-  const active = (await rt.store.versions.list(source.workflow)).filter((v) => v.status === 'active');
+  if (rt.registry.current(source.workflow)) return (await definitionForStart(rt.store.versions, rt.registry, source.workflow)).version;
+  const stored = await rt.store.versions.list(source.workflow);
+  const active = stored.filter((v) => v.status === 'active');
+  if (stored.length > 0 && active.length === 0) throw versionRetired(source.workflow, undefined);
   return active[active.length - 1]?.version ?? source.version;
 }
 

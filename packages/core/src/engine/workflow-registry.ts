@@ -48,7 +48,12 @@ export class WorkflowRegistry {
     return this.byName.get(name)?.get(version);
   }
 
-  /** The version new runs of `name` start on, if the workflow is registered. */
+  /** Every registered version of `name`, in the order `createEngine({ workflows })` listed them; `[]` for an unknown name. */
+  versionsOf(name: string): AnyWorkflowDefinition[] {
+    return [...(this.byName.get(name)?.values() ?? [])];
+  }
+
+  /** The version new runs of `name` start on when none is retired (the one listed last), if the workflow is registered. */
   current(name: string): AnyWorkflowDefinition | undefined {
     return this.current_.get(name);
   }
