@@ -22,7 +22,8 @@ import { resolveRetryPolicy, type RetryOptions } from './retry-policy.js';
 import { checkFlowStore } from './run-slot.js';
 import { WorkflowRegistry } from './workflow-registry.js';
 
-const DEFAULT_TIMINGS: EngineTimings = {
+/** The engine's timings when `createEngine({ timings })` sets none. */
+export const DEFAULT_TIMINGS: EngineTimings = {
   leaseMs: 30_000,
   inlineRetryMaxMs: 2_000,
   dispatchTimeoutMs: 60_000,
