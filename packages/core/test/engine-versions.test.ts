@@ -2,7 +2,7 @@
 // activate, which decides the version a fork made without the workflow's code (the CLI) runs on.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import { CairnError, createEngine, createMemoryStore, defineWorkflow, type Engine, type ErrorCode, type WorkflowStore } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 
 const quiet = { warn: () => {}, error: () => {} };
@@ -84,66 +84,58 @@ describe('engine.versions', () => {
   });
 });
 
+const isCode = (code: ErrorCode) => (error: unknown) => CairnError.is(error, code);
+const runIds = async (store: WorkflowStore) => (await store.runs.list({ workflow: 'billing', limit: 1000 })).runs.map((r) => r.id);
+
+/** `fn` with a started engine of billing 1 and v2 on a fresh memory store, stopped afterwards. */
+async function withBilling(fn: (engine: Engine, store: WorkflowStore) => Promise<void>): Promise<void> {
+  const store = createMemoryStore();
+  const engine = createEngine({ store, workflows: [v1, v2], logger: quiet });
+  await engine.start();
+  try {
+    await fn(engine, store);
+  } finally {
+    await engine.stop();
+  }
+}
+
 describe('retired versions take no new starts', () => {
-  it('startRun on a retired version is refused; the default goes to the newest active one; every one retired is VERSION_RETIRED with nothing written', async () => {
-    const store = createMemoryStore();
-    const engine = createEngine({ store, workflows: [v1, v2], logger: quiet });
-    await engine.start();
-    try {
+  it('startRun on a retired version is refused; the default goes to the newest active one; every one retired is VERSION_RETIRED with nothing written', () =>
+    withBilling(async (engine, store) => {
       await engine.versions.setStatus('billing', 'v2', 'retired');
-      const runsBefore = (await store.runs.list({ workflow: 'billing' })).runs.length;
-      await assert.rejects(engine.startRun(v2, undefined, { version: 'v2' }), (error: unknown) => CairnError.is(error, 'VERSION_RETIRED'));
-      assert.equal((await store.runs.list({ workflow: 'billing' })).runs.length, runsBefore, 'nothing written');
+      const first = await runIds(store);
+      await assert.rejects(engine.startRun(v2, undefined, { version: 'v2' }), isCode('VERSION_RETIRED'));
+      assert.deepEqual(await runIds(store), first, 'nothing written');
       const defaulted = await engine.startRun(v2, undefined);
       assert.equal((await store.runs.get(defaulted.id))?.version, '1');
       assert.equal(await defaulted.result({ timeout: '10s' }), 'v1');
 
       await engine.versions.setStatus('billing', '1', 'retired');
-      const before = (await store.runs.list({ workflow: 'billing' })).runs.map((r) => r.id);
-      await assert.rejects(engine.startRun('billing', undefined), (error: unknown) => CairnError.is(error, 'VERSION_RETIRED'));
-      await assert.rejects(engine.startRun('billing', undefined, { version: '1', idempotencyKey: 'k' }), (error: unknown) =>
-        CairnError.is(error, 'VERSION_RETIRED'),
-      );
-      assert.deepEqual(
-        (await store.runs.list({ workflow: 'billing' })).runs.map((r) => r.id),
-        before,
-        'nothing written',
-      );
+      const before = await runIds(store);
+      await assert.rejects(engine.startRun('billing', undefined), isCode('VERSION_RETIRED'));
+      await assert.rejects(engine.startRun('billing', undefined, { version: '1', idempotencyKey: 'k' }), isCode('VERSION_RETIRED'));
+      assert.deepEqual(await runIds(store), before, 'nothing written');
 
       await engine.versions.setStatus('billing', 'v2', 'active');
       const back = await engine.startRun('billing', undefined);
       assert.equal((await store.runs.get(back.id))?.version, 'v2');
-    } finally {
-      await engine.stop();
-    }
-  });
-});
+    }));
 
-describe('retired versions and forks', () => {
-  it('a fork with the workflow code runs on the newest active version; every version retired is VERSION_RETIRED, nothing written', async () => {
-    const store = createMemoryStore();
-    const engine = createEngine({ store, workflows: [v1, v2], logger: quiet });
-    await engine.start();
-    try {
+  it('a fork with the workflow code runs on the newest active version; every version retired is VERSION_RETIRED, nothing written', () =>
+    withBilling(async (engine, store) => {
       const run = await engine.startRun(v1, undefined, { version: '1' });
       assert.equal(await run.result({ timeout: '10s' }), 'v1');
       await engine.versions.setStatus('billing', 'v2', 'retired');
       const fork = await engine.forkRun(run.id, { fromStep: 'charge' });
       assert.equal((await store.runs.get(fork.id))?.version, '1');
       await engine.versions.setStatus('billing', '1', 'retired');
-      const before = (await store.runs.list({ workflow: 'billing' })).runs.map((r) => r.id);
-      await assert.rejects(engine.forkRun(run.id, { fromStep: 'charge' }), (error: unknown) => CairnError.is(error, 'VERSION_RETIRED'));
+      const before = await runIds(store);
+      await assert.rejects(engine.forkRun(run.id, { fromStep: 'charge' }), isCode('VERSION_RETIRED'));
       // Without the code (the CLI): the same refusal.
       const cli = createEngine({ store, workflows: [], logger: quiet });
-      await assert.rejects(cli.forkRun(run.id, { fromStep: 'charge' }), (error: unknown) => CairnError.is(error, 'VERSION_RETIRED'));
-      assert.deepEqual(
-        (await store.runs.list({ workflow: 'billing' })).runs.map((r) => r.id),
-        before,
-      );
-    } finally {
-      await engine.stop();
-    }
-  });
+      await assert.rejects(cli.forkRun(run.id, { fromStep: 'charge' }), isCode('VERSION_RETIRED'));
+      assert.deepEqual(await runIds(store), before);
+    }));
 });
 
 describe('engine.versions.summary', () => {
@@ -182,10 +174,10 @@ describe('engine.versions.summary', () => {
         [false, true],
       );
       for (const bad of [0, 1.5, 100_001, '10']) {
-        await assert.rejects(engine.versions.summary('held', { maxRuns: bad as number }), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
+        await assert.rejects(engine.versions.summary('held', { maxRuns: bad as number }), isCode('INVALID_INPUT'));
       }
-      await assert.rejects(engine.versions.summary('held', { limit: 3 } as never), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
-      await assert.rejects(engine.versions.summary(''), (error: unknown) => CairnError.is(error, 'INVALID_INPUT'));
+      await assert.rejects(engine.versions.summary('held', { limit: 3 } as never), isCode('INVALID_INPUT'));
+      await assert.rejects(engine.versions.summary(''), isCode('INVALID_INPUT'));
     } finally {
       await engine.stop();
     }
