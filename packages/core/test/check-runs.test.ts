@@ -16,7 +16,8 @@ function signup(build: 'old' | 'patched' | 'unguarded', version = '1'): Workflow
     'signup',
     async (ctx, input: { email: string }) => {
       let email = input.email;
-      if (build === 'unguarded' || (build === 'patched' && ctx.patched('normalise-email'))) email = await ctx.step('normalise email', () => email.toLowerCase());
+      if (build === 'unguarded' || (build === 'patched' && ctx.patched('normalise-email')))
+        email = await ctx.step('normalise email', () => email.toLowerCase());
       const account = await ctx.step('create account', () => `acct:${email}`);
       await ctx.waitForEvent(confirmed);
       return account;

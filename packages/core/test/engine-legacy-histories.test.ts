@@ -43,7 +43,10 @@ describe('histories recorded before delivery turns', () => {
       dropTurns(fx.counter);
       const h = await fx.engine.startRun(wf, { id: 'o1' });
       await waitForIdle(fx.inner, h.id);
-      assert.ok((await fx.inner.steps.load(h.id)).every((s) => s.turn === undefined), 'the emulated old build recorded no turn');
+      assert.ok(
+        (await fx.inner.steps.load(h.id)).every((s) => s.turn === undefined),
+        'the emulated old build recorded no turn',
+      );
       restoreTurns(fx.counter);
       await fx.engine.sendEvent(h.id, paid, { amount: 42 });
       const run = await waitForStatus(fx.inner, h.id, ['completed', 'failed']);

@@ -155,7 +155,10 @@ describe('patch markers', () => {
         assert.equal(faults.crashes.length, 1, 'the crash was injected');
         assert.equal(run.status, 'completed', JSON.stringify(run.error));
         assert.equal(run.output, 'acct:c@x.io:true');
-        assert.deepEqual(ran.filter((r) => r === 'create'), ['create']);
+        assert.deepEqual(
+          ran.filter((r) => r === 'create'),
+          ['create'],
+        );
         assert.equal((await fx.inner.steps.load(id)).filter((s) => s.kind === 'patch').length, 1);
       } finally {
         await fx.engine.stop();

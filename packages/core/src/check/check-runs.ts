@@ -39,7 +39,8 @@ const ENDED: RunStatus[] = ['completed', 'failed', 'cancelled'];
 
 function checkCount(what: string, value: unknown, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw invalidInput(what, `must be an integer from ${min} to ${max}`, value);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw invalidInput(what, `must be an integer from ${min} to ${max}`, value);
   return value;
 }
 

@@ -1,6 +1,7 @@
 // The runtime a check's replay runs on: the engine's own replay (`Execution` in check mode) given a
 // store that can only hand over what the run's history holds, a queue that refuses every job, and
 // no faults, no lifecycle subscribers, no workers. Check mode already never writes or runs a body;
+// a slip is a STORE_ERROR, which ends the replay as `unreadable` with the reason (never a verdict);
 // this makes a slip loud instead of harmful (DESIGN §9: one replay, a runtime that reads only).
 import { systemClock } from '../clock/system-clock.js';
 import { CairnError } from '../errors/cairn-error.js';
@@ -15,7 +16,7 @@ import type { WorkflowRegistry } from '../engine/workflow-registry.js';
 import type { RuntimeLogger } from '../logging/runtime-logger.js';
 
 function refused(what: string): never {
-  throw new CairnError('INTERNAL', `A check's replay tried to ${what}; it only reads the run's history`);
+  throw new CairnError('STORE_ERROR', `A check's replay tried to ${what}; it only reads the run's history`);
 }
 
 const quiet = (): void => {};
@@ -30,7 +31,8 @@ function historyStore(state: Record<string, Json> | (() => Promise<Record<string
   const stateStore = new Proxy(
     {},
     {
-      get: (_t, method) => (method === 'get' ? async () => (typeof state === 'function' ? state() : { ...state }) : () => refused(`call state.${String(method)}`)),
+      get: (_t, method) =>
+        method === 'get' ? async () => (typeof state === 'function' ? state() : { ...state }) : () => refused(`call state.${String(method)}`),
     },
   );
   return new Proxy({ name: 'check' } as unknown as WorkflowStore, {
@@ -49,7 +51,11 @@ const NO_QUEUE = new Proxy({} as Queue, {
 });
 
 /** A runtime for replaying one run's history against `registry`'s code with no side effect. */
-export function checkRuntime(registry: WorkflowRegistry, state: Record<string, Json> | (() => Promise<Record<string, Json>>), maxPayloadBytes: number): EngineRuntime {
+export function checkRuntime(
+  registry: WorkflowRegistry,
+  state: Record<string, Json> | (() => Promise<Record<string, Json>>),
+  maxPayloadBytes: number,
+): EngineRuntime {
   const shutdown = new AbortController();
   return {
     store: historyStore(state),

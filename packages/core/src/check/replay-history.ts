@@ -29,11 +29,19 @@ export async function replayRunHistory(history: RunHistory, registry: WorkflowRe
   const base = { runId: run.id, workflow: run.workflow, version: run.version, status: run.status };
   const def = registry.find(run.workflow, run.version);
   if (def === undefined) {
-    return { ...base, verdict: 'missing-version', reason: `the candidate build defines no version ${JSON.stringify(run.version)} of ${JSON.stringify(run.workflow)}` };
+    return {
+      ...base,
+      verdict: 'missing-version',
+      reason: `the candidate build defines no version ${JSON.stringify(run.version)} of ${JSON.stringify(run.workflow)}`,
+    };
   }
   const unknown = history.steps.find((step) => !KNOWN_KINDS.has(step.kind));
   if (unknown !== undefined) {
-    return { ...base, verdict: 'unreadable', reason: `step ${JSON.stringify(unknown.key)} has kind ${JSON.stringify(unknown.kind)}, which this build of Cairn does not know (written by a newer one?)` };
+    return {
+      ...base,
+      verdict: 'unreadable',
+      reason: `step ${JSON.stringify(unknown.key)} has kind ${JSON.stringify(unknown.kind)}, which this build of Cairn does not know (written by a newer one?)`,
+    };
   }
   const execution = new Execution(checkRuntime(registry, history.state, maxPayloadBytes), run, history.steps, def, CHECK_PROBE_KEY);
   let timer: NodeJS.Timeout | undefined;
@@ -45,9 +53,14 @@ export async function replayRunHistory(history: RunHistory, registry: WorkflowRe
     const outcome = await Promise.race([execution.start(), limit]);
     if (outcome === 'timeout') {
       execution.crash(new Error('check replay timed out'));
-      return { ...base, verdict: 'unreadable', reason: `the replay did not end within ${REPLAY_LIMIT_MS} ms (the code awaits something that is not a Cairn primitive and never settles)` };
+      return {
+        ...base,
+        verdict: 'unreadable',
+        reason: `the replay did not end within ${REPLAY_LIMIT_MS} ms (the code awaits something that is not a Cairn primitive and never settles)`,
+      };
     }
-    if (outcome.kind === 'checked') return outcome.divergence === undefined ? { ...base, verdict: 'compatible' } : { ...base, verdict: 'diverges', divergence: outcome.divergence };
+    if (outcome.kind === 'checked')
+      return outcome.divergence === undefined ? { ...base, verdict: 'compatible' } : { ...base, verdict: 'diverges', divergence: outcome.divergence };
     const why = outcome.kind === 'crashed' ? String((outcome.error as Error)?.message ?? outcome.error) : outcome.kind;
     return { ...base, verdict: 'unreadable', reason: `the replay ended as ${outcome.kind}: ${why}` };
   } finally {

@@ -47,7 +47,8 @@ export function readRunExport(value: unknown, where?: string): RunHistory {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) bad('expected a JSON object', where);
   const doc = value as Partial<RunExport>;
   if (doc.format !== RUN_EXPORT_FORMAT) bad(`"format" must be ${JSON.stringify(RUN_EXPORT_FORMAT)}`, where);
-  if (typeof doc.formatVersion !== 'number' || !Number.isInteger(doc.formatVersion) || doc.formatVersion < 1) bad('"formatVersion" must be a positive integer', where);
+  if (typeof doc.formatVersion !== 'number' || !Number.isInteger(doc.formatVersion) || doc.formatVersion < 1)
+    bad('"formatVersion" must be a positive integer', where);
   if (doc.formatVersion > RUN_EXPORT_VERSION) {
     bad(`format version ${doc.formatVersion} was written by a newer Cairn; this build reads up to ${RUN_EXPORT_VERSION}`, where);
   }
@@ -58,7 +59,14 @@ export function readRunExport(value: unknown, where?: string): RunHistory {
   if (!Array.isArray(doc.steps)) bad('"steps" must be an array of step records', where);
   for (const [i, step] of doc.steps.entries()) {
     const s = step as Partial<StepRecord>;
-    if (typeof s !== 'object' || s === null || typeof s.key !== 'string' || typeof s.kind !== 'string' || typeof s.seq !== 'number' || typeof s.status !== 'string') {
+    if (
+      typeof s !== 'object' ||
+      s === null ||
+      typeof s.key !== 'string' ||
+      typeof s.kind !== 'string' ||
+      typeof s.seq !== 'number' ||
+      typeof s.status !== 'string'
+    ) {
       bad(`steps[${i}] must be a step record (key, kind, seq, status)`, where);
     }
   }

@@ -251,7 +251,13 @@ export class ExecutionPrimitives extends ExecutionChildren {
     const recorded = this.recorded.get(key);
     if (recorded !== undefined && recorded.seq !== seq) {
       // The marker is in the history, at another place: the calls before it changed.
-      throw this.diverge({ reason: 'different-call', seq, recorded: recordedCall(atSeq), called: { kind: 'patch', key, name: id }, location: callerLocation() });
+      throw this.diverge({
+        reason: 'different-call',
+        seq,
+        recorded: recordedCall(atSeq),
+        called: { kind: 'patch', key, name: id },
+        location: callerLocation(),
+      });
     }
     let answer: boolean;
     if (atSeq?.key === key && atSeq.kind === 'patch') answer = true;
