@@ -37,6 +37,7 @@ import { sleepsGroup } from './engine/sleeps.js';
 import { stateEngineGroup } from './engine/state.js';
 import { timelineGroup } from './engine/timeline.js';
 import { versionsEngineGroup } from './engine/versions.js';
+import { patchesGroup } from './engine/patches.js';
 import { eventsGroup } from './store/events.js';
 import { historyGroup } from './store/history.js';
 import { hostileArgumentsStoreGroup } from './store/hostile-arguments.js';
@@ -83,6 +84,7 @@ export const engineGroups: readonly CaseGroup[] = [
   storeQueueGroup,
   deadlinesGroup,
   versionsEngineGroup,
+  patchesGroup,
   stateEngineGroup,
   timelineGroup,
   recoveryGroup,
