@@ -105,7 +105,10 @@ export interface WorkflowContext {
   readonly signal: AbortSignal;
   /**
    * Runs `fn` at least once until one attempt succeeds or the attempts are used up, and records its
-   * result exactly once. Its result must be JSON (or `undefined`).
+   * result exactly once. Its result must be JSON (or `undefined`), and the workflow gets its JSON
+   * round trip: `undefined` properties left out, `undefined` array items `null`. A result JSON
+   * cannot carry (a `Date`, a class instance, a `Map`, a bigint, a cycle) fails the step with
+   * `NOT_SERIALIZABLE` naming its path, after the body ran and without a retry.
    */
   step<T>(name: string, fn: (step: StepContext) => Promise<T> | T, options?: StepOptions): Promise<T>;
   /** A durable timer: the run sleeps (without holding a worker) and resumes after `duration`. */
