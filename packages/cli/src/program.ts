@@ -2,7 +2,8 @@ import { Command, Option } from 'commander';
 import type { CliContext } from './cli-context.js';
 import { COMMANDS } from './commands/index.js';
 
-const DESCRIPTION = `Operate Cairn workflow runs: list, inspect, cancel, retry, fork, delete, prune.
+const DESCRIPTION = `Operate Cairn workflow runs: list, inspect, cancel, retry, fork, delete, prune;
+check a candidate build against the runs in flight before a deploy; export a run's history.
 
 Connect with --url (postgres://, mysql://, mariadb://, sqlite:<path>, redis://,
 mongodb://host/db), --config <file>, or a cairn.config.ts / .js in this
@@ -10,7 +11,8 @@ directory that exports { store, workflows?, queue? }.
 
 Exit codes: 0 ok, 1 failure (store unreachable, unexpected error), 2 bad usage
 (nothing changed), 3 run (or step) not found, 4 refused by the run's status
-(nothing changed), 5 doctor found problems.`;
+(nothing changed), 5 doctor found problems. cairn check exits 1 when a run
+would not resume on the candidate build.`;
 
 /** The `cairn` program: the global options and every command of `COMMANDS`. */
 export function createProgram(cli: CliContext, version: string): Command {

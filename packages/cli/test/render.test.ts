@@ -1,8 +1,9 @@
 // The renderers and the output rules, without a store: escaping, colour choice, 80 columns.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RunTimeline } from '@cairn/core';
+import type { Divergence, RunTimeline } from '@cairn/core';
 import { colorEnabled, colors, renderRunsTable, renderTimeline, safeJson, safeText } from '@cairn/cli';
+import { CheckTally, renderCheckReport } from '../src/render/check-report.js';
 
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
@@ -102,5 +103,57 @@ describe('renderTimeline', () => {
     for (const line of text.split('\n')) assert.ok(line.length <= 80);
     assert.doesNotMatch(text, RAW);
     assert.match(text, /evil\\x1b\[2J-na…/);
+  });
+});
+
+describe('divergence reports', () => {
+  const divergence: Divergence = {
+    runId: timeline.run.id,
+    reason: 'missing-call',
+    seq: 3,
+    turn: 2,
+    recorded: { kind: 'event', key: 'event:pa\u001b[31mid', name: 'event:paid' },
+    called: null,
+    location: '/srv/app/src/flows.ts:12:9',
+    historyBeforeTurns: true,
+    expected: 'event:paid',
+    actual: null,
+  };
+  it('renderTimeline: a NON_DETERMINISM run shows where, what each side has, the line and the advice, in 80 columns', () => {
+    const text = renderTimeline({
+      ...timeline,
+      run: {
+        ...timeline.run,
+        error: { name: 'CairnError', code: 'NON_DETERMINISM', message: `Run ${timeline.run.id}: ${'advice '.repeat(30)}end.`, data: { ...divergence } },
+      },
+    });
+    for (const line of text.split('\n')) assert.ok([...line].length <= 80, `wider than 80: ${line}`);
+    assert.doesNotMatch(text, RAW);
+    assert.match(text, /^error\s+NON_DETERMINISM: the code and the run's history part at #3 \(turn 2\)$/m);
+    assert.match(text, /^ {2}history\s+event "event:pa\\x1b\[31mid"$/m);
+    assert.match(text, /^ {2}code\s+nothing \(quiet in turn 2\)$/m);
+    assert.match(text, /^ {2}line\s+\/srv\/app\/src\/flows\.ts:12:9$/m);
+    assert.match(text, /^ {2}note\s+recorded by a Cairn build before delivery turns/m);
+    assert.match(text, /^ {2}why\s+advice advice/m);
+    assert.match(text, /^\s{11}advice .*end\.$/m);
+  });
+  it('renderCheckReport: counts per workflow and version, at most 20 runs listed, unchecked runs with their reason, escaped', () => {
+    const tally = new CheckTally();
+    const base = { workflow: 'signup', version: '1', status: 'waiting' as const };
+    for (let i = 0; i < 23; i++) tally.add({ ...base, runId: `run-${i}`, verdict: 'diverges', divergence: { ...divergence, runId: `run-${i}` } });
+    tally.add({ ...base, runId: 'run-ok', verdict: 'compatible' });
+    tally.add({ ...base, version: 'v0', runId: 'run-old', verdict: 'missing-version', reason: 'no version "v0"' });
+    const text = renderCheckReport(tally, { colors: colors(false), workflows: ['signup'], cwd: '/srv/app' });
+    assert.doesNotMatch(text, RAW);
+    assert.match(text, /^signup\s+1\s+24\s+1\s+23\s+0\s+0$/m);
+    assert.match(text, /^signup\s+v0\s+1\s+0\s+0\s+1\s+0$/m);
+    assert.equal(text.match(/^run-\d+\s+#3\s+event "event:pa\\x1b\[31mid"\s+nothing \(quiet in turn 2\)\s+src\/flows\.ts:12:9 recorded by/gm)?.length, 20);
+    assert.match(text, /^… and 4 more \(--json lists every run\)$/m);
+    assert.match(text, /^25 runs checked: 1 compatible, 23 diverging, 1 on a version the build lacks\.$/m);
+    assert.equal(tally.unfit, 24);
+    assert.equal(
+      renderCheckReport(new CheckTally(), { colors: colors(false), workflows: ['signup'], cwd: '/' }),
+      'No runs in flight of signup: nothing to check.',
+    );
   });
 });

@@ -25,7 +25,7 @@ cliCases({
   },
 });
 
-const COMMAND_NAMES = ['runs', 'show', 'cancel', 'retry', 'fork', 'delete', 'prune', 'schedules', 'versions', 'dashboard'];
+const COMMAND_NAMES = ['runs', 'show', 'cancel', 'retry', 'fork', 'delete', 'prune', 'schedules', 'versions', 'check', 'export', 'dashboard'];
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
 describe('cairn: help, connection and config', () => {

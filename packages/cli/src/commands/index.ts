@@ -1,8 +1,10 @@
 import type { CliCommand } from '../command.js';
 import { cancelCommand } from './cancel.js';
+import { checkCommand } from './check.js';
 import { dashboardCommand } from './dashboard.js';
 import { deleteCommand } from './delete.js';
 import { doctorCommand } from './doctor.js';
+import { exportCommand } from './export.js';
 import { forkCommand } from './fork.js';
 import { pruneCommand } from './prune.js';
 import { retryCommand } from './retry.js';
@@ -22,6 +24,8 @@ export const COMMANDS: readonly CliCommand[] = [
   pruneCommand,
   schedulesCommand,
   versionsCommand,
+  checkCommand,
+  exportCommand,
   doctorCommand,
   dashboardCommand,
 ];

@@ -34,11 +34,12 @@ export function findConfig(cwd: string, option: string | undefined): string | un
 }
 
 /**
- * Imports a config file. TypeScript is loaded through tsx's `tsImport` when tsx is installed, and
- * otherwise by Node itself (type stripping, on by default from Node 22.18 and 23.6), so a
- * `cairn.config.ts` works without a build step.
+ * Imports a module the user names (a config file, `cairn check --workflows`). TypeScript is loaded
+ * through tsx's `tsImport` when tsx is installed, and otherwise by Node itself (type stripping, on
+ * by default from Node 22.18 and 23.6, or the loader the user gave node), so a `cairn.config.ts`
+ * works without a build step.
  */
-async function importConfig(path: string): Promise<Record<string, unknown>> {
+export async function importModule(path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path).href;
   if (/\.[cm]?ts$/.test(path)) {
     let tsx: { tsImport: (specifier: string, parent: string) => Promise<unknown> } | undefined;
@@ -61,7 +62,7 @@ const isStore = (value: unknown): value is WorkflowStore =>
 export async function loadConfig(path: string): Promise<{ store: WorkflowStore; workflows: readonly AnyWorkflowDefinition[]; queue?: Queue }> {
   let module: Record<string, unknown>;
   try {
-    module = await importConfig(path);
+    module = await importModule(path);
   } catch (error) {
     throw new CliError(EXIT.usage, `Could not load ${path}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
   }

@@ -42,3 +42,22 @@ export function clip(text: string, width: number): string {
 export function inlineJson(value: unknown): string {
   return safeText(JSON.stringify(value) ?? 'undefined');
 }
+
+/** Text made safe and broken into lines of at most `width` characters, at spaces where it can. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of safeText(text).split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = '';
+    }
+    line = line === '' ? word : `${line} ${word}`;
+    while (line.length > width) {
+      lines.push(line.slice(0, width));
+      line = line.slice(width);
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}

@@ -1,6 +1,7 @@
 import type { RunTimeline, TimelineAttempt, TimelineStep } from '@cairn/core';
 import { type Colors, colors as makeColors } from './colors.js';
-import { cell, clip, formatDuration, formatTime, inlineJson } from './format.js';
+import { asDivergence, divergenceParts } from './divergence.js';
+import { cell, clip, formatDuration, formatTime, inlineJson, wrap } from './format.js';
 import { safeText } from './safe-text.js';
 
 /** Options of `renderTimeline`. */
@@ -103,7 +104,17 @@ export function renderTimeline(timeline: RunTimeline, options: TimelineViewOptio
     field('retried', `${formatTime(retry.at)} from ${retry.previousStatus}, ${retry.forgottenSteps.length} step(s) again`);
     if (retry.reason !== undefined) field('  reason', clip(retry.reason, width - 12));
   }
-  if (run.error) field('error', c.red(clip(`${run.error.code ? `${run.error.code}: ` : ''}${run.error.message}`, width - 12)));
+  const divergence = run.error?.code === 'NON_DETERMINISM' ? asDivergence(run.error.data) : undefined;
+  if (run.error && divergence) {
+    // A replay that left the run's history: where, what each side has, the line, and what to do.
+    const parts = divergenceParts(divergence);
+    field('error', c.red(`NON_DETERMINISM: the code and the run's history part at ${parts.at} (turn ${divergence.turn})`));
+    field('  history', clip(parts.history, width - 12));
+    field('  code', clip(parts.code, width - 12));
+    if (parts.location !== undefined) field('  line', clip(parts.location, width - 12));
+    if (parts.note !== undefined) field('  note', clip(parts.note, width - 12));
+    for (const [i, line] of wrap(run.error.message.replace(/^Run \S+: /, ''), width - 12).entries()) field(i === 0 ? '  why' : '', line);
+  } else if (run.error) field('error', c.red(clip(`${run.error.code ? `${run.error.code}: ` : ''}${run.error.message}`, width - 12)));
   else if (run.output !== undefined) field('output', clip(inlineJson(run.output), width - 12));
   for (const [key, value] of Object.entries(timeline.state)) field('state', clip(`${safeText(key)} = ${inlineJson(value)}`, width - 12));
   for (const child of timeline.children) field(child.relation, `${safeText(child.runId)} (step ${clip(child.stepKey, width - 60)})`);
