@@ -1,7 +1,7 @@
 // The renderers and the output rules, without a store: escaping, colour choice, 80 columns.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Divergence, RunTimeline } from '@cairn/core';
+import type { Divergence, Json, RunTimeline } from '@cairn/core';
 import { colorEnabled, colors, renderRunsTable, renderTimeline, safeJson, safeText } from '@cairn/cli';
 import { CheckTally, renderCheckReport } from '../src/render/check-report.js';
 
@@ -124,7 +124,7 @@ describe('divergence reports', () => {
       ...timeline,
       run: {
         ...timeline.run,
-        error: { name: 'CairnError', code: 'NON_DETERMINISM', message: `Run ${timeline.run.id}: ${'advice '.repeat(30)}end.`, data: { ...divergence } },
+        error: { name: 'CairnError', code: 'NON_DETERMINISM', message: `Run ${timeline.run.id}: ${'advice '.repeat(30)}end.`, data: divergence as unknown as Json },
       },
     });
     for (const line of text.split('\n')) assert.ok([...line].length <= 80, `wider than 80: ${line}`);
