@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defineEvent, defineWorkflow } from '@cairn/core';
-import { createFixture, type EngineCounter, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
+import { createFixture, type EngineCounter, waitForIdle, waitForStatus, waitForStep } from './helpers/engine-fixture.js';
 
 const paid = defineEvent<{ amount: number }>('paid');
 
@@ -77,6 +77,48 @@ describe('histories recorded before delivery turns', () => {
       assert.equal(run.status, 'completed', JSON.stringify(run.error));
       assert.equal(run.output, 'XYZ');
       assert.deepEqual(ran.sort(), ['x', 'y', 'z']);
+    } finally {
+      await fx.engine.stop();
+    }
+  });
+
+  it('a queued step whose attempt was lost at the upgrade runs on a new worker after the legacy steps before it', async () => {
+    const ran: string[] = [];
+    let build = 'old';
+    const wf = defineWorkflow('legacy-queued', async (ctx) => {
+      const a = await ctx.step('a', () => (ran.push('a'), 'A'));
+      const q = await ctx.step(
+        'q',
+        ({ signal }) => {
+          ran.push(`q-${build}`);
+          // Under the old build the worker dies mid-attempt (the engine stops under it).
+          if (build === 'old') return new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+          return `${a}Q`;
+        },
+        { queued: true },
+      );
+      const event = await ctx.waitForEvent(paid);
+      return `${q}${event.amount}`;
+    });
+    let fx = await createFixture({ workflows: [wf] });
+    try {
+      dropTurns(fx.counter);
+      const h = await fx.engine.startRun(wf, null);
+      await waitForStep(fx.inner, h.id, 'q', 'running');
+      await fx.engine.stop({ graceMs: 0 });
+      restoreTurns(fx.counter);
+      build = 'new';
+      fx = await createFixture({ workflows: [wf], counter: fx.counter, clock: fx.clock });
+      await fx.engine.sendEvent(h.id, paid, { amount: 1 });
+      // The lost attempt is found abandoned at its deadline and dispatched again.
+      for (let i = 0; i < 3; i++) {
+        await fx.clock.advance(300_001);
+        await fx.engine.recover();
+      }
+      const run = await waitForStatus(fx.inner, h.id, ['completed', 'failed']);
+      assert.equal(run.status, 'completed', JSON.stringify(run.error));
+      assert.equal(run.output, 'AQ1');
+      assert.deepEqual(ran, ['a', 'q-old', 'q-new']);
     } finally {
       await fx.engine.stop();
     }

@@ -140,7 +140,7 @@ export class ExecutionPrimitives extends ExecutionChildren {
       return { ...(await this.finished(call, site, step, async () => ({ ok: true, value: { winner, kind, value } }))), onDeliver: taken(step.output) };
     };
     if (this.probeKey !== undefined) {
-      if (site.recorded?.status === 'succeeded' && (site.recorded.turn !== undefined || this.checking)) return recordedDelivery(site.recorded);
+      if (site.recorded?.status === 'succeeded') return recordedDelivery(site.recorded);
       this.suspend(undefined, 'select');
     }
     let step = site.recorded;

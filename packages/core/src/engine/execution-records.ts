@@ -109,11 +109,11 @@ export class ExecutionRecords extends ExecutionCalls {
     outcome: () => Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>,
   ): Promise<Delivery> {
     if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
-    // A probe writes nothing: this outcome was never delivered, so no call it knows of follows it.
-    // A check's replay gives it the turn an execution would, without writing it.
-    if (this.probeKey !== undefined && !this.checking) this.suspend(undefined, 'recheck');
+    // A probe (a queued step's worker, a saga, a check) gives it the turn an execution would, without
+    // writing it: in a history from before turns every outcome is such, and the calls that follow it
+    // (the queued step a worker looks for) are made only after it.
     const turn = await this.claim(call, step);
-    if (!this.checking) await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
+    if (this.probeKey === undefined) await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
     return { turn, ...(await outcome()) };
   }
 
@@ -127,9 +127,7 @@ export class ExecutionRecords extends ExecutionCalls {
   /** Probe mode: serve what is recorded (in its turn), wait on everything else. */
   protected async replayOnly(call: Call, site: Site): Promise<Delivery> {
     const step = site.recorded;
-    if (step === undefined || (step.turn === undefined && !(this.checking && (step.status === 'succeeded' || step.status === 'failed')))) {
-      this.suspend(undefined, 'recheck');
-    }
+    if (step === undefined || (step.status !== 'succeeded' && step.status !== 'failed')) this.suspend(undefined, 'recheck');
     if (step.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: step.output }));
     if (step.status === 'failed') {
       const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });
