@@ -77,6 +77,29 @@ function renderDetails(run) {
   fill($('details'), items.flat(2));
 }
 
+const call = (c) => `${c.kind} “${c.key}”`;
+
+// A run that failed with NON_DETERMINISM: where its code and its history part (the error's data),
+// the line of the code's call, and what to do (the error's message says it).
+function renderDivergence(run) {
+  const d = run.error?.code === 'NON_DETERMINISM' ? run.error.data : undefined;
+  const shown = typeof d === 'object' && d !== null && typeof d.reason === 'string' && 'recorded' in d && 'called' in d;
+  $('divergence-section').hidden = !shown;
+  if (!shown) return;
+  const quiet = { 'ended-early': 'nothing: the workflow ended first', 'missing-call': `nothing: it went quiet in turn ${d.turn}` };
+  fill(
+    $('divergence'),
+    [
+      detail('Position', d.seq === null ? '—' : `#${d.seq}`, ` (turn ${d.turn})`),
+      detail('The history has', d.recorded ? call(d.recorded) : 'nothing'),
+      detail('The code called', d.called ? call(d.called) : (quiet[d.reason] ?? 'nothing')),
+      d.location ? detail('Location', h('code', {}, d.location)) : [],
+      d.historyBeforeTurns ? detail('Note', 'recorded by a Cairn build before delivery turns (before 0.2.0)') : [],
+    ].flat(),
+  );
+  fill($('divergence-why'), run.error.message.replace(/^Run \S+: /, ''));
+}
+
 function stepRow(step) {
   const result = step.error
     ? h('span', { class: 'error-text' }, formatError(step.error))
@@ -249,6 +272,7 @@ function render() {
   fill($('title'), run.workflow, ' ', badge(run.status));
   fill($('head-meta'), h('code', {}, run.id));
   renderActions();
+  renderDivergence(run);
   renderDetails(run);
   const { steps, state } = view.timeline;
   fill($('timeline'), drawTimeline(view.timeline, Date.now()));

@@ -261,5 +261,25 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await page.locator('#title .badge[data-status=completed]').waitFor();
       assert.equal(await page.locator(`#details a[href="/runs/${runs.completed}"]`).count(), 1, 'the fork links to its source');
     });
+
+    test('a run failed with NON_DETERMINISM shows its divergence: position, both calls, the line and the advice', async () => {
+      const { engine, control } = scenario;
+      const run = await engine.startRun('sign-up', { email: 'Dana@Example.com' });
+      await untilStatus(engine, run.id, 'waiting');
+      await runPage(run.id);
+      assert.equal(await page.locator('#divergence-section').isVisible(), false, 'no divergence block for a run that did not diverge');
+      control.drifted = true;
+      await engine.sendEvent(run.id, 'confirmed', { ok: true });
+      await untilStatus(engine, run.id, 'failed');
+      await runPage(run.id);
+      const block = page.locator('#divergence-section');
+      assert.equal(await block.isVisible(), true);
+      const text = (await block.textContent()) ?? '';
+      assert.match(text, /Position#0 \(turn 0\)/);
+      assert.match(text, /The history hastask “create account”/);
+      assert.match(text, /The code calledtask “normalise email”/);
+      assert.match(text, /Location\S*scenario\.ts:\d+:\d+/);
+      assert.match(text, /guard the change with ctx\.patched\(id\), or register the new code as a new version/);
+    });
   });
 }

@@ -28,8 +28,8 @@ export interface SeededRuns {
 export interface Scenario {
   engine: Engine;
   runs: SeededRuns;
-  /** While true, `reserve-funds` throws "card declined". */
-  control: { declines: boolean };
+  /** While true, `reserve-funds` throws "card declined"; once `drifted`, `sign-up` inserts a step before its first (a deploy that changed its code). */
+  control: { declines: boolean; drifted: boolean };
   /** Releases the running import and stops the engine. */
   stop(): Promise<void>;
 }
@@ -49,7 +49,7 @@ export const untilStatus = (engine: Engine, id: string, status: RunStatus) =>
 
 /** Starts an engine on `store` and makes the scenario's runs, each settled in its status. */
 export async function seedRuns(store: WorkflowStore): Promise<Scenario> {
-  const control = { declines: true };
+  const control = { declines: true, drifted: false };
   const importing = latch();
 
   const sendInvoice = defineWorkflow('send-invoice', async (ctx, input: { order: string; amount: number }) => {
@@ -102,9 +102,16 @@ export async function seedRuns(store: WorkflowStore): Promise<Scenario> {
     return await ctx.child(shipParcel, { order: input.order });
   });
 
+  // Started by the test of divergences only (the runs table tests count the runs above).
+  const signUp = defineWorkflow('sign-up', async (ctx, input: { email: string }) => {
+    const email = control.drifted ? await ctx.step('normalise email', () => input.email.toLowerCase()) : input.email;
+    await ctx.step('create account', () => ({ account: `acct:${email}` }));
+    return await ctx.waitForEvent<{ ok: boolean }>('confirmed');
+  });
+
   const engine = createEngine({
     store,
-    workflows: [sendInvoice, chargeCard, awaitApproval, nightlyReport, importBatch, shipParcel, fulfilOrder],
+    workflows: [sendInvoice, chargeCard, awaitApproval, nightlyReport, importBatch, shipParcel, fulfilOrder, signUp],
     logger: { warn: () => {}, error: (data, message) => console.error(`[cairn] ${message}`, data) },
   });
   await engine.start();
