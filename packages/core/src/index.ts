@@ -110,7 +110,7 @@ export type { CheckOptions, CheckReport } from './check/check-runs.js';
 export type { RunVerdict, Verdict } from './check/run-verdict.js';
 export { exportRun, RUN_EXPORT_FORMAT, RUN_EXPORT_VERSION } from './check/run-export.js';
 export type { RunExport } from './check/run-export.js';
-export type { Divergence, DivergenceCall, DivergenceReason } from './engine/divergence.js';
+export type { Divergence, DivergenceCall, DivergenceReason } from './engine/execution/divergence.js';
 export type { ForkOptions } from './engine/fork-run.js';
 export type { PruneOptions, RetentionOptions } from './engine/prune-runs.js';
 export type { DeadlineInput } from './engine/run-deadline.js';

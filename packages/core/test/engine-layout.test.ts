@@ -8,25 +8,31 @@ import { fileURLToPath } from 'node:url';
 const ENGINE = resolve(dirname(fileURLToPath(import.meta.url)), '../src/engine');
 const read = (file: string) => readFileSync(resolve(ENGINE, file), 'utf8');
 
-// An execution's layers, bottom first: each builds on the one before it only.
-const LAYERS = [
-  'execution-calls.ts',
-  'execution-records.ts',
-  'execution-tasks.ts',
-  'execution-saga.ts',
-  'execution-children.ts',
-  'execution-primitives.ts',
-  'execution.ts',
-];
+// An execution's parts (decision 55): each is given what it needs through its constructor, and
+// imports only the parts it is given. The replay imports none of them.
+const EXECUTION = resolve(ENGINE, 'execution');
+const PARTS: Record<string, string[]> = {
+  'replay.ts': [],
+  'task-steps.ts': ['replay.ts'],
+  'saga.ts': ['replay.ts', 'task-steps.ts'],
+  'child-calls.ts': ['replay.ts'],
+  'waits.ts': ['replay.ts', 'child-calls.ts'],
+  'execution.ts': ['replay.ts', 'task-steps.ts', 'saga.ts', 'child-calls.ts', 'waits.ts'],
+};
 
-const localImports = (file: string): string[] => [...read(file).matchAll(/from '\.\/([^']+)\.js'/g)].map((m) => `${m[1]}.ts`);
-
-describe('engine layout (decision 44)', () => {
-  it('each layer of an execution says what it owns, and imports no layer above it', () => {
-    for (const [index, file] of LAYERS.entries()) {
-      assert.match(read(file), /^\/\/ /, `${file} opens with a // comment saying what it owns`);
-      const above = LAYERS.slice(index + 1).filter((layer) => localImports(file).includes(layer));
-      assert.deepEqual(above, [], `${file} imports layers above it`);
+describe('engine layout (decisions 44, 55)', () => {
+  it('an execution is composed: each part says what it owns, extends nothing, and imports only the parts it is given', () => {
+    const readPart = (file: string) => readFileSync(resolve(EXECUTION, file), 'utf8');
+    for (const [file, allowed] of Object.entries(PARTS)) {
+      const text = readPart(file);
+      assert.match(text, /^\/\/ /, `${file} opens with a // comment saying what it owns`);
+      assert.doesNotMatch(text, /\bclass \w+ extends /, `${file} extends a class`);
+      const parts = [...text.matchAll(/from '\.\/([^']+)\.js'/g)].map((m) => `${m[1]}.ts`).filter((f) => f in PARTS);
+      assert.deepEqual(
+        parts.filter((f) => !allowed.includes(f)),
+        [],
+        `${file} imports parts it is not given`,
+      );
     }
   });
 

@@ -2,8 +2,8 @@
 // own replay (`Execution` in check mode) on a runtime that only reads (check-runtime.ts). The
 // pre-deploy check, exported runs replayed as regression tests and the divergence report are this
 // one function (DESIGN §9), so the check's verdict is what resuming the run would do.
-import { CHECK_PROBE_KEY } from '../engine/execution-calls.js';
-import { Execution } from '../engine/execution.js';
+import { CHECK_PROBE_KEY } from '../engine/execution/call.js';
+import { Execution } from '../engine/execution/execution.js';
 import type { WorkflowRegistry } from '../engine/workflow-registry.js';
 import type { Json } from '../model/json.js';
 import type { RunRecord } from '../model/run.js';

@@ -1,4 +1,4 @@
-import type { Divergence } from '../engine/divergence.js';
+import type { Divergence } from '../engine/execution/divergence.js';
 import type { RunStatus } from '../model/run.js';
 
 /**

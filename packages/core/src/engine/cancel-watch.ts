@@ -5,7 +5,7 @@
 import type { CairnError } from '../errors/cairn-error.js';
 import type { RunRecord } from '../model/run.js';
 import type { EngineRuntime, EngineTimings } from './engine-runtime.js';
-import { cancelledError, deadlineExceededError } from './execution-outcome.js';
+import { cancelledError, deadlineExceededError } from './execution/outcome.js';
 
 /**
  * How often a queued step worker reads its run while the body runs, and how often an execution

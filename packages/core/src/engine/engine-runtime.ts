@@ -8,7 +8,7 @@ import type { RuntimeLogger } from '../logging/runtime-logger.js';
 import type { Lifecycle } from '../observe/lifecycle.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
-import type { StepJob } from './execute-step-job.js';
+import type { StepJob } from './step-job.js';
 
 /** Tunables shared by every part of the engine (all in milliseconds). */
 export interface EngineTimings {

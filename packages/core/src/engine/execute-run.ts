@@ -1,9 +1,9 @@
 import { CairnError } from '../errors/cairn-error.js';
 import type { RunRecord, RunTransition } from '../model/run.js';
 import type { EngineRuntime } from './engine-runtime.js';
-import { Execution, type Outcome } from './execution.js';
+import { Execution, type Outcome } from './execution/execution.js';
 import { cancelCheckMs } from './cancel-watch.js';
-import { cancelledError, deadlineExceededError } from './execution-outcome.js';
+import { cancelledError, deadlineExceededError } from './execution/outcome.js';
 import { earliest } from './run-deadline.js';
 import { wakeParent } from './wake-parent.js';
 import { enterFlow, type RunSlot } from './run-slot.js';

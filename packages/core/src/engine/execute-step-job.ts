@@ -5,24 +5,14 @@ import { isTerminalRunStatus } from '../model/run.js';
 import type { Json } from '../model/json.js';
 import type { StepTransition } from '../model/step.js';
 import type { EngineRuntime } from './engine-runtime.js';
-import { Execution } from './execution.js';
+import { Execution } from './execution/execution.js';
 import { runStepBody } from './run-step-body.js';
+import type { StepJob } from './step-job.js';
 import { stepOutputJson } from './step-output.js';
 import { decideRetry, type RetryDecision } from './retry-policy.js';
 import { stopReason, watchRun } from './cancel-watch.js';
 import { lifecycleError } from '../observe/lifecycle.js';
 
-/** The payload of a step job. */
-export interface StepJob {
-  runId: string;
-  workflow: string;
-  key: string;
-  attempt: number;
-  /** The trace context of the execution that dispatched the attempt (see `RunStartedEvent.executionTraceContext`). */
-  traceContext?: Record<string, string>;
-  /** The run's priority (absent: 0): the step job's, and the run's when the step wakes it. */
-  priority?: number;
-}
 
 /**
  * Runs one attempt of a queued step on a step worker. The worker holds no run lease: it starts the

@@ -3,7 +3,7 @@
 // an execution running here, sweep the store after a reconnect, keep the roster of listeners.
 // Kept apart from `createEngine`: it is the cross-process side of dispatch, and reads best in
 // one piece beside `StoreWakeups` and `WorkerRoster`.
-import { cancelledError } from './execution-outcome.js';
+import { cancelledError } from './execution/outcome.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import type { StoreWakeups, WakeHandlers } from './store-wakeups.js';
 import type { WorkerRoster } from './worker-roster.js';

@@ -2,73 +2,69 @@
 // end), `ctx.startChild` (detached), `ctx.continueAsNew` (a successor), each created once
 // whatever crashes, with its deadline, trace and priority. Separate because run creation has its
 // own rules (idempotency keys, deadlines, continue-as-new chains) that no other primitive shares.
-import { flowKeys } from './flow-keys.js';
-import { CairnError } from '../errors/cairn-error.js';
-import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
-import type { Json } from '../model/json.js';
-import type { RunRecord } from '../model/run.js';
-import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
-import { uuidv7 } from './uuid.js';
-import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
-import { CONTINUED_AS, continuedAs } from './continued-as.js';
-import { childStart } from './run-deadline.js';
-import type { ChildOptions, StartChildOptions } from './workflow-context.js';
-import { childOutcomeOf } from './child-outcome.js';
-import { type Call, type Delivery, SUSPEND } from './execution-calls.js';
-import { ExecutionSaga } from './execution-saga.js';
+import { CairnError } from '../../errors/cairn-error.js';
+import { fromErrorRecord, toErrorRecord } from '../../errors/error-record-codec.js';
+import type { Json } from '../../model/json.js';
+import type { RunRecord } from '../../model/run.js';
+import type { AnyWorkflowDefinition } from '../any-workflow-definition.js';
+import { IDENTIFIER_LIMITS, checkIdentifier } from '../check-input.js';
+import { childOutcomeOf } from '../child-outcome.js';
+import { CONTINUED_AS, continuedAs } from '../continued-as.js';
+import { flowKeys } from '../flow-keys.js';
+import { childStart } from '../run-deadline.js';
+import { uuidv7 } from '../uuid.js';
+import type { ChildOptions, StartChildOptions } from '../workflow-context.js';
+import { type Call, type Delivery, SUSPEND } from './call.js';
+import type { Replay } from './replay.js';
 
 /** Child runs, detached children and continue-as-new. */
-export class ExecutionChildren extends ExecutionSaga {
+export class ChildCalls {
+  constructor(private readonly r: Replay) {}
+
   /** Child runs this execution started or waits for: cancelled with the run (detached ones are not here). */
-  protected readonly children = new Set<string>();
+  readonly children = new Set<string>();
 
   /**
    * `ctx.child` (and `ctx.childOutcome`): starts the child once, then waits for it. The wait has no
    * timer but the long backstop (`childBackstopMs`): the child's end wakes this run (see
    * `wakeParent`), so this run is not replayed while its child runs.
    */
-  protected async childStep(
-    call: Call,
-    workflow: AnyWorkflowDefinition | string,
-    input: unknown,
-    options: ChildOptions,
-    what = 'ctx.child',
-  ): Promise<Delivery> {
+  async childStep(call: Call, workflow: AnyWorkflowDefinition | string, input: unknown, options: ChildOptions, what = 'ctx.child'): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
-    this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
+    this.r.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
     if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier(`${what} options.name`, options.name, IDENTIFIER_LIMITS.stepName);
-    const site = this.begin('child', options.name ?? `child:${childName}`);
-    if (this.probeKey !== undefined) return this.replayOnly(call, site);
+    const site = this.r.begin('child', options.name ?? `child:${childName}`);
+    if (this.r.probeKey !== undefined) return this.r.replayOnly(call, site);
     let step = site.recorded;
     if (step?.status === 'succeeded') {
       const output = step.output;
-      return this.finished(call, site, step, async () => ({ ok: true, value: output }));
+      return this.r.finished(call, site, step, async () => ({ ok: true, value: output }));
     }
     if (step?.status === 'failed') {
       const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'child failed' });
-      return this.finished(call, site, step, async () => ({ ok: false, error }));
+      return this.r.finished(call, site, step, async () => ({ ok: false, error }));
     }
-    const { childBackstopMs } = this.rt.timings;
+    const { childBackstopMs } = this.r.rt.timings;
     if (!step) {
-      const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
+      const childInput = this.r.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
       // Idempotent across a crash before the step is recorded.
-      const { run: child } = await this.createRun(childName, childInput, `$child:${this.run.id}:${site.key}`, {
-        parent: { runId: this.run.id, stepKey: site.key },
+      const { run: child } = await this.createRun(childName, childInput, `$child:${this.r.run.id}:${site.key}`, {
+        parent: { runId: this.r.run.id, stepKey: site.key },
         deadline: 'inherit',
       });
-      this.fault('before-checkpoint', site.key);
-      step = await this.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
-      this.fault('after-checkpoint', site.key);
+      this.r.fault('before-checkpoint', site.key);
+      step = await this.r.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
+      this.r.fault('after-checkpoint', site.key);
       this.children.add(child.id);
-      await this.rt.dispatchRun(child);
-      this.suspend(this.rt.clock.now() + childBackstopMs, 'child');
+      await this.r.rt.dispatchRun(child);
+      this.r.suspend(this.r.rt.clock.now() + childBackstopMs, 'child');
     }
     const childId = step.childRunId as string;
     const child = await this.lastOfChain(childId);
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (child?.status === 'completed') {
-      const turn = await this.claim(call);
-      await this.transition({
+      const turn = await this.r.claim(call);
+      await this.r.transition({
         key: site.key,
         from,
         to: child.output === undefined ? { status: 'succeeded', turn } : { status: 'succeeded', output: child.output, turn },
@@ -77,19 +73,19 @@ export class ExecutionChildren extends ExecutionSaga {
     }
     if (!child || child.status === 'failed' || child.status === 'cancelled') {
       const status = child?.status ?? 'deleted';
-      const options: { cause?: unknown; data: Json } = { data: { runId: this.run.id, childRunId: childId, status } };
+      const options: { cause?: unknown; data: Json } = { data: { runId: this.r.run.id, childRunId: childId, status } };
       if (child?.error) options.cause = fromErrorRecord(child.error);
       const error = new CairnError('CHILD_FAILED', `Child run ${childId} (${childName}) ${status}${child?.error ? `: ${child.error.message}` : ''}`, options);
-      const turn = await this.claim(call);
-      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
+      const turn = await this.r.claim(call);
+      await this.r.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
       return { turn, ok: false, error };
     }
     this.children.add(childId);
-    this.suspend(this.rt.clock.now() + childBackstopMs, 'child');
+    this.r.suspend(this.r.rt.clock.now() + childBackstopMs, 'child');
   }
 
   /** `ctx.childOutcome`: the child's end, as `ctx.child` delivers it, becomes a value (see `childOutcomeOf`). */
-  protected asChildOutcome(delivery: Delivery): Delivery {
+  asChildOutcome(delivery: Delivery): Delivery {
     const { turn, key } = delivery;
     return { turn, ...(key === undefined ? {} : { key }), ok: true, value: childOutcomeOf(delivery) };
   }
@@ -101,31 +97,31 @@ export class ExecutionChildren extends ExecutionSaga {
    * is not in `children` (a cancel of this run leaves it running) and does not take this run's
    * deadline.
    */
-  protected async startChildStep(call: Call, workflow: AnyWorkflowDefinition | string, input: unknown, options: StartChildOptions): Promise<Delivery> {
+  async startChildStep(call: Call, workflow: AnyWorkflowDefinition | string, input: unknown, options: StartChildOptions): Promise<Delivery> {
     const childName = typeof workflow === 'string' ? workflow : workflow?.name;
-    this.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
+    this.r.rt.registry.forStart(childName); // an unknown workflow is refused at the call, before anything is recorded
     if (options.name !== undefined) checkIdentifier('ctx.startChild options.name', options.name, IDENTIFIER_LIMITS.stepName);
-    const site = this.begin('child', options.name ?? `startChild:${childName}`);
-    if (this.probeKey !== undefined) return this.replayOnly(call, site);
+    const site = this.r.begin('child', options.name ?? `startChild:${childName}`);
+    if (this.r.probeKey !== undefined) return this.r.replayOnly(call, site);
     const recorded = site.recorded;
     if (recorded) {
       if (recorded.status !== 'succeeded' || recorded.childRunId === undefined) {
         const call = { kind: site.kind, key: site.key, name: site.name };
-        throw this.diverge({ reason: 'different-child', seq: site.seq, recorded: call, called: call });
+        throw this.r.diverge({ reason: 'different-child', seq: site.seq, recorded: call, called: call });
       }
       const id = recorded.childRunId;
-      return this.finished(call, site, recorded, async () => ({ ok: true, value: id }));
+      return this.r.finished(call, site, recorded, async () => ({ ok: true, value: id }));
     }
-    const childInput = this.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
+    const childInput = this.r.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
     // Idempotent across a crash before the step is recorded. Detached: no parent, and bound by its
     // own workflow's default deadline only, not by this run's.
-    const { run: child } = await this.createRun(childName, childInput, `$child:${this.run.id}:${site.key}`, { deadline: 'own' });
-    const turn = await this.claim(call);
-    this.fault('before-checkpoint', site.key);
-    await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: child.id, output: child.id, turn });
-    this.fault('after-checkpoint', site.key);
+    const { run: child } = await this.createRun(childName, childInput, `$child:${this.r.run.id}:${site.key}`, { deadline: 'own' });
+    const turn = await this.r.claim(call);
+    this.r.fault('before-checkpoint', site.key);
+    await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: child.id, output: child.id, turn });
+    this.r.fault('after-checkpoint', site.key);
     // Lost with a crash here, the dispatch is made up by recovery (the child is due at start grace).
-    await this.rt.dispatchRun(child);
+    await this.r.rt.dispatchRun(child);
     return { turn, ok: true, value: child.id };
   }
 
@@ -133,24 +129,24 @@ export class ExecutionChildren extends ExecutionSaga {
    * Creates the successor (idempotent on `$continue:<run id>`), records it as the `$continue` step,
    * and completes this run pointing at it. Replayed, it only completes again with the same successor.
    */
-  protected async continueAsNew(_call: Call, input: unknown): Promise<Delivery> {
-    const json = this.payload(input ?? null, `input of continueAsNew`);
-    const site = this.begin('child', '$continue');
-    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
+  async continueAsNew(_call: Call, input: unknown): Promise<Delivery> {
+    const json = this.r.payload(input ?? null, `input of continueAsNew`);
+    const site = this.r.begin('child', '$continue');
+    if (this.r.probeKey !== undefined) this.r.suspend(undefined, 'recheck');
     let successorId = site.recorded?.childRunId;
     if (successorId === undefined) {
       // One successor, whatever crashes: a repeated create returns the first one. A child that
       // continues as new stays its parent's child (the successor's end wakes it), and the chain
       // keeps the run's deadline.
-      const { run: successor } = await this.createRun(this.run.workflow, json, `$continue:${this.run.id}`, {
-        ...(this.run.parent === undefined ? {} : { parent: this.run.parent }),
+      const { run: successor } = await this.createRun(this.r.run.workflow, json, `$continue:${this.r.run.id}`, {
+        ...(this.r.run.parent === undefined ? {} : { parent: this.r.run.parent }),
         deadline: 'keep',
       });
-      await this.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
-      await this.rt.dispatchRun(successor);
+      await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
+      await this.r.rt.dispatchRun(successor);
       successorId = successor.id;
     }
-    this.settle({ kind: 'completed', output: { [CONTINUED_AS]: successorId } });
+    this.r.settle({ kind: 'completed', output: { [CONTINUED_AS]: successorId } });
     throw SUSPEND;
   }
 
@@ -161,26 +157,26 @@ export class ExecutionChildren extends ExecutionSaga {
    * this run's. Its `wakeAt` (the start grace) is never later than its deadline. It takes this
    * run's priority.
    */
-  protected async createRun(
+  async createRun(
     workflow: string,
     input: Json,
     idempotencyKey: string,
     how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' },
   ): Promise<{ run: RunRecord; created: boolean }> {
-    const def = this.rt.registry.forStart(workflow);
+    const def = this.r.rt.registry.forStart(workflow);
     // A key function that refuses the input fails this call, as it fails `startRun`.
     flowKeys(def, input);
-    const made = await this.write((_fence, now) => {
-      const grace = now + this.rt.timings.startGraceMs;
+    const made = await this.r.write((_fence, now) => {
+      const grace = now + this.r.rt.timings.startGraceMs;
       const timing =
         how.deadline === 'keep'
-          ? childStart(this.run.deadline, undefined, grace, now)
-          : childStart(how.deadline === 'inherit' ? this.run.deadline : undefined, def.options.deadline, grace, now);
+          ? childStart(this.r.run.deadline, undefined, grace, now)
+          : childStart(how.deadline === 'inherit' ? this.r.run.deadline : undefined, def.options.deadline, grace, now);
       // One trace for the whole tree: a run this run starts continues its trace.
-      const trace = this.traceContext === undefined ? {} : { traceContext: this.traceContext };
+      const trace = this.r.traceContext === undefined ? {} : { traceContext: this.r.traceContext };
       // The tree shares one priority: a run this run starts takes its priority.
-      const priority = this.run.priority === undefined ? {} : { priority: this.run.priority };
-      return this.rt.store.runs.create(
+      const priority = this.r.run.priority === undefined ? {} : { priority: this.r.run.priority };
+      return this.r.rt.store.runs.create(
         {
           id: uuidv7(now),
           workflow,
@@ -195,9 +191,9 @@ export class ExecutionChildren extends ExecutionSaga {
         now,
       );
     });
-    if (made.created && this.rt.lifecycle.runs) {
-      this.rt.lifecycle.run(
-        { ...this.rt.lifecycle.base(made.run), type: 'run.created', parentRunId: this.run.id, createdAt: made.run.createdAt },
+    if (made.created && this.r.rt.lifecycle.runs) {
+      this.r.rt.lifecycle.run(
+        { ...this.r.rt.lifecycle.base(made.run), type: 'run.created', parentRunId: this.r.run.id, createdAt: made.run.createdAt },
         { input: made.run.input },
       );
     }
@@ -205,14 +201,14 @@ export class ExecutionChildren extends ExecutionSaga {
   }
 
   /** The run, or the last run of its continue-as-new chain (a child that continued as new). */
-  protected async lastOfChain(runId: string): Promise<RunRecord | undefined> {
-    let run = await this.rt.store.runs.get(runId);
+  async lastOfChain(runId: string): Promise<RunRecord | undefined> {
+    let run = await this.r.rt.store.runs.get(runId);
     for (
       let next = run?.status === 'completed' ? continuedAs(run.output) : undefined;
       next !== undefined;
       next = run?.status === 'completed' ? continuedAs(run.output) : undefined
     ) {
-      run = await this.rt.store.runs.get(next);
+      run = await this.r.rt.store.runs.get(next);
     }
     return run;
   }

@@ -2,9 +2,9 @@
 // turn, what the history recorded there, what the code called instead, and the line of the call.
 // One shape for the run-time error, the pre-deploy check and replayed fixtures (issue 27, part 4),
 // so `cairn show`, the dashboard and a test read the same fields.
-import { CairnError } from '../errors/cairn-error.js';
-import type { Json } from '../model/json.js';
-import type { StepKind, StepRecord } from '../model/step.js';
+import { CairnError } from '../../errors/cairn-error.js';
+import type { Json } from '../../model/json.js';
+import type { StepKind, StepRecord } from '../../model/step.js';
 
 /** Why a replay left the recorded path. */
 export type DivergenceReason =

@@ -1,105 +1,73 @@
-// The life of one primitive call, from the moment workflow code makes it to the moment the code
-// sees its outcome: its key and position (checked against the history), its delivery turn
-// (decision 20), when the code is quiet and the execution suspends, and how the execution ends.
-// Separate because every primitive goes through it and none of it touches the store: it is the
-// replay's determinism, readable on its own. The layers above add the store writes, the
-// primitives and the run's outcome (decision 44).
-import { CairnError } from '../errors/cairn-error.js';
-import { toErrorRecord } from '../errors/error-record-codec.js';
-import type { RunRecord } from '../model/run.js';
-import type { StepKind, StepRecord } from '../model/step.js';
-import type { SuspendReason } from '../observe/lifecycle-events.js';
-import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
-import type { EngineRuntime } from './engine-runtime.js';
-import { cancelledError, INFRA_CODES, type Outcome, type Site } from './execution-outcome.js';
-import { TurnScheduler } from './turn-scheduler.js';
-import { callerLocation, type Divergence, type DivergenceCall, divergenceError, recordedCall } from './divergence.js';
+// The replay of one execution (decision 55): the run's recorded history as the replay meets it,
+// call positions and keys and their checks, delivery turns (decision 20), quiet detection and
+// suspension, divergences, the fence and the only fenced step writes, recorded outcomes handed back
+// in their turn, and how the execution ends (`settle`). Every part of an execution (task steps,
+// waits, children, the saga) works through one Replay it is given; in check mode (`CHECK_PROBE_KEY`)
+// the same object replays with no side effect and ends with a verdict (decision 54).
+import { CairnError } from '../../errors/cairn-error.js';
+import { fromErrorRecord, toErrorRecord } from '../../errors/error-record-codec.js';
+import type { Json } from '../../model/json.js';
+import type { RunRecord } from '../../model/run.js';
+import type { NewStep, StepKind, StepRecord, StepTransition } from '../../model/step.js';
+import type { SuspendReason } from '../../observe/lifecycle-events.js';
+import { toJsonRoundTrip } from '../../serialization/json-value.js';
+import type { AnyWorkflowDefinition } from '../any-workflow-definition.js';
+import type { EngineRuntime } from '../engine-runtime.js';
+import { type FaultPoint, NO_FAULTS } from '../fault-point.js';
+import { TurnScheduler } from '../turn-scheduler.js';
+import { CHECK_PROBE_KEY, Call, type Delivery, NEVER, SUSPEND } from './call.js';
+import { type Divergence, type DivergenceCall, callerLocation, divergenceError, recordedCall } from './divergence.js';
+import { INFRA_CODES, type Outcome, type Site, cancelledError } from './outcome.js';
 
 /**
- * The probe key of a pre-deploy check's replay (`checkRuns`): no call has it, so the replay never
- * runs a body; it writes nothing and ends with a verdict instead of suspending.
+ * One execution's replay: everything the parts of an execution share. Writes only through `write`,
+ * `insert` and `transition` (fenced), and none in probe or check mode.
  */
-export const CHECK_PROBE_KEY = '$check';
-
-// Returned by primitives that cannot continue in this execution; never settles, so the handler
-// simply stops there (the next execution replays past it).
-export const NEVER: Promise<never> = new Promise(() => {});
-// Thrown inside a primitive to unwind it when it must wait; turned into NEVER by `guard`.
-export const SUSPEND = Symbol('suspend');
-
-/**
- * One primitive call: its number in call order, the delivery turn it reserved (if any), and, once
- * its outcome is ready, that outcome and how to hand it to the code. A class rather than closures
- * per call: those were a visible share of an inline step's CPU (issue 18).
- */
-export class Call {
-  turn: number | undefined = undefined;
-  /** The outcome, once ready: handed over in its turn (see `ExecutionCalls.handOver`). */
-  delivery: Delivery | undefined = undefined;
-  resolve: (value: unknown) => void = ignore;
-  reject: (error: unknown) => void = ignore;
-
-  constructor(readonly no: number) {}
-}
-
-function ignore(): void {}
-
-/**
- * A primitive's outcome and the turn in which workflow code may see it. `key`: the recorded step it
- * replays (its turn waits for it).
- */
-export type Delivery = { turn: number; key?: string; onDeliver?: () => void } & ({ ok: true; value: unknown } | { ok: false; error: unknown });
-
-/**
- * The bottom layer of an execution: the recorded history as the replay meets it, the turn
- * scheduler, the guard around each call, key assignment and its checks, quiet detection and
- * suspension, and how an execution ends (`settle`). Writes nothing.
- */
-export class ExecutionCalls {
-  protected readonly recorded = new Map<string, StepRecord>();
-  protected readonly recordedBySeq = new Map<number, StepRecord>();
-  protected readonly occurrences = new Map<string, number>();
-  protected readonly abort = new AbortController();
+export class Replay {
+  readonly recorded = new Map<string, StepRecord>();
+  readonly recordedBySeq = new Map<number, StepRecord>();
+  readonly occurrences = new Map<string, number>();
+  readonly abort = new AbortController();
   /** Keys called in this execution (a recorded turn must not wait for a key never called). */
-  protected readonly calledKeys = new Set<string>();
+  readonly calledKeys = new Set<string>();
   /** The highest position the history recorded a call at (-1: none). */
-  protected readonly maxRecordedSeq: number;
+  readonly maxRecordedSeq: number;
   /**
    * Outcomes waiting for the replay to catch up with the history (see `claim`); `untimed`: the
    * recorded step a waiter replays when it finished without a turn (see `releaseUntimed`).
    */
-  protected readonly catchUpWaiters: { resolve: () => void; untimed?: StepRecord }[] = [];
+  readonly catchUpWaiters: { resolve: () => void; untimed?: StepRecord }[] = [];
   /** True once an outcome recorded without a turn was delivered in completion order (`releaseUntimed`). */
-  protected untimedReleased = false;
+  untimedReleased = false;
   /** A pre-deploy check's replay (see `CHECK_PROBE_KEY`). */
-  protected readonly checking: boolean;
-  protected callIndex = 0;
-  protected callNo = 0;
-  protected inflight = 0;
-  protected readonly turns: TurnScheduler<Call>;
-  protected readonly wakeTimes: number[] = [];
+  readonly checking: boolean;
+  callIndex = 0;
+  callNo = 0;
+  inflight = 0;
+  readonly turns: TurnScheduler<Call>;
+  readonly wakeTimes: number[] = [];
   /** Why branches wait (reported with the suspension; see `SuspendReason`). */
-  protected readonly suspendReasons = new Set<SuspendReason>();
-  protected waiting = false;
-  protected finishing = false;
-  protected closed = false;
-  protected cancelled: boolean;
+  readonly suspendReasons = new Set<SuspendReason>();
+  waiting = false;
+  finishing = false;
+  closed = false;
+  cancelled: boolean;
   // Made on first use: most executions are never cancelled, and an error (its stack captured)
   // per execution was a visible share of a short run's CPU (issue 18).
   private cancelErrorMade: CairnError | undefined;
   /** What ends the run once `cancelled`: CANCELLED (with the cancel's reason) or DEADLINE_EXCEEDED. */
-  protected get cancelError(): CairnError {
+  get cancelError(): CairnError {
     this.cancelErrorMade ??= cancelledError(this.run.id, this.run.cancelReason);
     return this.cancelErrorMade;
   }
-  protected set cancelError(error: CairnError) {
+  set cancelError(error: CairnError) {
     this.cancelErrorMade = error;
   }
-  protected fatal: CairnError | undefined;
+  fatal: CairnError | undefined;
   // Aborts compensation bodies when the execution ends (`abort` fires at cancellation already);
   // made when a saga first needs it: most executions run none.
   private sagaAbort: AbortController | undefined;
-  protected settleOutcome: ((outcome: Outcome) => void) | undefined;
+  settleOutcome: ((outcome: Outcome) => void) | undefined;
   /**
    * The trace context this execution continues in: the run's, or what a lifecycle subscriber set
    * as `executionTraceContext` (its execution span). Runs this execution starts and the queued
@@ -108,11 +76,11 @@ export class ExecutionCalls {
   traceContext: Record<string, string> | undefined;
 
   constructor(
-    protected readonly rt: EngineRuntime,
-    protected readonly run: RunRecord,
+    readonly rt: EngineRuntime,
+    readonly run: RunRecord,
     steps: readonly StepRecord[],
-    protected readonly def: AnyWorkflowDefinition,
-    protected readonly probeKey?: string,
+    readonly def: AnyWorkflowDefinition,
+    readonly probeKey?: string,
   ) {
     let maxSeq = -1;
     for (const step of steps) {
@@ -134,6 +102,10 @@ export class ExecutionCalls {
     );
     // Computed in the loop: spreading a long history into Math.max overflows the call stack.
     this.maxRecordedSeq = maxSeq;
+    let lastFence = 0;
+    for (const step of steps) if (step.fence !== undefined && step.fence > lastFence) lastFence = step.fence;
+    this.lastInsertFence = lastFence;
+    this.leaseHeldUntil = run.lease?.expiresAt ?? rt.clock.now() + rt.timings.leaseMs;
   }
 
   /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
@@ -141,7 +113,7 @@ export class ExecutionCalls {
     this.settle({ kind: 'crashed', error });
   }
 
-  protected settle(outcome: Outcome): void {
+  settle(outcome: Outcome): void {
     if (this.closed) return;
     this.closed = true;
     this.turns.stop();
@@ -151,7 +123,7 @@ export class ExecutionCalls {
   }
 
   /** The signal of compensation bodies and saga waits: aborted when the execution ends. */
-  protected get sagaSignal(): AbortSignal {
+  get sagaSignal(): AbortSignal {
     if (this.sagaAbort === undefined) {
       this.sagaAbort = new AbortController();
       if (this.closed) this.sagaAbort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
@@ -164,7 +136,7 @@ export class ExecutionCalls {
    * code has not seen yet, and hands each outcome over in its turn (see TurnScheduler). Errors
    * raised before the primitive touched the store (bad arguments) reach the code at once.
    */
-  protected guard<T>(body: (call: Call) => Promise<Delivery>): Promise<T> {
+  guard<T>(body: (call: Call) => Promise<Delivery>): Promise<T> {
     if (this.closed) return NEVER;
     if (this.fatal) return Promise.reject(this.fatal);
     if (this.cancelled) return Promise.reject(this.cancelError);
@@ -245,7 +217,7 @@ export class ExecutionCalls {
    * have gone on past its last recorded turn with outcomes nothing records (state reads and
    * writes), and recorded calls made in those turns must fall where they fell then.
    */
-  protected async claim(call: Call, untimed?: StepRecord): Promise<number> {
+  async claim(call: Call, untimed?: StepRecord): Promise<number> {
     const now = this.claimNow(call);
     if (now !== undefined) return now;
     await new Promise<void>((resolve) => this.catchUpWaiters.push(untimed === undefined ? { resolve } : { resolve, untimed }));
@@ -261,7 +233,7 @@ export class ExecutionCalls {
    * reserved the same way, without the promise and the hop an `await` costs. `undefined`: use
    * `claim`.
    */
-  protected claimNow(call: Call): number | undefined {
+  claimNow(call: Call): number | undefined {
     if (call.turn !== undefined) return call.turn;
     if (!this.caughtUp()) return undefined;
     call.turn = this.turns.nextTurn();
@@ -270,12 +242,12 @@ export class ExecutionCalls {
   }
 
   /** Every recorded call was made again and every recorded turn handed over. */
-  protected caughtUp(): boolean {
+  caughtUp(): boolean {
     return this.callIndex > this.maxRecordedSeq && this.turns.turn >= this.turns.maxRecorded;
   }
 
   /** Lets outcomes that waited for the replay to catch up take their turns. */
-  protected releaseCaughtUp(): void {
+  releaseCaughtUp(): void {
     if (this.catchUpWaiters.length === 0 || !this.caughtUp()) return;
     for (const waiter of this.catchUpWaiters.splice(0)) waiter.resolve();
   }
@@ -308,7 +280,7 @@ export class ExecutionCalls {
    * The replay left the recorded path: the execution fails with NON_DETERMINISM carrying
    * `divergence` (a check's replay ends with it as its verdict). Returns the error.
    */
-  protected diverge(divergence: Omit<Divergence, 'runId' | 'turn' | 'expected' | 'actual'>, detail?: string): CairnError {
+  diverge(divergence: Omit<Divergence, 'runId' | 'turn' | 'expected' | 'actual'>, detail?: string): CairnError {
     const full: Divergence = {
       runId: this.run.id,
       turn: this.turns.turn,
@@ -324,7 +296,7 @@ export class ExecutionCalls {
   }
 
   /** The first recorded primary call this replay has not made (by position), if any. */
-  protected firstUnmade(): StepRecord | undefined {
+  firstUnmade(): StepRecord | undefined {
     for (let seq = this.callIndex; seq <= this.maxRecordedSeq; seq += 1) {
       const step = this.recordedBySeq.get(seq);
       if (step !== undefined && !this.calledKeys.has(step.key)) return step;
@@ -336,14 +308,14 @@ export class ExecutionCalls {
    * An outcome nothing records (a state read or write): the code sees it in the turn after the
    * call, on every execution alike.
    */
-  protected claimNext(call: Call): number {
+  claimNext(call: Call): number {
     call.turn = this.turns.turn + 1;
     this.turns.expect(call.turn);
     return call.turn;
   }
 
   /** The code is quiet and no turn can start: suspend if every branch waits on the store. */
-  protected quiet(): void {
+  quiet(): void {
     if (this.closed || this.finishing) return;
     if (this.inflight > 0) {
       // The next recorded turn waits for a call the code has not made, although the code is quiet
@@ -387,7 +359,7 @@ export class ExecutionCalls {
   }
 
   /** Unwinds the current primitive: this branch waits until `wakeAt` (or for news, if undefined). */
-  protected suspend(wakeAt: number | undefined, reason: SuspendReason): never {
+  suspend(wakeAt: number | undefined, reason: SuspendReason): never {
     this.waiting = true;
     this.suspendReasons.add(reason);
     if (wakeAt !== undefined) this.wakeTimes.push(wakeAt);
@@ -395,7 +367,7 @@ export class ExecutionCalls {
   }
 
   /** Assigns the call its key and position and checks them against what was recorded. */
-  protected begin(kind: StepKind, name: string): Site {
+  begin(kind: StepKind, name: string): Site {
     if (typeof name !== 'string' || name.length === 0 || name.length > 500) {
       throw new CairnError('INVALID_INPUT', `A step name must be a non-empty string of at most 500 characters`);
     }
@@ -416,5 +388,115 @@ export class ExecutionCalls {
     // Runs after this call's own synchronous part: an outcome released now takes the next turn.
     if (this.catchUpWaiters.length > 0) queueMicrotask(() => this.releaseCaughtUp());
     return { kind, name, key, seq, recorded };
+  } /**
+   * The highest `StepRecord.fence` of the run: the claim whose execution last recorded a step (0
+   * when none carries one). Set to this execution's fence by its first step insert.
+   */
+  lastInsertFence: number;
+  /**
+   * Until when this execution's lease holds, as its last claim or renewal gave it (kept up by the
+   * lease renewal). Past it, a step's body does not run before a fenced write says the lease is
+   * still ours.
+   */
+  leaseHeldUntil: number;
+
+  fault(point: FaultPoint, stepKey?: string): void {
+    if (this.rt.faults === NO_FAULTS) return;
+    try {
+      this.rt.faults.hit(stepKey === undefined ? { point, runId: this.run.id } : { point, runId: this.run.id, stepKey });
+    } catch (error) {
+      this.crash(error);
+      throw SUSPEND;
+    }
+  }
+
+  /**
+   * The write of a patch marker (`ctx.patched` answers at once): every later write waits for it,
+   * so no later record can be durable without the marker before it.
+   */
+  markerWrite: Promise<void> | undefined;
+
+  /** Every store write of this execution goes through here: fenced, and refused once ended. */
+  async write<T>(op: (fence: number, now: number) => Promise<T>): Promise<T> {
+    if (this.markerWrite !== undefined) await this.markerWrite;
+    if (this.closed) throw SUSPEND;
+    const result = await op(this.run.fence, this.rt.clock.now());
+    if (this.closed) throw SUSPEND;
+    return result;
+  }
+
+  /** Records a step (`steps.insert`) through `write`'s rules, written out: it is on every step's path. */
+  async insert(site: Site, step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'>): Promise<StepRecord> {
+    if (this.markerWrite !== undefined) await this.markerWrite;
+    if (this.closed) throw SUSPEND;
+    const fence = this.run.fence;
+    const now = this.rt.clock.now();
+    const full: NewStep = { key: site.key, name: site.name, kind: site.kind, seq: site.seq, ...step };
+    const { step: written, created } = await this.rt.store.steps.insert(this.run.id, fence, full, now);
+    if (created) this.lastInsertFence = fence;
+    if (this.closed) throw SUSPEND;
+    return written;
+  }
+
+  /**
+   * Claims of the run since it last recorded a step, this one included: 1 while executions make
+   * progress; more when earlier claims ended without recording anything (a crash, typically a step
+   * body that killed its process before its result was written).
+   */
+  claimsWithoutProgress(): number {
+    return this.run.fence - this.lastInsertFence;
+  }
+
+  /** Moves a recorded step on (`steps.transition`) through `write`'s rules, written out as `insert` is. */
+  async transition(transition: StepTransition): Promise<StepRecord> {
+    if (this.markerWrite !== undefined) await this.markerWrite;
+    if (this.closed) throw SUSPEND;
+    const written = await this.rt.store.steps.transition(this.run.id, this.run.fence, transition, this.rt.clock.now());
+    if (this.closed) throw SUSPEND;
+    return written;
+  }
+
+  payload(value: unknown, what: string): Json {
+    return toJsonRoundTrip(value, { what, maxBytes: this.rt.maxPayloadBytes }).value;
+  }
+
+  /**
+   * A step the history holds as finished: its outcome goes to the code in its recorded turn. A
+   * step finished without a turn (by a queued step worker, or before turns were recorded) is
+   * given one first, so every later execution delivers it at the same point.
+   */
+  async finished(
+    call: Call,
+    site: Site,
+    step: StepRecord,
+    outcome: () => Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>,
+  ): Promise<Delivery> {
+    if (step.turn !== undefined) return { turn: step.turn, key: site.key, ...(await outcome()) };
+    // A probe (a queued step's worker, a saga, a check) gives it the turn an execution would, without
+    // writing it: in a history from before turns every outcome is such, and the calls that follow it
+    // (the queued step a worker looks for) are made only after it.
+    const turn = await this.claim(call, step);
+    if (this.probeKey === undefined)
+      await this.transition({ key: site.key, from: { status: [step.status], attempt: step.attempt }, to: { status: step.status, turn } });
+    return { turn, ...(await outcome()) };
+  }
+
+  stepFailed(site: Site, error: Error): CairnError {
+    return new CairnError('STEP_FAILED', `Step ${JSON.stringify(site.key)} failed: ${error.message}`, {
+      cause: error,
+      data: { runId: this.run.id, key: site.key },
+    });
+  }
+
+  /** Probe mode: serve what is recorded (in its turn), wait on everything else. */
+  async replayOnly(call: Call, site: Site): Promise<Delivery> {
+    const step = site.recorded;
+    if (step === undefined || (step.status !== 'succeeded' && step.status !== 'failed')) this.suspend(undefined, 'recheck');
+    if (step.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: step.output }));
+    if (step.status === 'failed') {
+      const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'failed' });
+      return this.finished(call, site, step, async () => ({ ok: false, error: step.kind === 'task' ? this.stepFailed(site, error) : error }));
+    }
+    this.suspend(undefined, 'recheck');
   }
 }

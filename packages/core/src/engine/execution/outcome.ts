@@ -1,12 +1,12 @@
 /** The shapes an execution shares with its callers: outcomes, call sites, step failures and the crash policy. */
-import { CairnError } from '../errors/cairn-error.js';
-import type { ErrorRecord } from '../model/error-record.js';
-import type { Json } from '../model/json.js';
-import type { RetryPolicy } from './retry-policy.js';
-import type { StepRate } from './step-rate-gate.js';
-import type { StepKind, StepRecord } from '../model/step.js';
-import type { StepContext } from './workflow-context.js';
-import type { SuspendReason } from '../observe/lifecycle-events.js';
+import { CairnError } from '../../errors/cairn-error.js';
+import type { ErrorRecord } from '../../model/error-record.js';
+import type { Json } from '../../model/json.js';
+import type { RetryPolicy } from '../retry-policy.js';
+import type { StepRate } from '../step-rate-gate.js';
+import type { StepKind, StepRecord } from '../../model/step.js';
+import type { StepContext } from '../workflow-context.js';
+import type { SuspendReason } from '../../observe/lifecycle-events.js';
 import type { Divergence } from './divergence.js';
 
 /** How one execution of a run ended. */

@@ -3,109 +3,114 @@
 // `ctx.setState` and `ctx.state` (not replayed, decision 8), and the recorded values `ctx.now`,
 // `ctx.random`, `ctx.uuid`. Separate from steps and children: each is a short recipe over the
 // records layer, and reads best side by side.
-import { CairnError } from '../errors/cairn-error.js';
-import { fromErrorRecord, toErrorRecord } from '../errors/error-record-codec.js';
-import type { Json } from '../model/json.js';
-import type { NewStep, StepRecord } from '../model/step.js';
-import { toMilliseconds } from './duration.js';
-import { cancelledError } from './execution-outcome.js';
-import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
-import { checkEventName, eventNameOf } from './event-definition.js';
-import { checkAlternatives, type CheckedAlternative } from './select-alternatives.js';
-import type { WaitForEventOptions } from './workflow-context.js';
-import { type Call, type Delivery, SUSPEND } from './execution-calls.js';
+import { CairnError } from '../../errors/cairn-error.js';
+import { fromErrorRecord, toErrorRecord } from '../../errors/error-record-codec.js';
+import type { Json } from '../../model/json.js';
+import type { NewStep, StepRecord } from '../../model/step.js';
+import { IDENTIFIER_LIMITS, checkIdentifier } from '../check-input.js';
+import { toMilliseconds } from '../duration.js';
+import { checkEventName, eventNameOf } from '../event-definition.js';
+import { type CheckedAlternative, checkAlternatives } from '../select-alternatives.js';
+import type { WaitForEventOptions } from '../workflow-context.js';
+import { type Call, type Delivery, SUSPEND } from './call.js';
+import type { ChildCalls } from './child-calls.js';
 import { callerLocation, recordedCall } from './divergence.js';
-import type { Site } from './execution-outcome.js';
-import { ExecutionChildren } from './execution-children.js';
+import { type Site, cancelledError } from './outcome.js';
+import type { Replay } from './replay.js';
 
 /** Sleeps, event waits, select, state and recorded values. */
-export class ExecutionPrimitives extends ExecutionChildren {
-  /** Per event name, the next message a wait or a select takes (see `reserveMessage`). */
-  protected readonly messageCursor = new Map<string, number>();
-  /** State written by this execution, which its later reads see whatever the snapshot says. */
-  protected readonly stateOverlay = new Map<string, Json>();
-  /** The run's state as first read by this execution (`ctx.state`). */
-  protected stateSnapshot: Record<string, Json> | undefined;
+export class Waits {
+  constructor(
+    private readonly r: Replay,
+    private readonly kids: ChildCalls,
+  ) {}
 
-  protected async sleepStep(call: Call, name: string, wakeAt: number): Promise<Delivery> {
+  /** Per event name, the next message a wait or a select takes (see `reserveMessage`). */
+  readonly messageCursor = new Map<string, number>();
+  /** State written by this execution, which its later reads see whatever the snapshot says. */
+  readonly stateOverlay = new Map<string, Json>();
+  /** The run's state as first read by this execution (`ctx.state`). */
+  stateSnapshot: Record<string, Json> | undefined;
+
+  async sleepStep(call: Call, name: string, wakeAt: number): Promise<Delivery> {
     checkIdentifier('ctx.sleep name', name, IDENTIFIER_LIMITS.stepName);
-    const site = this.begin('sleep', name);
-    if (this.probeKey !== undefined) return this.replayOnly(call, site);
+    const site = this.r.begin('sleep', name);
+    if (this.r.probeKey !== undefined) return this.r.replayOnly(call, site);
     let step = site.recorded;
-    if (step?.status === 'succeeded') return this.finished(call, site, step, async () => ({ ok: true, value: undefined }));
-    const now = this.rt.clock.now();
+    if (step?.status === 'succeeded') return this.r.finished(call, site, step, async () => ({ ok: true, value: undefined }));
+    const now = this.r.rt.clock.now();
     if (!step) {
       if (wakeAt <= now) {
-        const turn = await this.claim(call);
-        await this.insert(site, { status: 'succeeded', maxAttempts: 1, wakeAt, turn });
+        const turn = await this.r.claim(call);
+        await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, wakeAt, turn });
         return { turn, ok: true, value: undefined };
       }
-      step = await this.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
+      step = await this.r.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
     }
-    if ((step.wakeAt ?? 0) > now) this.suspend(step.wakeAt, 'sleep');
-    const turn = await this.claim(call);
-    await this.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', turn } });
+    if ((step.wakeAt ?? 0) > now) this.r.suspend(step.wakeAt, 'sleep');
+    const turn = await this.r.claim(call);
+    await this.r.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', turn } });
     return { turn, ok: true, value: undefined };
   }
 
-  protected async eventStep(call: Call, event: unknown, options: WaitForEventOptions): Promise<Delivery> {
+  async eventStep(call: Call, event: unknown, options: WaitForEventOptions): Promise<Delivery> {
     // The same rule as engine.sendEvent, so no name can be sent that no wait accepts.
     const eventName = checkEventName('ctx.waitForEvent name', eventNameOf(event));
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of event ${JSON.stringify(eventName)}`);
-    const site = this.begin('event', `event:${eventName}`);
+    const site = this.r.begin('event', `event:${eventName}`);
     // The message this wait takes: the next one of its name that no earlier wait took or still
     // waits for. It depends on the order of calls and outcomes only (both replayed exactly), never
     // on timing. A wait that times out gives its message back (see `releaseMessage`).
     const seq = this.reserveMessage(eventName);
     const release = () => this.releaseMessage(eventName, seq);
-    if (this.probeKey !== undefined) {
-      const delivery = await this.replayOnly(call, site);
+    if (this.r.probeKey !== undefined) {
+      const delivery = await this.r.replayOnly(call, site);
       return delivery.ok ? delivery : { ...delivery, onDeliver: release };
     }
     let step = site.recorded;
     if (step?.status === 'succeeded') {
       const output = step.output ?? null;
-      return this.finished(call, site, step, async () => ({ ok: true, value: output }));
+      return this.r.finished(call, site, step, async () => ({ ok: true, value: output }));
     }
     if (step?.status === 'failed') {
       const error = fromErrorRecord(step.error ?? { name: 'Error', message: 'event wait failed' });
-      return { ...(await this.finished(call, site, step, async () => ({ ok: false, error }))), onDeliver: release };
+      return { ...(await this.r.finished(call, site, step, async () => ({ ok: false, error }))), onDeliver: release };
     }
-    const message = await this.rt.store.events.get(this.run.id, eventName, seq);
-    const now = this.rt.clock.now();
+    const message = await this.r.rt.store.events.get(this.r.run.id, eventName, seq);
+    const now = this.r.rt.clock.now();
     if (!step) {
       if (message) {
-        const turn = await this.claim(call);
-        this.fault('before-checkpoint', site.key);
-        await this.insert(site, { status: 'succeeded', maxAttempts: 1, output: message.payload, turn });
-        this.fault('after-checkpoint', site.key);
+        const turn = await this.r.claim(call);
+        this.r.fault('before-checkpoint', site.key);
+        await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, output: message.payload, turn });
+        this.r.fault('after-checkpoint', site.key);
         return { turn, ok: true, value: message.payload };
       }
       const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
       if (timeoutMs !== undefined) wait.wakeAt = now + timeoutMs;
-      step = await this.insert(site, wait);
+      step = await this.r.insert(site, wait);
     }
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (message) {
-      const turn = await this.claim(call);
-      this.fault('before-checkpoint', site.key);
-      await this.transition({ key: site.key, from, to: { status: 'succeeded', output: message.payload, wakeAt: null, turn } });
-      this.fault('after-checkpoint', site.key);
+      const turn = await this.r.claim(call);
+      this.r.fault('before-checkpoint', site.key);
+      await this.r.transition({ key: site.key, from, to: { status: 'succeeded', output: message.payload, wakeAt: null, turn } });
+      this.r.fault('after-checkpoint', site.key);
       return { turn, ok: true, value: message.payload };
     }
     if (step.wakeAt !== undefined && step.wakeAt <= now) {
       const error = new CairnError('EVENT_TIMEOUT', `No event ${JSON.stringify(eventName)} arrived before the timeout`, {
-        data: { runId: this.run.id, event: eventName },
+        data: { runId: this.r.run.id, event: eventName },
       });
-      const turn = await this.claim(call);
-      await this.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
+      const turn = await this.r.claim(call);
+      await this.r.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
       return { turn, ok: false, error, onDeliver: release };
     }
-    this.suspend(step.wakeAt, 'event');
+    this.r.suspend(step.wakeAt, 'event');
   }
 
   /** Reserves the next message of `name` for a wait (1, 2, ...). */
-  protected reserveMessage(name: string): number {
+  reserveMessage(name: string): number {
     const seq = this.messageCursor.get(name) ?? 1;
     this.messageCursor.set(name, seq + 1);
     return seq;
@@ -115,7 +120,7 @@ export class ExecutionPrimitives extends ExecutionChildren {
    * A wait for message `seq` of `name` timed out: the message goes to the next wait of that name,
    * when no later wait of it reserved one meanwhile (concurrent waits of one name keep their places).
    */
-  protected releaseMessage(name: string, seq: number): void {
+  releaseMessage(name: string, seq: number): void {
     if ((this.messageCursor.get(name) ?? 1) === seq + 1) this.messageCursor.set(name, seq);
   }
 
@@ -124,10 +129,10 @@ export class ExecutionPrimitives extends ExecutionChildren {
    * (and its value) as one step, and hands that back on every replay. Losing children are
    * cancelled; a losing event's message is not taken (the next wait of that name gets it).
    */
-  protected async selectStep(call: Call, name: string, alternatives: unknown): Promise<Delivery> {
+  async selectStep(call: Call, name: string, alternatives: unknown): Promise<Delivery> {
     checkIdentifier('ctx.select name', name, IDENTIFIER_LIMITS.stepName);
-    const alts = checkAlternatives(name, alternatives, this.rt.clock.now());
-    const site = this.begin('select', name);
+    const alts = checkAlternatives(name, alternatives, this.r.rt.clock.now());
+    const site = this.r.begin('select', name);
     // The message each event alternative would take: the next one no wait of that name took yet.
     const messageOf = (event: string) => this.messageCursor.get(event) ?? 1;
     const taken = (output: Json | undefined) => () => {
@@ -137,11 +142,11 @@ export class ExecutionPrimitives extends ExecutionChildren {
     };
     const recordedDelivery = async (step: StepRecord): Promise<Delivery> => {
       const { winner, kind, value } = step.output as { winner: string; kind: string; value: Json };
-      return { ...(await this.finished(call, site, step, async () => ({ ok: true, value: { winner, kind, value } }))), onDeliver: taken(step.output) };
+      return { ...(await this.r.finished(call, site, step, async () => ({ ok: true, value: { winner, kind, value } }))), onDeliver: taken(step.output) };
     };
-    if (this.probeKey !== undefined) {
+    if (this.r.probeKey !== undefined) {
       if (site.recorded?.status === 'succeeded') return recordedDelivery(site.recorded);
-      this.suspend(undefined, 'select');
+      this.r.suspend(undefined, 'select');
     }
     let step = site.recorded;
     if (step?.status === 'succeeded') return recordedDelivery(step);
@@ -149,7 +154,7 @@ export class ExecutionPrimitives extends ExecutionChildren {
     if (!step) {
       const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
       if (timers.length > 0) wait.wakeAt = Math.min(...timers);
-      step = await this.insert(site, wait);
+      step = await this.r.insert(site, wait);
     }
     // The timers count from the first execution's call: its earliest deadline is the step's wakeAt,
     // and the others keep their distance from it.
@@ -157,35 +162,35 @@ export class ExecutionPrimitives extends ExecutionChildren {
     const children = new Map<string, string>();
     for (const alt of alts) {
       if (alt.kind !== 'child') continue;
-      const input = this.payload(alt.input, `input of child ${JSON.stringify(alt.workflow)}`);
+      const input = this.r.payload(alt.input, `input of child ${JSON.stringify(alt.workflow)}`);
       // One child per alternative, whatever crashes; each look finds the same one.
-      const { run: child, created } = await this.createRun(alt.workflow, input, `$child:${this.run.id}:${site.key}/${alt.key}`, {
-        parent: { runId: this.run.id, stepKey: site.key },
+      const { run: child, created } = await this.kids.createRun(alt.workflow, input, `$child:${this.r.run.id}:${site.key}/${alt.key}`, {
+        parent: { runId: this.r.run.id, stepKey: site.key },
         deadline: 'inherit',
       });
       children.set(alt.key, child.id);
-      this.children.add(child.id);
-      if (created) await this.rt.dispatchRun(child);
+      this.kids.children.add(child.id);
+      if (created) await this.r.rt.dispatchRun(child);
     }
-    const now = this.rt.clock.now();
+    const now = this.r.rt.clock.now();
     let won: Json | undefined;
     for (const alt of alts) {
       won = await this.lookAt(alt, now, shift, children, messageOf);
       if (won !== undefined) break;
     }
-    if (won === undefined) this.suspend(step.wakeAt, 'select');
+    if (won === undefined) this.r.suspend(step.wakeAt, 'select');
     // Losing children are cancelled (and told at once when they run here).
     const winner = (won as { winner: string }).winner;
     for (const [key, childId] of children) {
       if (key === winner) continue;
-      const child = await this.rt.store.runs.requestCancel(childId, this.rt.clock.now());
+      const child = await this.r.rt.store.runs.requestCancel(childId, this.r.rt.clock.now());
       if (child && child.status !== 'completed' && child.status !== 'failed' && child.status !== 'cancelled') {
-        this.rt.executing.get(child.id)?.observeCancel(cancelledError(child.id, child.cancelReason));
-        await this.rt.dispatchRun(child);
+        this.r.rt.executing.get(child.id)?.observeCancel(cancelledError(child.id, child.cancelReason));
+        await this.r.rt.dispatchRun(child);
       }
     }
-    const turn = await this.claim(call);
-    await this.transition({
+    const turn = await this.r.claim(call);
+    await this.r.transition({
       key: site.key,
       from: { status: ['waiting'], attempt: step.attempt },
       to: { status: 'succeeded', output: won as Json, wakeAt: null, turn },
@@ -195,7 +200,7 @@ export class ExecutionPrimitives extends ExecutionChildren {
   }
 
   /** Whether one select alternative is ready now; its recorded outcome if so. */
-  protected async lookAt(
+  async lookAt(
     alt: CheckedAlternative,
     now: number,
     shift: number,
@@ -205,10 +210,10 @@ export class ExecutionPrimitives extends ExecutionChildren {
     if (alt.kind === 'timer') return alt.wakeAt + shift <= now ? { winner: alt.key, kind: 'timer', value: null } : undefined;
     if (alt.kind === 'event') {
       const seq = messageOf(alt.event);
-      const message = await this.rt.store.events.get(this.run.id, alt.event, seq);
+      const message = await this.r.rt.store.events.get(this.r.run.id, alt.event, seq);
       return message ? { winner: alt.key, kind: 'event', value: message.payload, event: alt.event, seq } : undefined;
     }
-    const child = await this.lastOfChain(children.get(alt.key) as string);
+    const child = await this.kids.lastOfChain(children.get(alt.key) as string);
     if (child?.status === 'completed') return { winner: alt.key, kind: 'child', value: { ok: true, output: child.output ?? null } };
     if (!child || child.status === 'failed' || child.status === 'cancelled') {
       return { winner: alt.key, kind: 'child', value: { ok: false, status: child?.status ?? 'deleted', error: (child?.error ?? null) as Json } };
@@ -216,42 +221,42 @@ export class ExecutionPrimitives extends ExecutionChildren {
     return undefined;
   }
 
-  protected async setState(call: Call, key: string, value: Json): Promise<Delivery> {
+  async setState(call: Call, key: string, value: Json): Promise<Delivery> {
     checkIdentifier('ctx.setState key', key, IDENTIFIER_LIMITS.stateKey, { allowEmpty: true });
-    const json = this.payload(value, `state ${JSON.stringify(key)}`);
-    const turn = this.claimNext(call);
+    const json = this.r.payload(value, `state ${JSON.stringify(key)}`);
+    const turn = this.r.claimNext(call);
     // A probe writes nothing, but later reads in its replay must see this value, as the
     // execution that scheduled the queued step did.
-    if (this.probeKey === undefined) await this.write((fence, now) => this.rt.store.state.set(this.run.id, fence, key, json, now));
+    if (this.r.probeKey === undefined) await this.r.write((fence, now) => this.r.rt.store.state.set(this.r.run.id, fence, key, json, now));
     this.stateOverlay.set(key, json);
     return { turn, ok: true, value: undefined };
   }
 
-  protected async readState(call: Call, key: string): Promise<Delivery> {
+  async readState(call: Call, key: string): Promise<Delivery> {
     checkIdentifier('ctx.state key', key, IDENTIFIER_LIMITS.stateKey, { allowEmpty: true });
-    const turn = this.claimNext(call);
+    const turn = this.r.claimNext(call);
     if (this.stateOverlay.has(key)) return { turn, ok: true, value: this.stateOverlay.get(key) };
-    this.stateSnapshot ??= await this.rt.store.state.get(this.run.id);
+    this.stateSnapshot ??= await this.r.rt.store.state.get(this.r.run.id);
     // A write of this key may have been made while the snapshot was read.
     return { turn, ok: true, value: this.stateOverlay.has(key) ? this.stateOverlay.get(key) : this.stateSnapshot[key] };
   }
 
   /** Per patch id, this execution's first answer (`ctx.patched`), which holds for the rest of it. */
-  protected readonly patches = new Map<string, boolean>();
+  readonly patches = new Map<string, boolean>();
 
   /** `ctx.patched`: see `WorkflowContext.patched`. */
-  protected patched(id: string): boolean {
+  patched(id: string): boolean {
     checkIdentifier('ctx.patched id', id, IDENTIFIER_LIMITS.stepName);
-    if (this.fatal) throw this.fatal;
+    if (this.r.fatal) throw this.r.fatal;
     const known = this.patches.get(id);
     if (known !== undefined) return known;
     const key = `patch:${id}`;
-    const seq = this.callIndex;
-    const atSeq = this.recordedBySeq.get(seq);
-    const recorded = this.recorded.get(key);
+    const seq = this.r.callIndex;
+    const atSeq = this.r.recordedBySeq.get(seq);
+    const recorded = this.r.recorded.get(key);
     if (recorded !== undefined && recorded.seq !== seq) {
       // The marker is in the history, at another place: the calls before it changed.
-      throw this.diverge({
+      throw this.r.diverge({
         reason: 'different-call',
         seq,
         recorded: recordedCall(atSeq),
@@ -261,29 +266,29 @@ export class ExecutionPrimitives extends ExecutionChildren {
     }
     let answer: boolean;
     if (atSeq?.key === key && atSeq.kind === 'patch') answer = true;
-    else if (seq > this.maxRecordedSeq) {
+    else if (seq > this.r.maxRecordedSeq) {
       // Past everything recorded: this execution takes the new path, and says so in the history.
       answer = true;
-      if (this.probeKey === undefined) this.recordMarker({ kind: 'patch', name: id, key, seq, recorded: undefined });
+      if (this.r.probeKey === undefined) this.recordMarker({ kind: 'patch', name: id, key, seq, recorded: undefined });
     } else answer = false;
     if (answer) {
-      this.callIndex += 1;
-      this.calledKeys.add(key);
+      this.r.callIndex += 1;
+      this.r.calledKeys.add(key);
     }
     this.patches.set(id, answer);
     return answer;
   }
 
   /** `ctx.deprecatePatch`: passes over the marker of `id` where the history holds it; records nothing. */
-  protected deprecatePatch(id: string): void {
+  deprecatePatch(id: string): void {
     checkIdentifier('ctx.deprecatePatch id', id, IDENTIFIER_LIMITS.stepName);
-    if (this.fatal) throw this.fatal;
+    if (this.r.fatal) throw this.r.fatal;
     if (this.patches.has(id)) return;
     const key = `patch:${id}`;
-    const atSeq = this.recordedBySeq.get(this.callIndex);
+    const atSeq = this.r.recordedBySeq.get(this.r.callIndex);
     if (atSeq?.key === key && atSeq.kind === 'patch') {
-      this.callIndex += 1;
-      this.calledKeys.add(key);
+      this.r.callIndex += 1;
+      this.r.calledKeys.add(key);
     }
     this.patches.set(id, true);
   }
@@ -294,28 +299,28 @@ export class ExecutionPrimitives extends ExecutionChildren {
    * any failed write does (the run resumes elsewhere and answers again from its history).
    */
   private recordMarker(site: Site): void {
-    const previous = this.markerWrite;
-    this.markerWrite = (async () => {
+    const previous = this.r.markerWrite;
+    this.r.markerWrite = (async () => {
       if (previous !== undefined) await previous;
-      if (this.closed) return;
-      this.fault('before-checkpoint', site.key);
+      if (this.r.closed) return;
+      this.r.fault('before-checkpoint', site.key);
       const step: NewStep = { key: site.key, name: site.name, kind: 'patch', seq: site.seq, status: 'succeeded', maxAttempts: 1 };
-      const { created } = await this.rt.store.steps.insert(this.run.id, this.run.fence, step, this.rt.clock.now());
-      if (created) this.lastInsertFence = this.run.fence;
-      this.fault('after-checkpoint', site.key);
+      const { created } = await this.r.rt.store.steps.insert(this.r.run.id, this.r.run.fence, step, this.r.rt.clock.now());
+      if (created) this.r.lastInsertFence = this.r.run.fence;
+      this.r.fault('after-checkpoint', site.key);
     })().catch((error: unknown) => {
-      if (error !== SUSPEND) this.crash(error);
+      if (error !== SUSPEND) this.r.crash(error);
     });
   }
 
-  protected async recordedValue(call: Call, kind: 'now' | 'random' | 'uuid', make: () => Json): Promise<Delivery> {
-    const site = this.begin(kind, `$${kind}`);
+  async recordedValue(call: Call, kind: 'now' | 'random' | 'uuid', make: () => Json): Promise<Delivery> {
+    const site = this.r.begin(kind, `$${kind}`);
     const recorded = site.recorded;
-    if (recorded) return this.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
-    if (this.probeKey !== undefined) this.suspend(undefined, 'recheck');
+    if (recorded) return this.r.finished(call, site, recorded, async () => ({ ok: true, value: recorded.output }));
+    if (this.r.probeKey !== undefined) this.r.suspend(undefined, 'recheck');
     const output = make();
-    const turn = await this.claim(call);
-    await this.insert(site, { status: 'succeeded', maxAttempts: 1, output, turn });
+    const turn = await this.r.claim(call);
+    await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, output, turn });
     return { turn, ok: true, value: output };
   }
 }

@@ -1,21 +1,27 @@
 // The saga a failed or cancelled run runs before it ends: its succeeded steps' compensations in
-// reverse call order, each recorded once (decision 24). Separate because it runs after the
-// workflow code is done, over the store's view of the steps rather than the replay's.
-import { CairnError } from '../errors/cairn-error.js';
-import { fromErrorRecord } from '../errors/error-record-codec.js';
-import type { ErrorRecord } from '../model/error-record.js';
-import type { NewStep, StepRecord, StepTransition } from '../model/step.js';
-import { type Site, StepFailure } from './execution-outcome.js';
+// reverse call order, each recorded once (decision 24), run as task steps. Separate because it runs
+// after the workflow code is done, over the store's view of the steps rather than the replay's.
+import { CairnError } from '../../errors/cairn-error.js';
+import { fromErrorRecord } from '../../errors/error-record-codec.js';
+import type { ErrorRecord } from '../../model/error-record.js';
+import type { NewStep, StepRecord, StepTransition } from '../../model/step.js';
+import { SUSPEND } from './call.js';
 import { type Compensation, type CompensationFailure, compensationKey, withCompensationFailures } from './compensation.js';
-import { SUSPEND } from './execution-calls.js';
-import { ExecutionTasks } from './execution-tasks.js';
+import { type Site, StepFailure } from './outcome.js';
+import type { Replay } from './replay.js';
+import type { TaskSteps } from './task-steps.js';
 
 /** The saga: compensations of a failed or cancelled run, and making pending steps final first. */
-export class ExecutionSaga extends ExecutionTasks {
+export class Saga {
+  constructor(
+    private readonly r: Replay,
+    private readonly tasks: TaskSteps,
+  ) {}
+
   /** Runs the saga for a failed run, then ends it failed with the error (naming failed compensations). */
-  protected async failAfterSaga(error: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<void> {
+  async failAfterSaga(error: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<void> {
     const runError = await this.saga(error, compensations);
-    if (runError !== undefined) this.settle({ kind: 'failed', error: runError });
+    if (runError !== undefined) this.r.settle({ kind: 'failed', error: runError });
   }
 
   /**
@@ -29,38 +35,38 @@ export class ExecutionSaga extends ExecutionTasks {
    * Resolves the run error with `data.compensationFailures`, or `undefined` when the execution
    * ended otherwise meanwhile (crash, lost lease, a compensation waiting for its retry: suspended).
    */
-  protected async saga(runError: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<ErrorRecord | undefined> {
-    this.sealed = true;
-    if (compensations.size === 0 || this.closed) return this.closed ? undefined : runError;
+  async saga(runError: ErrorRecord, compensations: ReadonlyMap<string, Compensation>): Promise<ErrorRecord | undefined> {
+    this.tasks.sealed = true;
+    if (compensations.size === 0 || this.r.closed) return this.r.closed ? undefined : runError;
     const error = fromErrorRecord(runError);
     // Bodies of the workflow's own steps still running are of no use now: abort them.
-    if (!this.abort.signal.aborted) this.abort.abort(error);
+    if (!this.r.abort.signal.aborted) this.r.abort.abort(error);
     for (;;) {
       const failures: CompensationFailure[] = [];
       try {
         await this.sagaPass(runError, error, compensations, failures);
-        return this.closed ? undefined : withCompensationFailures(runError, failures);
+        return this.r.closed ? undefined : withCompensationFailures(runError, failures);
       } catch (failure) {
-        if (this.closed) return undefined;
+        if (this.r.closed) return undefined;
         if (failure !== SUSPEND) {
-          this.settle({ kind: 'crashed', error: failure });
+          this.r.settle({ kind: 'crashed', error: failure });
           return undefined;
         }
-        const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
-        const now = this.rt.clock.now();
-        if (wakeAt === undefined || this.run.deadline === undefined || this.run.deadline > now) {
+        const wakeAt = this.r.wakeTimes.length === 0 ? undefined : Math.min(...this.r.wakeTimes);
+        const now = this.r.rt.clock.now();
+        if (wakeAt === undefined || this.r.run.deadline === undefined || this.r.run.deadline > now) {
           // A compensation waits for a retry due later: the run sleeps until then, and the next
           // execution (replaying to the same failure, or cancelled again) resumes the saga.
-          this.settle({ kind: 'suspended', wakeAt, reasons: [...this.suspendReasons] });
+          this.r.settle({ kind: 'suspended', wakeAt, reasons: [...this.r.suspendReasons] });
           return undefined;
         }
         // Past its deadline a run is woken at once (its wake time never passes the deadline), so
         // suspending would spin through executions: wait for the retry here, holding the lease.
-        this.waiting = false;
-        this.wakeTimes.length = 0;
-        this.suspendReasons.clear();
+        this.r.waiting = false;
+        this.r.wakeTimes.length = 0;
+        this.r.suspendReasons.clear();
         try {
-          await this.rt.clock.sleep(Math.max(0, wakeAt - now), this.sagaSignal);
+          await this.r.rt.clock.sleep(Math.max(0, wakeAt - now), this.r.sagaSignal);
         } catch {
           return undefined;
         }
@@ -69,13 +75,8 @@ export class ExecutionSaga extends ExecutionTasks {
   }
 
   /** One pass over the compensations, reading the steps afresh; throws SUSPEND when one must wait. */
-  protected async sagaPass(
-    runError: ErrorRecord,
-    error: Error,
-    compensations: ReadonlyMap<string, Compensation>,
-    failures: CompensationFailure[],
-  ): Promise<void> {
-    const steps = new Map((await this.rt.store.steps.load(this.run.id)).map((step) => [step.key, step]));
+  async sagaPass(runError: ErrorRecord, error: Error, compensations: ReadonlyMap<string, Compensation>, failures: CompensationFailure[]): Promise<void> {
+    const steps = new Map((await this.r.rt.store.steps.load(this.r.run.id)).map((step) => [step.key, step]));
     for (const entry of [...compensations.values()].sort((a, b) => b.site.seq - a.site.seq)) {
       const step = await this.settleForSaga(
         steps.get(entry.site.key) ?? (await this.recordUnrecorded(entry.site, entry.policy.maxAttempts, runError)),
@@ -92,14 +93,14 @@ export class ExecutionSaga extends ExecutionTasks {
       const site: Site = { kind: 'task', name: compensationKey(entry.site.name), key, seq: entry.site.seq, recorded };
       let ok = true;
       try {
-        await this.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.sagaSignal);
+        await this.tasks.inlineTask(site, () => entry.compensate(error), entry.policy, entry.timeoutMs, undefined, this.r.sagaSignal);
       } catch (failure) {
         if (!(failure instanceof StepFailure)) throw failure;
         failures.push({ key, error: failure.record });
         ok = false;
       }
-      if (this.rt.lifecycle.steps)
-        this.rt.lifecycle.step({ ...this.rt.lifecycle.stepBase(this.run, entry.site.key, step.attempt, step.queued), type: 'step.compensated', ok });
+      if (this.r.rt.lifecycle.steps)
+        this.r.rt.lifecycle.step({ ...this.r.rt.lifecycle.stepBase(this.r.run, entry.site.key, step.attempt, step.queued), type: 'step.compensated', ok });
     }
   }
 
@@ -108,17 +109,17 @@ export class ExecutionSaga extends ExecutionTasks {
    * recorded failed with the run error, its attempt `abandoned` (what a start recorded before the
    * body would have shown). `undefined` when there is no such step.
    */
-  protected async recordUnrecorded(site: Site, maxAttempts: number, runError: ErrorRecord): Promise<StepRecord | undefined> {
-    const startedAt = this.unrecorded.get(site.key);
+  async recordUnrecorded(site: Site, maxAttempts: number, runError: ErrorRecord): Promise<StepRecord | undefined> {
+    const startedAt = this.tasks.unrecorded.get(site.key);
     if (startedAt === undefined) return undefined;
     const step: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = {
       status: 'failed',
       maxAttempts,
       error: runError,
-      finishedAttempt: { status: 'abandoned', error: runError, worker: this.rt.workerId, startedAt },
+      finishedAttempt: { status: 'abandoned', error: runError, worker: this.r.rt.workerId, startedAt },
     };
     // If its start write got there first, that record is returned and made final by the caller.
-    return this.insert(site, step);
+    return this.r.insert(site, step);
   }
 
   /**
@@ -126,7 +127,7 @@ export class ExecutionSaga extends ExecutionTasks {
    * waiting for a retry) is failed with the run error by compare-and-set; losing the race to its
    * own result means it just became final, so it is read again.
    */
-  protected async settleForSaga(step: StepRecord | undefined, runError: ErrorRecord): Promise<StepRecord | undefined> {
+  async settleForSaga(step: StepRecord | undefined, runError: ErrorRecord): Promise<StepRecord | undefined> {
     for (let tries = 0; step !== undefined && step.status !== 'succeeded' && step.status !== 'failed'; tries += 1) {
       const from = { status: [step.status], attempt: step.attempt };
       const transition: StepTransition =
@@ -134,10 +135,10 @@ export class ExecutionSaga extends ExecutionTasks {
           ? { key: step.key, from, to: { status: 'failed', error: runError, wakeAt: null }, endAttempt: { status: 'abandoned', error: runError } }
           : { key: step.key, from, to: { status: 'failed', error: runError, wakeAt: null } };
       try {
-        return await this.transition(transition);
+        return await this.r.transition(transition);
       } catch (error) {
         if (!CairnError.is(error, 'STEP_CONFLICT') || tries >= 5) throw error;
-        step = (await this.rt.store.steps.load(this.run.id)).find((s) => s.key === step?.key);
+        step = (await this.r.rt.store.steps.load(this.r.run.id)).find((s) => s.key === step?.key);
       }
     }
     return step;
