@@ -7,6 +7,7 @@ import { hostileArgumentsGroup } from './adversarial/hostile-arguments.js';
 import { hostileIdentifiersInWorkflowsGroup } from './adversarial/hostile-identifiers-in-workflows.js';
 import { hostileNamesEngineGroup } from './adversarial/hostile-names.js';
 import { largePayloadsGroup } from './adversarial/large-payloads.js';
+import { protoKeysGroup } from './adversarial/proto-keys.js';
 import { racingClaimersGroup } from './adversarial/racing-claimers.js';
 import { simulationGroup } from './adversarial/simulation.js';
 import { staleFencesGroup } from './adversarial/stale-fences.js';
@@ -107,6 +108,7 @@ export const adversarialGroups: readonly CaseGroup[] = [
   concurrentStateGroup,
   falsyOutputsGroup,
   undefinedInPayloadsGroup,
+  protoKeysGroup,
   hostileNamesEngineGroup,
   hostileArgumentsGroup,
   hostileIdentifiersInWorkflowsGroup,
