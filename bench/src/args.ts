@@ -16,6 +16,7 @@ export const SCENARIO_NAMES = [
   'dispatch',
   'fairness',
   'observability',
+  'check',
 ] as const;
 
 /** A scenario name (`--scenarios`). */

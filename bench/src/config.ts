@@ -1,3 +1,4 @@
+import type { CheckScenarioOptions } from './scenarios/check.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
 import type { FloorOptions } from './scenarios/pg-floor.js';
 
@@ -19,6 +20,8 @@ export interface BenchConfig {
   cpu: CpuOptions;
   /** Flow control: `runs` sequential runs per limit variant; two keys, one with `ratio`× the other's `smallRuns`. */
   flow: { runs: number; smallRuns: number; ratio: number; concurrency: number; workMs: number };
+  /** The pre-deploy check: `runs` in-flight runs of `steps` recorded steps (and a tenth of them); see `CheckScenarioOptions`. */
+  check: CheckScenarioOptions;
 }
 
 export const FULL: BenchConfig = {
@@ -37,6 +40,9 @@ export const FULL: BenchConfig = {
   // the memory store's mean by 4-12 µs.
   cpu: { steps: 100, runs: 10, coldSteps: 5_000, warmUpSteps: 40_000, maxWarmUpSteps: 60_000, warmup: 5, reps: 40, fill: 10_000 },
   flow: { runs: 50, smallRuns: 10, ratio: 10, concurrency: 8, workMs: 5 },
+  // Issue 27's target: 10,000 in-flight runs of 50 recorded steps on PostgreSQL in ≤ 15 s. The
+  // memory store cannot be filled with SQL: its runs go through the engine, 2,000 of them.
+  check: { runs: 10_000, steps: 50, reps: 3, engineRuns: 2_000, replays: 2_000 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -53,4 +59,5 @@ export const SMOKE: BenchConfig = {
   dispatch: { runs: 5, workers: [1, 2], idleMs: 1000 },
   cpu: { steps: 13, runs: 2, coldSteps: 26, warmUpSteps: 26, maxWarmUpSteps: 26, warmup: 1, reps: 1, fill: 20 },
   flow: { runs: 3, smallRuns: 2, ratio: 10, concurrency: 4, workMs: 1 },
+  check: { runs: 20, steps: 5, reps: 1, engineRuns: 20, replays: 5 },
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability,check] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
  * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
@@ -32,6 +32,7 @@ import { observabilityOverhead } from './scenarios/observability.js';
 import { otelVariant } from './scenarios/otel-variant.js';
 import { idleCost } from './scenarios/idle-cost.js';
 import { storeDispatch } from './scenarios/store-dispatch.js';
+import { checkScenario } from './scenarios/check.js';
 import { cpuPerStep } from './scenarios/cpu-per-step.js';
 import { flowControl } from './scenarios/flow.js';
 import { engineLog } from './scenarios/workflows.js';
@@ -177,6 +178,12 @@ async function main(): Promise<number> {
       const flow = !wants('flow') ? undefined : await scenario(e, 'flow control', () => flowControl(backend, cfg.flow), inc);
       if (flow) report.flow = flow;
       else if (flow === null) inc.push('flow control: not measured (the store has no slots)');
+      // The pre-deploy check (issue 27): PostgreSQL (the target) and SQLite filled by cloning one run with SQL, memory through the engine.
+      const check =
+        !wants('check') || !['memory', 'sqlite', 'postgres'].includes(backend.name)
+          ? undefined
+          : await scenario(e, 'pre-deploy check', () => checkScenario(backend, cfg.check), inc);
+      if (check) report.check = check;
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
 

@@ -12,6 +12,7 @@ import type { IdleCostResult } from './scenarios/idle-cost.js';
 import type { StoreDispatchResult } from './scenarios/store-dispatch.js';
 import type { CpuResult } from './scenarios/cpu-per-step.js';
 import type { FlowResult } from './scenarios/flow.js';
+import type { CheckResult } from './scenarios/check.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -35,6 +36,8 @@ export interface BackendReport {
   cpu?: CpuResult;
   /** Flow control: round trips of a limited run, fairness across keys (`--scenarios=flow`; stores with slots). */
   flow?: FlowResult;
+  /** The pre-deploy check over many in-flight runs (`--scenarios=check`; memory, SQLite, PostgreSQL). */
+  check?: CheckResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];

@@ -18,6 +18,8 @@ export function freshPrefix(): string {
  */
 export async function openKyselyStore(options: {
   counter: RoundTripCounter;
+  /** The SQL dialect, exposed with the tables as `OpenedStore.sql`. */
+  dialect: 'postgres' | 'sqlite' | 'mysql';
   counted: () => Promise<AnyDb>;
   uncounted: () => Promise<AnyDb>;
   spec?: (prefix: string) => StoreSpec;
@@ -32,6 +34,7 @@ export async function openKyselyStore(options: {
   const peerStores: WorkflowStore[] = [];
   return {
     probe,
+    sql: { db, tablePrefix, dialect: options.dialect },
     ...(options.spec ? { spec: options.spec(tablePrefix) } : {}),
     async peer(): Promise<WorkflowStore> {
       const peerDb = await options.uncounted();

@@ -18,7 +18,7 @@ export const mysqlBackend: BackendAdapter = {
       server: `${server.product} (${server.durability})`,
       driverCounted: true,
       counter,
-      openStore: () => openKyselyStore({ counter, counted: () => mysqlDb(url, counter), uncounted: () => mysqlDb(url) }),
+      openStore: () => openKyselyStore({ dialect: 'mysql', counter, counted: () => mysqlDb(url, counter), uncounted: () => mysqlDb(url) }),
       async close() {},
     };
   },

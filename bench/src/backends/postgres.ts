@@ -4,6 +4,7 @@ import { createPostgresSignals } from '@cairn/kysely/postgres';
 import pg from 'pg';
 import { RoundTripCounter } from '../instrument/round-trips.js';
 import { xidCounter } from '../scenarios/pg-floor.js';
+import { processTreeCpuMs } from '../servers/process-cpu.js';
 import { openKyselyStore } from './kysely-common.js';
 import { postgresDb } from './sql-drivers.js';
 import type { BackendAdapter, BackendInstance, StoreSpec } from './types.js';
@@ -40,8 +41,10 @@ export const postgresBackend: BackendAdapter = {
       driverCounted: true,
       counter,
       writeTransactions: () => xidCounter(admin),
+      ...(server.pid === undefined ? {} : { serverCpuMs: () => processTreeCpuMs(server.pid!) }),
       openStore: () =>
         openKyselyStore({
+          dialect: 'postgres',
           counter,
           counted: () => postgresDb(server.url, counter),
           uncounted: () => postgresDb(server.url),

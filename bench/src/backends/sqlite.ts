@@ -27,7 +27,7 @@ export const sqliteBackend: BackendAdapter = {
       counter,
       openStore() {
         const file = join(ctx.tmpDir, `bench-${++files}.sqlite`);
-        return openKyselyStore({ counter, counted: () => sqliteDb(file, counter), uncounted: () => sqliteDb(file) });
+        return openKyselyStore({ dialect: 'sqlite', counter, counted: () => sqliteDb(file, counter), uncounted: () => sqliteDb(file) });
       },
       async close() {},
     };

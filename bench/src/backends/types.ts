@@ -1,4 +1,5 @@
 import type { WorkflowStore } from '@cairn/core';
+import type { AnyDb } from './sql-drivers.js';
 import type { StoreProbe } from '../instrument/counting-store.js';
 import type { RoundTripCounter } from '../instrument/round-trips.js';
 import type { BenchConfig } from '../config.js';
@@ -23,6 +24,12 @@ export interface OpenedStore {
   peer(): Promise<WorkflowStore>;
   /** What a worker process needs to open the same store (see `connectStore`), when supported. */
   readonly spec?: StoreSpec;
+  /**
+   * The SQL tables behind the store (SQL backends only), for a scenario that writes rows directly
+   * (the check scenario clones a recorded run): the counted Kysely instance, the table prefix and
+   * the dialect.
+   */
+  readonly sql?: { readonly db: AnyDb; readonly tablePrefix: string; readonly dialect: 'postgres' | 'sqlite' | 'mysql' };
   close(): Promise<void>;
 }
 
@@ -52,6 +59,8 @@ export interface BackendInstance {
   scale?: (config: BenchConfig) => { config: BenchConfig; note: string } | undefined;
   /** A monotonic count of write transactions on the server (PostgreSQL: transaction ids assigned), if it can tell. */
   writeTransactions?: () => Promise<number>;
+  /** CPU the server's processes have used so far, in ms (PostgreSQL started by the bench, on Linux), if it can tell. */
+  serverCpuMs?: () => number | undefined;
   close(): Promise<void>;
 }
 

@@ -8,6 +8,8 @@ export interface BenchServer {
   product: string;
   /** How durable it is configured (it matters for every timing on it). */
   durability: string;
+  /** The server's main process, where the bench started it (PostgreSQL): its CPU can be read. */
+  pid?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export class Servers {
     return this.#once('postgres', async () => {
       const server: DurablePostgres = await startDurablePostgres(this.log);
       this.#stops.push(server.stop);
-      return { url: server.url, product: `PostgreSQL ${server.version}`, durability: server.settings };
+      return { url: server.url, product: `PostgreSQL ${server.version}`, durability: server.settings, pid: server.pid };
     });
   }
 
