@@ -124,7 +124,12 @@ describe('divergence reports', () => {
       ...timeline,
       run: {
         ...timeline.run,
-        error: { name: 'CairnError', code: 'NON_DETERMINISM', message: `Run ${timeline.run.id}: ${'advice '.repeat(30)}end.`, data: divergence as unknown as Json },
+        error: {
+          name: 'CairnError',
+          code: 'NON_DETERMINISM',
+          message: `Run ${timeline.run.id}: ${'advice '.repeat(30)}end.`,
+          data: divergence as unknown as Json,
+        },
       },
     });
     for (const line of text.split('\n')) assert.ok([...line].length <= 80, `wider than 80: ${line}`);
@@ -151,6 +156,17 @@ describe('divergence reports', () => {
     assert.match(text, /^… and 4 more \(--json lists every run\)$/m);
     assert.match(text, /^25 runs checked: 1 compatible, 23 diverging, 1 on a version the build lacks\.$/m);
     assert.equal(tally.unfit, 24);
+    assert.doesNotMatch(text, /patch marker/);
+    tally.add({
+      ...base,
+      runId: 'run-rolled-back',
+      verdict: 'diverges',
+      divergence: { ...divergence, recorded: { kind: 'patch', key: 'patch:x', name: 'x' } },
+    });
+    assert.match(
+      renderCheckReport(tally, { colors: colors(false), workflows: ['signup'], cwd: '/' }),
+      /^1 history holds a patch marker this build does not reach: keep its ctx\.patched\(id\)/m,
+    );
     assert.equal(
       renderCheckReport(new CheckTally(), { colors: colors(false), workflows: ['signup'], cwd: '/' }),
       'No runs in flight of signup: nothing to check.',

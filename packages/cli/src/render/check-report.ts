@@ -16,6 +16,8 @@ export class CheckTally {
   readonly counts: Record<Verdict, number> = { compatible: 0, diverges: 0, 'missing-version': 0, unreadable: 0 };
   /** Per workflow and version, in the order first seen. */
   readonly groups = new Map<string, { workflow: string; version: string; counts: Record<Verdict, number> }>();
+  /** Diverging runs whose history holds a patch marker where the build calls something else (a rollback past a patch). */
+  patchMarkers = 0;
   /** The first `LISTED_RUNS` runs whose verdict is not `compatible`. */
   readonly listed: RunVerdict[] = [];
 
@@ -29,6 +31,7 @@ export class CheckTally {
       this.groups.set(id, group);
     }
     group.counts[verdict.verdict] += 1;
+    if (verdict.divergence?.recorded?.kind === 'patch') this.patchMarkers += 1;
     if (verdict.verdict !== 'compatible' && this.listed.length < LISTED_RUNS) this.listed.push(verdict);
   }
 
@@ -100,6 +103,11 @@ export function renderCheckReport(tally: CheckTally, options: { colors: Colors; 
     lines.push(
       'Resumed by this build, the diverging runs would fail with NON_DETERMINISM.',
       'Guard each change with ctx.patched(id), or register the new code as a new version (docs/versioning.md).',
+    );
+  }
+  if (tally.patchMarkers > 0) {
+    lines.push(
+      `${plural(tally.patchMarkers, 'history holds', 'histories hold')} a patch marker this build does not reach: keep its ctx.patched(id) (or ctx.deprecatePatch(id)) in place until every run that recorded it has ended.`,
     );
   }
   if (tally.counts['missing-version'] > 0) lines.push('Keep every version that has runs in flight in the build until they end (cairn versions).');
