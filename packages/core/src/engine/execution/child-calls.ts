@@ -12,6 +12,7 @@ import { childOutcomeOf } from '../child-outcome.js';
 import { CONTINUED_AS, continuedAs } from '../continued-as.js';
 import { flowKeys } from '../flow-keys.js';
 import { childStart } from '../run-deadline.js';
+import { definitionForStart } from '../start-version.js';
 import { uuidv7 } from '../uuid.js';
 import type { ChildOptions, StartChildOptions } from '../workflow-context.js';
 import { type Call, type Delivery, SUSPEND } from './call.js';
@@ -163,7 +164,7 @@ export class ChildCalls {
     idempotencyKey: string,
     how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' },
   ): Promise<{ run: RunRecord; created: boolean }> {
-    const def = this.r.rt.registry.forStart(workflow);
+    const def = await this.versionForStart(workflow);
     // A key function that refuses the input fails this call, as it fails `startRun`.
     flowKeys(def, input);
     const made = await this.r.write((_fence, now) => {
@@ -198,6 +199,20 @@ export class ChildCalls {
       );
     }
     return made;
+  }
+
+  /**
+   * The version a run this run starts takes: the newest that is not retired, as `startRun` chooses
+   * (`definitionForStart`); the one listed last when every version is retired, because refusing
+   * would fail this run, which a retire must leave alone (docs/semantics.md, "Retired versions").
+   */
+  private async versionForStart(workflow: string): Promise<AnyWorkflowDefinition> {
+    try {
+      return await definitionForStart(this.r.rt.store.versions, this.r.rt.registry, workflow);
+    } catch (error) {
+      if (CairnError.is(error, 'VERSION_RETIRED')) return this.r.rt.registry.forStart(workflow);
+      throw error;
+    }
   }
 
   /** The run, or the last run of its continue-as-new chain (a child that continued as new). */
