@@ -8,22 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { openSqliteStore } from '@cairn/kysely';
 import { cliCases } from './support/cli-cases.js';
+import { sqliteTarget } from './support/sqlite-target.js';
 import { runCairn, startCairn } from './support/run-cairn.js';
 import { seedRuns } from './support/seed-runs.js';
 
-let dir = '';
-cliCases({
-  name: 'SQLite (--url sqlite:<file>)',
-  thorough: true,
-  async setup() {
-    dir = mkdtempSync(join(tmpdir(), 'cairn-cli-sqlite-'));
-    return { url: `sqlite:${join(dir, 'cairn.sqlite')}`, args: [] };
-  },
-  open: () => openSqliteStore(join(dir, 'cairn.sqlite'), { migrate: true }),
-  async teardown() {
-    rmSync(dir, { recursive: true, force: true });
-  },
-});
+cliCases(sqliteTarget('cairn-cli-sqlite-'));
 
 const COMMAND_NAMES = ['runs', 'show', 'cancel', 'retry', 'fork', 'delete', 'prune', 'schedules', 'versions', 'check', 'export', 'dashboard'];
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
