@@ -158,9 +158,9 @@ export const protoKeysGroup: CaseGroup = caseGroup('adversarial.proto-keys', 'ad
     await w.engine.schedules.tick();
     await w.settle();
     const scheduled = (await w.raw.runs.list({ workflow: 'proto-loop', limit: 10 })).runs.filter((r) => r.id !== first.id && r.id !== next);
-    assert.equal(scheduled.length, 1, 'the schedule started one run');
-    const scheduledRun = await w.runToEnd((scheduled[0] as { id: string }).id);
-    findings.check(scheduledRun.input, 'schedule', 'stored input of the scheduled run');
+    // One run or two, as the minute ticks fell in the 61 s the clock moved.
+    assert.ok(scheduled.length >= 1, 'the schedule started a run');
+    for (const { id } of scheduled) findings.check((await w.runToEnd(id)).input, 'schedule', 'stored input of a scheduled run');
     findings.done();
   }),
 ]);
