@@ -10,6 +10,7 @@ import { largePayloadsGroup } from './adversarial/large-payloads.js';
 import { protoKeysGroup } from './adversarial/proto-keys.js';
 import { racingClaimersGroup } from './adversarial/racing-claimers.js';
 import { simulationGroup } from './adversarial/simulation.js';
+import { checkPredictionGroup } from './adversarial/check-prediction.js';
 import { staleFencesGroup } from './adversarial/stale-fences.js';
 import { storeBudgetGroup } from './adversarial/store-budget.js';
 import { terminalRacesGroup } from './adversarial/terminal-races.js';
@@ -23,6 +24,7 @@ import { flowControlGroup } from './engine/flow-control.js';
 import { deadlinesGroup } from './engine/deadlines.js';
 import { doctorGroup } from './engine/doctor.js';
 import { childrenGroup } from './engine/children.js';
+import { codecGroup } from './engine/codec.js';
 import { continueAsNewGroup } from './engine/continue-as-new.js';
 import { selectGroup } from './engine/select.js';
 import { eventsEngineGroup } from './engine/events.js';
@@ -96,6 +98,7 @@ export const engineGroups: readonly CaseGroup[] = [
   findRunsGroup,
   schedulesGroup,
   flowControlGroup,
+  codecGroup,
 ];
 
 /** Layer 3: adversarial cases. */
@@ -116,6 +119,7 @@ export const adversarialGroups: readonly CaseGroup[] = [
   deleteArtefactsGroup,
   storeBudgetGroup,
   simulationGroup,
+  checkPredictionGroup,
 ];
 
 /** Every group of the suite, in the order they are registered. */

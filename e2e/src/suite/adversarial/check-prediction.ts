@@ -1,0 +1,363 @@
+import assert from 'node:assert/strict';
+import {
+  checkWorkflowCode,
+  defineWorkflow,
+  isTerminalRunStatus,
+  type Json,
+  type RunRecord,
+  type RunVerdict,
+  type WorkflowContext,
+  type WorkflowDefinition,
+} from '@cairn/core';
+import { countingStore } from '@cairn/core/backend';
+import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
+import { engineWorld, type EngineWorld } from '../engine/engine-world.js';
+import { newNamespace } from '../run-in-fresh-namespace.js';
+import {
+  childBodies,
+  describeNodes,
+  GATES,
+  gatedProgram,
+  mutate,
+  waitsPerEvent,
+  type GatedNode,
+  type GatedProgram,
+  type Mutation,
+} from '../fixtures/program-mutation.js';
+import { eventPayload, stateValue, stepValue } from '../fixtures/random-program.js';
+
+/**
+ * Seeds per backend when neither `CAIRN_CHECK_SEED` nor `CAIRN_CHECK_SEEDS` is set: what fits
+ * the CI budget (about 5 s on the in-process stores, 15 s on a server). Every backend runs the same
+ * programs and mutations from seed 1.
+ */
+function defaultSeeds(backend: string): number {
+  if (backend === 'memory') return 30;
+  if (backend.includes('sqlite')) return 20;
+  if (backend.includes('mongo')) return 4;
+  return 20;
+}
+
+/**
+ * Seeds run one after another on one store, then the next ones on a fresh store. A namespace's
+ * creation (migrations) costs a SQL server about a seed's time; FerretDB's queries slow down as a
+ * namespace fills (twice as slow after a few seeds), so there every seed gets its own.
+ */
+function seedsPerStore(backend: string): number {
+  return backend.includes('mongo') ? 1 : 10;
+}
+/** Timers `runUntil` may fire per phase before a run counts as stuck. */
+const MAX_TIMERS = 1_500;
+
+/** The input of a gated run: how many gates it goes through before it suspends. */
+interface GatedInput {
+  pass: number;
+}
+
+const macrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * One build of a gated program: the workflow `name` (the root program in its code) and
+ * `name-kid` (a child's part, looked up by the child node's path). Bodies wait a seeded number of
+ * macrotask turns, so branches finish out of call order.
+ */
+export function gatedBuild(name: string, program: GatedProgram): WorkflowDefinition[] {
+  const kids = childBodies(program.body);
+  const kidName = `${name}-kid`;
+
+  const runSequence = async (ctx: WorkflowContext, nodes: readonly GatedNode[], pass: number): Promise<unknown[]> => {
+    const out: unknown[] = [];
+    for (const n of nodes) out.push(await runNode(ctx, n, pass));
+    return out;
+  };
+
+  const runNode = async (ctx: WorkflowContext, n: GatedNode, pass: number): Promise<unknown> => {
+    switch (n.kind) {
+      case 'step':
+        return ctx.step(
+          n.name,
+          async () => {
+            for (let i = 0; i < (n.delays[0]?.turns ?? 0); i += 1) await macrotask();
+            return stepValue(n.path);
+          },
+          n.queued ? { queued: true } : {},
+        );
+      case 'sleep':
+        await ctx.sleep(n.name, n.ms);
+        return null;
+      case 'event':
+        return ctx.waitForEvent(n.event);
+      case 'set':
+        await ctx.setState(n.key, stateValue(n.path));
+        return null;
+      case 'get':
+        return (await ctx.state(n.key)) ?? null;
+      case 'now':
+        return ctx.now();
+      case 'random':
+        return ctx.random();
+      case 'uuid':
+        return ctx.uuid();
+      case 'child':
+        return ctx.child(kidName, { path: n.path } as Json, n.name === undefined ? undefined : { name: n.name });
+      case 'all':
+        return Promise.all(n.branches.map((branch) => runSequence(ctx, branch, pass)));
+      case 'gate':
+        if (n.wait === 'event') return ctx.waitForEvent(`gate${n.gate}`);
+        await ctx.sleep(`gate${n.gate}`, pass > n.gate ? 1 : n.ms);
+        return null;
+      case 'patched':
+        return ctx.patched(n.id) ? runSequence(ctx, n.body, pass) : 'old path';
+    }
+  };
+
+  return [
+    defineWorkflow(name, (ctx, input: GatedInput) => runSequence(ctx, program.body, input.pass)) as WorkflowDefinition,
+    defineWorkflow(kidName, (ctx, input: { path: string }) => runSequence(ctx, kids.get(input.path) ?? [], 0)) as WorkflowDefinition,
+  ];
+}
+
+/** What resuming a run with the mutated build did. */
+interface Outcome {
+  status: RunRecord['status'] | 'stuck';
+  code?: string;
+  message?: string;
+}
+
+/** One run of one seed: the check's verdict and what resuming did. */
+interface Judged {
+  pass: number;
+  runId: string;
+  verdict: RunVerdict | undefined;
+  outcome: Outcome;
+}
+
+/** Whether a verdict predicted an outcome: compatible ⇔ it went on (not NON_DETERMINISM); diverges ⇔ NON_DETERMINISM. */
+function predicted(verdict: RunVerdict | undefined, outcome: Outcome): boolean {
+  if (outcome.status === 'stuck' || verdict === undefined) return false;
+  const diverged = outcome.status === 'failed' && outcome.code === 'NON_DETERMINISM';
+  if (verdict.verdict === 'compatible') return !diverged && (outcome.status === 'completed' || outcome.status === 'failed');
+  if (verdict.verdict === 'diverges') return diverged;
+  return false;
+}
+
+/** Whether every run stands at its gate: waiting, the gate's wait recorded and unfinished, every other call finished, every child ended. */
+async function atGates(w: EngineWorld, runs: readonly { id: string; pass: number }[], kidName: string | undefined): Promise<boolean> {
+  for (const { id, pass } of runs) {
+    const run = await w.raw.runs.get(id);
+    if (run?.status !== 'waiting') return false;
+    const steps = await w.raw.steps.load(id);
+    const gate = (s: (typeof steps)[number]) => (s.kind === 'event' && s.name === `event:gate${pass}`) || (s.kind === 'sleep' && s.name === `gate${pass}`);
+    if (!steps.some((s) => gate(s) && s.status !== 'succeeded')) return false;
+    if (steps.some((s) => !gate(s) && s.status !== 'succeeded')) return false;
+  }
+  if (kidName === undefined) return true;
+  const kids = await w.raw.runs.list({ workflow: kidName, limit: 1000 });
+  return kids.runs.every((r) => isTerminalRunStatus(r.status));
+}
+
+interface SeedReport {
+  seed: number;
+  program: string;
+  mutation: Mutation;
+  mutated: string;
+  judged: Judged[];
+  /** A write the check made, or a run the check did not see: the test's own failure. */
+  problems: string[];
+  log: string[];
+  /** The clock's time when the seed ended: the next seed on the same store starts after it. */
+  endedAt: number;
+}
+
+/**
+ * One seed: two runs of the gated program suspended at gate 0 and gate 1 by the original build;
+ * the check of the mutated build over the store; then a new engine with the mutated build (same
+ * name, same version) resumes both: their gates' events sent, every event the mutated code waits
+ * for more often than the original sent, the clock moved until each run ends.
+ */
+async function runSeed(env: CaseEnv, seed: number, verbose: boolean): Promise<SeedReport> {
+  const program = gatedProgram(seed);
+  const { program: candidate, mutation } = mutate(program, seed);
+  const name = `check-${seed}`;
+  const kidName = `${name}-kid`;
+  const original = gatedBuild(name, program);
+  const mutated = gatedBuild(name, candidate);
+  const report: SeedReport = {
+    seed,
+    program: describeNodes(program.body),
+    mutation,
+    mutated: describeNodes(candidate.body),
+    judged: [],
+    problems: [],
+    log: [],
+    endedAt: env.t0,
+  };
+  if (verbose) console.log(`# check-prediction seed ${seed}\n#   program: ${report.program}\n#   mutation: ${mutation.text}\n#   mutated: ${report.mutated}`);
+
+  const w = await engineWorld(env, original);
+  report.log = w.log;
+  const before = waitsPerEvent(program.body);
+  const runs: { id: string; pass: number }[] = [];
+  for (let pass = 0; pass < GATES; pass += 1) {
+    const handle = await w.engine.startRun(name, { pass } as unknown as Json);
+    for (const [event, count] of before) for (let k = 0; k < count; k += 1) await w.engine.sendEvent(handle.id, event, eventPayload(event));
+    for (let g = 0; g < pass; g += 1) await w.engine.sendEvent(handle.id, `gate${g}`, eventPayload(`gate${g}`));
+    runs.push({ id: handle.id, pass });
+  }
+  await w.runUntil(`seed ${seed}: both runs at their gates`, () => atGates(w, runs, childBodies(program.body).size > 0 ? kidName : undefined), {
+    maxTimers: MAX_TIMERS,
+  });
+  await w.engine.stop();
+
+  const counted = countingStore(w.raw);
+  const check = await checkWorkflowCode({ store: counted, workflows: mutated });
+  const writes = counted.calls.filter((c) => c.write).map((c) => c.method);
+  if (writes.length > 0) report.problems.push(`the check wrote: ${writes.join(', ')}`);
+  const verdicts = new Map(check.runs.map((v) => [v.runId, v]));
+  if (check.checked !== runs.length)
+    report.problems.push(
+      `the check replayed ${check.checked} runs, not the ${runs.length} in flight: ${JSON.stringify(check.runs.map((r) => [r.runId, r.workflow]))}`,
+    );
+  if (verbose) for (const { id, pass } of runs) console.log(`#   run pass=${pass} history at its gate: ${await historyLine(w, id)}`);
+
+  const engine = await w.startEngine(mutated);
+  const after = waitsPerEvent(candidate.body);
+  for (const { id, pass } of runs) {
+    for (let g = pass; g < GATES; g += 1) await engine.sendEvent(id, `gate${g}`, eventPayload(`gate${g}`));
+    for (const [event, count] of after) for (let k = before.get(event) ?? 0; k < count; k += 1) await engine.sendEvent(id, event, eventPayload(event));
+  }
+  for (const { id, pass } of runs) {
+    let outcome: Outcome;
+    try {
+      const run = await w.runToEnd(id, { maxTimers: MAX_TIMERS });
+      outcome = { status: run.status, ...(run.error ? { code: run.error.code, message: run.error.message } : {}) };
+    } catch (error) {
+      outcome = { status: 'stuck', message: (error as Error).message.split('\n')[0] };
+    }
+    report.judged.push({ pass, runId: id, verdict: verdicts.get(id), outcome });
+    if (verbose) console.log(`#   run pass=${pass} history resumed: ${await historyLine(w, id)}`);
+  }
+  await engine.stop();
+  report.endedAt = w.clock.now();
+  return report;
+}
+
+/** A run's history on one line: `seq:kind:key@turn`, with the status of what is not finished. */
+async function historyLine(w: EngineWorld, runId: string): Promise<string> {
+  const steps = await w.raw.steps.load(runId);
+  return steps.map((s) => `${s.seq}:${s.kind}:${s.key}@${s.turn ?? '-'}${s.status === 'succeeded' ? '' : `(${s.status})`}`).join(' ');
+}
+
+const describeVerdict = (v: RunVerdict | undefined): string =>
+  v === undefined
+    ? 'none (the check did not see the run)'
+    : v.verdict === 'diverges'
+      ? `diverges ${JSON.stringify(v.divergence)}`
+      : `${v.verdict}${v.reason ? ` (${v.reason})` : ''}`;
+const describeOutcome = (o: Outcome): string => `${o.status}${o.code ? ` ${o.code}` : ''}${o.message ? `: ${o.message}` : ''}`;
+
+/** Runs `body` with cleanups of its own (the engines a seed leaves, stopped even when it failed), run when it ends. */
+async function withCleanups<T>(env: CaseEnv, body: (env: CaseEnv) => Promise<T>): Promise<T> {
+  const deferred: (() => Promise<void> | void)[] = [];
+  try {
+    return await body({ ...env, defer: (fn) => void deferred.push(fn) });
+  } finally {
+    for (const fn of deferred.reverse()) await fn();
+  }
+}
+
+/** A store in a fresh namespace, destroyed by the case's cleanups. */
+async function freshStore(env: CaseEnv): Promise<CaseEnv> {
+  const namespace = newNamespace();
+  const store = await env.harness.createStore(namespace);
+  env.defer(() => (env.harness.destroyStore ? env.harness.destroyStore(store, namespace) : store.close()));
+  return { ...env, store, namespace };
+}
+
+/** The seeds to run: `CAIRN_CHECK_SEED=N` (that one, verbose), `CAIRN_CHECK_SEEDS=N` (1..N), or the backend's default. */
+function seedsFor(backend: string): { seeds: number[]; verbose: boolean } {
+  const one = process.env.CAIRN_CHECK_SEED;
+  if (one !== undefined && one.trim() !== '') {
+    const seed = Number(one);
+    assert.ok(Number.isSafeInteger(seed) && seed >= 0, `CAIRN_CHECK_SEED must be a non-negative integer, got ${JSON.stringify(one)}`);
+    return { seeds: [seed], verbose: true };
+  }
+  const many = process.env.CAIRN_CHECK_SEEDS;
+  const count = many !== undefined && many.trim() !== '' ? Number(many) : defaultSeeds(backend);
+  assert.ok(Number.isSafeInteger(count) && count >= 1, `CAIRN_CHECK_SEEDS must be a positive integer, got ${JSON.stringify(many)}`);
+  return { seeds: Array.from({ length: count }, (_, i) => i + 1), verbose: false };
+}
+
+async function checkPrediction(env: CaseEnv): Promise<void> {
+  const { seeds, verbose } = seedsFor(env.harness.name);
+  const started = performance.now();
+  let mismatches = 0;
+  const tally = { runs: 0, compatible: 0, diverges: 0, completed: 0 };
+  const kinds = new Map<string, number>();
+  const failures: string[] = [];
+  const perStore = seedsPerStore(env.harness.name);
+  let shared = env;
+  let t0 = env.t0;
+  for (const [i, seed] of seeds.entries()) {
+    if (i > 0 && i % perStore === 0) {
+      shared = await freshStore(env);
+      t0 = env.t0;
+    }
+    let report: SeedReport;
+    try {
+      // Each seed's world starts its clock after the previous one's on the same store.
+      report = await withCleanups({ ...shared, t0 }, (seedEnv) => runSeed(seedEnv, seed, verbose));
+      t0 = report.endedAt + 60_000;
+    } catch (error) {
+      t0 += 86_400_000;
+      mismatches += 1;
+      failures.push(`seed ${seed}: the test itself threw: ${(error as Error).stack ?? String(error)}`);
+      continue;
+    }
+    kinds.set(report.mutation.kind, (kinds.get(report.mutation.kind) ?? 0) + 1);
+    const wrong = report.judged.filter((j) => !predicted(j.verdict, j.outcome));
+    for (const j of report.judged) {
+      tally.runs += 1;
+      if (j.verdict?.verdict === 'compatible') tally.compatible += 1;
+      if (j.verdict?.verdict === 'diverges') tally.diverges += 1;
+      if (j.outcome.status === 'completed') tally.completed += 1;
+    }
+    if (verbose)
+      for (const j of report.judged) console.log(`#   run pass=${j.pass}: verdict ${describeVerdict(j.verdict)}; outcome ${describeOutcome(j.outcome)}`);
+    if (wrong.length > 0 || report.problems.length > 0) {
+      mismatches += 1;
+      failures.push(
+        [
+          `seed ${seed}: mutation: ${report.mutation.text}`,
+          `  program: ${report.program}`,
+          `  mutated: ${report.mutated}`,
+          ...report.problems.map((p) => `  ${p}`),
+          ...wrong.map((j) => `  run ${j.runId} (stopped at gate ${j.pass}): verdict ${describeVerdict(j.verdict)}; outcome ${describeOutcome(j.outcome)}`),
+          ...(verbose ? report.log.map((l) => `  log: ${l}`) : []),
+        ].join('\n'),
+      );
+    }
+  }
+  const ms = Math.round(performance.now() - started);
+  const summary = `check-prediction: seeds=${seeds.length} mismatches=${mismatches}`;
+  const mix = [...kinds].map(([k, n]) => `${k} ${n}`).join(', ');
+  console.log(
+    `# ${summary} (${env.harness.name}, ${ms} ms; runs ${tally.runs}: ${tally.compatible} compatible, ${tally.diverges} diverge, ${tally.completed} completed; mutations: ${mix})`,
+  );
+  for (const failure of failures) console.log(`# ${failure.replaceAll('\n', '\n# ')}`);
+  if (failures.length > 0) assert.fail(`${summary}\nReplay one with CAIRN_CHECK_SEED=<seed>:\n${failures.join('\n')}`);
+}
+
+/**
+ * Adversarial: the pre-deploy check must predict what resuming does. Seeded random programs (the
+ * simulation's generator, with two gates where runs suspend), each mutated as a later build would
+ * be (a call inserted, removed, renamed, two swapped, a call behind `ctx.patched`, or nothing);
+ * `checkWorkflowCode` of the mutated build over the store, then the runs resumed by that build:
+ * `compatible` ⇔ the run went on, `diverges` ⇔ it failed with NON_DETERMINISM, on every run.
+ */
+export const checkPredictionGroup: CaseGroup = caseGroup('adversarial.check-prediction', 'adversarial: the pre-deploy check predicts resuming', [
+  conformanceCase(
+    'mutated random programs: every verdict of checkWorkflowCode is what resuming with the mutated build does; the check writes nothing',
+    checkPrediction,
+  ),
+]);
