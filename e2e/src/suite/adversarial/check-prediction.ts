@@ -274,17 +274,30 @@ async function freshStore(env: CaseEnv): Promise<CaseEnv> {
   return { ...env, store, namespace };
 }
 
-/** The seeds to run: `CAIRN_CHECK_SEED=N` (that one, verbose), `CAIRN_CHECK_SEEDS=N` (1..N), or the backend's default. */
+/** The first of `names` set in the environment (not blank), with its name. */
+function fromEnvironment(...names: string[]): { name: string; value: string } | undefined {
+  for (const name of names) {
+    const value = process.env[name];
+    if (value !== undefined && value.trim() !== '') return { name, value };
+  }
+  return undefined;
+}
+
+/**
+ * The seeds to run: `CAIRN_CHECK_SEED=N` (that one, verbose), `CAIRN_CHECK_SEEDS=N` (1..N), or the
+ * backend's default. Unset, the simulation's `CAIRN_SIM_SEED` / `CAIRN_SIM_SEEDS` apply here too, so
+ * `cairn-conformance --seed / --seeds` (which sets those) replays or soaks both fuzzers.
+ */
 function seedsFor(backend: string): { seeds: number[]; verbose: boolean } {
-  const one = process.env.CAIRN_CHECK_SEED;
-  if (one !== undefined && one.trim() !== '') {
-    const seed = Number(one);
-    assert.ok(Number.isSafeInteger(seed) && seed >= 0, `CAIRN_CHECK_SEED must be a non-negative integer, got ${JSON.stringify(one)}`);
+  const one = fromEnvironment('CAIRN_CHECK_SEED', 'CAIRN_SIM_SEED');
+  if (one !== undefined) {
+    const seed = Number(one.value);
+    assert.ok(Number.isSafeInteger(seed) && seed >= 0, `${one.name} must be a non-negative integer, got ${JSON.stringify(one.value)}`);
     return { seeds: [seed], verbose: true };
   }
-  const many = process.env.CAIRN_CHECK_SEEDS;
-  const count = many !== undefined && many.trim() !== '' ? Number(many) : defaultSeeds(backend);
-  assert.ok(Number.isSafeInteger(count) && count >= 1, `CAIRN_CHECK_SEEDS must be a positive integer, got ${JSON.stringify(many)}`);
+  const many = fromEnvironment('CAIRN_CHECK_SEEDS', 'CAIRN_SIM_SEEDS');
+  const count = many !== undefined ? Number(many.value) : defaultSeeds(backend);
+  assert.ok(Number.isSafeInteger(count) && count >= 1, `${many?.name} must be a positive integer, got ${JSON.stringify(many?.value)}`);
   return { seeds: Array.from({ length: count }, (_, i) => i + 1), verbose: false };
 }
 
