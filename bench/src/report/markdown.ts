@@ -1,4 +1,4 @@
-import type { BenchResults } from '../results.js';
+import type { BackendReport, BenchResults } from '../results.js';
 import { fmt, ms, table, us } from './format.js';
 import { cpuTarget } from './targets.js';
 
@@ -438,6 +438,11 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
   }
 
+  const withCheck = r.backends.filter((b) => b.check);
+  if (withCheck.length > 0) {
+    out.push(checkSection(withCheck, r.mode));
+  }
+
   if (r.observability) {
     const o = r.observability;
     out.push(`### Observability overhead (memory store, ${o.runs} inline runs of ${o.stepsPerRun} no-op steps, median of ${o.reps} interleaved repetitions)`);
@@ -493,4 +498,76 @@ function topRequests(
     for (const t of w.idleTop.slice(0, 3)) top.push([String(w.workers), 'idle', code(t.request), `${fmt(t.perSecond, 1)}/s`]);
   }
   return table(['workers', 'window', 'request', 'count'], top);
+}
+
+/** The pre-deploy check: time, where it goes, and memory, per backend and size. */
+function checkSection(backends: readonly BackendReport[], mode: 'full' | 'smoke'): string {
+  const out: string[] = [];
+  const c0 = backends[0]!.check!;
+  const reps = c0.sizes[0]?.samplesMs?.length;
+  const tuning = `pageSize ${c0.pageSize ?? '200 (default)'}, concurrency ${c0.concurrency ?? '8 (default)'}`;
+  out.push(
+    `### Pre-deploy check: \`checkWorkflowCode\` over in-flight runs of ${c0.steps} recorded steps (${tuning}; median of ${reps ?? '?'}${mode === 'smoke' ? ', smoke sizes' : ''})`,
+  );
+  out.push('');
+  const secs = (value: number | undefined) => (value === undefined ? '–' : ms(value));
+  const rows: string[][] = [];
+  for (const b of backends) {
+    const c = b.check!;
+    for (const s of c.sizes) {
+      const last = s === c.sizes[c.sizes.length - 1];
+      rows.push([
+        b.title,
+        fmt(s.runs, 0),
+        ms(s.wallMs),
+        fmt(s.runsPerSecond, 0),
+        secs(s.cpuMs),
+        secs(s.serverCpuMs),
+        `${ms(s.readsOnlyMs)} (CPU ${ms(s.readsOnlyCpuMs)}${s.readsOnlyServerCpuMs === undefined ? '' : ` + server ${ms(s.readsOnlyServerCpuMs)}`})`,
+        last ? `${ms(c.diverging.wallMs)} (${fmt(c.diverging.runsPerSecond, 0)} runs/s, CPU ${ms(c.diverging.cpuMs)})` : '',
+      ]);
+    }
+  }
+  out.push(
+    table(
+      ['backend', 'runs', 'check: wall', 'runs/s', 'bench process CPU', 'server CPU', 'reads alone: wall', 'diverging build (step inserted halfway): wall'],
+      rows,
+    ),
+  );
+  out.push('');
+  out.push(
+    table(
+      ['backend', 'how filled', 'round trips per run', 'replay alone (CPU per run / per step row)'],
+      backends.map((b) => {
+        const c = b.check!;
+        return [
+          b.title,
+          c.populatedBy === 'sql-clone' ? `one run through the engine, cloned with INSERT … SELECT (${c.stepRows} step rows each)` : `every run through the engine (${c.stepRows} step rows each)`,
+          fmt(c.roundTripsPerRun, 3),
+          `${us(c.replayCpuUsPerRun)} / ${us(c.replayCpuUsPerStep)}`,
+        ];
+      }),
+    ),
+  );
+  out.push('');
+  out.push('Memory of the bench process during the check (MiB above the level just before it, after a full GC):');
+  out.push('');
+  const mem: string[][] = [];
+  for (const b of backends) {
+    for (const s of b.check!.sizes) {
+      mem.push([b.title, fmt(s.runs, 0), fmt(s.peakRssGrowthMiB, 1), fmt(s.peakHeapGrowthMiB, 1), fmt(s.streamedLiveHeapMiB, 2), fmt(s.reportHeapMiB, 2)]);
+    }
+  }
+  out.push(
+    table(
+      ['backend', 'runs', 'peak RSS growth', 'peak heap growth (garbage included)', 'live heap, streamed `checkRuns` (GC every 100 verdicts)', "`checkWorkflowCode`'s report (every verdict)"],
+      mem,
+    ),
+  );
+  out.push('');
+  out.push(
+    "Wall: `checkWorkflowCode` from the call to the report, every verdict asserted (`compatible`; the diverging build: `diverges`). CPU: the bench process (replay, driver, GC) and, on PostgreSQL, the server's processes. Reads alone: the same `runs.list` pages and `runs.get` + `steps.load` per run at the same concurrency, without the replay. Replay alone: one exported history replayed again and again in memory. Peak RSS and heap are sampled every 10 ms and include garbage V8 has not collected yet; the streamed live heap is what memory the check keeps.",
+  );
+  out.push('');
+  return out.join('\n');
 }

@@ -6,6 +6,11 @@ export function cpuTarget(backend: string): number | undefined {
   return backend === 'memory' ? 10 : backend === 'postgres' ? 60 : undefined;
 }
 
+/** Issue 27's target for the pre-deploy check on PostgreSQL. */
+export const CHECK_TARGET = { runs: 10_000, steps: 50, seconds: 15 };
+/** How much more live heap the streamed check may hold at N than at N/10 (a page of runs and noise). */
+const CHECK_HEAP_SLACK_MIB = 4;
+
 /**
  * The targets. Round-trip counts are exact and deterministic, so they are checked in every mode
  * (smoke fails on them); timing targets are reported only, never enforced.
@@ -75,6 +80,31 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         holds: b.idle.requestsPerPass <= 1 && b.idle.clientRequests === 0,
         enforced: true,
       });
+    }
+    if (b.check) {
+      const c = b.check;
+      const small = c.sizes[0]!;
+      const large = c.sizes[c.sizes.length - 1]!;
+      if (results.mode === 'full' && b.name === 'postgres') {
+        // Issue 27's speed target (a timing: reported, never enforced).
+        out.push({
+          target: `pre-deploy check of ${fmt(CHECK_TARGET.runs, 0)} in-flight runs × ${CHECK_TARGET.steps} recorded steps ≤ ${CHECK_TARGET.seconds} s`,
+          subject: b.title,
+          measured: `${fmt(large.wallMs / 1000, 2)} s for ${fmt(large.runs, 0)} × ${c.steps} (${fmt(large.runsPerSecond, 0)} runs/s; median of ${large.samplesMs?.length ?? '?'})`,
+          holds: large.runs >= CHECK_TARGET.runs && c.steps >= CHECK_TARGET.steps && large.wallMs <= CHECK_TARGET.seconds * 1000,
+          enforced: false,
+        });
+      }
+      if (results.mode === 'full') {
+        // Memory bounded: what stays alive while the check streams does not grow with the number of runs.
+        out.push({
+          target: `pre-deploy check memory bounded: live heap of the streamed check at N ≤ at N/10 + ${CHECK_HEAP_SLACK_MIB} MiB`,
+          subject: b.title,
+          measured: `${fmt(large.streamedLiveHeapMiB, 2)} MiB at ${fmt(large.runs, 0)} runs, ${fmt(small.streamedLiveHeapMiB, 2)} MiB at ${fmt(small.runs, 0)}`,
+          holds: large.streamedLiveHeapMiB <= small.streamedLiveHeapMiB + CHECK_HEAP_SLACK_MIB,
+          enforced: false,
+        });
+      }
     }
     if (b.replay) {
       const reads = b.replay.sizes.map((s) => s.stepReadRoundTrips);
