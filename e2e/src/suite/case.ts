@@ -6,7 +6,7 @@ import type { ConformanceHarness } from './harness.js';
  * the flow-control contract (the optional `WorkflowStore.slots` and run priority, adopted
  * together), known only once the case's store is open.
  */
-export type Requirement = 'multiProcess' | 'artefactsOf' | 'slots';
+export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots';
 
 /** Everything one case gets: its own namespace, its own store, and a cleanup stack. */
 export interface CaseEnv {

@@ -55,6 +55,13 @@ export interface ConformanceHarness {
    * belongs to `runId`, as strings for the failure message. Absent: that case is skipped by name.
    */
   artefactsOf?(store: WorkflowStore, namespace: string, runId: string): Promise<string[]>;
+  /**
+   * Raw inspection for the payload-codec case: everything the backend holds in `namespace` — every
+   * row of every table, every document of every collection, every key with its value — as text,
+   * read past the store's API (binary values as UTF-8). The case looks for plaintext in it.
+   * Absent: that case is skipped by name.
+   */
+  rawContents?(store: WorkflowStore, namespace: string): Promise<string[]>;
   /** Capabilities the backend lacks. */
   capabilities?: HarnessCapabilities;
 }

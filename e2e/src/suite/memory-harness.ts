@@ -25,5 +25,23 @@ export function memoryHarness(options: MemoryStoreOptions = {}): ConformanceHarn
       for (const key of Object.keys(await store.state.get(runId))) left.push(`state ${key}`);
       return left;
     },
+    // The memory store holds exactly what its API hands back (copies of what was written), so its
+    // raw contents are every record read through it: runs, steps, attempts, state and schedules.
+    // Event messages cannot be listed without their names; a waited message is also the output
+    // of its event step.
+    async rawContents(store) {
+      const out: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.runs.list({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+        for (const { id } of page.runs) {
+          const parts = [await store.runs.get(id), await store.steps.load(id), await store.history.list(id), await store.state.get(id)];
+          out.push(...parts.map((part) => `run ${id}: ${JSON.stringify(part)}`));
+        }
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      for (const schedule of await store.schedules.list({ limit: 1000 })) out.push(`schedule ${JSON.stringify(schedule)}`);
+      return out;
+    },
   };
 }

@@ -10,6 +10,7 @@ import { registerSuiteHooks } from './suite-hooks.js';
 const SKIP_REASONS: Record<Requirement, string> = {
   multiProcess: 'needs two store instances sharing one namespace (capability multiProcess absent)',
   artefactsOf: 'needs raw inspection of the backend (harness.artefactsOf absent)',
+  rawContents: 'needs the raw contents of the backend (harness.rawContents absent)',
   slots: 'needs the flow-control contract (store.slots and run priority), which this store has not adopted yet',
 };
 
@@ -18,6 +19,7 @@ export function skipReason(harness: ConformanceHarness, requires: readonly Requi
   for (const requirement of requires) {
     if (requirement === 'multiProcess' && harness.capabilities?.multiProcess === false) return SKIP_REASONS.multiProcess;
     if (requirement === 'artefactsOf' && harness.artefactsOf === undefined) return SKIP_REASONS.artefactsOf;
+    if (requirement === 'rawContents' && harness.rawContents === undefined) return SKIP_REASONS.rawContents;
   }
   return undefined;
 }

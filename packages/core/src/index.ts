@@ -61,6 +61,12 @@ export type {
 } from './queue/queue.js';
 export { CairnError } from './errors/cairn-error.js';
 export { ERROR_CODES } from './errors/error-codes.js';
+export { codecStore } from './codec/codec-store.js';
+export type { CodecStore } from './codec/codec-store.js';
+export { aesGcmCodec, AES_GCM_CODEC } from './codec/aes-gcm-codec.js';
+export type { AesGcmCodecOptions } from './codec/aes-gcm-codec.js';
+export { ENCODED_MARK, isPayloadEnvelope, describeEncoded } from './codec/payload-codec.js';
+export type { PayloadCodec, PayloadEnvelope, PayloadContext, PayloadKind } from './codec/payload-codec.js';
 export { NonRetryableError, RetryAfterError, isNonRetryable } from './errors/retry-errors.js';
 export type { ErrorCode } from './errors/error-codes.js';
 export type { Clock } from './clock/clock.js';

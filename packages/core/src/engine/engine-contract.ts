@@ -1,6 +1,7 @@
 // The engine's public contract: its options and the methods every engine offers. Implemented by
 // createEngine (engine.ts).
 import type { Clock } from '../clock/clock.js';
+import type { PayloadCodec } from '../codec/payload-codec.js';
 import type { Json } from '../model/json.js';
 import type { RunPage, RunQuery, RunRecord } from '../model/run.js';
 import type { AttemptRecord, StepKind, StepRecord } from '../model/step.js';
@@ -30,6 +31,13 @@ import type { RunTimeline } from './run-timeline.js';
 /** Options of `createEngine`. */
 export interface EngineOptions {
   store: WorkflowStore;
+  /**
+   * Encodes every payload before the store sees it and decodes every one read back (inputs,
+   * outputs, step outputs, event payloads, state values, error data, schedule inputs): the store
+   * holds only the codec's envelopes. `aesGcmCodec` encrypts; see docs/encryption.md. A codec that
+   * fails gives `CODEC_ERROR`. Default: none (payloads are stored as JSON).
+   */
+  codec?: PayloadCodec;
   /** Carries orchestrator and step jobs. Default: a new in-process local queue (owned and closed by the engine). */
   queue?: Queue;
   workflows: readonly AnyWorkflowDefinition[];

@@ -20,6 +20,7 @@ import { executeStepJob } from './execute-step-job.js';
 import type { StepJob } from './step-job.js';
 import { ResultWaiter } from './result-waiter.js';
 import { StoreWakeups } from './store-wakeups.js';
+import { codecStore } from '../codec/codec-store.js';
 import { WorkerRoster } from './worker-roster.js';
 import { uuidv7 } from './uuid.js';
 import { createEngineSchedules, declareSchedule } from '../schedule/engine-schedules.js';
@@ -65,7 +66,9 @@ function workflowName(workflow: unknown): unknown {
 }
 
 /** Builds an engine over a store and a queue. Nothing runs until `start()`. */
-export function createEngine(options: EngineOptions): Engine {
+export function createEngine(given: EngineOptions): Engine {
+  // With a codec, the engine runs on the store seen through it: every payload is encoded on its way in and decoded on its way out.
+  const options = given.codec === undefined || given.store === undefined ? given : { ...given, store: codecStore(given.store, given.codec) };
   const checked = checkEngineOptions(options);
   const { registry, declaredSchedules, strategy, clock, timings, retention, maxPayloadBytes, pollIntervalMs, recoveryIntervalMs, workerId } = checked;
   const ownsQueue = options.queue === undefined;

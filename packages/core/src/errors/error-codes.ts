@@ -31,6 +31,8 @@ export const ERROR_CODES = [
   'ENGINE_STOPPED',
   'STORE_ERROR',
   'QUEUE_ERROR',
+  // A payload codec (createEngine({ codec })) could not encode or decode a payload: nothing was written or read.
+  'CODEC_ERROR',
   'SCHEDULE_NOT_FOUND',
   'SCHEDULE_EXISTS',
 ] as const;

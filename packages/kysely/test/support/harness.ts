@@ -34,6 +34,19 @@ export async function artefactsIn(db: AnyDb, prefix: string, runId: string): Pro
   return left;
 }
 
+/** Every row of every store table of one prefix, as text (binary columns as UTF-8), for the payload-codec case. */
+export async function rowsIn(db: AnyDb, prefix: string): Promise<string[]> {
+  const names = tableNames(prefix);
+  const out: string[] = [];
+  const text = (_key: string, value: unknown) =>
+    value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : typeof value === 'bigint' ? value.toString() : value;
+  for (const table of TABLES) {
+    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(names[table])}`.execute(db);
+    for (const row of rows) out.push(`${names[table]}: ${JSON.stringify(row, text)}`);
+  }
+  return out;
+}
+
 /** Drops every table of one prefix, including the migrator's own. */
 export async function dropPrefix(db: AnyDb, prefix: string): Promise<void> {
   const names = tableNames(prefix);
@@ -119,6 +132,18 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
       }
       if (!admin) throw new Error('harness not set up');
       return artefactsIn(admin, prefixOf(namespace), runId);
+    },
+    async rawContents(_store, namespace) {
+      if (dialect === 'sqlite') {
+        const db = await sqliteDb(files.get(namespace) ?? '');
+        try {
+          return await rowsIn(db, 'cairn_');
+        } finally {
+          await db.destroy();
+        }
+      }
+      if (!admin) throw new Error('harness not set up');
+      return rowsIn(admin, prefixOf(namespace));
     },
   };
 }

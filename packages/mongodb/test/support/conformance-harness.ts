@@ -77,5 +77,16 @@ export async function mongoHarness(): Promise<ConformanceHarness> {
       }
       return left;
     },
+    /** Every document of every collection of the namespace's database, as JSON text. */
+    async rawContents(store, namespace) {
+      const client = clients.get(store);
+      if (!client) return ['(no client for this store)'];
+      const db = client.db(namespace);
+      const out: string[] = [];
+      for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) {
+        for (const doc of await db.collection(name).find({}).toArray()) out.push(`${name}: ${JSON.stringify(doc)}`);
+      }
+      return out;
+    },
   };
 }

@@ -55,5 +55,24 @@ export function redisHarness(options: { url: string; source: string; cluster: bo
       }
       return left;
     },
+    /** Test-only SCAN: every key of the namespace with its value, read by its type. */
+    async rawContents(store: WorkflowStore, namespace: string): Promise<string[]> {
+      const client = clients.get(store);
+      if (!client) return ['(no client for this store)'];
+      const out: string[] = [];
+      for (const key of await keysOf(client, namespace)) {
+        const type = await client.type(key);
+        let value: unknown;
+        if (type === 'string') value = await client.get(key);
+        else if (type === 'hash') value = await client.hgetall(key);
+        else if (type === 'zset') value = await client.zrange(key, '0', '-1', 'WITHSCORES');
+        else if (type === 'list') value = await client.lrange(key, 0, -1);
+        else if (type === 'set') value = await client.smembers(key);
+        else if (type === 'stream') value = await client.xrange(key, '-', '+');
+        else value = `(${type})`;
+        out.push(`${key} ${type}: ${JSON.stringify(value)}`);
+      }
+      return out;
+    },
   };
 }
