@@ -13,7 +13,6 @@ import { decideRetry, type RetryDecision } from './retry-policy.js';
 import { stopReason, watchRun } from './cancel-watch.js';
 import { lifecycleError } from '../observe/lifecycle.js';
 
-
 /**
  * Runs one attempt of a queued step on a step worker. The worker holds no run lease: it starts the
  * attempt with a compare-and-set (scheduled → running, same attempt), so of two deliveries of one
