@@ -1,4 +1,7 @@
 export type { Json } from './model/json.js';
+export type { Jsonify, JsonifyPayload, JsonChecked, JsonGate } from './serialization/json-types.js';
+export type { StandardSchemaV1 } from './validation/standard-schema.js';
+export type { SchemaIssue } from './validation/validate-payload.js';
 export type { ErrorRecord } from './model/error-record.js';
 export type {
   RunStatus,
@@ -78,7 +81,7 @@ export { createLocalQueue } from './local-queue/create-local-queue.js';
 export type { LocalQueueOptions } from './local-queue/create-local-queue.js';
 export { defineWorkflow } from './engine/define-workflow.js';
 export type { WorkflowDefinition, WorkflowOptions } from './engine/define-workflow.js';
-export type { AnyWorkflowDefinition } from './engine/any-workflow-definition.js';
+export type { AnyWorkflowDefinition, WorkflowOf } from './engine/any-workflow-definition.js';
 export type { ConcurrencyLimit, RateLimit, StepRateLimit } from './engine/flow-options.js';
 export type {
   WorkflowContext,
@@ -108,7 +111,7 @@ export type { DefineEventOptions, EventDefinition, EventSchema } from './engine/
 export type { SendEventOptions } from './engine/send-event.js';
 export { CONTINUED_AS, continuedAs } from './engine/continued-as.js';
 export { MAX_SELECT_ALTERNATIVES } from './engine/select-alternatives.js';
-export type { SelectAlternative, SelectResult } from './engine/select-alternatives.js';
+export type { SelectAlternative, SelectResult, SelectOutcome, SelectChildValue } from './engine/select-alternatives.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
 export type { RetryRunOptions } from './engine/retry-run.js';
 export { checkRuns, checkWorkflowCode } from './check/check-runs.js';

@@ -13,3 +13,11 @@ import type { WorkflowDefinition } from './define-workflow.js';
  */
 // biome-ignore lint/suspicious/noExplicitAny: the handler's input is a contravariant parameter and TypeScript has no existential type; see the TSDoc above
 export type AnyWorkflowDefinition = WorkflowDefinition<any, any>;
+
+/**
+ * A workflow definition that takes `I` (at `startRun`, `ctx.child`) and ends with `O`, whatever
+ * its handler receives in between (an `input` schema may transform `I`): what code that starts a
+ * workflow takes. `any` for the handler's input for the reason above.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the handler's input is a contravariant parameter, and a caller deals only in what the definition takes
+export type WorkflowOf<I, O> = WorkflowDefinition<I, O, any>;

@@ -3,12 +3,12 @@
 import type { Clock } from '../clock/clock.js';
 import type { PayloadCodec } from '../codec/payload-codec.js';
 import type { Json } from '../model/json.js';
+import type { Jsonify, JsonGate } from '../serialization/json-types.js';
 import type { RunPage, RunQuery, RunRecord } from '../model/run.js';
 import type { AttemptRecord, StepKind, StepRecord } from '../model/step.js';
 import type { Queue, GroupConcurrency } from '../queue/queue.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
-import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
-import type { WorkflowDefinition } from './define-workflow.js';
+import type { AnyWorkflowDefinition, WorkflowOf } from './any-workflow-definition.js';
 import type { EngineTimings } from './engine-runtime.js';
 import type { EngineLogger } from '../logging/engine-logger.js';
 import type { FaultInjector } from './fault-point.js';
@@ -153,12 +153,15 @@ export interface CancelOptions {
   reason?: string;
 }
 
-/** A started (or found) run. */
+/**
+ * A started (or found) run. `O` is the output as it arrives: `startRun` gives a
+ * `RunHandle<Jsonify<O>>` for a workflow whose output type is `O`.
+ */
 export interface RunHandle<O = unknown> {
   readonly id: string;
   /** False when an idempotency key matched an existing run. */
   readonly created: boolean;
-  /** Waits for the run's output; see `Engine.result`. */
+  /** Waits for the run's output (its JSON round trip); see `Engine.result`. */
   result(options?: { timeout?: Duration }): Promise<O>;
 }
 
@@ -188,12 +191,16 @@ export interface Engine {
   stop(options?: { graceMs?: number }): Promise<void>;
   /**
    * Creates a run and starts it inline or on the queue. Bad input (unknown workflow, non-JSON or
-   * oversized input) throws a typed error before anything is written. The run goes on the version
+   * oversized input, an input the workflow's `input` schema refuses: `INVALID_INPUT` with the
+   * schema's issues in `data.issues`) throws a typed error before anything is written; the run
+   * stores the schema's value. `input` is what the definition takes (by name: any type JSON
+   * carries; a compile error otherwise), and the handle's `result()` gives the output's JSON round
+   * trip (`Jsonify<O>`). The run goes on the version
    * listed last in `workflows` that is not retired (`engine.versions.setStatus`); `VERSION_RETIRED`
    * (nothing written) when every version is, or `options.version` is — except that a repeated
    * `idempotencyKey` still returns the run that holds it.
    */
-  startRun<I, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: StartOptions): Promise<RunHandle<O>>;
+  startRun<I, O>(workflow: WorkflowOf<I, O> | (string & JsonGate<I, 'workflow input'>), input: I, options?: StartOptions): Promise<RunHandle<Jsonify<O>>>;
   /**
    * Resolves with the output of a completed run; throws `RUN_FAILED` / `RUN_CANCELLED` (cause: the
    * run's error), `RUN_NOT_FOUND`, or `RESULT_TIMEOUT`. While this process executes the run it
@@ -205,14 +212,21 @@ export interface Engine {
    * Sends a message to a run and wakes it. Every send of a name is kept, in arrival order: the k-th
    * `ctx.waitForEvent` of that name in the run receives the k-th message, whether it was sent before
    * or after the wait. `event` is a name or a `defineEvent` definition (whose schema, if any, checks
-   * the payload here, before anything is stored). Names follow the rule of waits (`checkEventName`);
+   * the payload here, before anything is stored: a refusal is `INVALID_INPUT`, a Standard Schema's
+   * issues in `data.issues`; the payload type is what the schema takes, and by name any type JSON
+   * carries). Names follow the rule of waits (`checkEventName`);
    * a bad name, options or payload throws `INVALID_INPUT` (or `NOT_SERIALIZABLE` /
    * `PAYLOAD_TOO_LARGE`) with nothing stored. Answers `{ delivered: true, duplicate: false, seq }`
    * when stored as message `seq`; `{ delivered: false, duplicate: true, seq }` when a send with the
    * same `idempotencyKey` was stored before (nothing is stored again); `{ delivered: false,
    * duplicate: false }` when the run has ended. `RUN_NOT_FOUND` when the run does not exist.
    */
-  sendEvent<T extends Json = Json>(runId: string, event: string | EventDefinition<T>, payload?: T, options?: SendEventOptions): Promise<EventDelivery>;
+  sendEvent<T = Json, In = T>(
+    runId: string,
+    event: EventDefinition<T, In> | (string & JsonGate<In, 'event payload'>),
+    payload?: In,
+    options?: SendEventOptions,
+  ): Promise<EventDelivery>;
   /**
    * Requests cancellation. Observed at once by an execution in this process; without a distributed
    * queue, on a store with signals, at once (one signal and one store read) by an engine of another

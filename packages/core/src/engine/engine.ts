@@ -39,6 +39,7 @@ import { buildRunTimeline } from './run-timeline.js';
 import { checkPriority } from '../store/check-slot-arguments.js';
 import { flowKeys } from './flow-keys.js';
 import { definitionForStart } from './start-version.js';
+import { workflowInput } from '../validation/workflow-input.js';
 import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
 
 // The longest cancel reason, in UTF-16 code units (stored as text on every backend).
@@ -319,9 +320,14 @@ export function createEngine(given: EngineOptions): Engine {
         startOptions.idempotencyKey === undefined
           ? undefined
           : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
-      registry.forStart(name, version); // an unknown workflow or version is refused before anything is read
+      // An unknown workflow or version is refused before anything is read.
+      const provisional = registry.forStart(name, version);
       // No input (`undefined`) is stored, and handed to the workflow, as `null`: JSON has no `undefined`.
-      const json = checkPayload(input === undefined ? null : input, `input of workflow ${JSON.stringify(name)}`);
+      const given = input === undefined ? null : input;
+      const what = `input of workflow ${JSON.stringify(name)}`;
+      // Without an input schema, a non-JSON input is refused before anything is read; with one, the
+      // schema of the version the run goes on sees the input first (it may transform it).
+      let json = provisional.options.input === undefined ? checkPayload(given, what) : undefined;
       const mode = startOptions.mode ?? options.startMode ?? 'queued';
       if (mode !== 'inline' && mode !== 'queued') throw invalidInput('startRun mode', "must be 'inline' or 'queued'", mode);
       let def: AnyWorkflowDefinition;
@@ -333,6 +339,8 @@ export function createEngine(given: EngineOptions): Engine {
         if (!existing) throw error;
         return { id: existing.id, created: false, result: (resultOptions) => engine.result(existing.id, resultOptions) };
       }
+      if (def.options.input !== undefined) json = checkPayload(await workflowInput(def, given, what), what);
+      else json ??= checkPayload(given, what);
       // The keys are computed again at every claim: a key function that refuses this input fails the start instead.
       flowKeys(def, json);
       const now = clock.now();

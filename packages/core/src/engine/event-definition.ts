@@ -1,10 +1,15 @@
 import { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
+import type { JsonGate } from '../serialization/json-types.js';
+import type { StandardSchemaV1 } from '../validation/standard-schema.js';
+import { isStandardSchema } from '../validation/validate-payload.js';
 import { checkIdentifier, IDENTIFIER_LIMITS, invalidInput } from './check-input.js';
 
 /**
- * A runtime check of an event's payload: any object with a `parse(value): T` method that returns
- * the value (possibly transformed) or throws. A zod schema is one; Cairn depends on none.
+ * A runtime check of an event's payload, the form `defineEvent` took before Standard Schema: any
+ * object with a `parse(value): T` method that returns the value (possibly transformed) or throws.
+ * Still accepted; a schema that also implements Standard Schema (zod 3.24+) is applied through
+ * Standard Schema.
  */
 export interface EventSchema<T> {
   parse(value: unknown): T;
@@ -14,26 +19,29 @@ const EVENT = Symbol.for('cairn.event');
 
 /**
  * An event shared by the code that sends it and the workflow that waits for it, so both agree on
- * its name and payload type: `engine.sendEvent(runId, approval, payload)` takes a `T`, and
- * `ctx.waitForEvent(approval)` resolves with one.
+ * its name and payload type: `engine.sendEvent(runId, approval, payload)` takes an `In` (a `T`
+ * unless a schema transforms), and `ctx.waitForEvent(approval)` resolves with a `T` after the JSON
+ * round trip (`Jsonify<T>`).
  */
-export interface EventDefinition<T extends Json = Json> {
+export interface EventDefinition<T = Json, In = T> {
   readonly [EVENT]: true;
   /** The event name (checked like every event name, see `checkEventName`). */
   readonly name: string;
   /**
-   * Applied by `engine.sendEvent` before anything is stored: a payload it throws on is refused with
-   * `INVALID_INPUT`, and what it returns is what is stored and what the wait receives. Never
-   * applied when the wait receives the message (the stored value is already checked, and a replay
-   * must see what the first execution saw even if the schema changed since).
+   * Applied by `engine.sendEvent` before anything is stored: a Standard Schema (zod, valibot,
+   * ArkType, ...; async ones too) or a `parse` method. A payload it refuses is refused with
+   * `INVALID_INPUT` (a Standard Schema's issues in `data.issues`), and its value is what is stored
+   * and what the wait receives. Never applied when the wait receives the message (the stored value
+   * is already checked, and a replay must see what the first execution saw even if the schema
+   * changed since).
    */
-  readonly schema?: EventSchema<T>;
+  readonly schema?: StandardSchemaV1<In, T> | EventSchema<T>;
 }
 
 /** Options of `defineEvent`. */
-export interface DefineEventOptions<T> {
+export interface DefineEventOptions<T, In = T> {
   /** Checks (and may transform) each payload on send; see `EventDefinition.schema`. */
-  schema?: EventSchema<T>;
+  schema?: StandardSchemaV1<In, T> | EventSchema<T>;
 }
 
 /**
@@ -53,13 +61,23 @@ export function checkEventName(what: string, value: unknown): string {
 
 /**
  * Defines an event: its name (checked at once, `INVALID_INPUT` when a wait would refuse it) and,
- * optionally, a runtime `schema` applied on send.
+ * optionally, a runtime `schema` applied on send — a Standard Schema, or an object with a
+ * `parse(value)` method. The payload type is the schema's output (`defineEvent('paid', { schema:
+ * z.object({ amount: z.number() }) })`), or `T` given as a type argument; a payload type JSON cannot
+ * carry (a `Date`, a `Map`, a class instance with methods) is a compile error.
  */
-export function defineEvent<T extends Json = Json>(name: string, options: DefineEventOptions<T> = {}): EventDefinition<T> {
+export function defineEvent<T = Json, In = T>(name: string & JsonGate<T, 'event payload'>, options: DefineEventOptions<T, In> = {}): EventDefinition<T, In> {
   const checked = checkEventName('defineEvent name', name);
   const schema = options?.schema;
-  if (schema !== undefined && (typeof schema !== 'object' || schema === null || typeof schema.parse !== 'function')) {
-    throw new CairnError('INVALID_INPUT', `defineEvent(${JSON.stringify(checked)}): schema must be an object with a parse(value) method`);
+  if (
+    schema !== undefined &&
+    !isStandardSchema(schema) &&
+    (typeof schema !== 'object' || schema === null || typeof (schema as { parse?: unknown }).parse !== 'function')
+  ) {
+    throw new CairnError(
+      'INVALID_INPUT',
+      `defineEvent(${JSON.stringify(checked)}): schema must be a Standard Schema (a "~standard" property, version 1) or an object with a parse(value) method`,
+    );
   }
   return Object.freeze(schema === undefined ? { [EVENT]: true as const, name: checked } : { [EVENT]: true as const, name: checked, schema });
 }

@@ -2,6 +2,7 @@ import { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
 import type { RunRecord } from '../model/run.js';
 import type { NewStep, StepRecord } from '../model/step.js';
+import { workflowInput } from '../validation/workflow-input.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { checkIdentifier, checkOptions, checkRunId, IDENTIFIER_LIMITS, invalidInput } from './check-input.js';
@@ -95,12 +96,19 @@ export async function forkRun(rt: EngineRuntime, rawRunId: unknown, rawOptions: 
       data: { runId, stepKey: fromStep, keys: steps.filter((s) => !isCompensation(s)).map((s) => s.key) },
     });
   }
+  const what = `input of the fork of run ${runId}`;
+  const toJson = (value: unknown): Json => toJsonRoundTrip(value, { what, maxBytes: rt.maxPayloadBytes }).value;
+  // A new input goes through the input schema of the version the fork runs on, when it has one
+  // (then after the version is read); else it is refused before anything is read, as before.
+  const early = options.input !== undefined && rt.registry.current(source.workflow)?.options.input === undefined ? toJson(options.input) : undefined;
+  const version = await forkVersion(rt, source);
+  const def = rt.registry.find(source.workflow, version);
   const input: Json =
     options.input === undefined
       ? source.input
-      : toJsonRoundTrip(options.input, { what: `input of the fork of run ${runId}`, maxBytes: rt.maxPayloadBytes }).value;
-  const version = await forkVersion(rt, source);
-  const def = rt.registry.find(source.workflow, version);
+      : def?.options.input !== undefined
+        ? toJson(await workflowInput(def, options.input, what))
+        : (early ?? toJson(options.input));
   const now = rt.clock.now();
   const deadline =
     def?.options.deadline === undefined ? undefined : resolveDeadline(def.options.deadline, now, `workflow ${JSON.stringify(source.workflow)} deadline`);

@@ -4,6 +4,7 @@ import type { Json } from '../model/json.js';
 import { checkIdentifier, checkOptions, checkRunId, IDENTIFIER_LIMITS } from './check-input.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { checkEventName, eventNameOf, isEventDefinition } from './event-definition.js';
+import { isStandardSchema, validatePayload } from '../validation/validate-payload.js';
 
 /** Options of `engine.sendEvent`. */
 export interface SendEventOptions {
@@ -17,9 +18,10 @@ export interface SendEventOptions {
 
 /**
  * `engine.sendEvent`: checks every argument before the store is touched (run id, event name by
- * the rule waits use, options, then the payload: the event's schema first, if it has one, then the
- * JSON and size rules), appends the message and wakes the run in one store write, and dispatches
- * the run when the message was stored.
+ * the rule waits use, options, then the payload: the event's schema first, if it has one — a
+ * Standard Schema, awaited, or a `parse` method; no payload is `null` to it — then the JSON and
+ * size rules), appends the message and wakes the run in one store write, and dispatches the run
+ * when the message was stored.
  */
 export async function sendEvent(
   rt: EngineRuntime,
@@ -34,9 +36,16 @@ export async function sendEvent(
   const options = checkOptions('sendEvent options', rawOptions, ['idempotencyKey']) as SendEventOptions;
   const idempotencyKey =
     options.idempotencyKey === undefined ? undefined : checkIdentifier('sendEvent idempotencyKey', options.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
-  let value = payload === undefined ? null : payload;
+  let value: unknown = payload === undefined ? null : payload;
   const schema = isEventDefinition(rawEvent) ? rawEvent.schema : undefined;
-  if (schema) {
+  if (isStandardSchema(schema)) {
+    value = await validatePayload(schema, value, {
+      code: 'INVALID_INPUT',
+      what: `payload of event ${JSON.stringify(name)}`,
+      root: 'payload',
+      data: { argument: 'payload', event: name },
+    });
+  } else if (schema) {
     try {
       value = schema.parse(value);
     } catch (error) {

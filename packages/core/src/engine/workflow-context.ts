@@ -1,10 +1,11 @@
 import type { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
+import type { Jsonify, JsonifyPayload, JsonGate } from '../serialization/json-types.js';
 import type { Duration } from './duration.js';
 import type { StepRateLimit } from './flow-options.js';
-import type { SelectAlternative, SelectResult } from './select-alternatives.js';
+import type { SelectAlternative, SelectOutcome } from './select-alternatives.js';
 import type { BackoffOptions, RetryPredicate } from './retry-policy.js';
-import type { WorkflowDefinition } from './define-workflow.js';
+import type { WorkflowOf } from './any-workflow-definition.js';
 import type { EventDefinition } from './event-definition.js';
 
 /** What a step body receives. */
@@ -106,11 +107,14 @@ export interface WorkflowContext {
   /**
    * Runs `fn` at least once until one attempt succeeds or the attempts are used up, and records its
    * result exactly once. Its result must be JSON (or `undefined`), and the workflow gets its JSON
-   * round trip: `undefined` properties left out, `undefined` array items `null`. A result JSON
-   * cannot carry (a `Date`, a class instance, a `Map`, a bigint, a cycle) fails the step with
-   * `NOT_SERIALIZABLE` naming its path, after the body ran and without a retry.
+   * round trip, typed `Jsonify<T>`: `undefined` properties left out (`{ note: string | undefined }`
+   * arrives as `{ note?: string }`), `undefined` array items `null`. A result type JSON cannot carry
+   * (a `Date`, a `Map`, a class instance with methods, a function, a bigint) is a compile error
+   * naming the part; a result JSON cannot carry that the types did not catch (a cycle, `NaN`, a
+   * class instance) fails the step with `NOT_SERIALIZABLE` naming its path, after the body ran and
+   * without a retry.
    */
-  step<T>(name: string, fn: (step: StepContext) => Promise<T> | T, options?: StepOptions): Promise<T>;
+  step<T>(name: string, fn: ((step: StepContext) => Promise<T> | T) & JsonGate<T, 'step result'>, options?: StepOptions): Promise<Jsonify<T>>;
   /** A durable timer: the run sleeps (without holding a worker) and resumes after `duration`. */
   sleep(name: string, duration: Duration): Promise<void>;
   /** A durable timer until a point in time. */
@@ -121,18 +125,23 @@ export interface WorkflowContext {
    * name sent to the run, whether it was sent before or after the wait began; until it arrives the
    * run suspends (no worker held, nothing recorded but the wait). A wait that timed out keeps its
    * place: the k-th message, if it comes later, goes to no other wait. `event` is a name or a
-   * `defineEvent` definition (which types the payload; its schema was applied on send). The name
+   * `defineEvent` definition (which types the payload; its schema was applied on send), or a name
+   * with the payload type given as a type argument (a type JSON cannot carry is a compile error).
+   * Resolves with the payload's JSON round trip (`null` for a message sent without one). The name
    * follows `checkEventName`, the same rule as `engine.sendEvent` (`INVALID_INPUT` otherwise).
    * Throws `EVENT_TIMEOUT` after `timeout`.
    */
-  waitForEvent<T extends Json = Json>(event: string | EventDefinition<T>, options?: WaitForEventOptions): Promise<T>;
+  // biome-ignore lint/suspicious/noExplicitAny: whatever the definition's schema takes; the wait receives what it gave
+  waitForEvent<T = Json>(event: EventDefinition<T, any> | (string & JsonGate<T, 'event payload'>), options?: WaitForEventOptions): Promise<JsonifyPayload<T>>;
   /**
    * Starts a child run (once, also across crashes) and resolves with its output. A failed,
    * cancelled or deleted child throws `CHILD_FAILED`; cancelling this run cancels its children.
    * The run waits without a worker and without replays: the child's end wakes it (a crash in
-   * between is covered by `timings.childBackstopMs`).
+   * between is covered by `timings.childBackstopMs`). `input` is what the child's definition takes;
+   * the output arrives as its JSON round trip (`Jsonify<O>`). By name, the input must be a type
+   * JSON carries (a compile error otherwise) and the output is `unknown` unless given.
    */
-  child<I extends Json, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: ChildOptions): Promise<O>;
+  child<I, O>(workflow: WorkflowOf<I, O> | (string & JsonGate<I, 'child input'>), input: I, options?: ChildOptions): Promise<Jsonify<O>>;
   /**
    * Like `child`, but the child's end is returned as a value instead of thrown: `{ ok: true,
    * output }`, or `{ ok: false, status, error }` for a failed, cancelled or deleted child (`error`
@@ -140,7 +149,7 @@ export interface WorkflowContext {
    * and default name, so the two share key numbering): a replay returns the same outcome.
    * Anything else (this run cancelled, bad arguments) still throws.
    */
-  childOutcome<I extends Json, O>(workflow: WorkflowDefinition<I, O> | string, input: I, options?: ChildOptions): Promise<ChildOutcome<O>>;
+  childOutcome<I, O>(workflow: WorkflowOf<I, O> | (string & JsonGate<I, 'child input'>), input: I, options?: ChildOptions): Promise<ChildOutcome<Jsonify<O>>>;
   /**
    * Starts a detached child run and resolves with its run id, without waiting for it. Created once,
    * also across crashes (idempotency key `$child:<this run's id>:<step key>`), and recorded as a
@@ -149,11 +158,16 @@ export interface WorkflowContext {
    * when this run is cancelled, fails or completes, and it does not take this run's deadline (only
    * its own workflow's default). Follow it with `engine.getRun(id)` / `engine.result(id)`.
    */
-  startChild<I extends Json>(workflow: WorkflowDefinition<I, unknown> | string, input: I, options?: StartChildOptions): Promise<string>;
+  // biome-ignore lint/suspicious/noExplicitAny: any output: it is not awaited here
+  startChild<I>(workflow: WorkflowOf<I, any> | (string & JsonGate<I, 'child input'>), input: I, options?: StartChildOptions): Promise<string>;
   /** Sets one state key durably and atomically (other keys are untouched). */
   setState(key: string, value: Json): Promise<void>;
-  /** The latest value of a state key (`undefined` if never set). */
-  state<T extends Json = Json>(key: string): Promise<T | undefined>;
+  /**
+   * The latest value of a state key (`undefined` if never set), as the JSON round trip of what was
+   * set: a `T` given as a type argument reads as `Jsonify<T>` (a type JSON cannot carry is a compile
+   * error).
+   */
+  state<T = Json>(key: string & JsonGate<T, 'state value'>): Promise<Jsonify<T> | undefined>;
   /** The current time, recorded: a replay sees the same value. */
   now(): Promise<number>;
   /** A random number in [0, 1), recorded. */
@@ -166,18 +180,21 @@ export interface WorkflowContext {
    * Exactly one successor is created, also across crashes (its idempotency key is
    * `$continue:<this run's id>`, and this run records a `$continue` step naming it). This run
    * completes with `{ $continuedAs: <successor id> }`; `engine.result()` follows the chain to the
-   * last run's outcome. The returned promise never settles: nothing after the call runs.
+   * last run's outcome. The returned promise never settles: nothing after the call runs. `input`
+   * goes through the JSON round trip (a type JSON cannot carry is a compile error).
    */
-  continueAsNew(input: Json): Promise<never>;
+  continueAsNew<I>(input: I & JsonGate<I, 'input'>): Promise<never>;
   /**
    * Waits for whichever comes first of several events, timers and children (`{ event }`,
    * `{ timer }`, `{ until }`, `{ child, input }`, keyed by names you choose) and resolves with
    * `{ winner, kind, value }`. The winner is recorded under `name` and returned again on every
    * replay. When several are ready at one look, the first in the order given wins. Losers are
    * cancelled: a losing child is cancelled, a losing timer is dropped, and a losing event's message
-   * is not taken (the next wait or select of that name receives it).
+   * is not taken (the next wait or select of that name receives it). The result is typed by the
+   * alternatives: `winner` narrows `kind` and `value` (an event definition's payload, a child
+   * definition's output, each as its JSON round trip).
    */
-  select<K extends string>(name: string, alternatives: Record<K, SelectAlternative>): Promise<SelectResult<K>>;
+  select<A extends Record<string, SelectAlternative>>(name: string, alternatives: A): Promise<SelectOutcome<A>>;
   /**
    * A patch marker: whether this run takes the code path of patch `id` (a change made while runs
    * were in flight). `true` when the run's history holds the marker at this point, or when this

@@ -5,6 +5,8 @@ export const ERROR_CODES = [
   // versions still decode as CairnErrors.
   'INVALID_DURATION',
   'NOT_SERIALIZABLE',
+  // A workflow's output its `output` schema refused: the run fails with it.
+  'INVALID_OUTPUT',
   'PAYLOAD_TOO_LARGE',
   'WORKFLOW_NOT_FOUND',
   'VERSION_NOT_FOUND',

@@ -47,7 +47,8 @@ const HINTS: Readonly<Record<string, string>> = {
   Uint8Array: "pass Buffer.from(bytes).toString('base64')",
 };
 
-function describePath(root: string, path: readonly Segment[]): string {
+/** `root` followed by `path` as JavaScript would write it: `output.items[3].price`, `input["a b"]`. */
+export function describePath(root: string, path: readonly Segment[]): string {
   let out = root;
   for (const key of path) {
     out += typeof key === 'number' ? `[${key}]` : IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
