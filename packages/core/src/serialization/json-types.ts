@@ -7,6 +7,13 @@ import type { Json } from '../model/json.js';
 type JsonPrimitive = string | number | boolean | null;
 
 /**
+ * Whether every payload type below takes `T` as it is: a type JSON already describes (`Json`, type
+ * aliases of JSON values, `any`: it comes back as it went, its name kept), or `unknown` (checked at
+ * run time only).
+ */
+type AsItIs<T> = [T] extends [Json] ? true : unknown extends T ? true : false;
+
+/**
  * Why a type cannot be a payload, as the compiler shows it: `Type 'Date' is not assignable to type
  * '"a Date is not JSON: pass date.toISOString() ..."'`.
  */
@@ -52,27 +59,24 @@ type RefusedObject<T> = T extends Date
  * data, is to it an object like any other. Those pass here and are refused at run time (only plain
  * objects are carried), as are cycles and `NaN`.
  */
-export type JsonChecked<T> =
-  // A type JSON already describes (`Json`, type aliases of JSON values, `any`) is fine as it is.
-  [T] extends [Json]
+export type JsonChecked<T> = AsItIs<T> extends true ? T : CheckedMember<T>;
+
+/** `JsonChecked` of each member of a union. */
+type CheckedMember<T> = T extends JsonPrimitive | undefined
+  ? T
+  : T extends void
     ? T
-    : unknown extends T
-      ? T
-      : T extends JsonPrimitive | undefined
-        ? T
-        : T extends void
-          ? T
-          : T extends bigint
-            ? Refused<'a bigint is not JSON: pass value.toString()'>
-            : T extends symbol
-              ? Refused<'a symbol is not JSON'>
-              : T extends (...args: never[]) => unknown
-                ? Refused<'a function is not JSON (a class instance with methods is not a plain object: copy its data into one)'>
-                : [RefusedObject<T>] extends [never]
-                  ? T extends object
-                    ? { [K in keyof T]: K extends symbol ? Refused<'a symbol-keyed property is not JSON'> : JsonChecked<T[K]> }
-                    : T
-                  : RefusedObject<T>;
+    : T extends bigint
+      ? Refused<'a bigint is not JSON: pass value.toString()'>
+      : T extends symbol
+        ? Refused<'a symbol is not JSON'>
+        : T extends (...args: never[]) => unknown
+          ? Refused<'a function is not JSON (a class instance with methods is not a plain object: copy its data into one)'>
+          : [RefusedObject<T>] extends [never]
+            ? T extends object
+              ? { [K in keyof T]: K extends symbol ? Refused<'a symbol-keyed property is not JSON'> : JsonChecked<T[K]> }
+              : T
+            : RefusedObject<T>;
 
 /** A JSON-carried value inside a container: `undefined` is what an array turns into `null`. */
 type JsonifyItem<T> = T extends undefined ? null : T extends void ? null : Jsonify<T>;
@@ -104,25 +108,16 @@ type JsonifyStructure<T> = T extends readonly unknown[] ? { [K in keyof T]: Json
  * `unknown` stay what they are. Types `JsonChecked<T>` refuses have no faithful round trip: every
  * primitive taking them refuses them at compile time, so `Jsonify` never has to say what they become.
  */
-export type Jsonify<T> =
-  // A type JSON already describes (`Json`, type aliases of JSON values) comes back as it went.
-  [T] extends [Json]
-    ? T
-    : unknown extends T
-      ? T
-      : T extends JsonPrimitive | undefined
-        ? T
-        : T extends void
-          ? undefined
-          : T extends object
-            ? JsonifyStructure<T>
-            : never;
+export type Jsonify<T> = AsItIs<T> extends true ? T : JsonifyMember<T>;
+
+/** `Jsonify` of each member of a union. */
+type JsonifyMember<T> = T extends JsonPrimitive | undefined ? T : T extends void ? undefined : T extends object ? JsonifyStructure<T> : never;
 
 /**
  * What a payload sent as `T` arrives as where `undefined` cannot stay `undefined` (a workflow's
  * input, an event payload, a child's input): `null` for `undefined`, `Jsonify<T>` otherwise.
  */
-export type JsonifyPayload<T> = [T] extends [Json] ? T : unknown extends T ? T : T extends undefined ? null : T extends void ? null : Jsonify<T>;
+export type JsonifyPayload<T> = AsItIs<T> extends true ? T : JsonifyItem<T>;
 
 /**
  * `unknown` (no constraint) when `T` is a payload JSON carries (see `JsonChecked`), else an object
@@ -130,8 +125,9 @@ export type JsonifyPayload<T> = [T] extends [Json] ? T : unknown extends T ? T :
  * parameter's type, it refuses at compile time what the engine would refuse at run time, and the
  * compiler's message names each refused part and why. `Where` names the payload in that property.
  */
-export type JsonGate<T, Where extends string = 'payload'> = [T] extends [Json]
-  ? unknown
-  : [T] extends [JsonChecked<T>]
+export type JsonGate<T, Where extends string = 'payload'> =
+  AsItIs<T> extends true
     ? unknown
-    : { readonly [K in `cairn: this ${Where} is not JSON, see each part refused`]: JsonChecked<T> };
+    : [T] extends [JsonChecked<T>]
+      ? unknown
+      : { readonly [K in `cairn: this ${Where} is not JSON, see each part refused`]: JsonChecked<T> };
