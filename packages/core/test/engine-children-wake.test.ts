@@ -68,14 +68,15 @@ describe('children: waking the parent', () => {
     }
   });
 
-  it('a wake-up lost to a crash right after the child ended is made up by the backstop', async () => {
+  it('a wake-up lost to a crash right after the child ended is made up within a lease, not at the backstop', async () => {
     const kid = defineWorkflow('crash-end-kid', async (ctx) => {
       await ctx.sleep('work', '10m');
       return 7;
     });
     const parent = defineWorkflow('crash-end-parent', async (ctx) => ctx.child(kid, null));
     const faults = createFaults();
-    const fx = await createFixture({ workflows: [parent, kid], faults, timings: { childBackstopMs: 2 * HOUR } });
+    // Recovery on, at its default interval: it dispatches the parent once the pre-wake makes it due.
+    const fx = await createFixture({ workflows: [parent, kid], faults, recoveryIntervalMs: 2_000 });
     try {
       const h = await fx.engine.startRun(parent, null);
       const childId = (await waitForStep(fx.inner, h.id, 'child:crash-end-kid', 'waiting')).childRunId!;
@@ -83,15 +84,23 @@ describe('children: waking the parent', () => {
       await waitForIdle(fx.inner, h.id);
       // The child's terminal write happens, then the process "dies" before waking the parent.
       faults.crashAt({ point: 'after-checkpoint', runId: childId });
-      await drive(fx, 11 * MINUTE, MINUTE);
+      await drive(fx, 10 * MINUTE, MINUTE);
       await waitForStatus(fx.inner, childId, 'completed');
       assert.equal(faults.crashes.length, 1);
-      await drive(fx, HOUR, 10 * MINUTE);
-      assert.equal((await fx.inner.runs.get(h.id))?.status, 'waiting', 'nothing woke the parent');
-      await drive(fx, HOUR, 10 * MINUTE);
+      const crashedAt = fx.clock.now();
+      // Made due by the pre-wake, a lease (30 s) after the child's end.
+      assert.equal((await fx.inner.runs.get(h.id))?.wakeAt, crashedAt + 30_000);
+      await drive(fx, 28_000, 1_000);
+      assert.equal((await fx.inner.runs.get(h.id))?.status, 'waiting', 'nothing woke the parent yet');
+      await drive(fx, 6_000, 1_000);
       await waitForStatus(fx.inner, h.id, 'completed');
       assert.equal(await h.result(), 7);
-      assert.equal(claims(fx, h.id), 2, 'started, then the backstop');
+      assert.equal(claims(fx, h.id), 2, 'started, then the pre-wake');
+      // Each end of a child costs one request more (the pre-wake); its backstop is a safety net.
+      assert.deepEqual(
+        fx.counter.calls.filter((c) => c.method === 'runs.wake' && c.args[0] === h.id).map((c) => (c.args[1] as number) - crashedAt),
+        [30_000],
+      );
     } finally {
       await fx.engine.stop();
     }

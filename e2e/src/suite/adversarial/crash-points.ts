@@ -5,6 +5,7 @@ import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../cas
 import { engineWorld } from '../engine/engine-world.js';
 import { CrashOnceAtSite } from '../fixtures/crash-at.js';
 import { assertEachStepOnce } from './duplicate-delivery.js';
+import { livenessCases } from './liveness.js';
 
 const EXPECTED_OUTPUT = { a: 1, q: 2, p1: 3, p2: 4 };
 
@@ -64,11 +65,13 @@ async function crashAndRecover(env: CaseEnv, point: FaultPoint): Promise<void> {
   }
 }
 
-/** Adversarial: a crash at every engine fault point, then recovery by another process. */
-export const crashPointsGroup: CaseGroup = caseGroup(
-  'adversarial.crash-points',
-  'adversarial: crash at every fault point, then recovery',
-  FAULT_POINTS.map((point) =>
+/**
+ * Adversarial: a crash at every engine fault point, then recovery by another process: the run
+ * completes with each step once, and (liveness) within the bound of the crash.
+ */
+export const crashPointsGroup: CaseGroup = caseGroup('adversarial.crash-points', 'adversarial: crash at every fault point, then recovery', [
+  ...FAULT_POINTS.map((point) =>
     conformanceCase(`crash at every ${point} site: the run completes, each step succeeded exactly once`, (env) => crashAndRecover(env, point)),
   ),
-);
+  ...livenessCases,
+]);

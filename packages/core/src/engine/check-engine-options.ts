@@ -26,7 +26,8 @@ import { WorkflowRegistry } from './workflow-registry.js';
 export const DEFAULT_TIMINGS: EngineTimings = {
   leaseMs: 30_000,
   inlineRetryMaxMs: 2_000,
-  dispatchTimeoutMs: 60_000,
+  // At most leaseMs, so a lost step job is sent again within the liveness bound (docs/semantics.md).
+  dispatchTimeoutMs: 30_000,
   queuedStepTimeoutMs: 300_000,
   childBackstopMs: 3_600_000,
   startGraceMs: 30_000,

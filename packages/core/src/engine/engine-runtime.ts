@@ -10,25 +10,38 @@ import type { RetryOptions } from './retry-policy.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
 import type { StepJob } from './step-job.js';
 
-/** Tunables shared by every part of the engine (all in milliseconds). */
+/**
+ * Tunables shared by every part of the engine (all in milliseconds). Liveness: after a crash, or
+ * the loss of one write or message, every run moves again within `leaseMs + 2 ×
+ * recoveryIntervalMs` (34 s with the defaults) as long as `dispatchTimeoutMs`, `startGraceMs` and
+ * `slotRecheckMs` are at most `leaseMs` (the defaults: all 30 s); see docs/semantics.md.
+ */
 export interface EngineTimings {
-  /** How long a claim lasts before another worker may take the run over. */
+  /**
+   * How long a claim lasts before another worker may take the run over (default 30 s); also how
+   * long a queued attempt's heartbeat holds it (a dead step worker's attempt is abandoned after it).
+   */
   leaseMs: number;
   /** A failed attempt whose backoff is at most this long is retried in place; longer ones suspend. */
   inlineRetryMaxMs: number;
-  /** A queued step not started within this long is dispatched again. */
+  /** A queued step not started within this long is dispatched again (default 30 s). */
   dispatchTimeoutMs: number;
-  /** Deadline of a queued attempt without its own `timeout`; past it the attempt counts as abandoned. */
+  /**
+   * Deadline of a queued attempt without its own `timeout` (default 5 min); past it the attempt
+   * counts as abandoned even while its worker lives. A dead worker's attempt is abandoned sooner,
+   * once its heartbeat (every third of `leaseMs`) is `leaseMs` old.
+   */
   queuedStepTimeoutMs: number;
   /**
-   * Backstop of a parent waiting for a child (default 1 h). A child's end wakes its parent right
-   * after the child's terminal write (and `deleteRun` of a child wakes it too), so the parent is not
-   * replayed while the child runs. Only a crash between that write and the wake loses the wake-up;
-   * the parent then looks at its child again after at most this long. So a parent waiting for a
-   * long child is replayed once per `childBackstopMs` at most (one steps read and one run read).
+   * Backstop of a parent waiting for a child (default 1 h), a safety net nobody relies on. A
+   * child's end wakes its parent right after the child's terminal write (and `deleteRun` of a
+   * child wakes it too), so the parent is not replayed while the child runs; and before that write
+   * the parent is made due within `leaseMs` (`preWakeParent`), so a crash between the two delays
+   * it by a lease, not by this. A parent waiting for a long child is replayed once per
+   * `childBackstopMs` at most (one steps read and one run read).
    */
   childBackstopMs: number;
-  /** A new run not claimed within this long is dispatched again by recovery. */
+  /** A new run not claimed within this long is dispatched again by recovery (default 30 s). */
   startGraceMs: number;
   /**
    * An inline step is recorded once, finished, in one write; when its body is still running after

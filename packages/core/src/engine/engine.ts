@@ -32,7 +32,7 @@ import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions,
 import { sendEvent } from './send-event.js';
 import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution/outcome.js';
-import { wakeParent } from './wake-parent.js';
+import { preWakeParent, wakeParent } from './wake-parent.js';
 import { earliest, resolveDeadline } from './run-deadline.js';
 import { runDoctor } from './doctor/run-doctor.js';
 import { buildRunTimeline } from './run-timeline.js';
@@ -463,10 +463,13 @@ export function createEngine(given: EngineOptions): Engine {
       if (!isTerminalRunStatus(run.status) && !force) {
         throw new CairnError('RUN_ACTIVE', `Run ${runId} is ${run.status}; cancel it first or pass { force: true }`, { data: { runId, status: run.status } });
       }
-      const deleted = await rt.store.runs.delete(runId);
       // A child deleted while running never ends on its own: its parent takes it as ended
-      // (CHILD_FAILED, status 'deleted') now. A terminal child woke its parent when it ended.
-      if (deleted && !isTerminalRunStatus(run.status)) await wakeParent(rt, run.parent);
+      // (CHILD_FAILED, status 'deleted') now, and within a lease if this process dies after the
+      // delete. A terminal child woke its parent when it ended.
+      const active = !isTerminalRunStatus(run.status);
+      if (active) await preWakeParent(rt, run.parent);
+      const deleted = await rt.store.runs.delete(runId);
+      if (deleted && active) await wakeParent(rt, run.parent);
       return deleted;
     },
 

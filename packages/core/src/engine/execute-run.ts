@@ -5,7 +5,7 @@ import { Execution, type Outcome } from './execution/execution.js';
 import { cancelCheckMs } from './cancel-watch.js';
 import { cancelledError, deadlineExceededError } from './execution/outcome.js';
 import { earliest } from './run-deadline.js';
-import { wakeParent } from './wake-parent.js';
+import { preWakeParent, wakeParent } from './wake-parent.js';
 import { enterFlow, type RunSlot } from './run-slot.js';
 import { lifecycleError } from '../observe/lifecycle.js';
 import { checkTraceContext } from '../observe/check-trace-context.js';
@@ -183,6 +183,9 @@ async function record(
   }
   rt.faults.hit({ point: 'before-checkpoint', runId: run.id });
   await release();
+  // A child's end: its parent is due within a lease whatever happens after this write (a run
+  // without a parent makes no request here).
+  if (transition.to !== 'waiting') await preWakeParent(rt, run.parent);
   let after: RunRecord;
   try {
     after = await store.runs.transition(run.id, run.fence, transition, clock.now());
@@ -202,7 +205,7 @@ async function record(
     return false;
   }
   rt.notifyFinished(after);
-  // The parent waits for this outcome without any timer of its own (but a long backstop): wake it.
+  // The parent waits for this outcome without a timer of its own (the pre-wake above bounds a lost wake-up): wake it now.
   await wakeParent(rt, after.parent);
   return false;
 }

@@ -10,7 +10,7 @@ import { runStepBody } from './run-step-body.js';
 import type { StepJob } from './step-job.js';
 import { stepOutputJson } from './step-output.js';
 import { decideRetry, type RetryDecision } from './retry-policy.js';
-import { stopReason, watchRun } from './cancel-watch.js';
+import { cancelCheckMs, stopReason, watchRun } from './cancel-watch.js';
 import { lifecycleError } from '../observe/lifecycle.js';
 
 /**
@@ -22,7 +22,8 @@ import { lifecycleError } from '../observe/lifecycle.js';
  * While the body runs, the worker watches its run (`watchRun`): at the run's deadline, or at the
  * first read (every third of the lease) that finds it cancelled, ended or deleted, the body's
  * signal aborts with DEADLINE_EXCEEDED / CANCELLED (with the cancel's reason), and the attempt's
- * result is not recorded: the orchestrator ends the run.
+ * result is not recorded: the orchestrator ends the run. It also holds the attempt
+ * (`holdAttempt`), so that the attempt of a worker that died counts as abandoned within a lease.
  */
 export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<void> {
   const { store, clock } = rt;
@@ -52,12 +53,13 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
       return;
     }
   }
-  const deadline = probe.timeoutMs ?? rt.timings.queuedStepTimeoutMs;
+  const deadlineAt = clock.now() + (probe.timeoutMs ?? rt.timings.queuedStepTimeoutMs);
+  const held = heldUntil(rt, deadlineAt);
   try {
     await store.steps.transition(
       job.runId,
       null,
-      { key: job.key, from, to: { status: 'running', wakeAt: clock.now() + deadline }, startAttempt: { worker: rt.workerId } },
+      { key: job.key, from, to: { status: 'running', wakeAt: held }, startAttempt: { worker: rt.workerId } },
       clock.now(),
     );
   } catch (error) {
@@ -70,6 +72,11 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   if (rt.shutdown().aborted) onShutdown();
   else rt.shutdown().addEventListener('abort', onShutdown, { once: true });
   const watch = watchRun(rt, run, stop);
+  const heartbeat = holdAttempt(rt, job, step.attempt, held, deadlineAt);
+  // Stopped (engine.stop(), a cancel, the deadline): the result will not be recorded, so the attempt
+  // is not held either; it counts as abandoned within a lease, as after a crash.
+  if (stop.signal.aborted) heartbeat.abort();
+  else stop.signal.addEventListener('abort', () => heartbeat.abort(), { once: true });
   const lifecycle = rt.lifecycle;
   const startedAt = clock.now();
   // The scheduled record was written at the dispatch: its age is the time the job waited.
@@ -82,10 +89,11 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
     result = await runStepBody(clock, probe.fn, { runId: job.runId, key: job.key, attempt: step.attempt }, probe.timeoutMs, stop.signal);
   } finally {
     watch.abort();
+    heartbeat.abort();
     rt.shutdown().removeEventListener('abort', onShutdown);
   }
-  // Stopped by engine.stop() mid-attempt: record nothing. The attempt counts as abandoned at its
-  // deadline and is dispatched again, as after a crash.
+  // Stopped by engine.stop() mid-attempt: record nothing. The attempt, no longer held, counts as
+  // abandoned a lease after its last heartbeat and is dispatched again, as after a crash.
   if (!result.ok && rt.shutdown().aborted) return;
   if (stop.signal.aborted && !rt.shutdown().aborted) {
     // Cancelled or past the deadline: the run ends without this result. Make sure its
@@ -158,4 +166,51 @@ async function finish(rt: EngineRuntime, job: StepJob, transition: StepTransitio
   await store.runs.wake(job.runId, clock.now());
   await rt.dispatchRun({ id: job.runId, workflow: job.workflow, ...(job.priority === undefined ? {} : { priority: job.priority }) });
   return true;
+}
+
+/**
+ * When a running queued attempt counts as abandoned if its worker says nothing more: a lease from
+ * now, but never past the attempt's deadline (its `timeout`, or `queuedStepTimeoutMs`).
+ */
+function heldUntil(rt: EngineRuntime, deadlineAt: number): number {
+  return Math.min(deadlineAt, rt.clock.now() + rt.timings.leaseMs);
+}
+
+/**
+ * The heartbeat of a queued attempt: while its body runs, every third of the lease, the attempt's
+ * `wakeAt` (the time the orchestrator, replaying, counts it abandoned and dispatches the next
+ * attempt) is moved to a lease from now, up to the attempt's deadline. A worker that dies stops
+ * moving it, so its run moves again within `leaseMs` (plus a recovery pass) instead of at the
+ * deadline (5 min by default); the orchestrator, woken by the dispatch timeout, replays about once
+ * a lease while a long body runs. A body that ends within a third of the lease costs no heartbeat.
+ * A write refused because the attempt moved on (abandoned, the run ended or was deleted) ends the
+ * heartbeat; the result will be refused the same way. A store error is retried at the next beat:
+ * the `wakeAt` written last still holds.
+ */
+function holdAttempt(rt: EngineRuntime, job: StepJob, attempt: number, heldAt: number, deadlineAt: number): AbortController {
+  const controller = new AbortController();
+  const every = cancelCheckMs(rt.timings);
+  void (async () => {
+    // Held up to its deadline already (a `timeout` shorter than the lease): nothing to move.
+    for (let held = heldAt; held < deadlineAt; ) {
+      try {
+        await rt.clock.sleep(every, controller.signal);
+      } catch {
+        return;
+      }
+      const wakeAt = heldUntil(rt, deadlineAt);
+      try {
+        await rt.store.steps.transition(
+          job.runId,
+          null,
+          { key: job.key, from: { status: ['running'], attempt }, to: { status: 'running', wakeAt } },
+          rt.clock.now(),
+        );
+        held = wakeAt;
+      } catch (error) {
+        if (!CairnError.is(error, 'STORE_ERROR')) return;
+      }
+    }
+  })();
+  return controller;
 }
