@@ -17,6 +17,7 @@ export const SCENARIO_NAMES = [
   'fairness',
   'observability',
   'check',
+  'codec',
 ] as const;
 
 /** A scenario name (`--scenarios`). */

@@ -1,4 +1,5 @@
 import type { CheckScenarioOptions } from './scenarios/check.js';
+import type { CodecOptions } from './scenarios/codec.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
 import type { FloorOptions } from './scenarios/pg-floor.js';
 
@@ -22,6 +23,8 @@ export interface BenchConfig {
   flow: { runs: number; smallRuns: number; ratio: number; concurrency: number; workMs: number };
   /** The pre-deploy check: `runs` in-flight runs of `steps` recorded steps (and a tenth of them); see `CheckScenarioOptions`. */
   check: CheckScenarioOptions;
+  /** The payload codec's cost per step: `runs` inline runs of `steps` order-returning steps per repetition, codec off and on. */
+  codec: CodecOptions;
 }
 
 export const FULL: BenchConfig = {
@@ -43,6 +46,7 @@ export const FULL: BenchConfig = {
   // Issue 27's target: 10,000 in-flight runs of 50 recorded steps on PostgreSQL in ≤ 15 s. The
   // memory store cannot be filled with SQL: its runs go through the engine, 2,000 of them.
   check: { runs: 10_000, steps: 50, reps: 3, engineRuns: 2_000, replays: 2_000 },
+  codec: { steps: 100, runs: 5, warmupRuns: 100, reps: 20 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -60,4 +64,5 @@ export const SMOKE: BenchConfig = {
   cpu: { steps: 13, runs: 2, coldSteps: 26, warmUpSteps: 26, maxWarmUpSteps: 26, warmup: 1, reps: 1, fill: 20 },
   flow: { runs: 3, smallRuns: 2, ratio: 10, concurrency: 4, workMs: 1 },
   check: { runs: 20, steps: 5, reps: 1, engineRuns: 20, replays: 5 },
+  codec: { steps: 5, runs: 1, warmupRuns: 1, reps: 2 },
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability,check] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability,check,codec] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
  * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
@@ -34,6 +34,7 @@ import { idleCost } from './scenarios/idle-cost.js';
 import { storeDispatch } from './scenarios/store-dispatch.js';
 import { checkScenario } from './scenarios/check.js';
 import { cpuPerStep } from './scenarios/cpu-per-step.js';
+import { codecCost } from './scenarios/codec.js';
 import { flowControl } from './scenarios/flow.js';
 import { engineLog } from './scenarios/workflows.js';
 import { Servers } from './servers/servers.js';
@@ -184,6 +185,12 @@ async function main(): Promise<number> {
           ? undefined
           : await scenario(e, 'pre-deploy check', () => checkScenario(backend, cfg.check), inc);
       if (check) report.check = check;
+      // The payload codec (issue 28): what encrypting every payload adds to a step.
+      const codec =
+        !wants('codec') || !['memory', 'sqlite', 'postgres'].includes(backend.name)
+          ? undefined
+          : await scenario(e, 'payload codec cost', () => codecCost(backend, cfg.codec), inc);
+      if (codec) report.codec = codec;
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
 

@@ -10,6 +10,7 @@ import type { ReplayResult } from './scenarios/replay.js';
 import type { ObservabilityResult } from './scenarios/observability.js';
 import type { IdleCostResult } from './scenarios/idle-cost.js';
 import type { StoreDispatchResult } from './scenarios/store-dispatch.js';
+import type { CodecResult } from './scenarios/codec.js';
 import type { CpuResult } from './scenarios/cpu-per-step.js';
 import type { FlowResult } from './scenarios/flow.js';
 import type { CheckResult } from './scenarios/check.js';
@@ -38,6 +39,8 @@ export interface BackendReport {
   flow?: FlowResult;
   /** The pre-deploy check over many in-flight runs (`--scenarios=check`; memory, SQLite, PostgreSQL). */
   check?: CheckResult;
+  /** The payload codec's cost per step, off against on (`--scenarios=codec`; memory, SQLite, PostgreSQL). */
+  codec?: CodecResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];

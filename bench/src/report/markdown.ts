@@ -1,5 +1,6 @@
 import type { BackendReport, BenchResults } from '../results.js';
 import { fmt, ms, table, us } from './format.js';
+import { codecSection } from './codec-section.js';
 import { cpuTarget } from './targets.js';
 
 /** The whole report as Markdown: machine, one table per question, targets, notes. */
@@ -97,6 +98,8 @@ export function renderMarkdown(r: BenchResults): string {
     );
     out.push('');
   }
+
+  out.push(...codecSection(r.backends));
 
   const withFlow = r.backends.filter((b) => b.flow);
   if (withFlow.length > 0) {

@@ -20,6 +20,11 @@ import { createFixture, rejectsWithCode, turns, waitForIdle, waitForStatus } fro
 
 const key = () => randomBytes(32);
 const context = { kind: 'input', runId: 'r1' } as const;
+/** `codec.encode`, which a codec with a current key has. */
+const encode = (codec: PayloadCodec, value: Json) => {
+  assert.ok(codec.encode, 'the codec encodes');
+  return codec.encode(value, context);
+};
 
 /** Everything the store holds for `runId`, read through its own API, as one text. */
 async function rawText(store: WorkflowStore, runId: string, events: string[] = []): Promise<string> {
@@ -32,27 +37,27 @@ describe('aesGcmCodec', () => {
   it('encodes to an envelope naming the codec and the key, holding no plaintext, and decodes it back (__proto__ keys, lone surrogates, NUL)', async () => {
     const codec = aesGcmCodec({ keys: { k1: key() }, current: 'k1' });
     const value = JSON.parse('{"__proto__":{"a":1},"secret":"hunter2","s":"\\ud800 \\u0000","n":[1.5,null,true]}') as Json;
-    const envelope = await codec.encode(value, context);
+    const envelope = await encode(codec, value);
     assert.equal(envelope['cairn:codec'], AES_GCM_CODEC);
     assert.equal(envelope.key, 'k1');
     assert.ok(isPayloadEnvelope(envelope));
     assert.equal(describeEncoded(envelope), 'encoded (key k1)');
     assert.doesNotMatch(JSON.stringify(envelope), /hunter2|secret/);
     assert.deepStrictEqual(await codec.decode(envelope, context), value);
-    assert.notEqual((await codec.encode(value, context)).data, envelope.data, 'a fresh IV per payload');
+    assert.notEqual((await encode(codec, value)).data, envelope.data, 'a fresh IV per payload');
   });
 
   it('rotation: new writes use the current key, payloads of an older key still decode', async () => {
     const k1 = key();
     const before = aesGcmCodec({ keys: { k1 }, current: 'k1' });
-    const old = await before.encode({ n: 1 }, context);
+    const old = await encode(before, { n: 1 });
     const after = aesGcmCodec({ keys: { k1, k2: key().toString('base64') }, current: 'k2' });
-    assert.equal((await after.encode({ n: 2 }, context)).key, 'k2');
+    assert.equal((await encode(after, { n: 2 })).key, 'k2');
     assert.deepStrictEqual(await after.decode(old, context), { n: 1 });
   });
 
   it('a wrong key, a missing key, a changed key id and altered data are CODEC_ERROR naming the run and the key, never garbage', async () => {
-    const envelope = await aesGcmCodec({ keys: { k1: key() }, current: 'k1' }).encode({ n: 1 }, context);
+    const envelope = await encode(aesGcmCodec({ keys: { k1: key() }, current: 'k1' }), { n: 1 });
     const wrong = aesGcmCodec({ keys: { k1: key(), k2: key() }, current: 'k1' });
     const failure = await rejectsWithCode(wrong.decode(envelope, context), 'CODEC_ERROR');
     assert.match(failure.message, /input of run r1 \(key k1\): it does not authenticate with key k1/);
@@ -86,7 +91,7 @@ describe('aesGcmCodec', () => {
     const codec = aesGcmCodec({ keys: { [id]: key() }, current: id });
     const limit = 10_000;
     const fits = codec.maxPayloadBytes?.(limit) as number;
-    const envelope = await codec.encode('x'.repeat(fits - 2), context); // a string's JSON adds two quotes
+    const envelope = await encode(codec, 'x'.repeat(fits - 2)); // a string's JSON adds two quotes
     assert.ok(Buffer.byteLength(JSON.stringify(envelope)) <= limit, `${Buffer.byteLength(JSON.stringify(envelope))} <= ${limit}`);
     assert.ok(fits > limit * 0.7);
   });
@@ -209,6 +214,19 @@ describe('createEngine({ codec })', () => {
     } finally {
       await fx.engine.stop();
     }
+  });
+
+  it('rolling out: a decode-only codec (aesGcmCodec without current) writes payloads as they are and reads envelopes', async () => {
+    const k1 = key();
+    const inner = createMemoryStore();
+    const readOnly = codecStore(inner, aesGcmCodec({ keys: { k1 } }));
+    assert.equal(aesGcmCodec({ keys: { k1 } }).encode, undefined);
+    await readOnly.runs.create({ id: 'plain', workflow: 'w', version: '1', input: { a: 1 } }, 0);
+    assert.deepStrictEqual((await inner.runs.get('plain'))?.input, { a: 1 }, 'written as it is');
+    await codecStore(inner, aesGcmCodec({ keys: { k1 }, current: 'k1' })).runs.create({ id: 'sealed', workflow: 'w', version: '1', input: { b: 2 } }, 0);
+    assert.ok(isPayloadEnvelope((await inner.runs.get('sealed'))?.input));
+    assert.deepStrictEqual((await readOnly.runs.get('sealed'))?.input, { b: 2 }, 'an envelope is read');
+    assert.equal(readOnly.capabilities.maxPayloadBytes, inner.capabilities.maxPayloadBytes);
   });
 
   it('keeps the optional members of the store it wraps, and lowers maxPayloadBytes to what fits once encoded', () => {

@@ -66,9 +66,24 @@ export function formatDuration(ms) {
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
-/** A JSON value as indented text (`—` for nothing). */
+/**
+ * How a payload encoded by a codec the dashboard's engine was not given reads: `encoded (key k1)`
+ * (`encoded (aes-256-gcm)` without a key id); `undefined` for any other value. The mark is
+ * `"cairn:codec"`, as `isPayloadEnvelope` in @cairn/core.
+ */
+export function encodedLabel(value) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof value['cairn:codec'] !== 'string') return undefined;
+  return typeof value.key === 'string' ? `encoded (key ${value.key})` : `encoded (${value['cairn:codec']})`;
+}
+
+/** A JSON value as indented text (`—` for nothing; an encoded payload as `encoded (key k1)`). */
 export function formatJson(value) {
-  return value === undefined ? '—' : JSON.stringify(value, null, 2);
+  return value === undefined ? '—' : (encodedLabel(value) ?? JSON.stringify(value, null, 2));
+}
+
+/** A JSON value on one line (an encoded payload as `encoded (key k1)`). */
+export function inlineJson(value) {
+  return encodedLabel(value) ?? JSON.stringify(value);
 }
 
 /** An error record as one line: `CODE Name: message`. */

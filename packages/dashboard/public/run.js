@@ -1,6 +1,6 @@
 // The run page: details, timeline, steps, waits, events, state, parent and children, and the
 // cancel / retry / fork actions (each behind a confirmation dialog).
-import { api, badge, confirmDialog, fill, formatDuration, formatError, formatJson, formatTime, h, poll, runLink, showError } from './dom.js';
+import { api, badge, confirmDialog, fill, formatDuration, formatError, formatJson, formatTime, h, inlineJson, poll, runLink, showError } from './dom.js';
 import { drawTimeline } from './timeline.js';
 
 const REFRESH_MS = 2000;
@@ -104,7 +104,7 @@ function stepRow(step) {
   const result = step.error
     ? h('span', { class: 'error-text' }, formatError(step.error))
     : step.output !== undefined
-      ? h('code', { class: 'json' }, JSON.stringify(step.output))
+      ? h('code', { class: 'json' }, inlineJson(step.output))
       : '';
   return h(
     'tr',
@@ -285,7 +285,7 @@ function render() {
   fill($('events'), steps.filter((s) => s.wait?.kind === 'event').map(eventRow));
   fill(
     $('state'),
-    Object.entries(state).map(([key, value]) => h('tr', {}, h('td', {}, h('code', {}, key)), h('td', {}, h('code', { class: 'json' }, JSON.stringify(value))))),
+    Object.entries(state).map(([key, value]) => h('tr', {}, h('td', {}, h('code', {}, key)), h('td', {}, h('code', { class: 'json' }, inlineJson(value))))),
   );
   fill(
     $('children'),

@@ -1,4 +1,4 @@
-import { createEngine, type Engine, type WorkflowStore } from '@cairn/core';
+import { codecStore, createEngine, type Engine, type WorkflowStore } from '@cairn/core';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { findConfig, loadConfig } from './load-config.js';
@@ -13,6 +13,7 @@ export interface ConnectOptions {
 
 /** An open store and an engine over it (no workers, no recovery loop: the CLI is a client). */
 export interface Connection {
+  /** The store, seen through the config's payload codec when it has one. */
   store: WorkflowStore;
   engine: Engine;
   /** Stops the engine and closes the store. */
@@ -36,7 +37,8 @@ export async function connect(options: ConnectOptions, cwd: string): Promise<Con
     if (path === undefined)
       throw new CliError(EXIT.usage, 'No store: pass --url <url> or --config <file>, or add a cairn.config.ts to this directory (see cairn --help)');
     const config = await loadConfig(path);
-    store = config.store;
+    // With the application's codec, every command (and the dashboard) reads payloads decoded.
+    store = config.codec === undefined ? config.store : codecStore(config.store, config.codec);
     engine = createEngine({ store, workflows: config.workflows, ...(config.queue === undefined ? {} : { queue: config.queue }), logger: quietLogger });
   }
   return {

@@ -1,19 +1,22 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AnyWorkflowDefinition, Queue, WorkflowStore } from '@cairn/core';
+import type { AnyWorkflowDefinition, PayloadCodec, Queue, WorkflowStore } from '@cairn/core';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 
 /**
  * What a `cairn.config.ts` (or `.js`, `.mjs`, `.mts`) exports, as its default export or as named
- * exports: the store (or a function that opens it), and optionally the workflows and the queue the
- * workers use (so that `cancel`, `retry` and `fork` dispatch through the real queue).
+ * exports: the store (or a function that opens it), and optionally the workflows, the queue the
+ * workers use (so that `cancel`, `retry` and `fork` dispatch through the real queue) and the
+ * payload codec the engines use (so that payloads read decoded; without it an encoded payload shows
+ * as `encoded (key k1)`).
  */
 export interface CairnConfig {
   store: WorkflowStore | (() => WorkflowStore | Promise<WorkflowStore>);
   workflows?: readonly AnyWorkflowDefinition[];
   queue?: Queue | (() => Queue | Promise<Queue>);
+  codec?: PayloadCodec | (() => PayloadCodec | Promise<PayloadCodec>);
 }
 
 /** The file names looked for in the working directory, in this order. */
@@ -58,8 +61,13 @@ const isStore = (value: unknown): value is WorkflowStore =>
   value !== null &&
   ['runs', 'steps', 'state', 'history'].every((key) => typeof (value as Record<string, unknown>)[key] === 'object');
 
-/** Loads and checks a config file: a missing or malformed `store` export is a usage error. */
-export async function loadConfig(path: string): Promise<{ store: WorkflowStore; workflows: readonly AnyWorkflowDefinition[]; queue?: Queue }> {
+const isCodec = (value: unknown): value is PayloadCodec =>
+  typeof value === 'object' && value !== null && typeof (value as PayloadCodec).encode === 'function' && typeof (value as PayloadCodec).decode === 'function';
+
+/** Loads and checks a config file: a missing or malformed `store` (or `codec`) export is a usage error. */
+export async function loadConfig(
+  path: string,
+): Promise<{ store: WorkflowStore; workflows: readonly AnyWorkflowDefinition[]; queue?: Queue; codec?: PayloadCodec }> {
   let module: Record<string, unknown>;
   try {
     module = await importModule(path);
@@ -74,5 +82,9 @@ export async function loadConfig(path: string): Promise<{ store: WorkflowStore; 
   const workflows = config.workflows ?? [];
   if (!Array.isArray(workflows)) throw new CliError(EXIT.usage, `${path}: "workflows" must be an array of workflow definitions`);
   const queue = typeof config.queue === 'function' ? await config.queue() : config.queue;
-  return { store, workflows, ...(queue === undefined ? {} : { queue }) };
+  const codec = typeof config.codec === 'function' ? await config.codec() : config.codec;
+  if (codec !== undefined && !isCodec(codec)) {
+    throw new CliError(EXIT.usage, `${path}: "codec" must be a payload codec (encode and decode methods, e.g. aesGcmCodec({ keys, current }))`);
+  }
+  return { store, workflows, ...(queue === undefined ? {} : { queue }), ...(codec === undefined ? {} : { codec }) };
 }

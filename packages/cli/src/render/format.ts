@@ -1,3 +1,4 @@
+import { describeEncoded } from '@cairn/core';
 import { safeText } from './safe-text.js';
 
 /** A duration for people: `850 ms`, `3.42 s`, `2 min 5 s`, `3 h 20 min`, `2 d 4 h`. */
@@ -38,9 +39,13 @@ export function clip(text: string, width: number): string {
   return cell(text, width).trimEnd();
 }
 
-/** A JSON value on one line, made safe for a terminal. */
+/**
+ * A JSON value on one line, made safe for a terminal; a payload encoded by a codec the CLI was not
+ * given (see the config file's `codec`) as `encoded (key k1)`.
+ */
 export function inlineJson(value: unknown): string {
-  return safeText(JSON.stringify(value) ?? 'undefined');
+  const encoded = describeEncoded(value);
+  return safeText(encoded ?? JSON.stringify(value) ?? 'undefined');
 }
 
 /** Text made safe and broken into lines of at most `width` characters, at spaces where it can. */

@@ -6,7 +6,47 @@ import type { NewRun, RunRecord, RunTransition, RetryRecord } from '../model/run
 import type { ScheduleRecord } from '../model/schedule.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
-import { codecError, isPayloadEnvelope, type PayloadCodec, type PayloadContext } from './payload-codec.js';
+import { codecError, ENCODED_MARK, isPayloadEnvelope, type PayloadCodec, type PayloadContext, type PayloadEnvelope } from './payload-codec.js';
+
+// What `RecentEncodes` keeps: payloads up to 64 KiB of JSON, 4 MiB in all.
+const RECENT_MAX_BYTES = 4 * 1024 * 1024;
+const RECENT_MAX_ITEM_BYTES = 64 * 1024;
+
+/**
+ * The JSON text of the payloads this wrapper encoded last, by envelope, so that reading one back
+ * (every write of the contract returns the record written) costs a `JSON.parse` instead of a
+ * decode: for AES-GCM, half the codec's cost of a step. Bounded by bytes; oldest forgotten first.
+ * Holds nothing the engine does not hold anyway.
+ */
+class RecentEncodes {
+  private readonly texts = new Map<string, string>();
+  private bytes = 0;
+
+  private static id(envelope: PayloadEnvelope): string {
+    const data = envelope.data;
+    return typeof data === 'string' && Object.keys(envelope).length <= 4
+      ? `${envelope[ENCODED_MARK]}\u0000${envelope.key ?? ''}\u0000${data}`
+      : JSON.stringify(envelope);
+  }
+
+  remember(envelope: PayloadEnvelope, value: Json): void {
+    const text = JSON.stringify(value);
+    if (text.length > RECENT_MAX_ITEM_BYTES) return;
+    const id = RecentEncodes.id(envelope);
+    this.texts.set(id, text);
+    this.bytes += text.length + id.length;
+    for (const [oldest, old] of this.texts) {
+      if (this.bytes <= RECENT_MAX_BYTES) break;
+      this.texts.delete(oldest);
+      this.bytes -= old.length + oldest.length;
+    }
+  }
+
+  recall(envelope: PayloadEnvelope): Json | undefined {
+    const text = this.texts.get(RecentEncodes.id(envelope));
+    return text === undefined ? undefined : (JSON.parse(text) as Json);
+  }
+}
 
 /** A store seen through a payload codec: what `createEngine({ codec })` runs on. */
 export interface CodecStore extends WorkflowStore {
@@ -24,7 +64,7 @@ export interface CodecStore extends WorkflowStore {
  * signals, doctor and close.
  *
  * A stored value that is not an envelope (written before the codec was configured) is read as it
- * is. A codec that throws, or returns no envelope, fails the call with `CODEC_ERROR` naming the
+ * is; a codec without `encode` writes payloads as they are (decode-only). A codec that throws, or returns no envelope, fails the call with `CODEC_ERROR` naming the
  * run, the payload and the key, before the store is called (encode: nothing is written) or after it
  * answered (decode). `capabilities.maxPayloadBytes` is what the codec says fits in the store's limit.
  *
@@ -32,24 +72,32 @@ export interface CodecStore extends WorkflowStore {
  * store API (`checkWorkflowCode({ store: codecStore(store, codec) })`, a script).
  */
 export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStore {
-  if (typeof codec?.encode !== 'function' || typeof codec.decode !== 'function') {
-    throw new CairnError('INVALID_INPUT', 'codec must have encode(value, context) and decode(envelope, context) methods');
+  if (typeof codec?.decode !== 'function' || (codec.encode !== undefined && typeof codec.encode !== 'function')) {
+    throw new CairnError('INVALID_INPUT', 'codec must have a decode(envelope, context) method, and encode(value, context) unless it only decodes');
   }
+  const encoder = codec.encode?.bind(codec);
+  const recent = new RecentEncodes();
 
   async function encode(value: Json, context: PayloadContext): Promise<Json> {
+    if (encoder === undefined) return value;
     let envelope: unknown;
     try {
-      envelope = await codec.encode(value, context);
+      envelope = await encoder(value, context);
     } catch (error) {
       if (CairnError.is(error, 'CODEC_ERROR')) throw error;
       throw codecError('encode', context, error instanceof Error ? error.message : String(error), { cause: error });
     }
     if (!isPayloadEnvelope(envelope)) throw codecError('encode', context, 'the codec returned no envelope (an object with a "cairn:codec" string)');
+    recent.remember(envelope, value);
     return envelope as unknown as Json;
   }
 
   async function decode(value: Json, context: PayloadContext): Promise<Json> {
     if (!isPayloadEnvelope(value)) return value;
+    // The store hands back what this wrapper just wrote (a step insert, a run transition): the
+    // value it encoded, without decoding it again.
+    const known = recent.recall(value);
+    if (known !== undefined) return known;
     try {
       return await codec.decode(value, context);
     } catch (error) {
@@ -110,20 +158,36 @@ export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStor
   const decodeStep = (step: StepRecord): Promise<StepRecord> => codeOutcome(step, stepContext(step.runId, step.key), decode);
   const decodeAttempt = (attempt: AttemptRecord): Promise<AttemptRecord> => codeOutcome(attempt, stepContext(attempt.runId, attempt.stepKey), decode);
 
+  /**
+   * `encode` that encodes each object once: a step's output and its attempt's are usually the same
+   * value, recorded twice in one write; they get one envelope.
+   */
+  function encodeOnce(): typeof encode {
+    const done = new Map<Json, Promise<Json>>();
+    return (value, context) => {
+      if (typeof value !== 'object' || value === null) return encode(value, context);
+      let coded = done.get(value);
+      if (coded === undefined) done.set(value, (coded = encode(value, context)));
+      return coded;
+    };
+  }
+
   async function encodeNewStep(runId: string, step: NewStep): Promise<NewStep> {
     const context = stepContext(runId, step.key);
+    const once = encodeOnce();
     const [coded, finished] = await Promise.all([
-      codeOutcome(step, context, encode),
-      step.finishedAttempt === undefined ? undefined : codeOutcome(step.finishedAttempt, context, encode),
+      codeOutcome(step, context, once),
+      step.finishedAttempt === undefined ? undefined : codeOutcome(step.finishedAttempt, context, once),
     ]);
     return finished === undefined ? coded : { ...coded, finishedAttempt: finished };
   }
 
   async function encodeStepTransition(runId: string, t: StepTransition): Promise<StepTransition> {
     const context = stepContext(runId, t.key);
+    const once = encodeOnce();
     const [to, endAttempt] = await Promise.all([
-      codeOutcome(t.to, context, encode),
-      t.endAttempt === undefined ? undefined : codeOutcome(t.endAttempt, context, encode),
+      codeOutcome(t.to, context, once),
+      t.endAttempt === undefined ? undefined : codeOutcome(t.endAttempt, context, once),
     ]);
     const out: StepTransition = { ...t, to };
     if (endAttempt !== undefined) out.endAttempt = endAttempt;
@@ -154,7 +218,10 @@ export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStor
     inner,
     codec,
     name: store.name,
-    capabilities: { ...store.capabilities, maxPayloadBytes: Math.min(storeBytes, codec.maxPayloadBytes?.(storeBytes) ?? storeBytes) },
+    capabilities: {
+      ...store.capabilities,
+      maxPayloadBytes: encoder === undefined ? storeBytes : Math.min(storeBytes, codec.maxPayloadBytes?.(storeBytes) ?? storeBytes),
+    },
     runs: {
       async create(run: NewRun, now) {
         const result = await runs.create({ ...run, input: await encode(run.input, { kind: 'input', runId: run.id }) }, now);

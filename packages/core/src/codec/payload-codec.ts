@@ -40,8 +40,13 @@ export interface PayloadContext {
  * same codec.
  */
 export interface PayloadCodec {
-  /** Encodes one payload (already a JSON value: the engine's JSON round trip ran first). */
-  encode(value: Json, context: PayloadContext): Promise<PayloadEnvelope>;
+  /**
+   * Encodes one payload (already a JSON value: the engine's JSON round trip ran first). Absent: a
+   * decode-only codec, which writes payloads as they are and reads envelopes — the first step of
+   * rolling a codec out (every process able to read envelopes before any writes one), or the way
+   * back.
+   */
+  encode?(value: Json, context: PayloadContext): Promise<PayloadEnvelope>;
   /** Decodes an envelope this codec (or an earlier configuration of it) produced. */
   decode(envelope: PayloadEnvelope, context: PayloadContext): Promise<Json>;
   /**
