@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +20,66 @@ const PARTS: Record<string, string[]> = {
   'execution.ts': ['replay.ts', 'task-steps.ts', 'saga.ts', 'child-calls.ts', 'waits.ts'],
 };
 
+/** Every relative import (types included) of every .ts file under `dir`, as absolute paths. */
+function importGraph(dir: string): Map<string, string[]> {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.ts')) files.push(path);
+    }
+  };
+  walk(dir);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const targets = [...text.matchAll(/(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'/g)].map((m) =>
+      resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')),
+    );
+    graph.set(
+      file,
+      targets.filter((t) => files.includes(t)),
+    );
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one file (Tarjan): each is an import cycle. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next += 1;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop() as string;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component);
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
 describe('engine layout (decisions 44, 55)', () => {
   it('an execution is composed: each part says what it owns, extends nothing, and imports only the parts it is given', () => {
     const readPart = (file: string) => readFileSync(resolve(EXECUTION, file), 'utf8');
@@ -34,6 +94,12 @@ describe('engine layout (decisions 44, 55)', () => {
         `${file} imports parts it is not given`,
       );
     }
+  });
+
+  it('no import cycle anywhere in packages/core/src (type imports included)', () => {
+    const src = resolve(ENGINE, '..');
+    const found = cycles(importGraph(src)).map((c) => c.map((f) => relative(src, f)).sort());
+    assert.deepEqual(found, []);
   });
 
   it('createEngine assembles: option checks, dispatch and wake-up handling live in their own files', () => {

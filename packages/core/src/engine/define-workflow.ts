@@ -3,67 +3,13 @@ import type { JsonGate } from '../serialization/json-types.js';
 import type { StandardSchemaV1 } from '../validation/standard-schema.js';
 import { isStandardSchema, validatePayload } from '../validation/validate-payload.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptions } from './check-input.js';
-import { type Duration, toMilliseconds } from './duration.js';
-import { checkConcurrency, checkRateLimit, type ConcurrencyLimit, type RateLimit } from './flow-options.js';
-import type { WorkflowContext } from './workflow-context.js';
+import { toMilliseconds } from './duration.js';
+import { checkConcurrency, checkRateLimit } from './flow-options.js';
+import type { WorkflowContext, WorkflowDefinition } from './workflow-context.js';
+import type { WorkflowOptions } from './workflow-options.js';
 
-/** Options of `defineWorkflow`. */
-// biome-ignore lint/suspicious/noExplicitAny: options written apart from a definition (no input type to name) must accept any key function, as `unknown` would refuse `(input: { tenant: string }) => ...`
-export interface WorkflowOptions<I = any> {
-  /** The version new runs start on (default `'1'`). Runs replay on the version they started with. */
-  version?: string;
-  /** With the `shared-groups` strategy: the tier of this workflow's job group. */
-  tier?: string;
-  /** Free-form description stored with the version. */
-  description?: string;
-  /**
-   * The default deadline of a run of this workflow, as a `Duration` from its start (`'1h'`);
-   * `startRun`'s `deadline` overrides it. See docs/semantics.md, Deadlines.
-   */
-  deadline?: Duration;
-  /**
-   * At most `limit` runs of one key execute at once across every engine on the store; the others
-   * wait in line (priority, then creation order). Needs a store with `slots`. See
-   * docs/flow-control.md.
-   */
-  concurrency?: ConcurrencyLimit<I>;
-  /**
-   * At most `limit` runs of one key start in any window of `period`; the others are held back
-   * (never dropped). Needs a store with `slots`. See docs/flow-control.md.
-   */
-  rateLimit?: RateLimit<I>;
-  /**
-   * A Standard Schema (zod, valibot, ArkType, ...) for the input: `startRun` validates the input
-   * with it before anything is written (`INVALID_INPUT` with the schema's issues in `data.issues`),
-   * and the run stores, and the handler receives, the schema's value (a schema may transform). Not
-   * applied again on replay. The handler's input type is the schema's output type; `startRun` and
-   * `ctx.child` take its input type. See docs/semantics.md, Validation.
-   */
-  // biome-ignore lint/suspicious/noExplicitAny: any schema, whatever it takes: the definition's types say what it gives
-  input?: StandardSchemaV1<any, I>;
-  /**
-   * A Standard Schema for the output: applied to what the handler returns, when it returns; a
-   * refused output fails the run with `INVALID_OUTPUT` (the schema's issues in `data.issues`; the
-   * run's compensations run), and the run's output is the schema's value.
-   */
-  // biome-ignore lint/suspicious/noExplicitAny: any schema; the definition's types say what it takes and gives
-  output?: StandardSchemaV1<any, any>;
-}
-
-/**
- * A registered workflow: name, version, options and handler. `I` is the input `startRun` and
- * `ctx.child` take, `O` the output the run ends with (`result()` gives its JSON round trip,
- * `Jsonify<O>`), and `HandlerInput` what the handler receives: `I`, unless an `input` schema
- * stands between them (it takes an `I` and gives a `HandlerInput`).
- */
-export interface WorkflowDefinition<I = unknown, O = unknown, HandlerInput = I> {
-  readonly name: string;
-  readonly version: string;
-  // biome-ignore lint/suspicious/noExplicitAny: the output schema takes what the handler returned, which the definition's types no longer name
-  readonly options: Readonly<WorkflowOptions<HandlerInput> & { input?: StandardSchemaV1<I, HandlerInput>; output?: StandardSchemaV1<any, O> }>;
-  /** The workflow's code, with the `output` schema applied to what it returns when there is one. */
-  readonly handler: (ctx: WorkflowContext, input: HandlerInput) => Promise<O>;
-}
+export type { WorkflowDefinition } from './workflow-context.js';
+export type { WorkflowOptions } from './workflow-options.js';
 
 /**
  * Defines a workflow. The handler is plain async code; use `ctx` for everything that must survive a

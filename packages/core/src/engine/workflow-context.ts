@@ -1,11 +1,15 @@
+// The types a workflow is written against: its context (`ctx`), its definition, and the shapes of
+// `ctx.select`. One file because they refer to each other (a definition's handler takes a context,
+// whose `child` takes a definition): apart, they were an import cycle.
 import type { CairnError } from '../errors/cairn-error.js';
+import type { ErrorRecord } from '../model/error-record.js';
+import type { StandardSchemaV1 } from '../validation/standard-schema.js';
+import type { WorkflowOptions } from './workflow-options.js';
 import type { Json } from '../model/json.js';
 import type { Jsonify, JsonifyPayload, JsonGate } from '../serialization/json-types.js';
 import type { Duration } from './duration.js';
 import type { StepRateLimit } from './flow-options.js';
-import type { SelectAlternative, SelectOutcome } from './select-alternatives.js';
 import type { BackoffOptions, RetryPredicate } from './retry-policy.js';
-import type { WorkflowOf } from './any-workflow-definition.js';
 import type { EventDefinition } from './event-definition.js';
 
 /** What a step body receives. */
@@ -214,3 +218,83 @@ export interface WorkflowContext {
    */
   deprecatePatch(id: string): void;
 }
+
+/**
+ * A registered workflow: name, version, options and handler. `I` is the input `startRun` and
+ * `ctx.child` take, `O` the output the run ends with (`result()` gives its JSON round trip,
+ * `Jsonify<O>`), and `HandlerInput` what the handler receives: `I`, unless an `input` schema
+ * stands between them (it takes an `I` and gives a `HandlerInput`).
+ */
+export interface WorkflowDefinition<I = unknown, O = unknown, HandlerInput = I> {
+  readonly name: string;
+  readonly version: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the output schema takes what the handler returned, which the definition's types no longer name
+  readonly options: Readonly<WorkflowOptions<HandlerInput> & { input?: StandardSchemaV1<I, HandlerInput>; output?: StandardSchemaV1<any, O> }>;
+  /** The workflow's code, with the `output` schema applied to what it returns when there is one. */
+  readonly handler: (ctx: WorkflowContext, input: HandlerInput) => Promise<O>;
+}
+
+/**
+ * A workflow definition of any input and output type: what code holding several workflows side by
+ * side takes (`createEngine({ workflows })`, `ctx.child`, a registry). Any `WorkflowDefinition<I, O>`
+ * is assignable to it. `any` is right here and `unknown` is not: the handler takes the input as a
+ * parameter, and a parameter is contravariant, so `WorkflowDefinition<{ id: string }>` is not a
+ * `WorkflowDefinition<unknown>`; TypeScript has no existential type ("some input type"). It checks
+ * nothing about the input: code that knows its workflow uses `WorkflowDefinition<I, O>`.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the handler's input is a contravariant parameter and TypeScript has no existential type; see the TSDoc above
+export type AnyWorkflowDefinition = WorkflowDefinition<any, any>;
+
+/**
+ * A workflow definition that takes `I` (at `startRun`, `ctx.child`) and ends with `O`, whatever
+ * its handler receives in between (an `input` schema may transform `I`): what code that starts a
+ * workflow takes. `any` for the handler's input for the reason above.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the handler's input is a contravariant parameter, and a caller deals only in what the definition takes
+export type WorkflowOf<I, O> = WorkflowDefinition<I, O, any>;
+
+/** One thing `ctx.select` waits for. */
+export type SelectAlternative =
+  /** The next message of this event that no wait has taken yet; it is taken only if it wins. */
+  // biome-ignore lint/suspicious/noExplicitAny: events with different payload types side by side; TypeScript has no existential type
+  | { event: string | EventDefinition<any> }
+  /** A durable timer of this length, counted from the first execution's call. */
+  | { timer: Duration }
+  /** A durable timer until this time. */
+  | { until: Date | number }
+  /**
+   * A child run started by the select, with `input` (what its definition takes; no input is
+   * `null`); it is cancelled if another alternative wins.
+   */
+  | { child: AnyWorkflowDefinition | string; input?: unknown };
+
+/** How a child alternative ended, as `ctx.select` gives it: `output` is the child's output after the JSON round trip (`null` for none). */
+export type SelectChildValue<O = Json> = { ok: true; output: O } | { ok: false; status: 'failed' | 'cancelled' | 'deleted'; error: ErrorRecord | null };
+
+/** The `kind` and `value` one alternative wins with. */
+type SelectWin<A> = A extends { event: infer E }
+  ? { kind: 'event'; value: E extends EventDefinition<infer T, infer _In> ? JsonifyPayload<T> : Json }
+  : A extends { timer: unknown } | { until: unknown }
+    ? { kind: 'timer'; value: null }
+    : A extends { child: infer C }
+      ? { kind: 'child'; value: SelectChildValue<C extends WorkflowOf<infer _I, infer O> ? JsonifyPayload<O> : Json | null> }
+      : never;
+
+/**
+ * What `ctx.select(name, alternatives)` resolves with, typed by the alternatives: one member per
+ * key, `winner` narrowing `kind` and `value` (an event definition's payload, a child definition's
+ * output, each after the JSON round trip; `Json` for an event or child given by name).
+ */
+export type SelectOutcome<A extends Record<string, SelectAlternative>> = {
+  [K in keyof A & string]: { winner: K } & SelectWin<A[K]>;
+}[keyof A & string];
+
+/** What `ctx.select` resolves with, for alternatives of any kind: which alternative won, and its value. */
+export type SelectResult<K extends string = string> =
+  | { winner: K; kind: 'event'; value: Json }
+  | { winner: K; kind: 'timer'; value: null }
+  | {
+      winner: K;
+      kind: 'child';
+      value: SelectChildValue<Json | null>;
+    };
