@@ -1,8 +1,6 @@
 import { CairnError } from '../errors/cairn-error.js';
-import type { ErrorRecord } from '../model/error-record.js';
-import type { Json } from '../model/json.js';
 import type { AnyWorkflowDefinition } from './workflow-context.js';
-import { checkEventName, eventNameOf, type EventDefinition } from './event-definition.js';
+import { checkEventName, eventNameOf } from './event-definition.js';
 import { checkWakeTime, toMilliseconds, type Duration } from './duration.js';
 import { checkIdentifier, IDENTIFIER_LIMITS } from './check-input.js';
 
