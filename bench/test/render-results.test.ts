@@ -89,6 +89,24 @@ describe('bench --render', () => {
     }
   });
 
+  it('renders the pre-deploy check section and its targets', async () => {
+    // A `--scenarios=check` run on PostgreSQL (docs/benchmarks.md, "The pre-deploy check").
+    const { code, stdout, stderr } = await render(join(bench, 'results', 'check-2026-12-07-1.json'));
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /### Pre-deploy check: `checkWorkflowCode` over in-flight runs of 50 recorded steps/);
+    assert.match(stdout, /\| PostgreSQL \| 10,000 \| /);
+    assert.match(stdout, /pre-deploy check of 10,000 in-flight runs × 50 recorded steps ≤ 15 s \| PostgreSQL/);
+    assert.match(stdout, /live heap of the streamed check/);
+    assert.equal(stdout.includes('omitted'), false);
+    // A check section without a field the report reads is left out, and the report says so.
+    const results = JSON.parse(readFileSync(join(bench, 'results', 'check-2026-12-07-1.json'), 'utf8')) as { backends: { check: Record<string, unknown> }[] };
+    delete results.backends[0]!.check['replayCpuUsPerRun'];
+    const partial = await render(saved('check-partial.json', results));
+    assert.equal(partial.code, 0, partial.stderr);
+    assert.equal(partial.stdout.includes('### Pre-deploy check'), false);
+    assert.match(partial.stdout, /check of PostgreSQL omitted: the file has no check\.replayCpuUsPerRun/);
+  });
+
   it('a file that is no bench result fails with a message, not a stack trace', async () => {
     const { code, stderr } = await render(saved('other.json', { hello: 'world' }));
     assert.equal(code, 1);

@@ -60,6 +60,9 @@ try {
   const verdict = values.diverging ? 'diverges' : 'compatible';
   const server = backend.serverCpuMs;
   await timedCheck(cs.store, workflows, {}, runs, verdict, gc, server);
+  gc();
+  log(`after a warm-up check and a full GC: heap used ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MiB, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(1)} MiB`);
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   const f = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(2)} s`);
   for (const tuning of sweep) {
     const checks = [];
@@ -70,7 +73,7 @@ try {
     }
     const m = (xs: (number | undefined)[]) => (xs.some((x) => x === undefined) ? undefined : median(xs as number[]));
     process.stdout.write(
-      `pageSize=${tuning.pageSize ?? 'default'} concurrency=${tuning.concurrency ?? 'default'}: check ${f(m(checks.map((c) => c.wallMs)))} wall (${checks.map((c) => f(c.wallMs)).join(', ')}), client CPU ${f(m(checks.map((c) => c.cpuMs)))}, server CPU ${f(m(checks.map((c) => c.serverCpuMs)))}; reads alone ${f(m(reads.map((c) => c.wallMs)))} wall, client CPU ${f(m(reads.map((c) => c.cpuMs)))}, server CPU ${f(m(reads.map((c) => c.serverCpuMs)))}\n`,
+      `pageSize=${tuning.pageSize ?? 'default'} concurrency=${tuning.concurrency ?? 'default'}: check ${f(m(checks.map((c) => c.wallMs)))} wall (${checks.map((c) => f(c.wallMs)).join(', ')}), client CPU ${f(m(checks.map((c) => c.cpuMs)))}, server CPU ${f(m(checks.map((c) => c.serverCpuMs)))}; reads alone ${f(m(reads.map((c) => c.wallMs)))} wall, client CPU ${f(m(reads.map((c) => c.cpuMs)))}, server CPU ${f(m(reads.map((c) => c.serverCpuMs)))}; peak RSS growth ${mib(Math.max(...checks.map((c) => c.peakRssGrowth)))}, peak heap growth ${mib(Math.max(...checks.map((c) => c.peakHeapGrowth)))}, RSS at the end ${mib(process.memoryUsage().rss)}\n`,
     );
   }
   if (values.profile !== undefined) {
