@@ -164,8 +164,12 @@ export interface WorkflowContext {
    */
   // biome-ignore lint/suspicious/noExplicitAny: any output: it is not awaited here
   startChild<I>(workflow: WorkflowOf<I, any> | (string & JsonGate<I, 'child input'>), input: I, options?: StartChildOptions): Promise<string>;
-  /** Sets one state key durably and atomically (other keys are untouched). */
-  setState(key: string, value: Json): Promise<void>;
+  /**
+   * Sets one state key durably and atomically (other keys are untouched). The value is a JSON
+   * payload (docs/semantics.md, Payloads): a type JSON cannot carry is a compile error, and
+   * `NOT_SERIALIZABLE` at run time.
+   */
+  setState<T>(key: string, value: T & JsonGate<T, 'state value'>): Promise<void>;
   /**
    * The latest value of a state key (`undefined` if never set), as the JSON round trip of what was
    * set: a `T` given as a type argument reads as `Jsonify<T>` (a type JSON cannot carry is a compile

@@ -193,6 +193,14 @@ export async function eventsAndState(): Promise<void> {
   expectType<Same<typeof cart, { items: string[]; coupon?: string } | undefined>>();
   // @ts-expect-error a Map as a state value type
   await ctx.state<Map<string, number>>('cart');
+
+  // setState takes what JSON carries: optional and undefined properties are fine, a Date is not.
+  await ctx.setState('cart', { items: ['a'], coupon: undefined as string | undefined });
+  await ctx.setState('count', 3);
+  // @ts-expect-error a Date as a state value
+  await ctx.setState('seen', new Date());
+  // @ts-expect-error a Map nested in a state value
+  await ctx.setState('cart', { items: new Map<string, number>() });
 }
 
 export async function select(): Promise<void> {

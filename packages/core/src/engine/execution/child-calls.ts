@@ -13,6 +13,7 @@ import { CONTINUED_AS, continuedAs } from '../continued-as.js';
 import { flowKeys } from '../flow-keys.js';
 import { childStart } from '../run-deadline.js';
 import { definitionForStart } from '../start-version.js';
+import { workflowInput } from '../../validation/workflow-input.js';
 import { uuidv7 } from '../uuid.js';
 import type { ChildOptions, StartChildOptions } from '../workflow-context.js';
 import { type Call, type Delivery, SUSPEND } from './call.js';
@@ -47,9 +48,8 @@ export class ChildCalls {
     }
     const { childBackstopMs } = this.r.rt.timings;
     if (!step) {
-      const childInput = this.r.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
       // Idempotent across a crash before the step is recorded.
-      const { run: child } = await this.createRun(childName, childInput, `$child:${this.r.run.id}:${site.key}`, {
+      const { run: child } = await this.createRun(childName, input, `$child:${this.r.run.id}:${site.key}`, {
         parent: { runId: this.r.run.id, stepKey: site.key },
         deadline: 'inherit',
       });
@@ -113,10 +113,9 @@ export class ChildCalls {
       const id = recorded.childRunId;
       return this.r.finished(call, site, recorded, async () => ({ ok: true, value: id }));
     }
-    const childInput = this.r.payload(input ?? null, `input of child ${JSON.stringify(childName)}`);
     // Idempotent across a crash before the step is recorded. Detached: no parent, and bound by its
     // own workflow's default deadline only, not by this run's.
-    const { run: child } = await this.createRun(childName, childInput, `$child:${this.r.run.id}:${site.key}`, { deadline: 'own' });
+    const { run: child } = await this.createRun(childName, input, `$child:${this.r.run.id}:${site.key}`, { deadline: 'own' });
     const turn = await this.r.claim(call);
     this.r.fault('before-checkpoint', site.key);
     await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: child.id, output: child.id, turn });
@@ -139,10 +138,13 @@ export class ChildCalls {
       // One successor, whatever crashes: a repeated create returns the first one. A child that
       // continues as new stays its parent's child (the successor's end wakes it), and the chain
       // keeps the run's deadline.
-      const { run: successor } = await this.createRun(this.r.run.workflow, json, `$continue:${this.r.run.id}`, {
-        ...(this.r.run.parent === undefined ? {} : { parent: this.r.run.parent }),
-        deadline: 'keep',
-      });
+      const { run: successor } = await this.createRun(
+        this.r.run.workflow,
+        json,
+        `$continue:${this.r.run.id}`,
+        { ...(this.r.run.parent === undefined ? {} : { parent: this.r.run.parent }), deadline: 'keep' },
+        'input of continueAsNew',
+      );
       await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
       await this.r.rt.dispatchRun(successor);
       successorId = successor.id;
@@ -160,11 +162,15 @@ export class ChildCalls {
    */
   async createRun(
     workflow: string,
-    input: Json,
+    given: unknown,
     idempotencyKey: string,
     how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' },
+    what = `input of child ${JSON.stringify(workflow)}`,
   ): Promise<{ run: RunRecord; created: boolean }> {
     const def = await this.versionForStart(workflow);
+    // The version's input schema, then the JSON rule, as `startRun` applies them: a refused input
+    // is INVALID_INPUT / NOT_SERIALIZABLE at the call, before anything is written.
+    const input = this.r.payload(await workflowInput(def, given ?? null, what), what);
     // A key function that refuses the input fails this call, as it fails `startRun`.
     flowKeys(def, input);
     const made = await this.r.write((_fence, now) => {

@@ -162,9 +162,8 @@ export class Waits {
     const children = new Map<string, string>();
     for (const alt of alts) {
       if (alt.kind !== 'child') continue;
-      const input = this.r.payload(alt.input, `input of child ${JSON.stringify(alt.workflow)}`);
       // One child per alternative, whatever crashes; each look finds the same one.
-      const { run: child, created } = await this.kids.createRun(alt.workflow, input, `$child:${this.r.run.id}:${site.key}/${alt.key}`, {
+      const { run: child, created } = await this.kids.createRun(alt.workflow, alt.input, `$child:${this.r.run.id}:${site.key}/${alt.key}`, {
         parent: { runId: this.r.run.id, stepKey: site.key },
         deadline: 'inherit',
       });
@@ -221,7 +220,7 @@ export class Waits {
     return undefined;
   }
 
-  async setState(call: Call, key: string, value: Json): Promise<Delivery> {
+  async setState(call: Call, key: string, value: unknown): Promise<Delivery> {
     checkIdentifier('ctx.setState key', key, IDENTIFIER_LIMITS.stateKey, { allowEmpty: true });
     const json = this.r.payload(value, `state ${JSON.stringify(key)}`);
     const turn = this.r.claimNext(call);
