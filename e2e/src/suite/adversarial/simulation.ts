@@ -289,13 +289,24 @@ export interface RunReport {
   ms: number;
 }
 
-/** Stops a dead engine at once; its abandoned work may still be winding down on the clock. */
-async function stopDead(w: EngineWorld, engine: Engine): Promise<void> {
+/**
+ * Stops a dead engine at once; its abandoned work may still be winding down on the clock. After a
+ * crash (`crashed`), the clock moves in steps of 100 ms (10 s at most) while it stops, never timer
+ * by timer: a jump to the next timer would let the dead process's delayed jobs fire (a claim a
+ * lease long) and could reach an hour-long backstop before the next process is even started, time
+ * the liveness bound would wrongly charge to the engine (the stop of a store with signals waits for
+ * real I/O: unlistening, announcing the leave).
+ */
+async function stopDead(w: EngineWorld, engine: Engine, crashed = false): Promise<void> {
   let done = false;
   const stopping = engine.stop({ graceMs: 0 }).finally(() => (done = true));
-  for (let i = 0; i < 50 && !done; i += 1) {
+  for (let i = 0; i < (crashed ? 100 : 50) && !done; i += 1) {
     await w.settle();
-    if (!done) await w.clock.advanceToNextTimer();
+    if (done) break;
+    if (crashed) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      await w.clock.advance(100);
+    } else await w.clock.advanceToNextTimer();
   }
   if (done) await stopping;
 }
@@ -351,7 +362,7 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
           // The process died: stop it, and start another one on the same store.
           tracker.crashes.push(faults.crashed);
           tracker.crashedGens.add(tracker.gen);
-          await stopDead(w, engine);
+          await stopDead(w, engine, true);
           tracker.gen += 1;
           faults = injectorFor();
           engine = await w.startEngine([def], { workerId: workerOf(tracker.gen), ...(faults ? { faults } : {}) });
