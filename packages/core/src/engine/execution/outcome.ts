@@ -58,4 +58,6 @@ export interface Site {
 export const ABANDON_GRACE = 3;
 // Store and queue failures abandon the execution (the lease expires and recovery resumes the run)
 // instead of failing the run: an outage must never turn into a failed workflow.
-export const INFRA_CODES = new Set(['STORE_ERROR', 'QUEUE_ERROR', 'LEASE_LOST', 'RUN_CONFLICT', 'RUN_NOT_FOUND', 'STEP_CONFLICT']);
+// A payload the codec cannot decode (a key this process lacks) is one too: an engine given the key
+// finishes the run.
+export const INFRA_CODES = new Set(['STORE_ERROR', 'QUEUE_ERROR', 'LEASE_LOST', 'RUN_CONFLICT', 'RUN_NOT_FOUND', 'STEP_CONFLICT', 'CODEC_ERROR']);
