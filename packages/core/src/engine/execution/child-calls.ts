@@ -49,7 +49,7 @@ export class ChildCalls {
     const { childBackstopMs } = this.r.rt.timings;
     if (!step) {
       // Idempotent across a crash before the step is recorded.
-      const { run: child } = await this.createRun(childName, input, `$child:${this.r.run.id}:${site.key}`, {
+      const { run: child, created } = await this.createRun(childName, input, `$child:${this.r.run.id}:${site.key}`, {
         parent: { runId: this.r.run.id, stepKey: site.key },
         deadline: 'inherit',
       });
@@ -57,8 +57,12 @@ export class ChildCalls {
       step = await this.r.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
       this.r.fault('after-checkpoint', site.key);
       this.children.add(child.id);
-      await this.r.rt.dispatchRun(child);
-      this.r.suspend(this.r.rt.clock.now() + childBackstopMs, 'child');
+      if (created) {
+        await this.r.rt.dispatchRun(child);
+        this.r.suspend(this.r.rt.clock.now() + childBackstopMs, 'child');
+      }
+      // Created by an execution that died before recording this step: the child may have run, and
+      // ended, meanwhile, its wake-up spent on this very claim. Look at it now, as a wake would.
     }
     const childId = step.childRunId as string;
     const child = await this.lastOfChain(childId);
