@@ -204,12 +204,9 @@ describe('liveness: a child that ended before its parent recorded it', () => {
   // creating its child and recording the child step; the child is run by recovery and ends while the
   // parent still holds its dead lease, so its wake-up is taken by the parent's next claim (a claim
   // clears wakeAt: the replay is to see the news). That replay finds the child through its
-  // idempotency key (`createRun`, created: false), records the step and suspends for the backstop
-  // without looking at the child: the parent waits an hour. Needs execution/child-calls.ts (the
-  // lead's) to look at a child it found instead of suspending; until then this test is a todo.
-  it('the parent takes the outcome within the bound, not at its backstop', {
-    todo: 'childStep must look at a child createRun found (created: false)',
-  }, async () => {
+  // idempotency key (`createRun`, created: false), recorded the step and suspended for the backstop
+  // without looking at the child: the parent waited an hour. It now looks at a child it found.
+  it('the parent takes the outcome within the bound, not at its backstop', async () => {
     const clock = new ManualClock();
     const counter = countingStore();
     const dies = new DieAt(clock, { point: 'before-checkpoint', role: 'parent', stepKey: 'child:live-kid', nth: 1 });
