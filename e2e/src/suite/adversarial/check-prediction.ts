@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   checkWorkflowCode,
+  type Engine,
   defineWorkflow,
   isTerminalRunStatus,
   type Json,
@@ -99,7 +100,7 @@ export function gatedBuild(name: string, program: GatedProgram): WorkflowDefinit
       case 'uuid':
         return ctx.uuid();
       case 'child':
-        return ctx.child(kidName, { path: n.path } as Json, n.name === undefined ? undefined : { name: n.name });
+        return ctx.child(kidName, { path: n.path, pass } as Json, n.name === undefined ? undefined : { name: n.name });
       case 'all':
         return Promise.all(n.branches.map((branch) => runSequence(ctx, branch, pass)));
       case 'gate':
@@ -113,7 +114,7 @@ export function gatedBuild(name: string, program: GatedProgram): WorkflowDefinit
 
   return [
     defineWorkflow(name, (ctx, input: GatedInput) => runSequence(ctx, program.body, input.pass)) as WorkflowDefinition,
-    defineWorkflow(kidName, (ctx, input: { path: string }) => runSequence(ctx, kids.get(input.path) ?? [], 0)) as WorkflowDefinition,
+    defineWorkflow(kidName, (ctx, input: { path: string; pass: number }) => runSequence(ctx, kids.get(input.path) ?? [], input.pass)) as WorkflowDefinition,
   ];
 }
 
@@ -122,42 +123,77 @@ interface Outcome {
   status: RunRecord['status'] | 'stuck';
   code?: string;
   message?: string;
+  /** For NON_DETERMINISM: the run that diverged (`data.runId`). */
+  of?: string;
+}
+
+function outcomeOf(run: RunRecord): Outcome {
+  const of = (run.error?.data as { runId?: unknown } | undefined)?.runId;
+  return {
+    status: run.status,
+    ...(run.error ? { code: run.error.code, message: run.error.message } : {}),
+    ...(run.error?.code === 'NON_DETERMINISM' && typeof of === 'string' ? { of } : {}),
+  };
 }
 
 /** One run of one seed: the check's verdict and what resuming did. */
 interface Judged {
-  pass: number;
+  /** `gate N` for a root run, `child of gate N` for a child run in flight at the check. */
+  what: string;
   runId: string;
   verdict: RunVerdict | undefined;
   outcome: Outcome;
 }
 
-/** Whether a verdict predicted an outcome: compatible ⇔ it went on (not NON_DETERMINISM); diverges ⇔ NON_DETERMINISM. */
+/**
+ * Whether a verdict predicted an outcome: compatible ⇔ it went on (not NON_DETERMINISM of its own);
+ * diverges ⇔ NON_DETERMINISM. A child's divergence a parent fails with is the child's, not the parent's.
+ */
 function predicted(verdict: RunVerdict | undefined, outcome: Outcome): boolean {
   if (outcome.status === 'stuck' || verdict === undefined) return false;
-  const diverged = outcome.status === 'failed' && outcome.code === 'NON_DETERMINISM';
+  const diverged = outcome.status === 'failed' && outcome.code === 'NON_DETERMINISM' && (outcome.of === undefined || outcome.of === verdict.runId);
   if (verdict.verdict === 'compatible') return !diverged && (outcome.status === 'completed' || outcome.status === 'failed');
   if (verdict.verdict === 'diverges') return diverged;
   return false;
 }
 
-/** Whether every run stands at its gate: waiting, the gate's wait recorded and unfinished, every other call finished, every child ended. */
-async function atGates(w: EngineWorld, runs: readonly { id: string; pass: number }[], kidName: string | undefined): Promise<boolean> {
+/**
+ * Whether every root run stands at its gate: waiting, its gate's wait recorded and unfinished in it
+ * or in a child in flight (a gate in a child). When `settled`, also every other call of the run and
+ * of its children in flight finished, and only the children holding the gate in flight.
+ */
+async function atGates(w: EngineWorld, runs: readonly { id: string; pass: number }[], settled: boolean): Promise<boolean> {
   for (const { id, pass } of runs) {
-    const run = await w.raw.runs.get(id);
-    if (run?.status !== 'waiting') return false;
-    const steps = await w.raw.steps.load(id);
-    const gate = (s: (typeof steps)[number]) => (s.kind === 'event' && s.name === `event:gate${pass}`) || (s.kind === 'sleep' && s.name === `gate${pass}`);
-    if (!steps.some((s) => gate(s) && s.status !== 'succeeded')) return false;
-    if (steps.some((s) => !gate(s) && s.status !== 'succeeded')) return false;
+    const at = await gateIn(w, id, pass, settled);
+    if (at !== 'gate') return false;
   }
-  if (kidName === undefined) return true;
-  const kids = await w.raw.runs.list({ workflow: kidName, limit: 1000 });
-  return kids.runs.every((r) => isTerminalRunStatus(r.status));
+  return true;
+}
+
+/** Where run `id` stands: at gate `pass` (in it or a child in flight), quiet without it, or busy. */
+async function gateIn(w: EngineWorld, id: string, pass: number, settled: boolean): Promise<'gate' | 'quiet' | 'busy'> {
+  const run = await w.raw.runs.get(id);
+  if (run?.status !== 'waiting') return 'busy';
+  const steps = await w.raw.steps.load(id);
+  const isGate = (s: (typeof steps)[number]) => (s.kind === 'event' && s.name === `event:gate${pass}`) || (s.kind === 'sleep' && s.name === `gate${pass}`);
+  let gate = steps.some((s) => isGate(s) && s.status !== 'succeeded');
+  const open = steps.filter((s) => !isGate(s) && s.status !== 'succeeded');
+  const openChildren = open.filter((s) => s.kind === 'child').length;
+  if (settled && open.length > openChildren) return 'busy';
+  if (openChildren === 0) return gate ? 'gate' : 'quiet';
+  const kids = (await w.raw.runs.list({ parentRunId: id, limit: 1000 })).runs.filter((r) => !isTerminalRunStatus(r.status));
+  if (settled && kids.length !== openChildren) return 'busy';
+  for (const kid of kids) {
+    const at = await gateIn(w, kid.id, pass, settled);
+    if (at === 'gate') gate = true;
+    else if (at === 'busy' && settled) return 'busy';
+  }
+  return gate ? 'gate' : settled ? 'busy' : 'quiet';
 }
 
 interface SeedReport {
   seed: number;
+  stop: GatedProgram['stop'];
   program: string;
   mutation: Mutation;
   mutated: string;
@@ -184,6 +220,7 @@ async function runSeed(env: CaseEnv, seed: number, verbose: boolean): Promise<Se
   const mutated = gatedBuild(name, candidate);
   const report: SeedReport = {
     seed,
+    stop: program.stop,
     program: describeNodes(program.body),
     mutation,
     mutated: describeNodes(candidate.body),
@@ -192,7 +229,10 @@ async function runSeed(env: CaseEnv, seed: number, verbose: boolean): Promise<Se
     log: [],
     endedAt: env.t0,
   };
-  if (verbose) console.log(`# check-prediction seed ${seed}\n#   program: ${report.program}\n#   mutation: ${mutation.text}\n#   mutated: ${report.mutated}`);
+  if (verbose)
+    console.log(
+      `# check-prediction seed ${seed} (stopped ${program.stop})\n#   program: ${report.program}\n#   mutation: ${mutation.text}\n#   mutated: ${report.mutated}`,
+    );
 
   const w = await engineWorld(env, original);
   report.log = w.log;
@@ -204,21 +244,28 @@ async function runSeed(env: CaseEnv, seed: number, verbose: boolean): Promise<Se
     for (let g = 0; g < pass; g += 1) await w.engine.sendEvent(handle.id, `gate${g}`, eventPayload(`gate${g}`));
     runs.push({ id: handle.id, pass });
   }
-  await w.runUntil(`seed ${seed}: both runs at their gates`, () => atGates(w, runs, childBodies(program.body).size > 0 ? kidName : undefined), {
+  const hasKids = childBodies(program.body).size > 0;
+  await w.runUntil(`seed ${seed}: both runs at their gates`, () => atGates(w, runs, program.stop === 'settled'), {
     maxTimers: MAX_TIMERS,
   });
-  await w.engine.stop();
+  await stopWithin(w.engine, report, 'the original build');
+  // Children in flight (holding a gate, or stopped early): checked and resumed like their parents.
+  const kids = hasKids ? (await w.raw.runs.list({ workflow: kidName, status: ['pending', 'running', 'waiting'], limit: 1000 })).runs : [];
+  const inFlight = runs.length + kids.length;
 
   const counted = countingStore(w.raw);
   const check = await checkWorkflowCode({ store: counted, workflows: mutated });
   const writes = counted.calls.filter((c) => c.write).map((c) => c.method);
   if (writes.length > 0) report.problems.push(`the check wrote: ${writes.join(', ')}`);
   const verdicts = new Map(check.runs.map((v) => [v.runId, v]));
-  if (check.checked !== runs.length)
+  if (check.checked !== inFlight)
     report.problems.push(
-      `the check replayed ${check.checked} runs, not the ${runs.length} in flight: ${JSON.stringify(check.runs.map((r) => [r.runId, r.workflow]))}`,
+      `the check replayed ${check.checked} runs, not the ${inFlight} in flight: ${JSON.stringify(check.runs.map((r) => [r.runId, r.workflow]))}`,
     );
-  if (verbose) for (const { id, pass } of runs) console.log(`#   run pass=${pass} history at its gate: ${await historyLine(w, id)}`);
+  if (verbose) {
+    for (const { id, pass } of runs) console.log(`#   run pass=${pass} history at its gate: ${await historyLine(w, id)}`);
+    for (const kid of kids) console.log(`#   child ${kid.id} of ${kid.parent?.runId} history: ${await historyLine(w, kid.id)}`);
+  }
 
   const engine = await w.startEngine(mutated);
   const after = waitsPerEvent(candidate.body);
@@ -226,20 +273,53 @@ async function runSeed(env: CaseEnv, seed: number, verbose: boolean): Promise<Se
     for (let g = pass; g < GATES; g += 1) await engine.sendEvent(id, `gate${g}`, eventPayload(`gate${g}`));
     for (const [event, count] of after) for (let k = before.get(event) ?? 0; k < count; k += 1) await engine.sendEvent(id, event, eventPayload(event));
   }
+  const outcomes = new Map<string, Outcome>();
   for (const { id, pass } of runs) {
     let outcome: Outcome;
     try {
-      const run = await w.runToEnd(id, { maxTimers: MAX_TIMERS });
-      outcome = { status: run.status, ...(run.error ? { code: run.error.code, message: run.error.message } : {}) };
+      outcome = outcomeOf(await w.runToEnd(id, { maxTimers: MAX_TIMERS }));
     } catch (error) {
       outcome = { status: 'stuck', message: (error as Error).message.split('\n')[0] };
     }
-    report.judged.push({ pass, runId: id, verdict: verdicts.get(id), outcome });
+    outcomes.set(id, outcome);
+    report.judged.push({ what: `gate ${pass}`, runId: id, verdict: verdicts.get(id), outcome });
     if (verbose) console.log(`#   run pass=${pass} history resumed: ${await historyLine(w, id)}`);
   }
-  await engine.stop();
+  // A child is run to its end too; one cancelled (its parent failed first) says nothing of its own code.
+  for (const kid of kids) {
+    let outcome: Outcome;
+    try {
+      outcome = outcomeOf(await w.runToEnd(kid.id, { maxTimers: MAX_TIMERS }));
+    } catch (error) {
+      outcome = { status: 'stuck', message: (error as Error).message.split('\n')[0] };
+    }
+    if (outcome.status === 'cancelled') continue;
+    const root = runs.find((r) => r.id === kid.parent?.runId);
+    report.judged.push({
+      what: root ? `child of the run at gate ${root.pass}` : `grandchild of ${kid.parent?.runId}`,
+      runId: kid.id,
+      verdict: verdicts.get(kid.id),
+      outcome,
+    });
+    if (verbose) console.log(`#   child ${kid.id} history resumed: ${await historyLine(w, kid.id)}`);
+  }
+  await stopWithin(engine, report, 'the mutated build');
   report.endedAt = w.clock.now();
   return report;
+}
+
+/** How long an engine may take to stop before the seed reports it (an execution that never ends). */
+const STOP_MS = 5_000;
+
+/** Stops `engine`, or gives up after `STOP_MS` and says so in the report: a stop that never ends must not hang the case. */
+async function stopWithin(engine: Engine, report: SeedReport, which: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), STOP_MS);
+  });
+  const outcome = await Promise.race([engine.stop().then(() => 'stopped' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') report.problems.push(`the engine of ${which} did not stop within ${STOP_MS / 1000} s (an execution never ended)`);
 }
 
 /** A run's history on one line: `seq:kind:key@turn`, with the status of what is not finished. */
@@ -305,7 +385,7 @@ async function checkPrediction(env: CaseEnv): Promise<void> {
   const { seeds, verbose } = seedsFor(env.harness.name);
   const started = performance.now();
   let mismatches = 0;
-  const tally = { runs: 0, compatible: 0, diverges: 0, completed: 0 };
+  const tally = { runs: 0, children: 0, early: 0, compatible: 0, diverges: 0, completed: 0 };
   const kinds = new Map<string, number>();
   const failures: string[] = [];
   const perStore = seedsPerStore(env.harness.name);
@@ -328,24 +408,26 @@ async function checkPrediction(env: CaseEnv): Promise<void> {
       continue;
     }
     kinds.set(report.mutation.kind, (kinds.get(report.mutation.kind) ?? 0) + 1);
+    if (report.stop === 'early') tally.early += 1;
     const wrong = report.judged.filter((j) => !predicted(j.verdict, j.outcome));
     for (const j of report.judged) {
       tally.runs += 1;
+      if (j.what.startsWith('child')) tally.children += 1;
       if (j.verdict?.verdict === 'compatible') tally.compatible += 1;
       if (j.verdict?.verdict === 'diverges') tally.diverges += 1;
       if (j.outcome.status === 'completed') tally.completed += 1;
     }
     if (verbose)
-      for (const j of report.judged) console.log(`#   run pass=${j.pass}: verdict ${describeVerdict(j.verdict)}; outcome ${describeOutcome(j.outcome)}`);
+      for (const j of report.judged) console.log(`#   run at ${j.what}: verdict ${describeVerdict(j.verdict)}; outcome ${describeOutcome(j.outcome)}`);
     if (wrong.length > 0 || report.problems.length > 0) {
       mismatches += 1;
       failures.push(
         [
-          `seed ${seed}: mutation: ${report.mutation.text}`,
+          `seed ${seed} (stopped ${report.stop}): mutation: ${report.mutation.text}`,
           `  program: ${report.program}`,
           `  mutated: ${report.mutated}`,
           ...report.problems.map((p) => `  ${p}`),
-          ...wrong.map((j) => `  run ${j.runId} (stopped at gate ${j.pass}): verdict ${describeVerdict(j.verdict)}; outcome ${describeOutcome(j.outcome)}`),
+          ...wrong.map((j) => `  run ${j.runId} (${j.what}): verdict ${describeVerdict(j.verdict)}; outcome ${describeOutcome(j.outcome)}`),
           ...(verbose ? report.log.map((l) => `  log: ${l}`) : []),
         ].join('\n'),
       );
@@ -355,7 +437,7 @@ async function checkPrediction(env: CaseEnv): Promise<void> {
   const summary = `check-prediction: seeds=${seeds.length} mismatches=${mismatches}`;
   const mix = [...kinds].map(([k, n]) => `${k} ${n}`).join(', ');
   console.log(
-    `# ${summary} (${env.harness.name}, ${ms} ms; runs ${tally.runs}: ${tally.compatible} compatible, ${tally.diverges} diverge, ${tally.completed} completed; mutations: ${mix})`,
+    `# ${summary} (${env.harness.name}, ${ms} ms; seeds stopped early ${tally.early}; runs ${tally.runs} (${tally.children} children): ${tally.compatible} compatible, ${tally.diverges} diverge, ${tally.completed} completed; mutations: ${mix})`,
   );
   for (const failure of failures) console.log(`# ${failure.replaceAll('\n', '\n# ')}`);
   if (failures.length > 0) assert.fail(`${summary}\nReplay one with CAIRN_CHECK_SEED=<seed>:\n${failures.join('\n')}`);
