@@ -5,7 +5,8 @@
  * Where the pre-deploy check's time goes. Fills a store like the bench's `check` scenario (one run
  * through the engine, cloned with SQL; default 2,000 runs of 50 steps on the bench's durable
  * PostgreSQL), then for each page size and concurrency of `--sweep` (default: core's defaults)
- * times `checkWorkflowCode` and the same reads without the replay, `--reps` times interleaved,
+ * times `checkWorkflowCode` and the same reads without the replay, `--reps` times (interleaved
+ * across the settings),
  * printing wall time, the bench process's CPU and the server's. `--diverging`: the candidate has a
  * step inserted halfway. `--profile`: one more check under V8's CPU profiler (default
  * `bench/results/profiles/check.cpuprofile`, not committed; `summarize-profile.ts` reads it).
@@ -61,21 +62,29 @@ try {
   const server = backend.serverCpuMs;
   await timedCheck(cs.store, workflows, {}, runs, verdict, gc, server);
   gc();
-  log(`after a warm-up check and a full GC: heap used ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MiB, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(1)} MiB`);
+  log(
+    `after a warm-up check and a full GC: heap used ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MiB, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(1)} MiB`,
+  );
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   const f = (ms: number | undefined) => (ms === undefined ? '–' : `${(ms / 1000).toFixed(2)} s`);
-  for (const tuning of sweep) {
-    const checks = [];
-    const reads = [];
-    for (let i = 0; i < reps; i++) {
-      checks.push(await timedCheck(cs.store, workflows, tuning, runs, verdict, gc, server));
-      reads.push(await readsOnly(cs.store, tuning, runs, server));
+  // Repetitions interleaved across the sweep, so that a change in the machine's load falls on every setting alike.
+  const checks = sweep.map((): Awaited<ReturnType<typeof timedCheck>>[] => []);
+  const reads = sweep.map((): Awaited<ReturnType<typeof readsOnly>>[] => []);
+  for (let i = 0; i < reps; i++) {
+    for (const [k, tuning] of sweep.entries()) {
+      checks[k]!.push(await timedCheck(cs.store, workflows, tuning, runs, verdict, gc, server));
+      reads[k]!.push(await readsOnly(cs.store, tuning, runs, server));
     }
-    const m = (xs: (number | undefined)[]) => (xs.some((x) => x === undefined) ? undefined : median(xs as number[]));
+  }
+  const m = (xs: (number | undefined)[]) => (xs.some((x) => x === undefined) ? undefined : median(xs as number[]));
+  for (const [k, tuning] of sweep.entries()) {
+    const c = checks[k]!;
+    const r = reads[k]!;
     process.stdout.write(
-      `pageSize=${tuning.pageSize ?? 'default'} concurrency=${tuning.concurrency ?? 'default'}: check ${f(m(checks.map((c) => c.wallMs)))} wall (${checks.map((c) => f(c.wallMs)).join(', ')}), client CPU ${f(m(checks.map((c) => c.cpuMs)))}, server CPU ${f(m(checks.map((c) => c.serverCpuMs)))}; reads alone ${f(m(reads.map((c) => c.wallMs)))} wall, client CPU ${f(m(reads.map((c) => c.cpuMs)))}, server CPU ${f(m(reads.map((c) => c.serverCpuMs)))}; peak RSS growth ${mib(Math.max(...checks.map((c) => c.peakRssGrowth)))}, peak heap growth ${mib(Math.max(...checks.map((c) => c.peakHeapGrowth)))}, RSS at the end ${mib(process.memoryUsage().rss)}\n`,
+      `pageSize=${tuning.pageSize ?? 'default'} concurrency=${tuning.concurrency ?? 'default'}: check ${f(m(c.map((x) => x.wallMs)))} wall (${c.map((x) => f(x.wallMs)).join(', ')}), client CPU ${f(m(c.map((x) => x.cpuMs)))}, server CPU ${f(m(c.map((x) => x.serverCpuMs)))}; reads alone ${f(m(r.map((x) => x.wallMs)))} wall, client CPU ${f(m(r.map((x) => x.cpuMs)))}, server CPU ${f(m(r.map((x) => x.serverCpuMs)))}; peak RSS growth ${mib(Math.max(...c.map((x) => x.peakRssGrowth)))}, peak heap growth ${mib(Math.max(...c.map((x) => x.peakHeapGrowth)))}\n`,
     );
   }
+  process.stdout.write(`RSS at the end ${mib(process.memoryUsage().rss)}\n`);
   if (values.profile !== undefined) {
     const out = resolve(values.profile || join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'results', 'profiles', 'check.cpuprofile'));
     const session = new Session();

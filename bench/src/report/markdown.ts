@@ -545,7 +545,9 @@ function checkSection(backends: readonly BackendReport[], mode: 'full' | 'smoke'
         const c = b.check!;
         return [
           b.title,
-          c.populatedBy === 'sql-clone' ? `one run through the engine, cloned with INSERT … SELECT (${c.stepRows} step rows each)` : `every run through the engine (${c.stepRows} step rows each)`,
+          c.populatedBy === 'sql-clone'
+            ? `one run through the engine, cloned with INSERT … SELECT (${c.stepRows} step rows each)`
+            : `every run through the engine (${c.stepRows} step rows each)`,
           fmt(c.roundTripsPerRun, 3),
           `${us(c.replayCpuUsPerRun)} / ${us(c.replayCpuUsPerStep)}`,
         ];
@@ -563,7 +565,14 @@ function checkSection(backends: readonly BackendReport[], mode: 'full' | 'smoke'
   }
   out.push(
     table(
-      ['backend', 'runs', 'peak RSS growth', 'peak heap growth (garbage included)', 'live heap, streamed `checkRuns` (GC every 100 verdicts)', "`checkWorkflowCode`'s report (every verdict)"],
+      [
+        'backend',
+        'runs',
+        'peak RSS growth',
+        'peak heap growth (garbage included)',
+        'live heap, streamed `checkRuns` (GC every 100 verdicts)',
+        "`checkWorkflowCode`'s report (every verdict)",
+      ],
       mem,
     ),
   );

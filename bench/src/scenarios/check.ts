@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { BackendInstance, OpenedStore } from '../backends/types.js';
 import type { AnyDb } from '../backends/sql-drivers.js';
 import { diff } from '../instrument/round-trips.js';
-import { median, nowMs } from '../stats.js';
+import { nowMs } from '../stats.js';
 import { ALL_WORKFLOWS, benchEngine } from './workflows.js';
 
 /** Sizes of the pre-deploy check scenario (`--scenarios=check`). */
@@ -73,7 +73,16 @@ export interface CheckResult {
   /** The small size (N/10) and the large one (N). */
   sizes: CheckSize[];
   /** The large size against a build with one inserted step halfway (every run `diverges` there). */
-  diverging: { runs: number; insertedAt: number; wallMs: number; samplesMs: number[]; runsPerSecond: number; cpuMs: number; serverCpuMs?: number; reason: string };
+  diverging: {
+    runs: number;
+    insertedAt: number;
+    wallMs: number;
+    samplesMs: number[];
+    runsPerSecond: number;
+    cpuMs: number;
+    serverCpuMs?: number;
+    reason: string;
+  };
   /** Driver round trips (memory: store calls) per checked run, by store method, at the small size. */
   roundTripsPerRun: number;
   roundTripsByMethod: Record<string, number>;
@@ -204,7 +213,10 @@ export async function checkScenario(backend: BackendInstance, options: CheckScen
   const cs = await openCheckStore(backend, options.steps);
   const large = cs.populatedBy === 'sql-clone' ? options.runs : Math.min(options.runs, options.engineRuns);
   const small = Math.max(1, Math.round(large / 10));
-  const tuning: Tuning = { ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }), ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) };
+  const tuning: Tuning = {
+    ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+  };
   const server = backend.serverCpuMs;
   try {
     const { store, stepRows } = cs;
@@ -371,7 +383,9 @@ export async function timedCheck(
     wallMs,
     cpuMs: (cpu.user + cpu.system) / 1000,
     ...(s0 === undefined || s1 === undefined ? {} : { serverCpuMs: s1 - s0 }),
-    peakRssGrowth: rss - base.rss, peakHeapGrowth: heap - base.heapUsed, reportHeap,
+    peakRssGrowth: rss - base.rss,
+    peakHeapGrowth: heap - base.heapUsed,
+    reportHeap,
     ...(reason === undefined ? {} : { reason }),
   };
 }
@@ -422,7 +436,12 @@ export async function readsOnly(store: WorkflowStore, tuning: Tuning, runs: numb
   let cursor: string | undefined;
   let read = 0;
   do {
-    const page = await store.runs.list({ workflow: WORKFLOW, status: ['pending', 'running', 'waiting'], limit: pageSize, ...(cursor === undefined ? {} : { cursor }) });
+    const page = await store.runs.list({
+      workflow: WORKFLOW,
+      status: ['pending', 'running', 'waiting'],
+      limit: pageSize,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     cursor = page.nextCursor;
     for (let i = 0; i < page.runs.length; i += concurrency) {
       const batch = page.runs.slice(i, i + concurrency).map((summary) => Promise.all([store.runs.get(summary.id), store.steps.load(summary.id)]));
@@ -433,7 +452,14 @@ export async function readsOnly(store: WorkflowStore, tuning: Tuning, runs: numb
   const cpu = process.cpuUsage(c0);
   const s1 = server?.();
   if (read !== runs) throw new Error(`check (reads only): read ${read} runs, expected ${runs}`);
-  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, ...(s0 === undefined || s1 === undefined ? {} : { serverCpuMs: s1 - s0 }), peakRssGrowth: 0, peakHeapGrowth: 0, reportHeap: 0 };
+  return {
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    ...(s0 === undefined || s1 === undefined ? {} : { serverCpuMs: s1 - s0 }),
+    peakRssGrowth: 0,
+    peakHeapGrowth: 0,
+    reportHeap: 0,
+  };
 }
 
 /** The tables that hold rows of a run, and the column naming the run in each. */
@@ -451,7 +477,9 @@ const CLONE_BATCH = 1000;
 async function columnsOf(db: AnyDb, dialect: 'postgres' | 'sqlite', table: string): Promise<string[]> {
   const found =
     dialect === 'postgres'
-      ? await sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(
+      ? await sql<{
+          name: string;
+        }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(
           db,
         )
       : await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
@@ -501,7 +529,9 @@ async function cloneRun(tables: NonNullable<OpenedStore['sql']>, source: string,
   // Every copy is there, waiting, with all its steps.
   const t = (name: string) => sql.raw(q(`${tablePrefix}${name}`));
   const runs = await sql<{ n: number | string }>`select count(*) as n from ${t('runs')} where workflow = ${WORKFLOW} and status = 'waiting'`.execute(db);
-  const steps = await sql<{ n: number | string }>`select count(*) as n from ${t('steps')} s join ${t('runs')} r on r.id = s.run_id where r.workflow = ${WORKFLOW}`.execute(db);
+  const steps = await sql<{
+    n: number | string;
+  }>`select count(*) as n from ${t('steps')} s join ${t('runs')} r on r.id = s.run_id where r.workflow = ${WORKFLOW}`.execute(db);
   const perRun = await sql<{ n: number | string }>`select count(*) as n from ${t('steps')} where run_id = ${source}`.execute(db);
   const total = Number(runs.rows[0]!.n);
   if (total !== expected) throw new Error(`check: after cloning, ${total} waiting runs instead of ${expected}`);
