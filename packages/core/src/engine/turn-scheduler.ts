@@ -104,6 +104,15 @@ export class TurnScheduler<Item extends TurnItem> {
     return [...(this.batches.get(this.turn + 1)?.awaitedKeys ?? [])];
   }
 
+  /**
+   * True when the next turn has nothing on its way: no outcome expected or ready for it, and no
+   * recorded step delivered in it.
+   */
+  nextIsEmpty(): boolean {
+    const batch = this.batches.get(this.turn + 1);
+    return batch === undefined || (batch.pending === 0 && batch.ready.length === 0 && (batch.awaitedKeys === undefined || batch.awaitedKeys.size === 0));
+  }
+
   /** True when some turn still has outcomes expected or ready (a turn may yet start). */
   hasOutcomesComing(): boolean {
     for (const batch of this.batches.values()) if (batch.pending > 0 || batch.ready.length > 0) return true;

@@ -329,6 +329,18 @@ export class Replay {
         // New outcomes wait for recorded calls that the quiet code will not make.
         for (let seq = this.callIndex; seq <= this.maxRecordedSeq && missing === undefined; seq += 1) missing = this.recordedBySeq.get(seq)?.key;
       }
+      if (missing === undefined && this.turns.turn < this.turns.maxRecorded && this.turns.nextIsEmpty()) {
+        // The history delivered later turns, but nothing this replay has made goes in the next
+        // one: the first execution saw an outcome there that no step records (a state read or
+        // write), and this code, quiet now, did not make that call. Nothing can start that turn.
+        if (this.probeKey !== undefined && !this.checking) return this.settle({ kind: 'probe-miss' });
+        const error = this.diverge(
+          { reason: 'missing-call', seq: null, recorded: null, called: null },
+          `the history's turn ${this.turns.turn + 1} handed the code an outcome no step records (a ctx.state or ctx.setState call), but this replay never made that call (it is quiet in turn ${this.turns.turn}). The workflow code changed under a running run: guard the change with ctx.patched(id), or register the new code as a new version (see docs/versioning.md).`,
+        );
+        this.settle({ kind: 'failed', error: toErrorRecord(error) });
+        return;
+      }
       if (missing === undefined) return;
       if (this.probeKey !== undefined && !this.checking) {
         this.settle({ kind: 'probe-miss' });
