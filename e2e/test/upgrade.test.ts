@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { WorkflowStore } from '@cairn/core';
 import { kyselyPostgres, kyselyStore } from '../proof/deps.js';
+import { semanticsOf } from '../upgrade/workflows.js';
 import { createPostgresDatabase, dropPostgresDatabase, stopSharedServices, uniqueName, usePostgres } from '../src/services/index.js';
 import {
   failureTable,
@@ -50,7 +51,8 @@ async function upgradeCase(
     const store = await openToday();
     let verdicts: Awaited<ReturnType<typeof resumeWithToday>>;
     try {
-      verdicts = await resumeWithToday(store, runs, log, RESUME_TIMEOUT_MS);
+      const core = build.manifest.packages.find((p) => p.name === '@cairn/core')?.version ?? '0.1.0';
+      verdicts = await resumeWithToday(store, runs, log, RESUME_TIMEOUT_MS, semanticsOf(core));
     } finally {
       await store.close();
     }

@@ -11,14 +11,18 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import type { Engine, RunRecord, WorkflowStore } from '@cairn/core';
 import { createEngine, defineWorkflow } from '@cairn/core';
-import { KINDS, eventPayload, expectedFor, upgradeWorkflows, type DefineWorkflow } from './workflows.js';
+import { type BuildSemantics, KINDS, eventPayload, expectedFor, upgradeWorkflows, type DefineWorkflow } from './workflows.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
 export const BUILDS_DIR = join(here, 'builds');
 
-/** The drivers an old build needs at run time, taken from the workspace's install (nothing is downloaded or compiled). */
-const DRIVERS = ['kysely', 'better-sqlite3', 'pg'];
+/**
+ * Where an old build's runtime dependencies are taken from: the workspace's own install (nothing is
+ * downloaded or compiled). A build's package.json names them; 69ed3f8's were kysely,
+ * better-sqlite3 and pg, 0.2.0 adds croner.
+ */
+const DEPENDENCY_SOURCES = [join(repo, 'packages', 'kysely', 'node_modules'), join(repo, 'packages', 'core', 'node_modules')];
 
 export interface BuildManifest {
   commit: string;
@@ -38,7 +42,7 @@ export function listBuilds(): { id: string; dir: string; manifest: BuildManifest
 
 /**
  * A temp dir laid out as node_modules/@cairn/core and node_modules/@cairn/kysely (the build's
- * tarballs unpacked) with its drivers symlinked from packages/kysely's node_modules, and the old
+ * tarballs unpacked) with the dependencies they name symlinked from the workspace's install, and the old
  * runner beside it. Returns the dir; the caller removes it.
  */
 export function layOutOldBuild(build: { dir: string; manifest: BuildManifest }): string {
@@ -50,9 +54,18 @@ export function layOutOldBuild(build: { dir: string; manifest: BuildManifest }):
     mkdirSync(dest, { recursive: true });
     execFileSync('tar', ['xzf', join(build.dir, pkg.file), '-C', dest, '--strip-components=1']);
   }
-  for (const driver of DRIVERS) {
-    const source = realpathSync(join(repo, 'packages', 'kysely', 'node_modules', driver));
-    symlinkSync(source, join(root, 'node_modules', driver), 'dir');
+  const needed = new Set<string>();
+  for (const name of ['@cairn/core', '@cairn/kysely']) {
+    const json = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    for (const dep of [...Object.keys(json.dependencies ?? {}), ...Object.keys(json.peerDependencies ?? {})]) if (!dep.startsWith('@cairn/')) needed.add(dep);
+  }
+  for (const dep of needed) {
+    const from = DEPENDENCY_SOURCES.map((dir) => join(dir, dep)).find((path) => existsSync(path));
+    // An optional peer the workspace does not install (mysql2 for a SQLite/PostgreSQL test) is not needed.
+    if (from === undefined) continue;
+    const dest = join(root, 'node_modules', dep);
+    mkdirSync(dirname(dest), { recursive: true });
+    symlinkSync(realpathSync(from), dest, 'dir');
   }
   copyFileSync(join(here, 'old-runner.mjs'), join(root, 'old-runner.mjs'));
   return root;
@@ -124,7 +137,13 @@ export function countBodies(log: string): Map<string, Map<string, number>> {
  * Opens today's engine on `store` with the same workflow code, sends the events meant for after
  * the upgrade, waits for every run to end (or `timeoutMs`), and judges each run, children included.
  */
-export async function resumeWithToday(store: WorkflowStore, runs: SuspendedRun[], log: string, timeoutMs: number): Promise<RunVerdict[]> {
+export async function resumeWithToday(
+  store: WorkflowStore,
+  runs: SuspendedRun[],
+  log: string,
+  timeoutMs: number,
+  semantics?: BuildSemantics,
+): Promise<RunVerdict[]> {
   const engine: Engine = createEngine({
     store,
     workflows: upgradeWorkflows(defineWorkflow as DefineWorkflow, log) as Parameters<typeof createEngine>[0]['workflows'],
@@ -161,7 +180,7 @@ export async function resumeWithToday(store: WorkflowStore, runs: SuspendedRun[]
     for (const run of runs) {
       const record: RunRecord | undefined = await engine.getRun(run.runId);
       const problems: string[] = [];
-      const expected = expectedFor(run.workflow, run.n);
+      const expected = expectedFor(run.workflow, run.n, semantics);
       const status = record?.status ?? 'missing';
       if (status !== 'completed') problems.push(`status ${status}`);
       else if (!isDeepStrictEqual(record!.output, expected.output)) {
