@@ -333,7 +333,10 @@ export class Replay {
         // The history delivered later turns, but nothing this replay has made goes in the next
         // one: the first execution saw an outcome there that no step records (a state read or
         // write), and this code, quiet now, did not make that call. Nothing can start that turn.
-        if (this.probeKey !== undefined && !this.checking) return this.settle({ kind: 'probe-miss' });
+        if (this.probeKey !== undefined && !this.checking) {
+          this.settle({ kind: 'probe-miss' });
+          return;
+        }
         const error = this.diverge(
           { reason: 'missing-call', seq: null, recorded: null, called: null },
           `the history's turn ${this.turns.turn + 1} handed the code an outcome no step records (a ctx.state or ctx.setState call), but this replay never made that call (it is quiet in turn ${this.turns.turn}). The workflow code changed under a running run: guard the change with ctx.patched(id), or register the new code as a new version (see docs/versioning.md).`,
