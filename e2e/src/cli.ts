@@ -16,8 +16,8 @@ through tsx. The exit code is the number of failed cases (0: the backend conform
 
   --only      run only these groups, by id prefix: store, store.runs, engine, adversarial.crash-points, ...
   --reporter  the node:test reporter for the output (default: spec)
-  --seed      the simulation case (adversarial.simulation) runs only this seed, verbosely
-  --seeds     the simulation case runs seeds 1..n (a soak) instead of its default budget`;
+  --seed      the two fuzz cases (adversarial.simulation, adversarial.check-prediction) run only this seed, verbosely
+  --seeds     the two fuzz cases run seeds 1..n (a soak) instead of their default budget`;
 
 /** Parsed command line. */
 interface CliArgs {
