@@ -122,7 +122,7 @@ export class Execution {
     // A deterministic replay makes at least every call the history recorded (positions 0..n-1). A
     // handler that ends before reaching a recorded step runs changed code: its result is not one
     // this history can produce.
-    const unreached = this.firstUnreached();
+    const unreached = this.r.firstUnmade();
     if (unreached) {
       const error = this.r.diverge({ reason: 'ended-early', seq: unreached.seq, recorded: recordedCall(unreached), called: null });
       return this.r.settle({ kind: 'failed', error: toErrorRecord(error) });
@@ -140,17 +140,10 @@ export class Execution {
     this.r.settle({ kind: 'completed', output: value });
   }
 
-  /** The recorded primary call of lowest position that this replay never reached, if any. */
-  private firstUnreached(): StepRecord | undefined {
-    let first: StepRecord | undefined;
-    for (const step of this.r.recordedBySeq.values()) if (step.seq >= this.r.callIndex && (first === undefined || step.seq < first.seq)) first = step;
-    return first;
-  }
-
   /** A check's replay reached the handler's end: compatible when it made every recorded call. */
   private checked(): void {
     if (this.r.closed) return;
-    const unreached = this.firstUnreached();
+    const unreached = this.r.firstUnmade();
     if (unreached) {
       this.r.diverge({ reason: 'ended-early', seq: unreached.seq, recorded: recordedCall(unreached), called: null });
       return;

@@ -327,7 +327,7 @@ export class Replay {
         // An outcome the history holds without a turn goes first (a history from before turns).
         if (this.releaseUntimed()) return;
         // New outcomes wait for recorded calls that the quiet code will not make.
-        for (let seq = this.callIndex; seq <= this.maxRecordedSeq && missing === undefined; seq += 1) missing = this.recordedBySeq.get(seq)?.key;
+        missing = this.firstUnmade()?.key;
       }
       if (missing === undefined && this.turns.turn < this.turns.maxRecorded && this.turns.nextIsEmpty()) {
         // The history delivered later turns, but nothing this replay has made goes in the next
