@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, defineWorkflow } from '@cairn/core';
+import { CairnError, createLocalQueue, defineWorkflow } from '@cairn/core';
+import { ManualClock } from '@cairn/core/testing';
 import { codeChain, createFixture, gate, rejectsWithCode, until, waitForStatus, waitForStep } from './helpers/engine-fixture.js';
 
 const LEASE_MS = 30_000;
@@ -151,9 +152,11 @@ describe('deadlines', () => {
 
   it('a new run is due no later than its deadline, so recovery fails it even if its first job is lost', async () => {
     const wf = defineWorkflow('deadline-due', async (ctx) => ctx.sleep('nap', '1h'));
-    // Not started: its first job goes to a local queue and the run keeps the start grace period
-    // (an engine started without workers makes its runs due at once; see engine-store-dispatch).
-    const fx = await createFixture({ workflows: [wf], start: 'no' });
+    // Its first job goes to a queue that nothing consumes (one passed in, so the engine does not
+    // send through the store as it does over a local queue of its own when not started; see
+    // engine-store-dispatch): the run keeps the start grace period, cut to its deadline.
+    const clock = new ManualClock();
+    const fx = await createFixture({ workflows: [wf], start: 'no', clock, queue: createLocalQueue({ clock }) });
     try {
       const start = fx.clock.now();
       const h = await fx.engine.startRun(wf, null, { deadline: '5s' });

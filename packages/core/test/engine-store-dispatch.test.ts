@@ -96,6 +96,52 @@ describe('the store is the queue between engines without a distributed queue', (
     assert.equal(p.worker.listening(), 0, 'stop() stops listening');
   });
 
+  it('an engine that was never started is a client: its start, event and cancel reach an engine with workers at once', async () => {
+    // The trap a new user falls into (issue 32): `startRun` on an engine whose `start()` was never
+    // called. Its local queue has no consumer, so the run must go through the store as a
+    // `start({ workers: false })` engine's does, not sit until another worker's start grace ends.
+    const wf = defineWorkflow('sd-never-started', async (ctx, n: number) => {
+      const doubled = await ctx.step('double', () => n * 2);
+      await ctx.waitForEvent('go');
+      await ctx.waitForEvent('never');
+      return doubled;
+    });
+    const memory = createMemoryStore();
+    const client = countedSignals(memory);
+    const worker = countedSignals(memory);
+    const never = createEngine({ store: client.store, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, logger: quiet });
+    const work = createEngine({ store: worker.store, workflows: [wf], recoveryIntervalMs: RECOVERY_MS, logger: quiet });
+    await work.start();
+    try {
+      const handle = await never.startRun(wf, 21);
+      const run = await memory.runs.get(handle.id);
+      assert.ok(run !== undefined && run.wakeAt !== undefined && run.wakeAt <= Date.now(), 'due in the store at once');
+      for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'event:go'); i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal((await memory.steps.load(handle.id)).find((s) => s.key === 'double')?.output, 42, 'the worker ran it');
+      await never.sendEvent(handle.id, 'go', null);
+      for (let i = 0; i < 1000 && !(await memory.steps.load(handle.id)).some((s) => s.key === 'event:never'); i++) await new Promise((r) => setTimeout(r, 10));
+      await never.cancel(handle.id, { reason: 'enough' });
+      await assert.rejects(never.result(handle.id, { timeout: BOUND }), (error: { code?: string }) => error.code === 'RUN_CANCELLED');
+      assert.equal(client.listening(), 0, 'a client never listens');
+      assert.ok(client.notified.length >= 3, `the start, the event and the cancel were signalled (${client.notified.length})`);
+    } finally {
+      await work.stop();
+      await never.stop();
+    }
+  });
+
+  it('an engine started later with workers runs what it started before start()', async () => {
+    const wf = defineWorkflow('sd-start-later', async (ctx) => ctx.step('one', () => 1));
+    const engine = createEngine({ store: createMemoryStore(), workflows: [wf], recoveryIntervalMs: RECOVERY_MS, logger: quiet });
+    const handle = await engine.startRun(wf, null);
+    await engine.start();
+    try {
+      assert.equal(await engine.result(handle.id, { timeout: BOUND }), 1);
+    } finally {
+      await engine.stop();
+    }
+  });
+
   it('an event and a cancel sent by an engine without workers reach a waiting run at once', async () => {
     const wf = defineWorkflow('sd-event', async (ctx) => {
       const first = await ctx.waitForEvent('go');

@@ -91,7 +91,15 @@ export function createEngine(given: EngineOptions): Engine {
   const storeIsQueue = !queue.capabilities.distributed;
   const wakeups = new StoreWakeups(options.store, outage.logger);
   let withoutWorkers = false;
-  const storeDispatch = () => ownsQueue && withoutWorkers;
+  // An engine never started (or stopped) has no consumer for its own local queue either: it is a
+  // client, exactly as one started without workers (issue 32's trap: a run started by it used to
+  // wait in that queue until another process's start grace ended).
+  const storeDispatch = () => {
+    if (!ownsQueue) return false;
+    if (!started) sentWhileStopped = true;
+    return withoutWorkers || !started;
+  };
+  let sentWhileStopped = false;
   const dispatch = createDispatch({ ...checked, queue, wakeups, throughStore: storeDispatch });
   let stopListening: (() => Promise<void>) | undefined;
   // While listening: the other listening workers, so that one of them claims each signalled run.
@@ -254,6 +262,14 @@ export function createEngine(given: EngineOptions): Engine {
       recoveryLoop = new AbortController();
       const signal = recoveryLoop.signal;
       void (async () => {
+        // Runs this engine sent through the store before it started were signalled while nobody
+        // here listened: one pass at once picks them up instead of one recovery interval later.
+        if (sentWhileStopped) {
+          sentWhileStopped = false;
+          await recover().catch((error: unknown) => {
+            if (!signal.aborted) rt.logger.error({ workerId, err: error }, 'recovery pass failed');
+          });
+        }
         while (!signal.aborted) {
           try {
             await clock.sleep(recoveryIntervalMs, signal);
