@@ -11,6 +11,7 @@ import { protoKeysGroup } from './adversarial/proto-keys.js';
 import { racingClaimersGroup } from './adversarial/racing-claimers.js';
 import { simulationGroup } from './adversarial/simulation.js';
 import { checkPredictionGroup } from './adversarial/check-prediction.js';
+import { graphFuzzGroup } from './adversarial/graph-fuzz.js';
 import { staleFencesGroup } from './adversarial/stale-fences.js';
 import { storeBudgetGroup } from './adversarial/store-budget.js';
 import { terminalRacesGroup } from './adversarial/terminal-races.js';
@@ -41,6 +42,7 @@ import { stateEngineGroup } from './engine/state.js';
 import { timelineGroup } from './engine/timeline.js';
 import { versionsEngineGroup } from './engine/versions.js';
 import { patchesGroup } from './engine/patches.js';
+import { graphsGroup } from './engine/graphs.js';
 import { eventsGroup } from './store/events.js';
 import { historyGroup } from './store/history.js';
 import { hostileArgumentsStoreGroup } from './store/hostile-arguments.js';
@@ -99,6 +101,7 @@ export const engineGroups: readonly CaseGroup[] = [
   schedulesGroup,
   flowControlGroup,
   codecGroup,
+  graphsGroup,
 ];
 
 /** Layer 3: adversarial cases. */
@@ -120,6 +123,7 @@ export const adversarialGroups: readonly CaseGroup[] = [
   storeBudgetGroup,
   simulationGroup,
   checkPredictionGroup,
+  graphFuzzGroup,
 ];
 
 /** Every group of the suite, in the order they are registered. */

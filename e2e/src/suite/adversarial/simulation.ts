@@ -160,7 +160,7 @@ function simWorkflow(name: string, tracker: Tracker): WorkflowDefinition<SimInpu
  * Crashes its engine at the `n`-th hit of `point`; from then on the "process" is dead and every
  * later fault site of that engine crashes too, so it records nothing more.
  */
-class CrashAt implements FaultInjector {
+export class CrashAt implements FaultInjector {
   private hits = 0;
   crashed: FaultSite | undefined;
   constructor(
@@ -297,7 +297,7 @@ export interface RunReport {
  * the liveness bound would wrongly charge to the engine (the stop of a store with signals waits for
  * real I/O: unlistening, announcing the leave).
  */
-async function stopDead(w: EngineWorld, engine: Engine, crashed = false): Promise<void> {
+export async function stopDead(w: EngineWorld, engine: Engine, crashed = false): Promise<void> {
   let done = false;
   const stopping = engine.stop({ graceMs: 0 }).finally(() => (done = true));
   for (let i = 0; i < (crashed ? 100 : 50) && !done; i += 1) {

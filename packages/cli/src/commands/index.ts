@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command.js';
+import { approveCommand } from './approve.js';
 import { cancelCommand } from './cancel.js';
 import { checkCommand } from './check.js';
 import { dashboardCommand } from './dashboard.js';
@@ -6,6 +7,7 @@ import { deleteCommand } from './delete.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
 import { forkCommand } from './fork.js';
+import { graphCommand } from './graph.js';
 import { pruneCommand } from './prune.js';
 import { retryCommand } from './retry.js';
 import { runsCommand } from './runs.js';
@@ -26,6 +28,8 @@ export const COMMANDS: readonly CliCommand[] = [
   versionsCommand,
   checkCommand,
   exportCommand,
+  graphCommand,
+  approveCommand,
   doctorCommand,
   dashboardCommand,
 ];
