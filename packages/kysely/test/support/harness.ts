@@ -5,12 +5,13 @@ import { sql } from 'kysely';
 import type { WorkflowStore } from '@cairn/core';
 import type { ConformanceHarness } from '@cairn/conformance';
 import { uniqueName } from '@cairn/conformance/services';
-import { TABLES, createKyselyStore, detectDialect, migrateToLatest, openSqliteStore, tableNames, type SqlDialectName } from '../../src/index.js';
+import { TABLES, createKyselyStore, detectDialect, openSqliteStore, tableNames, type SqlDialectName } from '../../src/index.js';
 import { dropRoutines } from '../../src/routines/install-routines.js';
 import { dialectOf } from '../../src/dialect/detect.js';
 import { createPostgresSignals } from '../../src/postgres/postgres-signals.js';
 import { encodeText } from '../../src/codec/text.js';
 import { createDatabase, dropDatabase, mysqlDb, postgresDb, sqliteDb, type AnyDb } from './databases.js';
+import { prefixPool, type PrefixPool } from './prefix-pool.js';
 
 /** Opens a Kysely instance for one dialect on a database URL or SQLite file. */
 export function openDb(dialect: SqlDialectName, target: string): Promise<AnyDb> {
@@ -63,18 +64,22 @@ export async function dropPrefix(db: AnyDb, prefix: string): Promise<void> {
 
 /**
  * The conformance harness of one dialect. PostgreSQL and MySQL: one database per test file on the
- * shared server, and a fresh table prefix per case (each store instance with its own connection
- * pool, so peers behave like separate processes). SQLite: one database file per case, each store
+ * shared server, and an empty table prefix per case (each store instance with its own connection
+ * pool, so peers behave like separate processes): migrated for the first cases, then the emptied
+ * prefix of a case that ended (`prefixPool`). SQLite: one database file per case, each store
  * instance with its own connection.
  */
 export function sqlHarness(dialect: SqlDialectName, server?: { url: string; source: string }): ConformanceHarness {
   let dbUrl = '';
   let admin: AnyDb | undefined;
+  let pool: PrefixPool | undefined;
   let dir = '';
   const files = new Map<string, string>();
-  // One migration per namespace; a peer opened on the same namespace waits for it.
-  const migrated = new Map<string, Promise<unknown>>();
-  const prefixOf = (namespace: string) => `${namespace}_`;
+  // One prefix per namespace; a peer opened on the same namespace waits for the same one.
+  const prefixOf = (namespace: string): Promise<string> => {
+    if (!pool) throw new Error('harness not set up');
+    return pool.prefixOf(namespace);
+  };
 
   return {
     name: `kysely-${dialect}`,
@@ -87,6 +92,7 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
       if (!server) throw new Error(`no ${dialect} server`);
       dbUrl = await createDatabase(dialect, server.url, uniqueName('kysely_conf'));
       admin = await openDb(dialect, dbUrl);
+      pool = prefixPool(admin);
     },
     async createStore(namespace): Promise<WorkflowStore> {
       if (dialect === 'sqlite') {
@@ -94,15 +100,13 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
         files.set(namespace, file);
         return openSqliteStore(file);
       }
+      const prefix = await prefixOf(namespace);
       const db = await openDb(dialect, dbUrl);
-      let migration = migrated.get(namespace);
-      if (!migration) migrated.set(namespace, (migration = migrateToLatest(db, { tablePrefix: prefixOf(namespace) })));
-      await migration;
       // PostgreSQL stores signal wake-ups (LISTEN/NOTIFY) and send named statements, as
       // `openPostgresStore` makes them (the package tests cover the unnamed default of createKyselyStore).
       const postgres = dialect === 'postgres';
-      const signals = postgres ? createPostgresSignals({ db, connection: dbUrl, tablePrefix: prefixOf(namespace) }) : undefined;
-      return createKyselyStore({ db, tablePrefix: prefixOf(namespace), ownsDb: true, preparedStatements: postgres, ...(signals ? { signals } : {}) });
+      const signals = postgres ? createPostgresSignals({ db, connection: dbUrl, tablePrefix: prefix }) : undefined;
+      return createKyselyStore({ db, tablePrefix: prefix, ownsDb: true, preparedStatements: postgres, ...(signals ? { signals } : {}) });
     },
     async destroyStore(store, namespace) {
       await store.close();
@@ -111,7 +115,7 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
         if (file) for (const suffix of ['', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
         return;
       }
-      if (admin) await dropPrefix(admin, prefixOf(namespace));
+      await pool?.release(namespace);
     },
     async teardown() {
       if (dialect === 'sqlite') {
@@ -130,8 +134,8 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
           await db.destroy();
         }
       }
-      if (!admin) throw new Error('harness not set up');
-      return artefactsIn(admin, prefixOf(namespace), runId);
+      if (!admin || !pool) throw new Error('harness not set up');
+      return artefactsIn(admin, await pool.heldBy(namespace), runId);
     },
     async rawContents(_store, namespace) {
       if (dialect === 'sqlite') {
@@ -142,8 +146,8 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
           await db.destroy();
         }
       }
-      if (!admin) throw new Error('harness not set up');
-      return rowsIn(admin, prefixOf(namespace));
+      if (!admin || !pool) throw new Error('harness not set up');
+      return rowsIn(admin, await pool.heldBy(namespace));
     },
   };
 }
