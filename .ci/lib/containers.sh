@@ -105,10 +105,13 @@ stop_private_docker() {
 # fallback to a local server; CAIRN_TEST_REQUIRE=all: no skip); every other test uses local servers
 # (CAIRN_TEST_PROVIDER=local), so the unit tests never probe a container runtime. Ryuk (the reaper
 # image) cannot be pulled here; each test file stops its containers, and the run fails if any
-# container is left.
+# container is left. With $1 (a folder), the tests of core and the stores also write their
+# coverage there (CAIRN_TEST_COVERAGE; see the packages' test scripts).
 run_tests_with_containers() {
-  local status=0 mongo_image left
+  local status=0 mongo_image left coverage="${1:-}"
   mongo_image="$(TAG=; source "$ROOT/scripts/images/ferretdb/image.conf"; echo "$TAG")"
+  if [ -n "$coverage" ]; then mkdir -p "$coverage"; fi
+  CAIRN_TEST_COVERAGE="$coverage" \
   DOCKER_HOST="unix://$DOCKER_SOCK" \
   TESTCONTAINERS_RYUK_DISABLED=true \
   TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 \

@@ -13,7 +13,7 @@ export const showCommand: CliCommand = {
       .action(async (runId: string, options: { json?: boolean }) => {
         const timeline = await cli.withConnection(({ engine }) => engine.timeline(runId));
         if (options.json) cli.printJson(timeline);
-        else cli.print(renderTimeline(timeline, { colors: cli.colors(), width: cli.width() }));
+        else cli.print(renderTimeline(timeline, { colors: cli.colors(), width: cli.width(), cwd: cli.io.cwd }));
       });
   },
 };

@@ -12,6 +12,8 @@ export interface TimelineViewOptions {
   width?: number;
   /** The current time, for how long an active run has been going (default `Date.now()`). */
   now?: number;
+  /** The current directory: a divergence's code location under it is printed relative to it (as `cairn check` does). */
+  cwd?: string;
 }
 
 // Column widths; with the bar they fit 80 columns.
@@ -107,7 +109,7 @@ export function renderTimeline(timeline: RunTimeline, options: TimelineViewOptio
   const divergence = run.error?.code === 'NON_DETERMINISM' ? asDivergence(run.error.data) : undefined;
   if (run.error && divergence) {
     // A replay that left the run's history: where, what each side has, the line, and what to do.
-    const parts = divergenceParts(divergence);
+    const parts = divergenceParts(divergence, options.cwd);
     field('error', c.red(`NON_DETERMINISM: the code and the run's history part at ${parts.at} (turn ${divergence.turn})`));
     field('  history', clip(parts.history, width - 12));
     field('  code', clip(parts.code, width - 12));
