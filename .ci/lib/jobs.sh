@@ -5,6 +5,8 @@
 #   jobs_start NAME COMMAND [ARGS...]    start COMMAND (a function of the script or a program)
 #   jobs_wait                            wait for every started job; the names of the failed ones
 #                                        are in JOBS_FAILED; returns non-zero when any failed
+#   job_step NAME COMMAND [ARGS...]      inside a job: run COMMAND, timed; its line goes under the
+#                                        job's line in the table (a job made of steps in a row)
 #
 # A job runs in a subshell: what it exports (PATH, a Node version) stays in that job.
 
@@ -26,12 +28,27 @@ jobs_start() {
   if [ -z "$JOBS_DIR" ]; then JOBS_DIR="$(mktemp -d "${TMPDIR:-/tmp}/cairn-ci-jobs.XXXXXX")"; fi
   local log
   log="$(job_log "$name")"
-  ( "$@" ) > "$log" 2>&1 < /dev/null &
+  rm -f "$log.steps"
+  ( export JOB_STEPS="$log.steps"; "$@" ) > "$log" 2>&1 < /dev/null &
   JOB_NAMES+=("$name")
   JOB_PIDS+=("$!")
   JOB_STARTS+=("$(date +%s)")
   JOB_LOGS+=("$log")
   echo "=== [ci] started: $name (pid $!, output in $log, printed when it ends)"
+}
+
+job_step() {
+  local name="$1" start status=0
+  shift
+  start=$(date +%s)
+  echo "=== [ci] | step: $name (load $(ci_load))"
+  "$@" || status=$?
+  local took=$(( $(date +%s) - start ))
+  echo "=== [ci] | step: $name: $([ "$status" -eq 0 ] && echo ok || echo "FAILED (exit $status)") in ${took}s (load $(ci_load))"
+  if [ -n "${JOB_STEPS:-}" ]; then
+    printf '%s\t%s\n' "$took" "$name$([ "$status" -eq 0 ] || echo ' (FAILED)')" >> "$JOB_STEPS"
+  fi
+  return "$status"
 }
 
 jobs_wait() {
@@ -63,6 +80,10 @@ jobs_wait() {
           echo "=== [ci] | $name: FAILED (exit $status) after ${took}s (load $(ci_load))"
           timing_detail "$took" "$name (FAILED)"
           JOBS_FAILED+=("$name")
+        fi
+        if [ -f "${JOB_LOGS[$i]}.steps" ]; then
+          local step_took step_name
+          while IFS=$'\t' read -r step_took step_name; do timing_detail "$step_took" "  $step_name"; done < "${JOB_LOGS[$i]}.steps"
         fi
       done
     done

@@ -145,3 +145,21 @@ describe('.ci/lib/node.sh: node22_tree', () => {
     assert.equal(readFileSync(join(work, 'pnpm-calls'), 'utf8'), `${dest} install --frozen-lockfile --prefer-offline\n`);
   });
 });
+
+describe('.ci/lib/jobs.sh: job_step', () => {
+  it('times each step of a job and lists it under the job, failed steps marked, the job failing with them', () => {
+    const { status, out } = bash(`
+two_steps() { local st=0; job_step "first" true || st=1; job_step "second" false || st=1; return "$st"; }
+phase steps
+jobs_start "in a row" two_steps
+jobs_start "alone" true
+jobs_wait || true
+ci_summary 0`);
+    assert.equal(status, 0, out);
+    const lines = table(out);
+    const job = lines.indexOf('| in a row (FAILED)');
+    assert.notEqual(job, -1, lines.join('\n'));
+    assert.deepEqual(lines.slice(job + 1, job + 3), ['|   first', '|   second (FAILED)']);
+    assert.match(out, /=== \[ci\] \| step: second: FAILED \(exit 1\) in \d+s/);
+  });
+});
