@@ -63,6 +63,7 @@ export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNa
       schedules: sql.table(names.schedules),
       slots: sql.table(names.slots),
       slot_waiters: sql.table(names.slot_waiters),
+      stream_entries: sql.table(names.stream_entries),
     },
   };
 }

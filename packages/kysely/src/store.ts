@@ -15,6 +15,7 @@ import { insertStep, loadSteps, transitionStep } from './steps.js';
 import { versionsOf } from './versions.js';
 import { schedulesOf } from './schedules.js';
 import { slotsOf } from './slots/slots.js';
+import { streamsOf } from './streams.js';
 
 /** Options of `createKyselyStore`. */
 export interface KyselyStoreOptions {
@@ -78,6 +79,7 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   const versions = versionsOf(ctx);
   const schedules = schedulesOf(ctx);
   const slots = slotsOf(ctx);
+  const streams = streamsOf(ctx);
   // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time);
   // where writes need no turn-taking (the servers) the write is the function itself, with no
   // wrapper call per write.
@@ -117,6 +119,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     schedules: { ...schedules, create: write(schedules.create), update: write(schedules.update), delete: write(schedules.delete) },
     // cairn_0011_slots: slot rows per key, taken by conditional updates under a per-key row lock.
     slots: { ...slots, acquire: write(slots.acquire), renew: write(slots.renew), release: write(slots.release) },
+    // cairn_0013_streams: one row per entry, appended under the run row's lock.
+    streams: { ...streams, append: write(streams.append) },
     ...(options.signals === undefined ? {} : { signals: options.signals }),
     async close() {
       if (closed) return;
