@@ -71,7 +71,11 @@ export class StreamWrites {
     const turn = this.r.claimNext(call);
     // A probe (a queued step's worker, a saga probe, a check) writes nothing.
     if (this.r.probeKey === undefined) {
+      // Crash points around the write (`stream:<name>#<index>`, `#end` for the marker).
+      const site = `stream:${entry.stream}#${entry.close === true ? 'end' : entry.index}`;
+      this.r.fault('before-checkpoint', site);
       const { created } = await this.r.write((fence, now) => streams.append(this.r.run.id, fence, entry, now));
+      this.r.fault('after-checkpoint', site);
       if (created) this.announce();
     }
     return { turn, ok: true, value: undefined };
