@@ -14,6 +14,7 @@ export const SCENARIO_NAMES = [
   'floor',
   'processes',
   'dispatch',
+  'results',
   'fairness',
   'observability',
   'check',

@@ -2,6 +2,7 @@ import type { CheckScenarioOptions } from './scenarios/check.js';
 import type { CodecOptions } from './scenarios/codec.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
 import type { FloorOptions } from './scenarios/pg-floor.js';
+import type { PushedResultsOptions } from './scenarios/pushed-results.js';
 
 /** Sizes and repetitions of a run: the full bench, or `--smoke` (tiny, for CI: counts, never timings). */
 export interface BenchConfig {
@@ -17,6 +18,8 @@ export interface BenchConfig {
   observability: { runs: number; steps: number; reps: number };
   idle: { passes: number };
   dispatch: { runs: number; workers: number[]; idleMs: number };
+  /** result() across processes: sequential samples per way of waiting, and runs waited for at once (see `PushedResultsOptions`). */
+  results: PushedResultsOptions;
   /** The engine-CPU scenario's sizes and warm-up (see `CpuOptions`). */
   cpu: CpuOptions;
   /** Flow control: `runs` sequential runs per limit variant; two keys, one with `ratio`× the other's `smallRuns`. */
@@ -32,13 +35,14 @@ export const FULL: BenchConfig = {
   inline: { sizes: [10, 100], warmup: 3, reps: 11 },
   replay: { sizes: [100, 1000, 2000], warmup: 3, reps: 15 },
   latency: { samples: 100, maxWorkMs: 40, warmup: 3, reps: 11 },
-  floor: { steps: 100, warmUpSteps: 10_000, warmup: 2, reps: 9, inFlight: 8, inFlightSeries: [8, 64], seriesReps: { warmup: 1, reps: 7 } },
+  floor: { steps: 100, warmUpSteps: 10_000, warmup: 2, reps: 9, inFlight: 8 },
   localThroughput: { runs: 200, steps: 3, concurrency: 10, reps: 3 },
   processThroughput: { runs: 600, steps: 3, concurrency: 10, workers: [1, 2, 4, 8], idleMs: 5000 },
   fairness: { smallRuns: 5, ratio: 100, workMs: 2, concurrency: 10, groupConcurrency: 5 },
   observability: { runs: 40, steps: 25, reps: 11 },
   idle: { passes: 10 },
   dispatch: { runs: 100, workers: [1, 2, 4], idleMs: 5000 },
+  results: { samples: 200, concurrent: 50, minWorkMs: 20, spreadWorkMs: 40, warmup: 3 },
   // 40 repetitions (40,000 steps) per store state: with 7, one major collection more or less moved
   // the memory store's mean by 4-12 µs.
   cpu: { steps: 100, runs: 10, coldSteps: 5_000, warmUpSteps: 40_000, maxWarmUpSteps: 60_000, warmup: 5, reps: 40, fill: 10_000 },
@@ -54,13 +58,14 @@ export const SMOKE: BenchConfig = {
   inline: { sizes: [3, 13], warmup: 1, reps: 2 },
   replay: { sizes: [5, 10, 20], warmup: 1, reps: 2 },
   latency: { samples: 3, maxWorkMs: 5, warmup: 1, reps: 1 },
-  floor: { steps: 10, warmUpSteps: 10, warmup: 1, reps: 2, inFlight: 8, inFlightSeries: [8], seriesReps: { warmup: 1, reps: 2 } },
+  floor: { steps: 10, warmUpSteps: 10, warmup: 1, reps: 2, inFlight: 2 },
   localThroughput: { runs: 10, steps: 2, concurrency: 4, reps: 1 },
   processThroughput: { runs: 20, steps: 2, concurrency: 4, workers: [1, 2], idleMs: 1000 },
   fairness: { smallRuns: 1, ratio: 20, workMs: 1, concurrency: 4, groupConcurrency: 2 },
   observability: { runs: 2, steps: 3, reps: 1 },
   idle: { passes: 3 },
   dispatch: { runs: 5, workers: [1, 2], idleMs: 1000 },
+  results: { samples: 5, concurrent: 5, minWorkMs: 20, spreadWorkMs: 20, warmup: 1 },
   cpu: { steps: 13, runs: 2, coldSteps: 26, warmUpSteps: 26, maxWarmUpSteps: 26, warmup: 1, reps: 1, fill: 20 },
   flow: { runs: 3, smallRuns: 2, ratio: 10, concurrency: 4, workMs: 1 },
   check: { runs: 20, steps: 5, reps: 1, engineRuns: 20, replays: 5 },

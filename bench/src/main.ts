@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,fairness,observability,check,codec] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
  * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
@@ -32,6 +32,7 @@ import { observabilityOverhead } from './scenarios/observability.js';
 import { otelVariant } from './scenarios/otel-variant.js';
 import { idleCost } from './scenarios/idle-cost.js';
 import { storeDispatch } from './scenarios/store-dispatch.js';
+import { pushedResults } from './scenarios/pushed-results.js';
 import { checkScenario } from './scenarios/check.js';
 import { cpuPerStep } from './scenarios/cpu-per-step.js';
 import { codecCost } from './scenarios/codec.js';
@@ -116,6 +117,7 @@ async function main(): Promise<number> {
     skipped: [],
     processThroughput: [],
     storeDispatch: [],
+    pushedResults: [],
     fairness: [],
     errors: [],
     notes: [],
@@ -233,6 +235,15 @@ async function main(): Promise<number> {
       const url = name === 'postgres' ? (await servers.postgres()).url : (await servers.service('redis')).url;
       const d = await scenario(results.errors, `${backend.title} store dispatch`, () => storeDispatch(backend, url, config.dispatch), results.notes);
       if (d) results.storeDispatch.push(d);
+    }
+
+    // result() of a run executing in another process: on the completion signal, and polling (issue 30).
+    for (const name of wants('results') ? (['postgres', 'redis'] as const) : []) {
+      const backend = instances.get(name);
+      if (!backend) continue;
+      const url = name === 'postgres' ? (await servers.postgres()).url : (await servers.service('redis')).url;
+      const p = await scenario(results.errors, `${backend.title} pushed results`, () => pushedResults(backend, url, config.results), results.notes);
+      if (p) (results.pushedResults ??= []).push(p);
     }
 
     // Fairness of shared-groups: the local queue (the engine's default), and pg-boss, whose groups

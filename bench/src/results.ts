@@ -10,6 +10,7 @@ import type { ReplayResult } from './scenarios/replay.js';
 import type { ObservabilityResult } from './scenarios/observability.js';
 import type { IdleCostResult } from './scenarios/idle-cost.js';
 import type { StoreDispatchResult } from './scenarios/store-dispatch.js';
+import type { PushedResultsResult } from './scenarios/pushed-results.js';
 import type { CodecResult } from './scenarios/codec.js';
 import type { CpuResult } from './scenarios/cpu-per-step.js';
 import type { FlowResult } from './scenarios/flow.js';
@@ -72,6 +73,8 @@ export interface BenchResults {
   processThroughput: ProcessThroughputResult[];
   /** Worker processes on the local queue, runs reaching them through the store (`--scenarios=dispatch`). */
   storeDispatch: StoreDispatchResult[];
+  /** `result()` of runs executing in another process, pushed and polled (`--scenarios=results`); absent in results saved before it. */
+  pushedResults?: PushedResultsResult[];
   fairness: FairnessResult[];
   /** Cost of lifecycle events and tracing on the memory store (`--scenarios=observability`). */
   observability?: ObservabilityResult;

@@ -1,4 +1,5 @@
 import type { BackendReport, BenchResults } from '../results.js';
+import type { PushedResultsResult } from '../scenarios/pushed-results.js';
 import { fmt, ms, table, us } from './format.js';
 import { codecSection } from './codec-section.js';
 import { cpuTarget } from './targets.js';
@@ -290,39 +291,6 @@ export function renderMarkdown(r: BenchResults): string {
         ],
       ),
     );
-    if (f.series && f.series.length > 0) {
-      out.push('');
-      out.push(
-        `Group commit (decision 60): N runs in flight against N INSERT loops (one connection each), alternating repetition by repetition; wall time per step, and commits (transaction ids) per step write beyond the runs' own writes.`,
-      );
-      out.push('');
-      out.push(
-        table(
-          [
-            'in flight',
-            'floor',
-            'Cairn named, group commit',
-            'ratio',
-            'Cairn unnamed, group commit',
-            'ratio',
-            'Cairn named, groupCommit: false',
-            'ratio',
-            'commits per step (group commit / off)',
-          ],
-          f.series.map((l) => [
-            String(l.inFlight),
-            us(l.floorUs),
-            us(l.preparedUs),
-            `${fmt(l.preparedUs / l.floorUs, 2)}×`,
-            us(l.cairnUs),
-            `${fmt(l.cairnUs / l.floorUs, 2)}×`,
-            us(l.ungroupedUs),
-            `${fmt(l.ungroupedUs / l.floorUs, 2)}×`,
-            `${fmt(l.commitsPerStep.prepared, 2)} / ${fmt(l.commitsPerStep.ungrouped, 2)}`,
-          ]),
-        ),
-      );
-    }
     if (f.cpuUsPerStep) {
       out.push('');
       out.push(
@@ -440,6 +408,29 @@ export function renderMarkdown(r: BenchResults): string {
       out.push(topRequests(d.byWorkers));
       out.push('');
     }
+  }
+
+  if ((r.pushedResults ?? []).length > 0) {
+    out.push('### `result()` of a run executing in another process: on the completion signal, and polling (one worker process)');
+    out.push('');
+    const rows: string[][] = [];
+    for (const p of r.pushedResults ?? []) {
+      const row = (how: string, f: PushedResultsResult['pushed']) => [
+        `${p.store} (${p.mechanism})`,
+        how,
+        ms(f.p50Ms),
+        ms(f.p95Ms),
+        ms(f.maxMs),
+        fmt(f.readsPerResult, 2),
+        fmt(f.pollingReadsPerResult, 2),
+      ];
+      rows.push(row(`signal, ${p.samples} one by one`, p.pushed));
+      rows.push(row(`polling, ${p.samples} one by one`, p.polled));
+      rows.push(row(`signal, ${p.concurrent} at once`, p.pushedConcurrent));
+      rows.push(row(`polling, ${p.concurrent} at once`, p.polledConcurrent));
+    }
+    out.push(table(['store', 'result() waits on', 'write → result() p50', 'p95', 'max', 'reads per result()', 'polling reads per result()'], rows));
+    out.push('');
   }
 
   if (r.fairness.length > 0) {

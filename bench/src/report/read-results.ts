@@ -129,6 +129,20 @@ const RUN_SECTIONS: Record<string, readonly string[]> = {
     'byWorkers[].topPerRun',
     'byWorkers[].idleTop',
   ],
+  pushedResults: [
+    'store',
+    'mechanism',
+    'samples',
+    'concurrent',
+    'pushed.p50Ms',
+    'pushed.p95Ms',
+    'pushed.pollingReadsPerResult',
+    'polled.p50Ms',
+    'polled.p95Ms',
+    'polled.pollingReadsPerResult',
+    'pushedConcurrent.p50Ms',
+    'polledConcurrent.p50Ms',
+  ],
   fairness: [
     'queue',
     'store',
@@ -156,7 +170,7 @@ const RUN_SECTIONS: Record<string, readonly string[]> = {
 };
 
 /** The run's sections that are lists (one entry per queue or store); the others are single objects. */
-const RUN_LISTS = new Set(['processThroughput', 'storeDispatch', 'fairness']);
+const RUN_LISTS = new Set(['processThroughput', 'storeDispatch', 'pushedResults', 'fairness']);
 
 type Json = Record<string, unknown>;
 

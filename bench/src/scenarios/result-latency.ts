@@ -1,3 +1,4 @@
+import { countingStore } from '@cairn/core/backend';
 import type { BackendInstance } from '../backends/types.js';
 import { median, nowMs, percentile, repeat } from '../stats.js';
 import { benchEngine, latencyWorkflow, stepsWorkflow } from './workflows.js';
@@ -55,7 +56,9 @@ export async function resultLatency(backend: BackendInstance, options: LatencyOp
   probe.trackRuns = true;
   const engine = benchEngine(probe.store, { concurrency: 10 });
   await engine.start();
-  const client = benchEngine(await opened.peer());
+  // The polling client: its store seen without signals, so it polls as the figures below say (the
+  // engine over the probe sends no completion signal; the pushed case is the `results` scenario).
+  const client = benchEngine(countingStore(await opened.peer(), { without: ['signals'] }));
   await client.start({ workers: false });
   try {
     const measure = async (waiter: typeof engine, seed: number): Promise<number[]> => {

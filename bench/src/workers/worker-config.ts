@@ -8,4 +8,10 @@ export interface WorkerConfig {
   queueUrl: string;
   concurrency: number;
   queuePrefix: string;
+  /**
+   * Report each run that completes here to the parent as `{ ended: [runId, at] }`, `at` being
+   * `performance.timeOrigin + performance.now()` when the completing write returned (the
+   * `run.completed` lifecycle event), comparable with the parent's clock on one machine.
+   */
+  reportEnds?: boolean;
 }

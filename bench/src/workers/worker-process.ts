@@ -3,7 +3,9 @@
  * on a distributed queue, over a store opened from a spec. Says `{ ready: true }` when it polls,
  * stops cleanly on `{ stop: true }`.
  */
-import type { Engine, Queue } from '@cairn/core';
+import { subscribe } from 'node:diagnostics_channel';
+import { performance } from 'node:perf_hooks';
+import { CAIRN_CHANNELS, type Engine, type Queue } from '@cairn/core';
 import { connectStore } from '../backends/connect.js';
 import { QUEUES } from '../queues/index.js';
 import { benchEngine } from '../scenarios/workflows.js';
@@ -36,6 +38,13 @@ async function main(): Promise<void> {
     if (!adapter) throw new Error(`unknown queue ${config.queue}`);
     queue = await adapter.create(config.queueUrl);
     engine = benchEngine(store, { queue, queuePrefix: config.queuePrefix, concurrency: config.concurrency, recovering: true });
+  }
+  if (config.reportEnds) {
+    // Published right after the completing write returned, before the completion signal is sent.
+    subscribe(CAIRN_CHANNELS.run, (message) => {
+      const event = message as { type?: string; runId?: string };
+      if (event.type === 'run.completed') process.send?.({ ended: [event.runId, performance.timeOrigin + performance.now()] });
+    });
   }
   await engine.start();
   process.on('message', (message) => {

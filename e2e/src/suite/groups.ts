@@ -20,6 +20,7 @@ import type { CaseGroup } from './case.js';
 import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
 import { storeQueueGroup } from './engine/store-queue.js';
+import { pushedResultsGroup } from './engine/pushed-results.js';
 import { schedulesGroup } from './engine/schedules.js';
 import { flowControlGroup } from './engine/flow-control.js';
 import { deadlinesGroup } from './engine/deadlines.js';
@@ -39,7 +40,6 @@ import { replayGroup } from './engine/replay.js';
 import { retriesGroup } from './engine/retries.js';
 import { sleepsGroup } from './engine/sleeps.js';
 import { stateEngineGroup } from './engine/state.js';
-import { streamsEngineGroup } from './engine/streams.js';
 import { timelineGroup } from './engine/timeline.js';
 import { versionsEngineGroup } from './engine/versions.js';
 import { patchesGroup } from './engine/patches.js';
@@ -54,7 +54,6 @@ import { runOperationsGroup } from './store/run-operations.js';
 import { slotsGroup } from './store/slots.js';
 import { stateGroup } from './store/state.js';
 import { stepsGroup } from './store/steps.js';
-import { streamsGroup } from './store/streams.js';
 import { finishedStepsGroup } from './store/finished-steps.js';
 import { crashLoopGroup } from './engine/crash-loop.js';
 import { versionsGroup } from './store/versions.js';
@@ -73,7 +72,6 @@ export const storeGroups: readonly CaseGroup[] = [
   hostileArgumentsStoreGroup,
   runOperationsGroup,
   slotsGroup,
-  streamsGroup,
 ];
 
 /** Layer 2: engine scenarios over the store. */
@@ -90,11 +88,11 @@ export const engineGroups: readonly CaseGroup[] = [
   cancellationGroup,
   cancelReachGroup,
   storeQueueGroup,
+  pushedResultsGroup,
   deadlinesGroup,
   versionsEngineGroup,
   patchesGroup,
   stateEngineGroup,
-  streamsEngineGroup,
   timelineGroup,
   recoveryGroup,
   doctorGroup,

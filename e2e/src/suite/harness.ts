@@ -62,6 +62,15 @@ export interface ConformanceHarness {
    * Absent: that case is skipped by name.
    */
   rawContents?(store: WorkflowStore, namespace: string): Promise<string[]>;
+  /**
+   * Ends, from the server's side, every connection on which the store's signals listen in
+   * `namespace` (as a network failure or a server-side kill would), and resolves with how many it
+   * ended; the stores then reconnect on their own. For the pushed-results case of a listener that
+   * is killed and comes back, which then expects the store's listeners to be told of the loss
+   * (`onLost`) and of the return (`onSignal()`). Absent (or a store without signals): that case
+   * checks nothing.
+   */
+  dropSignalConnections?(store: WorkflowStore, namespace: string): Promise<number>;
   /** Capabilities the backend lacks. */
   capabilities?: HarnessCapabilities;
 }

@@ -36,13 +36,11 @@ export type {
 } from './model/step.js';
 export type { VersionRecord, VersionStatus } from './model/version.js';
 export type { EventRecord, EventDelivery, DeliverOptions } from './model/event.js';
-export type { NewStreamEntry, StreamEntry, StreamSummary, StreamChunk } from './model/stream.js';
 export type {
   WorkflowStore,
   RunStore,
   StepStore,
   StateStore,
-  StreamStore,
   EventStore,
   VersionStore,
   ScheduleStore,
@@ -87,7 +85,6 @@ export type { AnyWorkflowDefinition, WorkflowOf } from './engine/any-workflow-de
 export type { ConcurrencyLimit, RateLimit, StepRateLimit } from './engine/flow-options.js';
 export type {
   WorkflowContext,
-  WorkflowStream,
   StepContext,
   StepOptions,
   WaitForEventOptions,
@@ -147,5 +144,3 @@ export { computeQueueNames } from './engine/queue-names.js';
 export type { QueueStrategy, WorkflowQueues } from './engine/queue-names.js';
 export type { FaultPoint, FaultSite, FaultInjector } from './engine/fault-point.js';
 export { uuidv7 } from './engine/uuid.js';
-export { STREAM_LIMITS } from './engine/stream-limits.js';
-export type { ReadStreamOptions } from './engine/stream-reader.js';

@@ -17,8 +17,7 @@ const PARTS: Record<string, string[]> = {
   'saga.ts': ['replay.ts', 'task-steps.ts'],
   'child-calls.ts': ['replay.ts'],
   'waits.ts': ['replay.ts', 'child-calls.ts'],
-  'stream-writes.ts': ['replay.ts'],
-  'execution.ts': ['replay.ts', 'task-steps.ts', 'saga.ts', 'child-calls.ts', 'waits.ts', 'stream-writes.ts'],
+  'execution.ts': ['replay.ts', 'task-steps.ts', 'saga.ts', 'child-calls.ts', 'waits.ts'],
 };
 
 /** Every relative import (types included) of every .ts file under `dir`, as absolute paths. */

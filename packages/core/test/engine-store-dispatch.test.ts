@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createEngine, createLocalQueue, createMemoryStore, defineWorkflow, type StoreSignals, type WorkflowStore } from '@cairn/core';
+import { WAKE_TOPIC } from '../src/engine/store-wakeups.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 // Far beyond every bound below: the recovery loop cannot be what delivers.
@@ -20,15 +21,18 @@ function countedSignals(store: WorkflowStore): { store: WorkflowStore; notified:
   let listening = 0;
   const counted: StoreSignals = {
     notify: (topic, message) => {
-      // Run wake-ups only: a worker's one-off announcements of itself (decision 40) are not per run.
-      if (!message.startsWith('["~worker"')) notified.push(message);
+      // Run wake-ups only: a worker's one-off announcements of itself (decision 40) are not per
+      // run, and completion hints travel on a topic of their own (RESULT_TOPIC).
+      if (topic === WAKE_TOPIC && !message.startsWith('["~worker"')) notified.push(message);
       return signals.notify(topic, message);
     },
-    listen: async (topic, onSignal) => {
-      listening += 1;
-      const stop = await signals.listen(topic, onSignal);
+    // Wake-up listeners only: a result() waiter listens for completion hints on its own topic.
+    listen: async (topic, onSignal, onLost) => {
+      const wakeUps = topic === WAKE_TOPIC ? 1 : 0;
+      listening += wakeUps;
+      const stop = await signals.listen(topic, onSignal, onLost);
       return async () => {
-        listening -= 1;
+        listening -= wakeUps;
         await stop();
       };
     },

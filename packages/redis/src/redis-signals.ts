@@ -17,7 +17,8 @@ export interface RedisSignals extends StoreSignals {
  * - listening uses one subscriber connection, `redis.duplicate()`, opened on the first `listen`
  *   and quit when nothing listens any more; it has its own `'error'` listener, so a server restart
  *   never ends the process; ioredis reconnects and subscribes again on its own, and every listener
- *   is then called once with no message, since messages published meanwhile were lost.
+ *   is then called once with no message, since messages published meanwhile were lost; a
+ *   listener's `onLost` is called as soon as the connection closes.
  */
 export function createRedisSignals(redis: RedisClient, prefix: string): RedisSignals {
   const channelOf = (topic: string) => `${prefix}:signals:${topic}`;
@@ -30,10 +31,18 @@ export function createRedisSignals(redis: RedisClient, prefix: string): RedisSig
     next.on('error', () => {});
     next.on('message', (channel: string, message: string) => listeners.deliver(channel, message));
     let readyOnce = false;
+    let up = false;
     // 'ready' again after the first: the connection came back (and ioredis resubscribed).
     next.on('ready', () => {
+      up = true;
       if (readyOnce) listeners.deliver();
       readyOnce = true;
+    });
+    // The connection broke (ioredis reconnects on its own): messages are missed until 'ready'.
+    next.on('close', () => {
+      if (!up) return;
+      up = false;
+      listeners.lost();
     });
     return next;
   };
@@ -47,10 +56,10 @@ export function createRedisSignals(redis: RedisClient, prefix: string): RedisSig
       }
     },
 
-    async listen(topic, onSignal) {
+    async listen(topic, onSignal, onLost) {
       if (closed) throw storeError('signals.listen', new Error('the store was closed'));
       const channel = channelOf(topic);
-      const { first, remove } = listeners.add(channel, onSignal);
+      const { first, remove } = listeners.add(channel, onSignal, onLost);
       subscriber ??= open();
       try {
         if (first) await subscriber.subscribe(channel);

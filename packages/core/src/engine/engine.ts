@@ -20,6 +20,7 @@ import { executeStepJob } from './execute-step-job.js';
 import type { StepJob } from './step-job.js';
 import { ResultWaiter } from './result-waiter.js';
 import { StoreWakeups } from './store-wakeups.js';
+import { ResultSignals } from './result-signals.js';
 import { codecStore } from '../codec/codec-store.js';
 import { WorkerRoster } from './worker-roster.js';
 import { uuidv7 } from './uuid.js';
@@ -30,7 +31,6 @@ import { OutageLog, untilReachable, type StartWait } from './outage.js';
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { sendEvent } from './send-event.js';
-import { readStream, streamsOf } from './stream-reader.js';
 import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution/outcome.js';
 import { preWakeParent, wakeParent } from './wake-parent.js';
@@ -75,9 +75,11 @@ export function createEngine(given: EngineOptions): Engine {
   const { registry, declaredSchedules, strategy, clock, timings, retention, maxPayloadBytes, pollIntervalMs, recoveryIntervalMs, workerId } = checked;
   const ownsQueue = options.queue === undefined;
   const queue = options.queue ?? createLocalQueue({ clock });
-  const waiter = new ResultWaiter((runId) => rt.executing.has(runId));
   // Store and queue errors are logged once per cause during an outage, not once per call.
   const outage = new OutageLog(checked.logger, clock);
+  // Completion signals: runs ending here are announced to result() waiters of other processes.
+  const resultSignals = new ResultSignals(options.store, outage.logger);
+  const waiter = new ResultWaiter((runId) => rt.executing.has(runId), resultSignals);
   let startWait: AbortController | undefined;
 
   // Without a queue that crosses processes, the store is the queue between them: an engine
@@ -124,7 +126,10 @@ export function createEngine(given: EngineOptions): Engine {
     shutdown: () => shutdown.signal,
     dispatchRun: dispatch.dispatchRun,
     dispatchStep: dispatch.dispatchStep,
-    notifyFinished: (run) => waiter.notify(run),
+    notifyFinished: (run) => {
+      waiter.notify(run);
+      resultSignals.announce(run.id);
+    },
     executionLeft: (runId) => waiter.left(runId),
   };
 
@@ -313,6 +318,8 @@ export function createEngine(given: EngineOptions): Engine {
         finished = await settlesWithin(clock, drained, ABANDON_WAIT_MS);
       }
       if (ownsQueue) await (finished ? queue.close() : settlesWithin(clock, queue.close(), ABANDON_WAIT_MS));
+      // The completion signals of the runs that ended are sent; waiters still here poll from now on.
+      await resultSignals.close();
       started = false;
       withoutWorkers = false;
     },
@@ -414,17 +421,6 @@ export function createEngine(given: EngineOptions): Engine {
       return sendEvent(rt, checkPayload, rawRunId, rawEvent, payload, rawSendOptions);
     },
 
-    readStream(rawRunId, rawName, rawOptions) {
-      return readStream(rt.store, clock, rawRunId, rawName, rawOptions);
-    },
-
-    async listStreams(rawRunId) {
-      const runId = checkRunId('listStreams runId', rawRunId);
-      const streams = streamsOf(rt.store, 'listStreams');
-      if ((await rt.store.runs.get(runId)) === undefined) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-      return streams.list(runId);
-    },
-
     async cancel(rawRunId, rawCancelOptions) {
       const runId = checkRunId('cancel runId', rawRunId);
       const cancelOptions = checkOptions('cancel options', rawCancelOptions, ['reason']) as CancelOptions;
@@ -498,6 +494,8 @@ export function createEngine(given: EngineOptions): Engine {
       if (active) await preWakeParent(rt, run.parent);
       const deleted = await rt.store.runs.delete(runId);
       if (deleted && active) await wakeParent(rt, run.parent);
+      // A waiter of another process learns RUN_NOT_FOUND now rather than at its re-read.
+      if (deleted && active) resultSignals.announce(runId);
       return deleted;
     },
 

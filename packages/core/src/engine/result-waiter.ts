@@ -3,6 +3,7 @@ import { CairnError } from '../errors/cairn-error.js';
 import { fromErrorRecord } from '../errors/error-record-codec.js';
 import { isTerminalRunStatus, type RunRecord } from '../model/run.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
+import { RESULT_RECHECK_MS, type ResultSignals, type ResultWatch } from './result-signals.js';
 
 // Why a pause ends early; nobody sees it. With a reason: `abort()` without one builds a DOMException.
 const WOKEN = Symbol('woken');
@@ -18,16 +19,30 @@ interface Listener {
 }
 
 /**
- * Waits for runs to end: in-process notifications first, store polling with backoff otherwise.
- * While this process executes the run, the waiter makes no store read at all: the execution
- * tells it when the run ends (`notify`) or when the execution stops without ending it (`left`:
- * suspended, crashed, lease lost), and only then does it look at the store again.
+ * Waits for runs to end: in-process notifications first, then the store, read when a completion
+ * signal hints at it (`ResultSignals`) or by polling with backoff.
+ *
+ * - While this process executes the run, the waiter makes no store read at all: the execution
+ *   tells it when the run ends (`notify`) or when the execution stops without ending it (`left`:
+ *   suspended, crashed, lease lost), and only then does it look at the store again.
+ * - Otherwise, on a store with signals, it reads the run once listening for completion signals is
+ *   established, and then only when hinted (the run's completion signal, a listener that came
+ *   back after an outage) or every `RESULT_RECHECK_MS` (a signal lost to a crash). It polls while
+ *   the listener is down or could not be established, and on a store without signals.
+ * - It resolves only on what a read of the store (or this process's own execution) says: a hint is
+ *   never an outcome.
  */
 export class ResultWaiter {
   private readonly listeners = new Map<string, Set<Listener>>();
 
-  /** @param executingHere - true while this process has an execution of the run in flight. */
-  constructor(private readonly executingHere: (runId: string) => boolean) {}
+  /**
+   * @param executingHere - true while this process has an execution of the run in flight.
+   * @param signals - completion hints from other processes.
+   */
+  constructor(
+    private readonly executingHere: (runId: string) => boolean,
+    private readonly signals: ResultSignals,
+  ) {}
 
   /** Called when a run ended in this process. */
   notify(run: RunRecord): void {
@@ -51,17 +66,25 @@ export class ResultWaiter {
     // Subscribe before the first read: a run that ends while we read must not be missed until the
     // next poll (which can be a whole pollIntervalMs away).
     let ended: RunRecord | undefined;
+    // Set by every reason to look again; a hint that comes during a read is kept for after it.
+    let hinted = false;
     let wakeUp: (() => void) | undefined;
+    const hint = () => {
+      hinted = true;
+      wakeUp?.();
+    };
     const listener: Listener = {
       ended: (run) => {
         ended = run;
-        wakeUp?.();
+        hint();
       },
-      left: () => wakeUp?.(),
+      left: hint,
     };
     const set = this.listeners.get(runId) ?? new Set();
     set.add(listener);
     this.listeners.set(runId, set);
+    // Completion signals from other processes, once the run is not (or no longer) executing here.
+    let watch: ResultWatch | undefined;
     try {
       let delay = FIRST_POLL_MS;
       for (;;) {
@@ -70,22 +93,30 @@ export class ResultWaiter {
           // then look again with the fastest poll, as for a run just started.
           const remaining = deadline - clock.now();
           if (remaining <= 0) throw new CairnError('RESULT_TIMEOUT', `Run ${runId} is still executing`, { data: { runId, status: 'running' } });
-          await this.pause(clock, remaining, (wake) => (wakeUp = wake));
+          if (!hinted) await this.pause(clock, remaining, (wake) => (wakeUp = wake));
           wakeUp = undefined;
+          hinted = false;
           delay = FIRST_POLL_MS;
           continue;
         }
+        // Listening before the read: a completion after it is signalled to this waiter.
+        if (!ended && watch === undefined && this.signals.available) watch = await this.signals.watch(runId, hint);
+        hinted = false;
         const run = ended ?? (await store.runs.get(runId));
         if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
         if (isTerminalRunStatus(run.status)) return settle(run);
         if (ended) return settle(ended);
         const remaining = deadline - clock.now();
         if (remaining <= 0) throw new CairnError('RESULT_TIMEOUT', `Run ${runId} is still ${run.status}`, { data: { runId, status: run.status } });
-        await this.pause(clock, Math.min(delay, remaining), (wake) => (wakeUp = wake));
+        // Signals healthy: the completion will be signalled; read again only as a safety net.
+        const signalled = watch?.healthy() === true;
+        if (!hinted) await this.pause(clock, Math.min(signalled ? RESULT_RECHECK_MS : delay, remaining), (wake) => (wakeUp = wake));
         wakeUp = undefined;
-        delay = Math.min(delay * 2, options.pollIntervalMs);
+        // Polling starts at its fastest whenever signals fail, and backs off while they stay down.
+        delay = signalled ? FIRST_POLL_MS : Math.min(delay * 2, options.pollIntervalMs);
       }
     } finally {
+      watch?.end();
       set.delete(listener);
       if (set.size === 0 && this.listeners.get(runId) === set) this.listeners.delete(runId);
     }

@@ -16,6 +16,7 @@ export function createMemorySignals(): StoreSignals {
       const deliver = listeners.deliverLater(topic);
       setImmediate(() => deliver(message));
     },
+    // Within one process nothing breaks: `onLost` is never called.
     async listen(topic, onSignal) {
       const { remove } = listeners.add(topic, onSignal);
       return async () => void remove();

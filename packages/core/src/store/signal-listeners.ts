@@ -12,6 +12,8 @@ export interface ListenerRemoval {
  */
 export class SignalListeners {
   readonly #channels = new Map<string, Set<(message?: string) => void>>();
+  // The `onLost` of each listener that gave one (StoreSignals.listen), keyed by its wrapper.
+  readonly #onLost = new Map<(message?: string) => void, () => void>();
 
   /** Channels with at least one listener. */
   channels(): string[] {
@@ -24,20 +26,23 @@ export class SignalListeners {
   }
 
   /**
-   * Adds a listener (a wrapper per call: the same function added twice is two listeners). `first`
-   * tells whether the channel had none before (subscribe to it); `remove` is idempotent.
+   * Adds a listener (a wrapper per call: the same function added twice is two listeners), with the
+   * `onLost` it may have given. `first` tells whether the channel had none before (subscribe to
+   * it); `remove` is idempotent.
    */
-  add(channel: string, onSignal: (message?: string) => void): { first: boolean; remove: () => ListenerRemoval } {
+  add(channel: string, onSignal: (message?: string) => void, onLost?: () => void): { first: boolean; remove: () => ListenerRemoval } {
     const listener = (message?: string) => onSignal(message);
     let set = this.#channels.get(channel);
     const first = set === undefined;
     if (!set) this.#channels.set(channel, (set = new Set()));
     set.add(listener);
+    if (onLost) this.#onLost.set(listener, onLost);
     const listeners = set;
     return {
       first,
       remove: () => {
         listeners.delete(listener);
+        this.#onLost.delete(listener);
         const channelEmpty = listeners.size === 0 && this.#channels.get(channel) === listeners;
         if (channelEmpty) this.#channels.delete(channel);
         return { channelEmpty, noneLeft: this.#channels.size === 0 };
@@ -77,8 +82,23 @@ export class SignalListeners {
     };
   }
 
+  /**
+   * The listening connection broke: calls every listener's `onLost` (once per call; a backend calls
+   * this once per outage). Messages are missed from now until `deliver()` without a channel.
+   */
+  lost(): void {
+    for (const onLost of [...this.#onLost.values()]) {
+      try {
+        onLost();
+      } catch {
+        // As in deliver().
+      }
+    }
+  }
+
   /** Forgets every listener. */
   clear(): void {
     this.#channels.clear();
+    this.#onLost.clear();
   }
 }

@@ -46,13 +46,14 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * Wake-up signals for a PostgreSQL store (`WorkflowStore.signals`), over LISTEN/NOTIFY.
  *
  * Guarantees:
- * - `notify` is one `pg_notify` statement on the store's pool; a listener on the same database and
- *   table prefix, in any process, receives the message once the statement committed;
+ * - `notify` is one `pg_notify` statement on the store's pool, in a transaction of its own that
+ *   commits without waiting for a WAL flush (a signal need not survive a crash); a listener on the
+ *   same database and table prefix, in any process, receives the message once it committed;
  * - listening uses one dedicated connection (not one of the pool's), with a permanent `'error'`
  *   listener: a server restart or a dropped connection never ends the process. The connection is
  *   re-established (waits doubling from 100 ms to 2 s, for as long as someone listens), every
  *   channel is listened to again, and every listener is then called once with no message, since
- *   messages sent meanwhile were lost;
+ *   messages sent meanwhile were lost; a listener's `onLost` is called as soon as the break is seen;
  * - `listen` rejects with `STORE_ERROR` when the connection cannot be opened at first.
  */
 export function createPostgresSignals(options: PostgresSignalsOptions): PostgresSignals {
@@ -110,6 +111,8 @@ export function createPostgresSignals(options: PostgresSignalsOptions): Postgres
     client = undefined;
     which.removeAllListeners('notification');
     void which.end().catch(() => undefined);
+    // Messages are missed from now until the reconnection's deliver(): say so at once.
+    listeners.lost();
     let wait = FIRST_RETRY_MS;
     const retry = () => {
       retryTimer = undefined;
@@ -131,14 +134,18 @@ export function createPostgresSignals(options: PostgresSignalsOptions): Postgres
   return {
     notify: (topic, message) =>
       guard('signals.notify', async () => {
-        await sql`select pg_notify(${channelName(prefix, topic)}, ${message})`.execute(options.db);
+        // A NOTIFY takes a transaction id, so its commit waits for a WAL flush, and listeners hear
+        // it only after that flush (an fsync on a durable server). The signal is a hint that no
+        // crash needs to keep: its own one-statement transaction commits without waiting for the
+        // flush (`set_config(..., true)`: for this transaction only). Nothing else is in it.
+        await sql`select set_config('synchronous_commit', 'off', true), pg_notify(${channelName(prefix, topic)}, ${message})`.execute(options.db);
       }),
 
-    listen: (topic, onSignal) =>
+    listen: (topic, onSignal, onLost) =>
       guard('signals.listen', async () => {
         if (closed) throw new Error('the signals were closed');
         const channel = channelName(prefix, topic);
-        const { first, remove } = listeners.add(channel, onSignal);
+        const { first, remove } = listeners.add(channel, onSignal, onLost);
         try {
           const connected = client ?? (await connect());
           // LISTEN is idempotent (a connection opened just now listens already); if it fails, the

@@ -108,6 +108,20 @@ export function sqlHarness(dialect: SqlDialectName, server?: { url: string; sour
       const signals = postgres ? createPostgresSignals({ db, connection: dbUrl, tablePrefix: prefix }) : undefined;
       return createKyselyStore({ db, tablePrefix: prefix, ownsDb: true, preparedStatements: postgres, ...(signals ? { signals } : {}) });
     },
+    // PostgreSQL's signals listen on a connection of their own: end it from the server's side.
+    ...(dialect === 'postgres'
+      ? {
+          async dropSignalConnections(_store: WorkflowStore, namespace: string) {
+            if (!admin) return 0;
+            const prefix = await prefixOf(namespace);
+            const { rows } = await sql<{ n: unknown }>`
+              select count(pg_terminate_backend(pid)) as n from pg_stat_activity
+              where datname = current_database() and pid <> pg_backend_pid()
+                and query ilike 'listen %' and position(${prefix} in query) > 0`.execute(admin);
+            return Number(rows[0]?.n ?? 0);
+          },
+        }
+      : {}),
     async destroyStore(store, namespace) {
       await store.close();
       if (dialect === 'sqlite') {

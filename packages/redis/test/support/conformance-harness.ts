@@ -34,6 +34,12 @@ export function redisHarness(options: { url: string; source: string; cluster: bo
       }
       await store.close();
     },
+    /** Ends every pub/sub connection on the server (the cases run one at a time, so only this case's listeners). */
+    async dropSignalConnections(store: WorkflowStore): Promise<number> {
+      const client = clients.get(store);
+      if (!client) return 0;
+      return Number(await client.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
+    },
     /** Test-only SCAN: every key of the run, plus every global index or hash that still names it. */
     async artefactsOf(store: WorkflowStore, namespace: string, runId: string): Promise<string[]> {
       const client = clients.get(store);
