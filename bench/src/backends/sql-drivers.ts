@@ -36,6 +36,9 @@ export async function postgresDb(url: string, counter?: RoundTripCounter, max = 
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max });
   pool.on('error', () => {});
+  // A checked-out connection ending (a scenario stopped by its time limit while the server stops)
+  // must not be an uncaught error either.
+  pool.on('connect', (client) => client.on('error', () => {}));
   if (counter) {
     pool.on('connect', (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;

@@ -291,6 +291,39 @@ export function renderMarkdown(r: BenchResults): string {
         ],
       ),
     );
+    if (f.series && f.series.length > 0) {
+      out.push('');
+      out.push(
+        `Group commit (decision 60): N runs in flight against N INSERT loops (one connection each), alternating repetition by repetition; wall time per step, and commits (transaction ids) per step write beyond the runs' own writes.`,
+      );
+      out.push('');
+      out.push(
+        table(
+          [
+            'in flight',
+            'floor',
+            'Cairn named, group commit',
+            'ratio',
+            'Cairn unnamed, group commit',
+            'ratio',
+            'Cairn named, groupCommit: false',
+            'ratio',
+            'commits per step (group commit / off)',
+          ],
+          f.series.map((l) => [
+            String(l.inFlight),
+            us(l.floorUs),
+            us(l.preparedUs),
+            `${fmt(l.preparedUs / l.floorUs, 2)}×`,
+            us(l.cairnUs),
+            `${fmt(l.cairnUs / l.floorUs, 2)}×`,
+            us(l.ungroupedUs),
+            `${fmt(l.ungroupedUs / l.floorUs, 2)}×`,
+            `${fmt(l.commitsPerStep.prepared, 2)} / ${fmt(l.commitsPerStep.ungrouped, 2)}`,
+          ]),
+        ),
+      );
+    }
     if (f.cpuUsPerStep) {
       out.push('');
       out.push(

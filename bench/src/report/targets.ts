@@ -228,6 +228,38 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         });
       }
     }
+    // Group commit (issue 30 part 2, decision 60): counts enforced, times reported.
+    const named = (f.series ?? []).map((l) => ({ ...l, ratio: l.preparedUs / l.floorUs }));
+    for (const l of named) {
+      if (l.inFlight === 8) {
+        out.push({
+          target: 'PostgreSQL group commit: < 0.5 commits per step write with 8 runs in flight (named statements)',
+          subject: 'PostgreSQL',
+          measured: `${fmt(l.commitsPerStep.prepared, 2)} commits per step (${fmt(l.commitsPerStep.ungrouped, 2)} with groupCommit: false)`,
+          holds: l.commitsPerStep.prepared < 0.5,
+          enforced: true,
+        });
+      }
+      const bound = l.inFlight >= 64 ? 1.0 : l.inFlight >= 8 ? 1.2 : undefined;
+      if (results.mode === 'full' && bound !== undefined) {
+        out.push({
+          target: `PostgreSQL inline steps with ${l.inFlight} runs in flight ≤ ${fmt(bound, 1)}× the floor (${l.inFlight} INSERT loops), named statements, group commit`,
+          subject: 'PostgreSQL',
+          measured: `${fmt(l.ratio, 2)}× (${fmt(l.preparedUs, 0)} µs vs ${fmt(l.floorUs, 0)} µs per step; groupCommit: false ${fmt(l.ungroupedUs / l.floorUs, 2)}×)`,
+          holds: l.ratio <= bound,
+          enforced: false,
+        });
+      }
+    }
+    if (results.mode === 'full' && f.prepared) {
+      out.push({
+        target: `PostgreSQL ${f.steps}-step inline run ≤ 1.15× the floor sequentially, named statements (issue 30)`,
+        subject: 'PostgreSQL',
+        measured: `${fmt(f.prepared.ratio, 2)}× (${fmt(f.prepared.cairnUsPerStep, 0)} µs vs ${fmt(f.usPerInsert, 0)} µs per step)`,
+        holds: f.prepared.ratio <= 1.15,
+        enforced: false,
+      });
+    }
     if (f.cairnWriteTransactionsPerStep !== undefined) {
       const durable = f.cairnWriteTransactionsPerStep - f.cairnAsyncCommitsPerStep;
       out.push({

@@ -30,6 +30,27 @@ export interface FloorResult {
   prepared: { cairnUsPerStep: number; ratio: number; cairnUsPerStepInFlight: number; ratioInFlight: number };
   /** Client CPU (this process, user + system) per step: the floor's INSERT loop, Cairn's run, Cairn's run with prepared statements. */
   cpuUsPerStep: { floor: number; cairn: number; prepared: number };
+  /** Each level of runs in flight (`FloorOptions.inFlightSeries`), group commit on and off side by side. */
+  series?: FloorInFlight[];
+}
+
+/** One level of runs in flight: the floor's INSERT loops and Cairn's runs, alternating repetition by repetition. */
+export interface FloorInFlight {
+  inFlight: number;
+  /** The floor: `inFlight` INSERT loops at once, one connection each; wall time per step. */
+  floorUs: number;
+  /** Cairn, unnamed statements, group commit on (`createKyselyStore`'s defaults). */
+  cairnUs: number;
+  /** Cairn, named statements, group commit on (`openPostgresStore`'s defaults). */
+  preparedUs: number;
+  /** Cairn, named statements, `groupCommit: false` (every step write its own statement, as before decision 60). */
+  ungroupedUs: number;
+  /**
+   * Write transactions (commits) per step write: transaction ids the server assigned while
+   * `inFlight` runs of `steps` steps ran, less those of `inFlight` one-step runs (the runs' own
+   * create, claim and completion), per step beyond the first. Named statements, group commit on / off.
+   */
+  commitsPerStep: { prepared: number; ungrouped: number };
 }
 
 export interface FloorOptions {
@@ -46,6 +67,10 @@ export interface FloorOptions {
   warmup: number;
   reps: number;
   inFlight: number;
+  /** The levels of runs in flight measured side by side with group commit on and off (`inFlight` first). */
+  inFlightSeries: number[];
+  /** Repetitions of each level (fewer than the sequential part's: a level of 64 runs of 100 steps is 6,400 steps per variant). */
+  seriesReps: { warmup: number; reps: number };
 }
 
 const FLOOR_INSERT = 'INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)';
@@ -71,20 +96,27 @@ export async function xidCounter(client: pg.Client | pg.Pool): Promise<number> {
 export async function pgFloor(backend: BackendInstance, url: string, server: string, options: FloorOptions): Promise<FloorResult> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  // The concurrent floor: one connection per INSERT loop, as each of Cairn's runs gets its own.
-  const pool = new pg.Pool({ connectionString: url, max: options.inFlight });
-  // An idle client's connection ending (the server stopped at the end of the bench) must not be an uncaught error.
-  pool.on('error', () => {});
+  // A connection ending (the server stopped at the end of the bench) must not be an uncaught error.
   client.on('error', () => {});
   const opened = await backend.openStore();
   const engine = benchEngine(opened.probe.store, { startMode: 'inline' });
   await engine.start({ workers: false });
   // The same tables through a store that sends its routine calls as named statements.
-  const preparedDb = await postgresDb(url, undefined, options.inFlight);
+  const most = Math.max(options.inFlight, ...options.inFlightSeries);
+  const preparedDb = await postgresDb(url, undefined, most);
+  // And through one that sends every step write alone (group commit off), as before decision 60.
+  const ungroupedDb = await postgresDb(url, undefined, most);
   const namespace = opened.spec?.namespace;
   if (namespace === undefined) throw new Error('the PostgreSQL bench store has no namespace');
   const preparedEngine = benchEngine(createKyselyStore({ db: preparedDb, tablePrefix: namespace, preparedStatements: true }), { startMode: 'inline' });
   await preparedEngine.start({ workers: false });
+  const ungroupedEngine = benchEngine(createKyselyStore({ db: ungroupedDb, tablePrefix: namespace, preparedStatements: true, groupCommit: false }), {
+    startMode: 'inline',
+  });
+  await ungroupedEngine.start({ workers: false });
+  // The concurrent floor: one connection per INSERT loop, as each of Cairn's runs gets its own.
+  const seriesPool = new pg.Pool({ connectionString: url, max: most });
+  seriesPool.on('error', () => {});
   const cpu = () => {
     const c = process.cpuUsage();
     return c.user + c.system;
@@ -94,11 +126,48 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
       'CREATE TABLE IF NOT EXISTS bench_floor (run_id text NOT NULL, key text NOT NULL, output jsonb, created_at bigint NOT NULL, PRIMARY KEY (run_id, key))',
     );
     let loop = 0;
+    const runsAtOnce = (engine: ReturnType<typeof benchEngine>, n: number, steps: number) =>
+      Promise.all(Array.from({ length: n }, () => inlineRun(engine, steps)));
+    // Commits per step write of `n` runs in flight (see `FloorInFlight.commitsPerStep`).
+    const commitsPerStep = async (engine: ReturnType<typeof benchEngine>, n: number) => {
+      const x0 = await xidCounter(client);
+      await runsAtOnce(engine, n, options.steps);
+      const x1 = await xidCounter(client);
+      await runsAtOnce(engine, n, 1);
+      const x2 = await xidCounter(client);
+      return (x1 - x0 - (x2 - x1)) / (n * (options.steps - 1));
+    };
+    const inFlightLevel = async (n: number): Promise<FloorInFlight> => {
+      const timed = async (fn: () => Promise<unknown>) => {
+        const t0 = nowMs();
+        await fn();
+        return ((nowMs() - t0) * 1000) / (n * options.steps);
+      };
+      const reps = await repeat(options.seriesReps.warmup, options.seriesReps.reps, async () => {
+        const base = `floor-n${n}-${process.pid}-${++loop}`;
+        return {
+          floorUs: await timed(() => Promise.all(Array.from({ length: n }, (_, j) => insertLoop(seriesPool, `${base}-${j}`, options.steps)))),
+          cairnUs: await timed(() => runsAtOnce(engine, n, options.steps)),
+          preparedUs: await timed(() => runsAtOnce(preparedEngine, n, options.steps)),
+          ungroupedUs: await timed(() => runsAtOnce(ungroupedEngine, n, options.steps)),
+        };
+      });
+      const pick = (k: 'floorUs' | 'cairnUs' | 'preparedUs' | 'ungroupedUs') => median(reps.map((r) => r[k]));
+      return {
+        inFlight: n,
+        floorUs: pick('floorUs'),
+        cairnUs: pick('cairnUs'),
+        preparedUs: pick('preparedUs'),
+        ungroupedUs: pick('ungroupedUs'),
+        commitsPerStep: { prepared: await commitsPerStep(preparedEngine, n), ungrouped: await commitsPerStep(ungroupedEngine, n) },
+      };
+    };
     // The code of both sides warmed up first, alike (see `FloorOptions.warmUpSteps`).
     for (let done = 0; done < options.warmUpSteps; done += options.steps) {
       await insertLoop(client, `floor-warm-${process.pid}-${++loop}`, options.steps);
       await inlineRun(engine, options.steps);
       await inlineRun(preparedEngine, options.steps);
+      await inlineRun(ungroupedEngine, options.steps);
     }
     const samples = await repeat(options.warmup, options.reps, async () => {
       const runId = `floor-${process.pid}-${++loop}`;
@@ -130,30 +199,19 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
         cpu: { floor: per(floorCpu), cairn: per(cairnCpu), prepared: per(preparedCpu) },
       };
     });
-    // The same, with `inFlight` loops (floor) and `inFlight` runs (Cairn) at once, alternating.
-    const n = options.inFlight;
-    const concurrent = await repeat(options.warmup, options.reps, async () => {
-      const base = `floor8-${process.pid}-${++loop}`;
-      const t0 = nowMs();
-      await Promise.all(Array.from({ length: n }, (_, j) => insertLoop(pool, `${base}-${j}`, options.steps)));
-      const floorMs = nowMs() - t0;
-      const t1 = nowMs();
-      await Promise.all(Array.from({ length: n }, () => inlineRun(engine, options.steps)));
-      const cairnMs = nowMs() - t1;
-      const t2 = nowMs();
-      await Promise.all(Array.from({ length: n }, () => inlineRun(preparedEngine, options.steps)));
-      const preparedMs = nowMs() - t2;
-      const per = n * options.steps;
-      return { floorUs: (floorMs * 1000) / per, cairnUs: (cairnMs * 1000) / per, preparedUs: (preparedMs * 1000) / per };
-    });
+    const series: FloorInFlight[] = [];
+    for (const n of [options.inFlight, ...options.inFlightSeries.filter((n) => n !== options.inFlight)]) series.push(await inFlightLevel(n));
+    // The first level is the one the earlier fields report (`inFlight`).
+    const first = series[0] as FloorInFlight;
     await client.query('DROP TABLE bench_floor');
     const usPerInsert = median(samples.map((s) => s.floorUs));
     const cairnUsPerStep = median(samples.map((s) => s.cairnUs));
-    const usPerInsertInFlight = median(concurrent.map((s) => s.floorUs));
-    const cairnUsPerStepInFlight = median(concurrent.map((s) => s.cairnUs));
+    const usPerInsertInFlight = first.floorUs;
+    const cairnUsPerStepInFlight = first.cairnUs;
     const preparedUs = median(samples.map((s) => s.preparedUs));
-    const preparedInFlight = median(concurrent.map((s) => s.preparedUs));
+    const preparedInFlight = first.preparedUs;
     return {
+      series,
       prepared: {
         cairnUsPerStep: preparedUs,
         ratio: preparedUs / usPerInsert,
@@ -165,7 +223,7 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
         cairn: median(samples.map((s) => s.cpu.cairn)),
         prepared: median(samples.map((s) => s.cpu.prepared)),
       },
-      inFlight: n,
+      inFlight: first.inFlight,
       usPerInsertInFlight,
       cairnUsPerStepInFlight,
       ratioInFlight: cairnUsPerStepInFlight / usPerInsertInFlight,
@@ -184,10 +242,12 @@ export async function pgFloor(backend: BackendInstance, url: string, server: str
     for (const close of [
       () => engine.stop(),
       () => preparedEngine.stop(),
+      () => ungroupedEngine.stop(),
       () => preparedDb.destroy(),
+      () => ungroupedDb.destroy(),
+      () => seriesPool.end(),
       () => opened.close(),
       () => client.end(),
-      () => pool.end(),
     ]) {
       await close().catch(() => {});
     }

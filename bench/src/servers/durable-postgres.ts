@@ -91,7 +91,7 @@ export async function startDurablePostgres(log: (line: string) => void): Promise
       '-k',
       dir,
       '-c',
-      'max_connections=200',
+      'max_connections=300',
       '-c',
       'shared_preload_libraries=pg_stat_statements',
     ]);

@@ -40,6 +40,7 @@ import { replayGroup } from './engine/replay.js';
 import { retriesGroup } from './engine/retries.js';
 import { sleepsGroup } from './engine/sleeps.js';
 import { stateEngineGroup } from './engine/state.js';
+import { streamsEngineGroup } from './engine/streams.js';
 import { timelineGroup } from './engine/timeline.js';
 import { versionsEngineGroup } from './engine/versions.js';
 import { patchesGroup } from './engine/patches.js';
@@ -54,6 +55,7 @@ import { runOperationsGroup } from './store/run-operations.js';
 import { slotsGroup } from './store/slots.js';
 import { stateGroup } from './store/state.js';
 import { stepsGroup } from './store/steps.js';
+import { streamsGroup } from './store/streams.js';
 import { finishedStepsGroup } from './store/finished-steps.js';
 import { crashLoopGroup } from './engine/crash-loop.js';
 import { versionsGroup } from './store/versions.js';
@@ -72,6 +74,7 @@ export const storeGroups: readonly CaseGroup[] = [
   hostileArgumentsStoreGroup,
   runOperationsGroup,
   slotsGroup,
+  streamsGroup,
 ];
 
 /** Layer 2: engine scenarios over the store. */
@@ -93,6 +96,7 @@ export const engineGroups: readonly CaseGroup[] = [
   versionsEngineGroup,
   patchesGroup,
   stateEngineGroup,
+  streamsEngineGroup,
   timelineGroup,
   recoveryGroup,
   doctorGroup,

@@ -7,3 +7,5 @@ export { countingStore } from '@cairn/core/backend';
 export type { CountingStore, StoreCall } from '@cairn/core/backend';
 export { allGroups } from './groups.js';
 export { memoryHarness } from './memory-harness.js';
+// The fuzz cases' seeded generator, for backends' own generated tests (a failing seed replays alike).
+export { mulberry32 } from './fixtures/random-program.js';

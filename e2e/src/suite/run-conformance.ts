@@ -12,6 +12,7 @@ const SKIP_REASONS: Record<Requirement, string> = {
   artefactsOf: 'needs raw inspection of the backend (harness.artefactsOf absent)',
   rawContents: 'needs the raw contents of the backend (harness.rawContents absent)',
   slots: 'needs the flow-control contract (store.slots and run priority), which this store has not adopted yet',
+  streams: 'needs named streams (store.streams), which this store has not adopted yet',
 };
 
 /** The reason `harness` cannot run a case with `requires`, or undefined when it can. */
@@ -50,6 +51,7 @@ async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): 
     (store, namespace) => (harness.destroyStore ? harness.destroyStore(store, namespace) : store.close()),
     async ({ namespace, resource: store, openPeer, defer }) => {
       if (testCase.requires.includes('slots') && store.slots === undefined) return SKIP_REASONS.slots;
+      if (testCase.requires.includes('streams') && store.streams === undefined) return SKIP_REASONS.streams;
       return testCase.run({
         store,
         namespace,

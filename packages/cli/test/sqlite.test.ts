@@ -14,7 +14,7 @@ import { seedRuns } from './support/seed-runs.js';
 
 cliCases(sqliteTarget('cairn-cli-sqlite-'));
 
-const COMMAND_NAMES = ['runs', 'show', 'cancel', 'retry', 'fork', 'delete', 'prune', 'schedules', 'versions', 'check', 'export', 'dashboard'];
+const COMMAND_NAMES = ['runs', 'show', 'tail', 'cancel', 'retry', 'fork', 'delete', 'prune', 'schedules', 'versions', 'check', 'export', 'dashboard'];
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
 describe('cairn: help, connection and config', () => {

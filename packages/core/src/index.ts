@@ -36,11 +36,13 @@ export type {
 } from './model/step.js';
 export type { VersionRecord, VersionStatus } from './model/version.js';
 export type { EventRecord, EventDelivery, DeliverOptions } from './model/event.js';
+export type { NewStreamEntry, StreamEntry, StreamSummary, StreamChunk } from './model/stream.js';
 export type {
   WorkflowStore,
   RunStore,
   StepStore,
   StateStore,
+  StreamStore,
   EventStore,
   VersionStore,
   ScheduleStore,
@@ -85,6 +87,7 @@ export type { AnyWorkflowDefinition, WorkflowOf } from './engine/any-workflow-de
 export type { ConcurrencyLimit, RateLimit, StepRateLimit } from './engine/flow-options.js';
 export type {
   WorkflowContext,
+  WorkflowStream,
   StepContext,
   StepOptions,
   WaitForEventOptions,
@@ -144,3 +147,5 @@ export { computeQueueNames } from './engine/queue-names.js';
 export type { QueueStrategy, WorkflowQueues } from './engine/queue-names.js';
 export type { FaultPoint, FaultSite, FaultInjector } from './engine/fault-point.js';
 export { uuidv7 } from './engine/uuid.js';
+export { STREAM_LIMITS } from './engine/stream-limits.js';
+export type { ReadStreamOptions } from './engine/stream-reader.js';

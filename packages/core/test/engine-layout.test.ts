@@ -17,7 +17,8 @@ const PARTS: Record<string, string[]> = {
   'saga.ts': ['replay.ts', 'task-steps.ts'],
   'child-calls.ts': ['replay.ts'],
   'waits.ts': ['replay.ts', 'child-calls.ts'],
-  'execution.ts': ['replay.ts', 'task-steps.ts', 'saga.ts', 'child-calls.ts', 'waits.ts'],
+  'stream-writes.ts': ['replay.ts'],
+  'execution.ts': ['replay.ts', 'task-steps.ts', 'saga.ts', 'child-calls.ts', 'waits.ts', 'stream-writes.ts'],
 };
 
 /** Every relative import (types included) of every .ts file under `dir`, as absolute paths. */

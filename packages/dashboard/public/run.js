@@ -1,6 +1,7 @@
 // The run page: details, timeline, steps, waits, events, state, parent and children, and the
 // cancel / retry / fork actions (each behind a confirmation dialog).
 import { api, badge, confirmDialog, fill, formatDuration, formatError, formatJson, formatTime, h, inlineJson, poll, runLink, showError } from './dom.js';
+import { watchStreams } from './streams.js';
 import { drawTimeline } from './timeline.js';
 
 const REFRESH_MS = 2000;
@@ -315,6 +316,7 @@ async function load() {
   try {
     view = await api(`/api/runs/${encodeURIComponent(runId)}`);
     render();
+    await watchStreams($('streams'), $('streams-hint'), runId);
     showError($('error'), '');
   } catch (error) {
     showError($('error'), error.message);

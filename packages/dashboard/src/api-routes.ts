@@ -12,6 +12,7 @@ export interface ApiAnswer {
 // Action bodies are a reason or a step key: a few KiB at most.
 const MAX_BODY_BYTES = 64 * 1024;
 const RUN_PATH = /^\/api\/runs\/([^/]+)$/;
+const STREAMS_PATH = /^\/api\/runs\/([^/]+)\/streams$/;
 const ACTION_PATH = /^\/api\/runs\/([^/]+)\/(cancel|retry|fork)$/;
 
 const STATUS_OF_CODE: Partial<Record<string, number>> = {
@@ -22,6 +23,9 @@ const STATUS_OF_CODE: Partial<Record<string, number>> = {
   VERSION_NOT_FOUND: 404,
   NOT_SERIALIZABLE: 400,
   PAYLOAD_TOO_LARGE: 413,
+  STREAM_NOT_FOUND: 404,
+  STREAM_RANGE: 400,
+  STREAM_UNSUPPORTED: 501,
 };
 
 async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
@@ -43,7 +47,7 @@ async function readJsonBody(request: IncomingMessage): Promise<Record<string, un
   return body as Record<string, unknown>;
 }
 
-const decodeRunId = (segment: string): string => {
+export const decodeRunId = (segment: string): string => {
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -84,6 +88,7 @@ export function errorAnswer(error: unknown): ApiAnswer {
  * The JSON API the pages use:
  * - `GET /api/runs?filters`: a page of `listRuns` (`{ runs, nextCursor? }`: summaries, no payloads);
  * - `GET /api/runs/:id`: the run page (`RunView`), 404 when there is no such run;
+ * - `GET /api/runs/:id/streams`: the run's streams (`{ streams }`: name, length, closed);
  * - `POST /api/runs/:id/cancel|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`).
  * Answers `undefined` for a path it does not know.
  */
@@ -100,6 +105,8 @@ export async function answerApi(engine: Engine, request: IncomingMessage, url: U
       const page = await engine.listRuns(parseRunFilters(url.searchParams));
       return { status: 200, body: page };
     }
+    const streams = STREAMS_PATH.exec(path);
+    if (streams) return { status: 200, body: { streams: await engine.listStreams(decodeRunId(streams[1] as string)) } };
     const m = RUN_PATH.exec(path);
     if (!m) return undefined;
     const view = await runView(engine, decodeRunId(m[1] as string));

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AccessControl } from './access-control.js';
-import { answerApi } from './api-routes.js';
+import { answerApi, decodeRunId, errorAnswer } from './api-routes.js';
 import { checkDashboardOptions, type DashboardOptions } from './dashboard-options.js';
 import { loadStaticFiles, type StaticFile } from './static-files.js';
+import { STREAM_EVENTS_PATH, serveStreamEvents } from './stream-events.js';
 
 /** A running dashboard. */
 export interface Dashboard {
@@ -79,6 +80,17 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     }
     if (decision.kind === 'set-cookie')
       return send(response, 303, 'text/plain; charset=utf-8', '', { location: decision.location, 'set-cookie': decision.cookie });
+    const streamEvents = request.method === 'GET' ? STREAM_EVENTS_PATH.exec(url.pathname) : null;
+    if (streamEvents) {
+      let path: { runId: string; name: string };
+      try {
+        path = { runId: decodeRunId(streamEvents[1] as string), name: decodeRunId(streamEvents[2] as string) };
+      } catch (error) {
+        const answer = errorAnswer(error);
+        return sendJson(response, answer.status, answer.body);
+      }
+      return serveStreamEvents(checked.engine, request, response, url, path, SECURITY_HEADERS);
+    }
     if (url.pathname.startsWith('/api/')) {
       const answer = await answerApi(checked.engine, request, url);
       if (answer) return sendJson(response, answer.status, answer.body);

@@ -13,6 +13,8 @@ export interface StoreContext {
   readonly t: Readonly<Record<TableName, RawBuilder<unknown>>>;
   /** PostgreSQL: commit the start write of an inline step without waiting for the WAL flush. */
   readonly asyncStartCommit: boolean;
+  /** PostgreSQL: step writes that wait for a statement slot go out together (`KyselyStoreOptions.groupCommit`). */
+  readonly groupCommit: boolean;
   /** The SQL of a routine call as sent: as it is, or as a named statement (`preparedStatements`). */
   readonly routineSql: (text: string) => string;
   /**
@@ -24,7 +26,14 @@ export interface StoreContext {
 }
 
 /** Builds the context of one store. */
-export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNames, asyncStartCommit: boolean, preparedStatements = false): StoreContext {
+export function createContext(
+  db: AnyKysely,
+  dialect: SqlDialect,
+  names: TableNames,
+  asyncStartCommit: boolean,
+  preparedStatements = false,
+  groupCommit = true,
+): StoreContext {
   let named = preparedStatements ? dialect.namedStatement : undefined;
   // A routine call's text is one of a few fixed texts: its named statement (a SHA-256 of the text)
   // is made once per text, not on every call. `pg` copies the query object it is given.
@@ -42,6 +51,7 @@ export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNa
     dialect,
     names,
     asyncStartCommit,
+    groupCommit,
     routineSql: (text) => (named === undefined ? text : statementOf(named, text)),
     dropNamedStatements: (cause) => {
       if (named === undefined) return false;
@@ -63,6 +73,7 @@ export function createContext(db: AnyKysely, dialect: SqlDialect, names: TableNa
       schedules: sql.table(names.schedules),
       slots: sql.table(names.slots),
       slot_waiters: sql.table(names.slot_waiters),
+      stream_entries: sql.table(names.stream_entries),
     },
   };
 }

@@ -180,7 +180,7 @@ export function deleteRun(ctx: StoreContext) {
         );
         if (row === undefined) return false;
         if (condition && (!condition.statuses.includes(row.status as never) || !(Number(row.updated_at) < condition.updatedBefore))) return false;
-        for (const table of [t.attempts, t.steps, t.state, t.events]) {
+        for (const table of [t.attempts, t.steps, t.state, t.events, t.stream_entries]) {
           await sql`delete from ${table} where run_id = ${id}`.execute(trx);
         }
         await sql`delete from ${t.runs} where id = ${id}`.execute(trx);

@@ -17,6 +17,8 @@ export interface ServerStoreOptions {
   asyncStartCommit?: boolean;
   /** PostgreSQL only: see `KyselyStoreOptions.preparedStatements` (default true in `openPostgresStore`). */
   preparedStatements?: boolean;
+  /** PostgreSQL only: see `KyselyStoreOptions.groupCommit` (default true). */
+  groupCommit?: boolean;
   /** Largest JSON payload in bytes the store advertises (see `KyselyStoreOptions`). */
   maxPayloadBytes?: number;
   /**
@@ -49,6 +51,7 @@ export async function openOwned(
     ...(signals === undefined ? {} : { signals }),
     ...(options.asyncStartCommit === undefined ? {} : { asyncStartCommit: options.asyncStartCommit }),
     ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
+    ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
     ...(options.maxPayloadBytes === undefined ? {} : { maxPayloadBytes: options.maxPayloadBytes }),
   });
 }

@@ -24,13 +24,22 @@ export interface StepRoutineShape {
   read(row: StepRoutineRow, run: StepRoutineResult['run']): StepRoutineResult;
   /** The routine takes `asyncStartCommit` (PostgreSQL's `synchronous_commit = off` for a start write). */
   asyncStartCommit: boolean;
+  /**
+   * Sends a transition's call and returns its row (default: `callRoutine`, one round trip of its
+   * own); PostgreSQL sends it through its group commit line.
+   */
+  callTransition?(ctx: StoreContext, args: (string | number | null)[]): Promise<StepRoutineRow | undefined>;
 }
 
-/** Calls a step routine (one round trip); `run` undefined when the run does not exist. */
-async function callStepRoutine(ctx: StoreContext, shape: StepRoutineShape, name: string, params: readonly RoutineParam[], args: (string | number | null)[]) {
-  const row = await callRoutine<StepRoutineRow>(ctx, name, params, args);
+/** Reads a step routine's row; `run` undefined when the run does not exist. */
+function readStepRoutine(shape: StepRoutineShape, row: StepRoutineRow | undefined) {
   if (row === undefined || row.r_fence === null) return { run: undefined, done: false, step: undefined };
   return shape.read(row, { fence: row.r_fence, status: row.r_status });
+}
+
+/** Calls a step routine (one round trip) and reads its row. */
+async function callStepRoutine(ctx: StoreContext, shape: StepRoutineShape, name: string, params: readonly RoutineParam[], args: (string | number | null)[]) {
+  return readStepRoutine(shape, await callRoutine<StepRoutineRow>(ctx, name, params, args));
 }
 
 /**
@@ -62,7 +71,10 @@ export function routineStepWrites(shape: StepRoutineShape): StepWrites {
     async transition(ctx: StoreContext, runId: string, fence: Fence, tr: StepTransition, now: number): Promise<StepRecord> {
       const id = stepIdentity(runId, tr.key);
       const args = orderedArgs(STEP_TRANSITION_PARAMS, stepTransitionArgs(id, fence, tr, now));
-      const result = await callStepRoutine(ctx, shape, routineNames(ctx.names.prefix).stepTransition, STEP_TRANSITION_PARAMS, args);
+      const result =
+        shape.callTransition === undefined
+          ? await callStepRoutine(ctx, shape, routineNames(ctx.names.prefix).stepTransition, STEP_TRANSITION_PARAMS, args)
+          : readStepRoutine(shape, await shape.callTransition(ctx, args));
       checkWritable(runId, fence, result.run);
       const step = result.step === undefined ? undefined : toStepRecord(result.step);
       if (!result.done || step === undefined) throw stepConflict(runId, tr.key, step);

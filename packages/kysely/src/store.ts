@@ -15,6 +15,7 @@ import { insertStep, loadSteps, transitionStep } from './steps.js';
 import { versionsOf } from './versions.js';
 import { schedulesOf } from './schedules.js';
 import { slotsOf } from './slots/slots.js';
+import { streamsOf } from './streams.js';
 
 /** Options of `createKyselyStore`. */
 export interface KyselyStoreOptions {
@@ -42,6 +43,19 @@ export interface KyselyStoreOptions {
    * Refused with `INVALID_INPUT` on MySQL and SQLite.
    */
   preparedStatements?: boolean;
+  /**
+   * PostgreSQL only: group commit of step writes (default true). A step write that finds the
+   * store's step write line free goes out at once, alone, as one function call; step writes that
+   * arrive while one is in flight (other executions of this process writing at the same time) go
+   * out together when it returns, as ONE statement and one transaction. No timer: a lone write
+   * never waits for company. Each write still gets only its own outcome (`LEASE_LOST`,
+   * `RUN_CONFLICT`, `STEP_CONFLICT`, a step that exists); a statement the server refuses for what
+   * one write holds is sent again write by write, so only that write fails; a statement that fails
+   * for its connection fails every write in it with `STORE_ERROR`, and none of it, or all of it,
+   * was applied. `false`: every step write is its own statement, as before. Ignored by MySQL and
+   * SQLite.
+   */
+  groupCommit?: boolean;
   /** Largest JSON payload in bytes the store advertises (default: 16 MiB; MySQL 8 MiB). */
   maxPayloadBytes?: number;
   /** `close()` destroys `db` (for stores that created their own Kysely instance). Default false. */
@@ -65,6 +79,9 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   if (options.preparedStatements !== undefined && typeof options.preparedStatements !== 'boolean') {
     throw new CairnError('INVALID_INPUT', `createKyselyStore: preparedStatements must be a boolean, got ${typeof options.preparedStatements}`);
   }
+  if (options.groupCommit !== undefined && typeof options.groupCommit !== 'boolean') {
+    throw new CairnError('INVALID_INPUT', `createKyselyStore: groupCommit must be a boolean, got ${typeof options.groupCommit}`);
+  }
   if (options.preparedStatements === true && dialect.namedStatement === undefined) {
     throw new CairnError('INVALID_INPUT', `createKyselyStore: preparedStatements is for PostgreSQL (over pg) only, not ${dialect.name}`);
   }
@@ -74,10 +91,12 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     tableNames(options.tablePrefix ?? 'cairn_'),
     options.asyncStartCommit ?? true,
     options.preparedStatements === true,
+    options.groupCommit ?? true,
   );
   const versions = versionsOf(ctx);
   const schedules = schedulesOf(ctx);
   const slots = slotsOf(ctx);
+  const streams = streamsOf(ctx);
   // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time);
   // where writes need no turn-taking (the servers) the write is the function itself, with no
   // wrapper call per write.
@@ -117,6 +136,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     schedules: { ...schedules, create: write(schedules.create), update: write(schedules.update), delete: write(schedules.delete) },
     // cairn_0011_slots: slot rows per key, taken by conditional updates under a per-key row lock.
     slots: { ...slots, acquire: write(slots.acquire), renew: write(slots.renew), release: write(slots.release) },
+    // cairn_0013_streams: one row per entry, appended under the run row's lock.
+    streams: { ...streams, append: write(streams.append) },
     ...(options.signals === undefined ? {} : { signals: options.signals }),
     async close() {
       if (closed) return;

@@ -4,6 +4,7 @@ import type { RunDoc, VersionDoc } from './documents.js';
 import type { ScheduleDoc } from './schedule-store.js';
 import type { SlotKeyDoc, SlotLockDoc, SlotWaiterDoc } from './slot-documents.js';
 import { KeyedLock } from './keyed-lock.js';
+import type { StreamEntryDoc } from './stream-store.js';
 
 /** What the store learned about the server it talks to. */
 export interface ServerInfo {
@@ -26,6 +27,8 @@ export interface StoreContext {
   readonly slotWaiters: Collection<SlotWaiterDoc>;
   /** `<prefix>slot_locks`: the short-lived per-key locks of the slow path, which keep the line exact. */
   readonly slotLocks: Collection<SlotLockDoc>;
+  /** `<prefix>stream_entries`: one document per entry of a run's stream (see `stream-store.ts`). */
+  readonly streamEntries: Collection<StreamEntryDoc>;
   /** Detects the server once (one `buildInfo` round trip) and caches the answer. */
   server(): Promise<ServerInfo>;
   /** The answer of `server()` if it already came, else `undefined`. */
@@ -53,6 +56,7 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
   const slots = db.collection<SlotKeyDoc>(`${prefix}slots`);
   const slotWaiters = db.collection<SlotWaiterDoc>(`${prefix}slot_waiters`);
   const slotLocks = db.collection<SlotLockDoc>(`${prefix}slot_locks`);
+  const streamEntries = db.collection<StreamEntryDoc>(`${prefix}stream_entries`);
   const namespace = `${db.databaseName}\u0000${prefix}\u0000`;
   let info: ServerInfo | undefined;
   let detecting: Promise<ServerInfo> | undefined;
@@ -84,6 +88,7 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
     slots,
     slotWaiters,
     slotLocks,
+    streamEntries,
     server,
     known: () => info,
     async exclusive(key, fn) {

@@ -32,3 +32,6 @@ export const SCHEDULE_INDEXES: IndexDescription[] = [{ key: { dueAt: 1, _id: 1 }
 
 /** Indexes of `<prefix>slot_waiters`: a key's waiters in line order (priority desc, queuedAt asc, holder asc). */
 export const SLOT_WAITER_INDEXES: IndexDescription[] = [{ key: { k: 1, priority: -1, queuedAt: 1, holder: 1 }, name: 'cairn_slot_line' }];
+
+/** Indexes of `<prefix>stream_entries`: a stream's entries in index order (its reads, its last entry), and a run's entries (list, delete). */
+export const STREAM_ENTRY_INDEXES: IndexDescription[] = [{ key: { r: 1, s: 1, i: 1 }, name: 'cairn_stream_entries' }];

@@ -6,8 +6,9 @@ import type { ServerInfo } from './context.js';
 import { guard } from './errors.js';
 import { createEventStore } from './event-store.js';
 import { createHistoryStore } from './history-store.js';
-import { RUN_INDEXES, SCHEDULE_INDEXES, SLOT_WAITER_INDEXES, VERSION_INDEXES } from './indexes.js';
+import { RUN_INDEXES, SCHEDULE_INDEXES, SLOT_WAITER_INDEXES, STREAM_ENTRY_INDEXES, VERSION_INDEXES } from './indexes.js';
 import { createScheduleStore } from './schedule-store.js';
+import { createStreamStore } from './stream-store.js';
 import { createSlotStore } from './slot-store.js';
 import { mongoDoctor } from './doctor.js';
 import { createRunStore } from './run-store.js';
@@ -22,7 +23,7 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
 export interface MongoStoreOptions {
   /** The database to use. The store never closes its client: you created it, you close it. */
   db: Db;
-  /** Prefix of the store's collections (`<prefix>runs`, `<prefix>versions`, `<prefix>schedules`, `<prefix>slots`, `<prefix>slot_waiters`, `<prefix>slot_locks`). Default `cairn_`. */
+  /** Prefix of the store's collections (`<prefix>runs`, `<prefix>versions`, `<prefix>schedules`, `<prefix>slots`, `<prefix>slot_waiters`, `<prefix>slot_locks`, `<prefix>stream_entries`). Default `cairn_`. */
   collectionPrefix?: string;
   /**
    * The largest JSON payload (UTF-8 bytes) the engine may hand the store; default 2 MiB. A run's
@@ -89,6 +90,7 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
     history: createHistoryStore(ctx),
     schedules: createScheduleStore(ctx),
     slots: createSlotStore(ctx),
+    streams: createStreamStore(ctx),
     doctor: mongoDoctor(ctx),
     server: () => ctx.server(),
     init: () =>
@@ -100,6 +102,7 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
         for (const index of VERSION_INDEXES) await ctx.versions.createIndexes([index]);
         for (const index of SCHEDULE_INDEXES) await ctx.schedules.createIndexes([index]);
         for (const index of SLOT_WAITER_INDEXES) await ctx.slotWaiters.createIndexes([index]);
+        for (const index of STREAM_ENTRY_INDEXES) await ctx.streamEntries.createIndexes([index]);
       }),
     async close() {
       // The client belongs to the caller; the store holds nothing of its own.

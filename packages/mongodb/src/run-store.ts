@@ -218,7 +218,12 @@ export function createRunStore(ctx: StoreContext): RunStore {
           // The whole run (steps, state, events) is this one document: one delete, its condition in the filter.
           const filter: Filter<RunDoc> =
             condition === undefined ? { _id: runId } : { _id: runId, status: { $in: condition.statuses }, updatedAt: { $lt: condition.updatedBefore } };
-          return (await ctx.runs.deleteOne(filter)).deletedCount > 0;
+          const deleted = (await ctx.runs.deleteOne(filter)).deletedCount > 0;
+          // Its stream entries live in their own collection: they go after it. A crash in between
+          // leaves entries of a run that no longer exists, which an unconditional delete of the id
+          // removes (it returns false: there was no run).
+          if (deleted || condition === undefined) await ctx.streamEntries.deleteMany({ r: runId });
+          return deleted;
         }),
       ),
   };

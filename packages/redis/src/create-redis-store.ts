@@ -7,6 +7,7 @@ import { createKeySpace } from './keys.js';
 import { createRunStore } from './run-store.js';
 import { scriptsFor } from './scripts/index.js';
 import { createEventStore, createStateStore } from './state-event-store.js';
+import { createStreamStore } from './stream-store.js';
 import { createHistoryStore, createStepStore } from './step-store.js';
 import { createVersionStore } from './version-store.js';
 import { createScheduleStore } from './schedule-store.js';
@@ -95,6 +96,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     runs: createRunStore(ctx),
     steps: createStepStore(ctx),
     state: createStateStore(ctx),
+    streams: createStreamStore(ctx),
     events: createEventStore(ctx),
     versions: createVersionStore(ctx),
     history: createHistoryStore(ctx),

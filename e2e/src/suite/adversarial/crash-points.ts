@@ -65,6 +65,72 @@ async function crashAndRecover(env: CaseEnv, point: FaultPoint): Promise<void> {
   }
 }
 
+/** Emits around a step, a sleep and two branches, then closes the stream. */
+function streamingWorkflow(ran: Record<string, number>): WorkflowDefinition<null, unknown> {
+  return defineWorkflow('crashy-stream', async (ctx) => {
+    await ctx.emit('out', 'start');
+    const a = await ctx.step('a', () => {
+      ran.a = (ran.a ?? 0) + 1;
+      return 1;
+    });
+    await ctx.emit('out', { a });
+    await ctx.sleep('nap', '1m');
+    await Promise.all([ctx.emit('out', 'left'), ctx.emit('side', 'right')]);
+    await ctx.closeStream('out');
+    return 'done';
+  });
+}
+
+const STREAMED = [
+  [0, 'start'],
+  [1, { a: 1 }],
+  [2, 'left'],
+];
+
+/** A crash before and after every stream write, then recovery: each stream holds each chunk once, in order. */
+async function crashInStreams(env: CaseEnv): Promise<void> {
+  const probe = new CrashOnceAtSite();
+  const dry = await engineWorld(env, [streamingWorkflow({})], { faults: probe });
+  await dry.runToEnd((await dry.engine.startRun('crashy-stream', null)).id);
+  await dry.engine.stop();
+  const sites = [
+    ...new Map(
+      probe.hits
+        .filter((h) => h.stepKey?.startsWith('stream:') && h.point.endsWith('-checkpoint'))
+        .map((h) => [siteName(h), { point: h.point, stepKey: h.stepKey }]),
+    ).values(),
+  ];
+  assert.equal(sites.length, 10, 'before and after each of the five stream writes');
+  for (const target of sites) {
+    const ran: Record<string, number> = {};
+    const wf = streamingWorkflow(ran);
+    const faults = new CrashOnceAtSite(target);
+    const w = await engineWorld(env, [wf], { faults });
+    const handle = await w.engine.startRun(wf, null);
+    await w.runUntil(`a crash at ${siteName(target)}`, async () => faults.crashed !== undefined);
+    await w.engine.stop();
+    const survivor = await w.startEngine([wf]);
+    const run = await w.runToEnd(handle.id);
+    const where = `after a crash at ${siteName(target)}`;
+    assert.equal(run.status, 'completed', where);
+    const streams = w.raw.streams;
+    assert.ok(streams, 'the case requires streams');
+    const out = await streams.read(handle.id, 'out', 0, 100);
+    assert.deepEqual(
+      out.map((e) => (e.closed ? 'end' : [e.index, e.data])),
+      [...STREAMED, 'end'],
+      `${where}: the stream holds each chunk once, in order, then its end`,
+    );
+    assert.deepEqual(
+      (await streams.read(handle.id, 'side', 0, 100)).map((e) => [e.index, e.data]),
+      [[0, 'right']],
+      where,
+    );
+    assert.equal(ran.a, 1, `${where}: the step ran once`);
+    await survivor.stop();
+  }
+}
+
 /**
  * Adversarial: a crash at every engine fault point, then recovery by another process: the run
  * completes with each step once, and (liveness) within the bound of the crash.
@@ -73,5 +139,6 @@ export const crashPointsGroup: CaseGroup = caseGroup('adversarial.crash-points',
   ...FAULT_POINTS.map((point) =>
     conformanceCase(`crash at every ${point} site: the run completes, each step succeeded exactly once`, (env) => crashAndRecover(env, point)),
   ),
+  conformanceCase('crash before and after every stream write: each chunk is stored once, in order', crashInStreams, { requires: ['streams'] }),
   ...livenessCases,
 ]);

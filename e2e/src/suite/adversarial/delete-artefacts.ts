@@ -82,6 +82,10 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup(
       await store.state.set(run.id, run.fence, '$c', 2, t0);
       await store.events.deliver(run.id, 'e.1', null, t0);
       await store.events.deliver(run.id, 'e.1', 2, t0, { idempotencyKey: 'i.$1' });
+      // Streams, where the store has them: every entry and the stream's own bookkeeping go too.
+      await store.streams?.append(run.id, run.fence, { stream: 'tokens.$1', index: 0, data: 'x' }, t0);
+      await store.streams?.append(run.id, run.fence, { stream: 'tokens.$1', index: 1, close: true }, t0);
+      await store.streams?.append(run.id, run.fence, { stream: 'x}', index: 0, data: { y: 1 } }, t0);
       await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: t0 + 5 }, t0);
       assert.ok((await artefacts(env, run.id)).length > 0, 'artefactsOf must see the run before it is deleted');
       assert.equal(await store.runs.delete(run.id), true);

@@ -28,6 +28,8 @@ import {
   Rng,
   stateValue,
   stepValue,
+  streamChunk,
+  withEmits,
   type SimNode,
   type SimProgram,
   type Truth,
@@ -141,6 +143,10 @@ function simWorkflow(name: string, tracker: Tracker): WorkflowDefinition<SimInpu
         break;
       case 'uuid':
         value = await ctx.uuid();
+        break;
+      case 'emit':
+        await ctx.emit(n.stream, streamChunk(n.path));
+        value = null;
         break;
       case 'child':
         value = await ctx.child(name, { body: n.body } as unknown as Json, n.name === undefined ? undefined : { name: n.name });
@@ -419,7 +425,24 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
     }
   }
   await judgeBodies(w, tracker, truth, mode, run?.status === 'completed', report);
+  if (run?.status === 'completed') await judgeStreams(w, run.id, truth, mode, report);
   return report;
+}
+
+/** Each stream of the run holds exactly its chunks, in order, each once, whatever crashed. */
+async function judgeStreams(w: EngineWorld, runId: string, truth: Truth, mode: string, report: RunReport): Promise<void> {
+  const streams = w.raw.streams;
+  if (streams === undefined) return;
+  const listed = (await streams.list(runId)).map((s) => s.stream).sort();
+  const expected = [...truth.streams.keys()].sort();
+  if (JSON.stringify(listed) !== JSON.stringify(expected))
+    report.wrong.push(`${mode}: streams ${JSON.stringify(listed)}, expected ${JSON.stringify(expected)}`);
+  for (const [stream, chunks] of truth.streams) {
+    const stored = (await streams.read(runId, stream, 0, 1000)).map((e) => [e.index, e.data]);
+    const want = chunks.map((chunk, index) => [index, chunk]);
+    if (JSON.stringify(stored) !== JSON.stringify(want))
+      report.wrong.push(`${mode}: stream ${stream} holds ${JSON.stringify(stored)}, expected ${JSON.stringify(want)}`);
+  }
 }
 
 /** Values in the order first seen, with how often each was seen: `"v:1" ×1, "v:2" ×5`. */
@@ -498,7 +521,8 @@ async function simulate(env: CaseEnv): Promise<void> {
   let crashes = 0;
   const failures: string[] = [];
   for (const seed of seeds) {
-    const program = generateProgram(seed);
+    // Streams as program nodes where the store has them (the program is otherwise unchanged).
+    const program = env.store.streams === undefined ? generateProgram(seed) : withEmits(generateProgram(seed));
     const truth = interpret(program);
     if (verbose)
       console.log(`# simulation seed ${seed}: ${describeProgram(program)}\n# program: ${JSON.stringify(program)}\n# expected: ${JSON.stringify(truth.output)}`);

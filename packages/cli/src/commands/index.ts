@@ -13,12 +13,14 @@ import { retryCommand } from './retry.js';
 import { runsCommand } from './runs.js';
 import { schedulesCommand } from './schedules.js';
 import { showCommand } from './show.js';
+import { tailCommand } from './tail.js';
 import { versionsCommand } from './versions.js';
 
 /** Every `cairn` command, in the order `cairn --help` lists them. A new command: one file, one line here. */
 export const COMMANDS: readonly CliCommand[] = [
   runsCommand,
   showCommand,
+  tailCommand,
   cancelCommand,
   retryCommand,
   forkCommand,

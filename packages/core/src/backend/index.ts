@@ -28,4 +28,6 @@ export { assertQueueOpen } from '../queue/assert-queue-open.js';
 export { reportSafely } from '../queue/report-safely.js';
 export { countingStore, COUNTING_STORE_OPTIONAL_MEMBERS } from '../store/counting-store.js';
 export type { CountingStore, CountingStoreOptions, CountingStoreOptionalMember, StoreCall, StoreCallForward } from '../store/counting-store.js';
+export { decideStreamAppend, streamConflict } from '../store/stream-append.js';
+export type { StreamAppendDecision } from '../store/stream-append.js';
 export { RESULT_TOPIC, RESULT_RECHECK_MS } from '../engine/result-signals.js';

@@ -286,7 +286,26 @@ export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStor
     close: () => store.close(),
   };
   // Optional members: present exactly when the store has them (the engine looks for them).
-  const optional = wrapped as { -readonly [K in 'slots' | 'signals' | 'doctor']?: WorkflowStore[K] };
+  const optional = wrapped as { -readonly [K in 'slots' | 'signals' | 'doctor' | 'streams']?: WorkflowStore[K] };
+  const streams = store.streams;
+  if (streams !== undefined) {
+    optional.streams = {
+      append: async (runId, fence, entry, now) =>
+        streams.append(
+          runId,
+          fence,
+          entry.close === true ? entry : { ...entry, data: await encode(entry.data, { kind: 'stream chunk', runId, name: entry.stream }) },
+          now,
+        ),
+      read: async (runId, stream, from, limit) =>
+        Promise.all(
+          (await streams.read(runId, stream, from, limit)).map(async (e) =>
+            e.data === undefined || !isPayloadEnvelope(e.data) ? e : { ...e, data: await decode(e.data, { kind: 'stream chunk', runId, name: stream }) },
+          ),
+        ),
+      list: (runId) => streams.list(runId),
+    };
+  }
   if (store.slots !== undefined) optional.slots = store.slots;
   if (store.signals !== undefined) optional.signals = store.signals;
   if (store.doctor !== undefined) optional.doctor = store.doctor.bind(store);

@@ -18,7 +18,7 @@ export interface PayloadEnvelope {
 }
 
 /** Which payload a codec is asked to encode or decode. */
-export type PayloadKind = 'input' | 'output' | 'step output' | 'error data' | 'event payload' | 'state' | 'schedule input';
+export type PayloadKind = 'input' | 'output' | 'step output' | 'error data' | 'event payload' | 'state' | 'schedule input' | 'stream chunk';
 
 /** Where a payload sits: passed to every `encode` and `decode`, for messages and for codecs that choose keys by it. */
 export interface PayloadContext {

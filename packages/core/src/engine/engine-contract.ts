@@ -27,6 +27,8 @@ import type { SendEventOptions } from './send-event.js';
 import type { DeadlineInput } from './run-deadline.js';
 import type { DoctorOptions, DoctorReport } from './doctor/doctor-options.js';
 import type { RunTimeline } from './run-timeline.js';
+import type { StreamChunk, StreamSummary } from '../model/stream.js';
+import type { ReadStreamOptions } from './stream-reader.js';
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -237,6 +239,20 @@ export interface Engine {
    * the run does not exist.
    */
   cancel(runId: string, options?: CancelOptions): Promise<void>;
+  /**
+   * The chunks of the run's stream `name` (written by `ctx.emit`), each with its index, from
+   * `options.from` (default 0), then live ones as they are written, until the stream is closed
+   * (`ctx.closeStream`) or the run ends; each chunk is yielded once, in index order. A reader in
+   * another process learns of new chunks from the store's signals where it has them, else by
+   * reading every `pollInterval` (docs/semantics.md, Streams). Bad arguments throw `INVALID_INPUT`
+   * at the call; the first `next()` rejects with `RUN_NOT_FOUND`, `STREAM_RANGE` (`from` past the
+   * stream's end) or `STREAM_NOT_FOUND` (the run ended without writing that stream);
+   * `STREAM_UNSUPPORTED` when the store has no streams. Nothing is written; leaving the loop
+   * (or aborting `options.signal`) frees everything the reader held.
+   */
+  readStream(runId: string, name: string, options?: ReadStreamOptions): AsyncIterable<StreamChunk>;
+  /** The run's streams with their lengths and whether each is closed (`[]` for a run without any). `RUN_NOT_FOUND` when there is no such run. */
+  listStreams(runId: string): Promise<StreamSummary[]>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /**
    * Runs newest first, one page at a time, as summaries without payloads (`getRun` gives a whole

@@ -31,6 +31,7 @@ import { OutageLog, untilReachable, type StartWait } from './outage.js';
 import { type Duration, toMilliseconds } from './duration.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { sendEvent } from './send-event.js';
+import { readStream, streamsOf } from './stream-reader.js';
 import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution/outcome.js';
 import { preWakeParent, wakeParent } from './wake-parent.js';
@@ -419,6 +420,17 @@ export function createEngine(given: EngineOptions): Engine {
 
     sendEvent(rawRunId, rawEvent, payload, rawSendOptions) {
       return sendEvent(rt, checkPayload, rawRunId, rawEvent, payload, rawSendOptions);
+    },
+
+    readStream(rawRunId, rawName, rawOptions) {
+      return readStream(rt.store, clock, rawRunId, rawName, rawOptions);
+    },
+
+    async listStreams(rawRunId) {
+      const runId = checkRunId('listStreams runId', rawRunId);
+      const streams = streamsOf(rt.store, 'listStreams');
+      if ((await rt.store.runs.get(runId)) === undefined) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+      return streams.list(runId);
     },
 
     async cancel(rawRunId, rawCancelOptions) {

@@ -94,6 +94,15 @@ export type ChildOutcome<O> =
    */
   | { ok: false; status: ChildEndStatus; error: CairnError };
 
+/** One named stream of the run, as `ctx.stream(name)` gives it. */
+export interface WorkflowStream<T = Json> {
+  readonly name: string;
+  /** `ctx.emit(name, chunk)`. */
+  write(chunk: T & JsonGate<T, 'stream chunk'>): Promise<void>;
+  /** `ctx.closeStream(name)`. */
+  close(): Promise<void>;
+}
+
 /** How a child run ended without completing. */
 export type ChildEndStatus = 'failed' | 'cancelled' | 'deleted';
 
@@ -176,6 +185,24 @@ export interface WorkflowContext {
    * error).
    */
   state<T = Json>(key: string & JsonGate<T, 'state value'>): Promise<Jsonify<T> | undefined>;
+  /**
+   * Appends `chunk` to the run's stream `stream` (docs/semantics.md, Streams), durably, in one store
+   * write: readers (`engine.readStream`) get it with its index, the k-th `emit` of a stream in call
+   * order being chunk k. A replay that calls it again writes nothing (the place is taken), so each
+   * chunk reaches readers once; a step body cannot emit (a retried attempt would repeat chunks):
+   * emit a step's result after the step. The chunk is a JSON payload of at most
+   * `STREAM_LIMITS.maxChunkBytes` (and the store's limit): else `STREAM_LIMIT`, nothing written; a
+   * stream holds at most `STREAM_LIMITS.maxChunks` chunks (`STREAM_LIMIT` past it); a closed stream
+   * refuses more (`STREAM_CONFLICT`). Needs a store with streams (`STREAM_UNSUPPORTED` otherwise).
+   */
+  emit<T>(stream: string, chunk: T & JsonGate<T, 'stream chunk'>): Promise<void>;
+  /**
+   * Ends the run's stream `stream`: readers that reach its end stop there. Closing a closed stream
+   * changes nothing. A stream left open ends for readers when the run ends.
+   */
+  closeStream(stream: string): Promise<void>;
+  /** `emit` and `closeStream` bound to one stream name. */
+  stream<T = Json>(name: string): WorkflowStream<T>;
   /** The current time, recorded: a replay sees the same value. */
   now(): Promise<number>;
   /** A random number in [0, 1), recorded. */

@@ -37,6 +37,14 @@ export const ERROR_CODES = [
   'CODEC_ERROR',
   'SCHEDULE_NOT_FOUND',
   'SCHEDULE_EXISTS',
+  // Streams (docs/semantics.md "Streams"): the store has none; a reader's stream never existed on an
+  // ended run; a write the stream refuses (closed, or out of order); a chunk or stream over its
+  // limit; a reader's `from` past the end.
+  'STREAM_UNSUPPORTED',
+  'STREAM_NOT_FOUND',
+  'STREAM_CONFLICT',
+  'STREAM_LIMIT',
+  'STREAM_RANGE',
 ] as const;
 
 /** A `CairnError` code. */

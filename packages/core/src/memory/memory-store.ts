@@ -4,6 +4,8 @@ import { createMemorySlots } from './memory-slots.js';
 import { type StepTraits, StoredAttempt, StoredStep, traitsOf } from './stored-step.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { EventRecord } from '../model/event.js';
+import type { StreamEntry } from '../model/stream.js';
+import { decideStreamAppend } from '../store/stream-append.js';
 import type { Json } from '../model/json.js';
 import { isTerminalRunStatus } from '../model/run.js';
 import type {
@@ -47,6 +49,8 @@ interface RunEntry {
   events: Map<string, EventRecord[]> | undefined;
   /** The message each idempotency key stored. */
   eventKeys: Map<string, EventRecord> | undefined;
+  /** Each stream's entries in index order, the end marker last (see `StreamStore`). */
+  streams?: Map<string, StreamEntry[]>;
 }
 
 // A run record loses a field by being rebuilt without it: `delete` of a field that is not the last
@@ -314,6 +318,38 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         runs.delete(runId);
         if (e.run.idempotencyKey !== undefined) idempotency.delete(e.run.workflow, e.run.idempotencyKey);
         return true;
+      },
+    },
+
+    streams: {
+      async append(runId, fence, entry, now) {
+        const e = writable(runId, fence);
+        e.streams ??= new Map();
+        const entries = e.streams.get(entry.stream) ?? [];
+        const closed = entries[entries.length - 1]?.closed === true;
+        if (decideStreamAppend(runId, closed ? entries.length - 1 : entries.length, closed, entry) === 'exists') return { created: false };
+        entries.push(
+          entry.close === true
+            ? { stream: entry.stream, index: entry.index, closed: true, writtenAt: now }
+            : { stream: entry.stream, index: entry.index, data: copy(entry.data), writtenAt: now },
+        );
+        e.streams.set(entry.stream, entries);
+        return { created: true };
+      },
+
+      async read(runId, stream, from, limit) {
+        const entries = entry(runId)?.streams?.get(stream) ?? [];
+        return copy(entries.slice(from, from + limit));
+      },
+
+      async list(runId) {
+        const streams = entry(runId)?.streams ?? new Map<string, StreamEntry[]>();
+        return [...streams.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([stream, entries]) => {
+            const closed = entries[entries.length - 1]?.closed === true;
+            return { stream, length: closed ? entries.length - 1 : entries.length, closed };
+          });
       },
     },
 

@@ -3,7 +3,7 @@ import { checkedCall as checked } from './checked-call.js';
 import { checkPriority, withSlotArgumentChecks } from './check-slot-arguments.js';
 import type { EndedRunQuery, NewRun, RunQuery, RunReopen, RunTransition } from '../model/run.js';
 import type { NewStep, StepTransition } from '../model/step.js';
-import type { EventStore, HistoryStore, RunStore, ScheduleStore, StateStore, StepStore, VersionStore, WorkflowStore } from './workflow-store.js';
+import type { EventStore, HistoryStore, RunStore, ScheduleStore, StateStore, StepStore, StreamStore, VersionStore, WorkflowStore } from './workflow-store.js';
 
 // Each check throws INVALID_INPUT naming the operation and the argument; none reads anything.
 
@@ -341,6 +341,46 @@ function checkedEvents(events: EventStore): EventStore {
   };
 }
 
+function index(op: string, what: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw invalidInput(`${op}: ${what}`, 'must be an integer from 0', value);
+}
+
+function checkedStreams(streams: StreamStore): StreamStore {
+  return {
+    append: (runId, f, entry, now) =>
+      checked(
+        () => {
+          str('streams.append', 'runId', runId);
+          fence('streams.append', f, true);
+          const e = obj('streams.append', 'entry', entry);
+          str('streams.append', 'entry.stream', e.stream);
+          index('streams.append', 'entry.index', e.index);
+          if (e.close !== undefined && e.close !== true) throw invalidInput('streams.append: entry.close', 'must be true or absent', e.close);
+          if (e.close === true && e.data !== undefined) throw invalidInput('streams.append: entry.data', 'must be absent on the end marker', e.data);
+          if (e.close === undefined && e.data === undefined) throw invalidInput('streams.append: entry.data', 'must be a JSON value', e.data);
+          num('streams.append', 'now', now);
+        },
+        () => streams.append(runId, f, entry, now),
+      ),
+    read: (runId, stream, from, limit) =>
+      checked(
+        () => {
+          str('streams.read', 'runId', runId);
+          str('streams.read', 'stream', stream);
+          index('streams.read', 'from', from);
+          if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
+            throw invalidInput('streams.read: limit', 'must be an integer from 1 to 1000', limit);
+        },
+        () => streams.read(runId, stream, from, limit),
+      ),
+    list: (runId) =>
+      checked(
+        () => str('streams.list', 'runId', runId),
+        () => streams.list(runId),
+      ),
+  };
+}
+
 function checkedVersions(versions: VersionStore): VersionStore {
   return {
     upsert: (workflow, version, descriptor, now) =>
@@ -478,5 +518,6 @@ export function withArgumentChecks<S extends WorkflowStore>(store: S): S {
     schedules: part(checkedSchedules(store.schedules)),
     // Optional while backends adopt it: a store without slots keeps none.
     ...(store.slots === undefined ? {} : { slots: part(withSlotArgumentChecks(store.slots)) }),
+    ...(store.streams === undefined ? {} : { streams: part(checkedStreams(store.streams)) }),
   }) as S;
 }

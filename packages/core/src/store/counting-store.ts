@@ -8,7 +8,7 @@ import type { WorkflowStore } from './workflow-store.js';
 // backend author's tests count their store's calls the same way.
 
 /** The store nouns whose methods are counted (`slots` when the store has it). */
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots'] as const;
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots', 'streams'] as const;
 
 /** Nouns whose first argument is not a run id: a workflow name, a schedule name, a slot key or request. */
 const NOT_BY_RUN: ReadonlySet<string> = new Set(['versions', 'schedules', 'slots']);
@@ -26,6 +26,7 @@ const WRITES: ReadonlySet<string> = new Set([
   'steps.transition',
   'state.set',
   'events.deliver',
+  'streams.append',
   'versions.upsert',
   'versions.setStatus',
   'schedules.create',
@@ -37,7 +38,7 @@ const WRITES: ReadonlySet<string> = new Set([
 ]);
 
 /** The optional store members a `CountingStore` can leave out (`CountingStoreOptions.without`). */
-export const COUNTING_STORE_OPTIONAL_MEMBERS = ['slots', 'signals', 'doctor'] as const;
+export const COUNTING_STORE_OPTIONAL_MEMBERS = ['slots', 'signals', 'doctor', 'streams'] as const;
 
 /** An optional store member a `CountingStore` can leave out. */
 export type CountingStoreOptionalMember = (typeof COUNTING_STORE_OPTIONAL_MEMBERS)[number];

@@ -3,6 +3,7 @@ import type { Json } from '../model/json.js';
 import type { DeleteCondition, DueRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunTransition } from '../model/run.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { ScheduleRecord } from '../model/schedule.js';
+import type { NewStreamEntry, StreamEntry, StreamSummary } from '../model/stream.js';
 import type { SlotGrant, SlotRequest, SlotSnapshot } from '../model/slot.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
 import type { StoreDoctorOptions, StoreDoctorResult } from './store-doctor.js';
@@ -188,6 +189,37 @@ export interface EventStore {
   get(runId: string, name: string, seq: number): Promise<EventRecord | undefined>;
 }
 
+/**
+ * Named streams of a run (`ctx.emit`, `engine.readStream`; docs/semantics.md "Streams"). A stream
+ * is an append-only list of chunks numbered from 0 without gaps, optionally ended by one end
+ * marker. Entries are positional: the engine names the index of each write (the k-th `ctx.emit`
+ * of a stream in the workflow's call order is chunk k), so a replay that writes an entry again
+ * writes nothing. Deleted with their run (`RunStore.delete`).
+ */
+export interface StreamStore {
+  /**
+   * Writes `entry` at `entry.index` of the run's stream `entry.stream`, as one atomic unit:
+   * - an entry already stored at that index (a chunk, or the marker when `close`) is kept as it is
+   *   and `{ created: false }` returned: nothing is written (a replay writing again);
+   * - a chunk at `index` = the stream's length, on a stream without end marker, is stored;
+   * - the end marker at `index` = the length is stored (the stream is closed from then on);
+   * - otherwise nothing is written: a chunk or marker past the length (a gap), or a new chunk on a
+   *   closed stream, throws `STREAM_CONFLICT`.
+   * Fenced like every write of an executing run: `LEASE_LOST` when a numeric `fence` is stale,
+   * `RUN_CONFLICT` when the run is terminal, `RUN_NOT_FOUND` when it does not exist.
+   */
+  append(runId: string, fence: Fence, entry: NewStreamEntry, now: number): Promise<{ created: boolean }>;
+
+  /**
+   * Entries of the run's stream `stream` with `index >= from`, in index order, at most `limit`
+   * (1 to 1000), the end marker included when reached. `[]` when there are none (or no such run).
+   */
+  read(runId: string, stream: string, from: number, limit: number): Promise<StreamEntry[]>;
+
+  /** Every stream of the run with its length and whether it is closed, ordered by name as the backend compares names. */
+  list(runId: string): Promise<StreamSummary[]>;
+}
+
 /** Registered workflow versions. */
 export interface VersionStore {
   /**
@@ -357,6 +389,11 @@ export interface WorkflowStore {
    * engine refuses a workflow with a concurrency or rate limit on a store without it.
    */
   readonly slots?: SlotStore;
+  /**
+   * Named streams of a run (see `StreamStore`). Optional while backends adopt it: `ctx.emit` and
+   * `engine.readStream` are refused with `STREAM_UNSUPPORTED` on a store without it.
+   */
+  readonly streams?: StreamStore;
   /**
    * Optional: the backend's own consistency check, called by `engine.doctor()`. It looks for drift
    * the generic checks cannot see (index entries without their record, records missing from an

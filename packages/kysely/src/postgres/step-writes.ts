@@ -2,16 +2,14 @@ import { CairnError } from '@cairn/core';
 import { toStepRecord } from '../codec/rows.js';
 import { checkWritable } from '../context.js';
 import type { StepWrites } from '../dialect/types.js';
-import { callRoutineText } from '../routines/call-routine.js';
 import { orderedArgs, STEP_INSERT_PARAMS } from '../routines/params.js';
-import { postgresParamTypes } from '../routines/postgres-routines.js';
 import { stepInsertArgs } from '../routines/routine-args.js';
-import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
 import type { StepRow } from '../schema/tables.js';
 import { routineStepWrites } from '../steps-routines.js';
 import { stepIdentity } from '../steps-shared.js';
 import { insertedStepRecord } from './inserted-step-record.js';
 import { stepInsertV2Name } from './step-insert-v2-routine.js';
+import { stepWriteLines } from './step-write-batches.js';
 
 // What `step_insert_v2` returns when it did not write the step (NULL when it did).
 interface NotWritten {
@@ -20,24 +18,10 @@ interface NotWritten {
   step?: StepRow | null;
 }
 
-// The call's text per table prefix, built once: `select "<prefix>step_insert_v2"($1::text, ...)`.
-const texts = new Map<string, string>();
-function callText(prefix: string): string {
-  let text = texts.get(prefix);
-  if (text === undefined) {
-    const placeholders = postgresParamTypes(STEP_INSERT_PARAMS).map((type, i) => `$${i + 1}::${type}`);
-    text = `select "${stepInsertV2Name(prefix)}"(${placeholders.join(', ')}) as r`;
-    texts.set(prefix, text);
-  }
-  return text;
-}
-
-// Where a database missing the function is sent: every migration on the way to it.
-const CREATED_BY = `${CAIRN_MIGRATION_NAMES[10]}, after the step routines of ${CAIRN_MIGRATION_NAMES[1]} (replaced by ${CAIRN_MIGRATION_NAMES[2]} and ${CAIRN_MIGRATION_NAMES[7]})`;
-
 const { transition } = routineStepWrites({
   read: (row, run) => ({ run, done: row.done === true, step: row.step ?? undefined }),
   asyncStartCommit: true,
+  callTransition: (ctx, args) => stepWriteLines(ctx).transition.submit(args),
 });
 
 /**
@@ -53,17 +37,20 @@ const { transition } = routineStepWrites({
  * existing step (`created: false`).
  *
  * `transition` calls `<prefix>step_transition` (`cairn_0008_step_finished`), which returns the step.
+ *
+ * Both go through the store's group commit lines (`stepWriteLines`): a write that finds the line
+ * free goes out alone at once, as described; writes that arrive while a statement is in flight go
+ * out together as one statement of the same calls, one transaction (decision 60).
  */
 export const postgresStepWrites: StepWrites = {
   async insert(ctx, runId, fence, step, now) {
     const args = stepInsertArgs(stepIdentity(runId, step.key), fence, step, now, ctx.asyncStartCommit && step.status === 'running');
-    const name = stepInsertV2Name(ctx.names.prefix);
-    const rows = await callRoutineText(ctx, name, callText(ctx.names.prefix), orderedArgs(STEP_INSERT_PARAMS, args), CREATED_BY);
-    const result = (rows[0] as { r: NotWritten | null } | undefined)?.r;
+    const result = (await stepWriteLines(ctx).insert.submit(orderedArgs(STEP_INSERT_PARAMS, args))) as NotWritten | null | undefined;
     if (result === null) return { step: insertedStepRecord(runId, fence, step, now, args.p_output, args.p_error), created: true };
     // `{}` (or, never, no row): the run does not exist.
     checkWritable(runId, fence, result?.fence === undefined ? undefined : { fence: result.fence, status: result.status });
-    if (result?.step == null) throw new CairnError('STORE_ERROR', `steps.insert: step ${step.key} of run ${runId} was not returned by ${name}`);
+    if (result?.step == null)
+      throw new CairnError('STORE_ERROR', `steps.insert: step ${step.key} of run ${runId} was not returned by ${stepInsertV2Name(ctx.names.prefix)}`);
     return { step: toStepRecord(result.step), created: false };
   },
   transition,

@@ -13,4 +13,5 @@ export const CAIRN_MIGRATION_NAMES = [
   'cairn_0010_schedules',
   'cairn_0011_slots',
   'cairn_0012_step_insert_v2',
+  'cairn_0013_streams',
 ] as const;

@@ -16,6 +16,7 @@ import { slotsMigration } from './slots-migration.js';
 import { stepFinishedMigration } from './step-finished-migration.js';
 import { stepInsertV2Migration } from './step-insert-v2-migration.js';
 import { stepTurnMigration } from './step-turn-migration.js';
+import { streamsMigration } from './streams-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
 type ColumnSpec = readonly [name: string, kind: ColumnKind, nullable?: 'null'];
@@ -33,7 +34,7 @@ interface TableSpec {
  * the parent and retention indexes: `cairn_0006_operations`; `runs.trace_context_json`:
  * `cairn_0007_run_trace_context`; `steps.fence`: `cairn_0008_step_finished`).
  */
-const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters'>, TableSpec> = {
+const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries'>, TableSpec> = {
   runs: {
     columns: [
       ['id', 'id'],
@@ -204,6 +205,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): C
       [CAIRN_MIGRATION_NAMES[8]]: schedulesMigration(names),
       [CAIRN_MIGRATION_NAMES[9]]: slotsMigration(names),
       [CAIRN_MIGRATION_NAMES[10]]: stepInsertV2Migration(names),
+      [CAIRN_MIGRATION_NAMES[11]]: streamsMigration(names),
     }),
   };
 }

@@ -1,5 +1,5 @@
 /** The logical tables of the store; each is created as `<tablePrefix><name>`. */
-export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules', 'slots', 'slot_waiters'] as const;
+export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules', 'slots', 'slot_waiters', 'stream_entries'] as const;
 
 /** A logical table name. */
 export type TableName = (typeof TABLES)[number];
@@ -25,6 +25,7 @@ export function tableNames(prefix: string): TableNames {
     schedules: `${prefix}schedules`,
     slots: `${prefix}slots`,
     slot_waiters: `${prefix}slot_waiters`,
+    stream_entries: `${prefix}stream_entries`,
   };
 }
 
@@ -57,6 +58,15 @@ export interface SlotWaiterRow {
   priority: number | string;
   queued_at: number | string;
   expires_at: number | string;
+}
+
+/** A row of `stream_entries` (created by `cairn_0013_streams`): one entry of a run's named stream. */
+export interface StreamEntryRow {
+  stream: string;
+  idx: number | string;
+  data_json: string | null;
+  closed: number | string | boolean;
+  written_at: number | string;
 }
 
 /** A row of `runs` as drivers return it (BIGINT may be a string, booleans are 0/1). */

@@ -3,6 +3,7 @@ import { CLAIM_RUN, CREATE_RUN, DELETE_RUN, RENEW_LEASE, REOPEN_RUN, REQUEST_CAN
 import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
 import { CREATE_SCHEDULE, DELETE_SCHEDULE, READ_SCHEDULES, UPDATE_SCHEDULE } from './schedule-scripts.lua.js';
 import { ACQUIRE_SLOT, INSPECT_SLOT, RELEASE_SLOT, RENEW_SLOT } from './slot-scripts.lua.js';
+import { APPEND_STREAM } from './stream-scripts.lua.js';
 import { DELIVER_EVENT, INSERT_STEP, LOAD_HISTORY, LOAD_STEPS, SET_STATE, TRANSITION_STEP } from './step-scripts.lua.js';
 
 /** Every script the store runs, built for one index mode. */
@@ -19,6 +20,7 @@ export interface Scripts {
   transitionStep: LuaScript;
   setState: LuaScript;
   deliverEvent: LuaScript;
+  appendStream: LuaScript;
   loadSteps: LuaScript;
   loadHistory: LuaScript;
   syncIndex: LuaScript;
@@ -58,6 +60,7 @@ export function scriptsFor(mode: IndexMode): Scripts {
       transitionStep: runScript('transitionStep', TRANSITION_STEP, mode),
       setState: runScript('setState', SET_STATE, mode),
       deliverEvent: runScript('deliverEvent', DELIVER_EVENT, mode),
+      appendStream: runScript('appendStream', APPEND_STREAM, mode),
       // Reads touch the run's slot only, whatever the mode.
       loadSteps: runScript('loadSteps', LOAD_STEPS, 'split'),
       loadHistory: runScript('loadHistory', LOAD_HISTORY, 'split'),

@@ -21,6 +21,7 @@ import { type Divergence, recordedCall } from './divergence.js';
 import { type Outcome, cancelledError } from './outcome.js';
 import { Replay } from './replay.js';
 import { Saga } from './saga.js';
+import { StreamWrites } from './stream-writes.js';
 import { TaskSteps } from './task-steps.js';
 import { Waits } from './waits.js';
 
@@ -39,6 +40,7 @@ export class Execution {
   private readonly saga: Saga;
   private readonly kids: ChildCalls;
   private readonly waits: Waits;
+  private readonly streams: StreamWrites;
 
   constructor(rt: EngineRuntime, run: RunRecord, steps: readonly StepRecord[], def: AnyWorkflowDefinition, probeKey?: string) {
     this.r = new Replay(rt, run, steps, def, probeKey);
@@ -46,6 +48,7 @@ export class Execution {
     this.saga = new Saga(this.r, this.tasks);
     this.kids = new ChildCalls(this.r);
     this.waits = new Waits(this.r, this.kids);
+    this.streams = new StreamWrites(this.r);
   }
 
   /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
@@ -223,6 +226,13 @@ export class Execution {
       setState: (key, value) => this.r.guard((call) => this.waits.setState(call, key, value)),
       // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
       state: (key) => this.r.guard((call) => this.waits.readState(call, key)) as Promise<any>,
+      emit: (stream, chunk) => this.r.guard((call) => this.streams.emit(call, stream, chunk)),
+      closeStream: (stream) => this.r.guard((call) => this.streams.close(call, stream)),
+      stream: (name) => ({
+        name,
+        write: (chunk) => this.r.guard((call) => this.streams.emit(call, name, chunk)),
+        close: () => this.r.guard((call) => this.streams.close(call, name)),
+      }),
       now: () => this.r.guard((call) => this.waits.recordedValue(call, 'now', () => this.r.rt.clock.now())) as Promise<number>,
       random: () => this.r.guard((call) => this.waits.recordedValue(call, 'random', () => Math.random())) as Promise<number>,
       uuid: () => this.r.guard((call) => this.waits.recordedValue(call, 'uuid', () => uuidv4())) as Promise<string>,

@@ -911,3 +911,13 @@ drop table if exists `cairn_versions`
 drop table if exists `cairn_runs`
 -- @migration cairn_0012_step_insert_v2 up
 -- @migration cairn_0012_step_insert_v2 down
+-- @migration cairn_0013_streams up
+-- @query
+drop table if exists `cairn_stream_entries`
+-- @query
+select version() as v
+-- @query
+create table `cairn_stream_entries` (`run_id` varchar(128) not null, `stream_hash` char(64) character set ascii collate ascii_bin not null, `idx` bigint not null, `stream` text not null, `data_json` longtext, `closed` smallint not null, `written_at` bigint not null, constraint `cairn_stream_entries_pk` primary key (`run_id`, `stream_hash`, `idx`)) engine=InnoDB default charset=utf8mb4 collate=utf8mb4_nopad_bin
+-- @migration cairn_0013_streams down
+-- @query
+drop table if exists `cairn_stream_entries`

@@ -731,3 +731,9 @@ $fn$
 -- @migration cairn_0012_step_insert_v2 down
 -- @query
 drop function if exists "cairn_step_insert_v2"(text, bigint, text, text, text, text, integer, text, integer, smallint, text, text, bigint, text, bigint, text, bigint, text, bigint, text, text, smallint)
+-- @migration cairn_0013_streams up
+-- @query
+create table "cairn_stream_entries" ("run_id" text collate "C" not null, "stream_hash" text collate "C" not null, "idx" bigint not null, "stream" text not null, "data_json" text, "closed" smallint not null, "written_at" bigint not null, constraint "cairn_stream_entries_pk" primary key ("run_id", "stream_hash", "idx"))
+-- @migration cairn_0013_streams down
+-- @query
+drop table if exists "cairn_stream_entries"

@@ -194,3 +194,9 @@ drop table if exists "cairn_versions"
 drop table if exists "cairn_runs"
 -- @migration cairn_0012_step_insert_v2 up
 -- @migration cairn_0012_step_insert_v2 down
+-- @migration cairn_0013_streams up
+-- @query
+create table "cairn_stream_entries" ("run_id" text not null, "stream_hash" text not null, "idx" integer not null, "stream" text not null, "data_json" text, "closed" integer not null, "written_at" integer not null, constraint "cairn_stream_entries_pk" primary key ("run_id", "stream_hash", "idx"))
+-- @migration cairn_0013_streams down
+-- @query
+drop table if exists "cairn_stream_entries"

@@ -1,0 +1,93 @@
+// `ctx.emit` and `ctx.closeStream`: writes to the run's named streams (docs/semantics.md, Streams;
+// decision 59). Not recorded as steps: a stream entry is positional (the k-th emit of a stream is
+// chunk k), so a replay that makes the call again finds its place taken and writes nothing. Like a
+// state write, each call takes the turn after it, so what the code does next happens at the same
+// point on every execution.
+import { CairnError } from '../../errors/cairn-error.js';
+import type { Json } from '../../model/json.js';
+import type { NewStreamEntry } from '../../model/stream.js';
+import { toJsonRoundTrip } from '../../serialization/json-value.js';
+import type { StreamStore } from '../../store/workflow-store.js';
+import { IDENTIFIER_LIMITS, checkIdentifier } from '../check-input.js';
+import { STREAM_LIMITS, STREAM_TOPIC } from '../stream-limits.js';
+import type { Call, Delivery } from './call.js';
+import type { Replay } from './replay.js';
+
+/** The streams this execution wrote to: how many chunks each has in call order, and which it closed. */
+export class StreamWrites {
+  /** Per stream, the index of the next chunk this execution's code emits. */
+  private readonly next = new Map<string, number>();
+  private readonly closed = new Set<string>();
+
+  constructor(private readonly r: Replay) {}
+
+  /** `ctx.emit`: checks, takes the next place of the stream and writes the chunk there. */
+  async emit(call: Call, stream: string, chunk: unknown): Promise<Delivery> {
+    const streams = this.streams('ctx.emit', stream);
+    const maxBytes = Math.min(STREAM_LIMITS.maxChunkBytes, this.r.rt.maxPayloadBytes);
+    let data: Json;
+    try {
+      data = toJsonRoundTrip(chunk, { what: `chunk of stream ${JSON.stringify(stream)}`, maxBytes }).value;
+    } catch (error) {
+      if (!CairnError.is(error, 'PAYLOAD_TOO_LARGE')) throw error;
+      throw new CairnError('STREAM_LIMIT', `Run ${this.r.run.id}: a chunk of stream ${JSON.stringify(stream)} is larger than ${maxBytes} bytes`, {
+        cause: error,
+        data: { runId: this.r.run.id, stream, maxBytes },
+      });
+    }
+    const index = this.next.get(stream) ?? 0;
+    if (this.closed.has(stream)) {
+      throw new CairnError('STREAM_CONFLICT', `Run ${this.r.run.id}: stream ${JSON.stringify(stream)} is closed`, {
+        data: { runId: this.r.run.id, stream, index },
+      });
+    }
+    if (index >= STREAM_LIMITS.maxChunks) {
+      throw new CairnError('STREAM_LIMIT', `Run ${this.r.run.id}: stream ${JSON.stringify(stream)} holds its ${STREAM_LIMITS.maxChunks} chunks`, {
+        data: { runId: this.r.run.id, stream, maxChunks: STREAM_LIMITS.maxChunks },
+      });
+    }
+    this.next.set(stream, index + 1);
+    return this.write(call, streams, { stream, index, data });
+  }
+
+  /** `ctx.closeStream`: writes the end marker after the chunks this execution's code emitted. */
+  async close(call: Call, stream: string): Promise<Delivery> {
+    const streams = this.streams('ctx.closeStream', stream);
+    if (this.closed.has(stream)) return { turn: this.r.claimNext(call), ok: true, value: undefined };
+    this.closed.add(stream);
+    return this.write(call, streams, { stream, index: this.next.get(stream) ?? 0, close: true });
+  }
+
+  private streams(what: string, stream: string): StreamStore {
+    checkIdentifier(`${what} stream`, stream, IDENTIFIER_LIMITS.stepName);
+    const streams = this.r.rt.store.streams;
+    if (streams === undefined) {
+      throw new CairnError('STREAM_UNSUPPORTED', `${what}: the store ${this.r.rt.store.name} has no streams`, { data: { store: this.r.rt.store.name } });
+    }
+    return streams;
+  }
+
+  private async write(call: Call, streams: StreamStore, entry: NewStreamEntry): Promise<Delivery> {
+    const turn = this.r.claimNext(call);
+    // A probe (a queued step's worker, a saga probe, a check) writes nothing.
+    if (this.r.probeKey === undefined) {
+      // Crash points around the write (`stream:<name>#<index>`, `#end` for the marker).
+      const site = `stream:${entry.stream}#${entry.close === true ? 'end' : entry.index}`;
+      this.r.fault('before-checkpoint', site);
+      const { created } = await this.r.write((fence, now) => streams.append(this.r.run.id, fence, entry, now));
+      this.r.fault('after-checkpoint', site);
+      if (created) this.announce();
+    }
+    return { turn, ok: true, value: undefined };
+  }
+
+  // Readers in other processes learn of the entry from the store's signals (when it has them); a
+  // lost signal costs them their re-read interval, never the chunk.
+  private announce(): void {
+    const signals = this.r.rt.store.signals;
+    if (signals === undefined) return;
+    signals.notify(STREAM_TOPIC, this.r.run.id).catch((error: unknown) => {
+      this.r.rt.logger.debug?.({ runId: this.r.run.id, err: error }, `Run ${this.r.run.id}: a stream signal failed; readers find the chunk by their re-read`);
+    });
+  }
+}
