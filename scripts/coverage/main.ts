@@ -36,8 +36,7 @@ for (const [pkg, script] of RUNS) {
   });
   if (result.status !== 0) failed.push(`${pkg} ${script}`);
 }
-const { files } = readCoverageDir(dir);
-for (const row of summaryTable(files)) console.log(row);
+for (const row of summaryTable(readCoverageDir(dir))) console.log(row);
 if (failed.length > 0) {
   console.error(`failed: ${failed.join(', ')}`);
   process.exit(1);

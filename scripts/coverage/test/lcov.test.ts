@@ -78,18 +78,21 @@ describe('scripts/coverage', () => {
     assert.equal(percent({ covered: 0, total: 0 }), '-');
   });
 
-  it('prints one row per area, each counting only its folder', () => {
-    const rows = summaryTable(mergeLcov(run2, mergeLcov(run1)), '/repo');
-    const row = (label: string) =>
-      rows
-        .find((r) => r.startsWith(`| ${label} `))
-        ?.split('|')
-        .map((c) => c.trim());
-    assert.deepEqual(row('@cairn/core')?.slice(1, 6), ['@cairn/core', '2', '80.0 % (4/5)', '100.0 % (2/2)', '100.0 % (2/2)']);
-    assert.deepEqual(row('  of which engine/')?.slice(2, 4), ['1', '100.0 % (3/3)']);
-    assert.deepEqual(row('  of which memory store')?.slice(2, 4), ['1', '50.0 % (1/2)']);
-    assert.deepEqual(row('@cairn/kysely')?.slice(2, 4), ['1', '0.0 % (0/1)']);
-    assert.deepEqual(row('@cairn/redis')?.slice(2, 4), ['0', '-']);
+  it('prints a row per run and area, each counting only its folder, and all runs together by lines', () => {
+    const runs = [
+      { run: 'one', files: mergeLcov(run1) },
+      { run: 'two', files: mergeLcov(run2) },
+    ];
+    const rows = summaryTable(runs, '/repo').map((r) => r.split('|').map((c) => c.trim()));
+    const at = (label: string) => rows.findIndex((r) => r[1] === label);
+    const core = at('@cairn/core');
+    assert.deepEqual(rows[core]?.slice(2, 7), ['one', '1', '66.7 % (2/3)', '50.0 % (1/2)', '50.0 % (1/2)']);
+    assert.deepEqual(rows[core + 1]?.slice(1, 7), ['', 'two', '2', '66.7 % (2/3)', '100.0 % (1/1)', '100.0 % (1/1)']);
+    // Lines 1, 2 and 5 of a.ts (line 5 covered by the second run only) and c.ts's two.
+    assert.deepEqual(rows[core + 2]?.slice(2, 7), ['all runs (lines)', '2', '80.0 % (4/5)', '', '']);
+    assert.deepEqual(rows[at('of which memory store')]?.slice(2, 5), ['two', '1', '50.0 % (1/2)']);
+    assert.deepEqual(rows[at('@cairn/kysely')]?.slice(2, 5), ['one', '1', '0.0 % (0/1)']);
+    assert.deepEqual(rows[at('@cairn/redis')]?.slice(2, 5), ['-', '0', '-']);
   });
 });
 
