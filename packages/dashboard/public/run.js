@@ -2,6 +2,7 @@
 // cancel / retry / fork actions (each behind a confirmation dialog).
 import { api, badge, confirmDialog, fill, formatDuration, formatError, formatJson, formatTime, h, inlineJson, poll, runLink, showError } from './dom.js';
 import { watchStreams } from './streams.js';
+import { approvalForms, drawGraph, graphLegend } from './graph.js';
 import { drawTimeline } from './timeline.js';
 
 const REFRESH_MS = 2000;
@@ -173,6 +174,50 @@ async function act(action, dialog, body = {}) {
   }
 }
 
+// The approval forms are redrawn only when the set of pending gates changes (typing survives refreshes).
+let approvalsDrawn = '';
+
+async function answerGate(node, { by, decision, payloadText }) {
+  let payload;
+  if (payloadText.trim() !== '') {
+    try {
+      payload = JSON.parse(payloadText);
+    } catch (error) {
+      showError($('error'), `The payload is not JSON: ${error.message}`);
+      return;
+    }
+  }
+  acting = true;
+  actedAt = Date.now();
+  try {
+    await api(`/api/runs/${encodeURIComponent(runId)}/approve`, {
+      method: 'POST',
+      body: { node, by, decision, ...(payload === undefined ? {} : { payload }) },
+    });
+    notice(`Answer sent to ${node}.`);
+    showError($('error'), '');
+    approvalsDrawn = '';
+    await load();
+  } catch (error) {
+    showError($('error'), `approve failed: ${error.message}`);
+  } finally {
+    acting = false;
+  }
+}
+
+function renderGraph() {
+  const graph = view.graph;
+  $('graph-section').hidden = !graph;
+  if (!graph) return;
+  fill($('graph'), drawGraph(graph));
+  if ($('graph-legend').childElementCount === 0) fill($('graph-legend'), graphLegend());
+  const key = JSON.stringify(graph.pending.map((p) => p.node));
+  if (key !== approvalsDrawn) {
+    approvalsDrawn = key;
+    fill($('approvals'), approvalForms(graph.pending, answerGate));
+  }
+}
+
 function renderActions() {
   const { run, actions } = view;
   const steps = view.timeline.steps;
@@ -275,6 +320,7 @@ function render() {
   renderActions();
   renderDivergence(run);
   renderDetails(run);
+  renderGraph();
   const { steps, state } = view.timeline;
   fill($('timeline'), drawTimeline(view.timeline, Date.now()));
   fill($('steps'), steps.map(stepRow));

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { CairnError, type Engine, type Json } from '@cairn/core';
+import { approve, GraphError } from '@cairn/graph';
 import { parseRunFilters } from './run-filters.js';
 import { runView } from './run-view.js';
 
@@ -13,6 +14,7 @@ export interface ApiAnswer {
 const MAX_BODY_BYTES = 64 * 1024;
 const RUN_PATH = /^\/api\/runs\/([^/]+)$/;
 const STREAMS_PATH = /^\/api\/runs\/([^/]+)\/streams$/;
+const APPROVE_PATH = /^\/api\/runs\/([^/]+)\/approve$/;
 const ACTION_PATH = /^\/api\/runs\/([^/]+)\/(cancel|retry|fork)$/;
 
 const STATUS_OF_CODE: Partial<Record<string, number>> = {
@@ -78,6 +80,22 @@ async function act(engine: Engine, runId: string, action: string, body: Record<s
   return { status: 200, body: { ok: true, runId: handle.id } };
 }
 
+const STATUS_OF_GRAPH_CODE: Partial<Record<string, number>> = { APPROVAL_INVALID: 400, APPROVAL_FORBIDDEN: 403 };
+
+/** Answers an approval gate (`approve` of `@cairn/graph`): `{ node, by, decision, payload? }`. */
+async function answerGate(engine: Engine, runId: string, body: Record<string, unknown>): Promise<ApiAnswer> {
+  const node = optionalString(body, 'node');
+  if (node === undefined) throw new CairnError('INVALID_INPUT', 'node is required');
+  try {
+    const answer = { by: body.by, decision: body.decision, ...(body.payload === undefined ? {} : { payload: body.payload }) } as Parameters<typeof approve>[3];
+    await approve(engine, runId, node, answer);
+  } catch (error) {
+    if (GraphError.is(error)) return { status: STATUS_OF_GRAPH_CODE[error.code] ?? 409, body: { error: { code: error.code, message: error.message } } };
+    throw error;
+  }
+  return { status: 200, body: { ok: true } };
+}
+
 /** Turns an error into an answer: a Cairn error keeps its code and message, anything else is a 500 that says no more. */
 export function errorAnswer(error: unknown): ApiAnswer {
   if (CairnError.is(error)) return { status: STATUS_OF_CODE[error.code] ?? 409, body: { error: { code: error.code, message: error.message } } };
@@ -89,12 +107,16 @@ export function errorAnswer(error: unknown): ApiAnswer {
  * - `GET /api/runs?filters`: a page of `listRuns` (`{ runs, nextCursor? }`: summaries, no payloads);
  * - `GET /api/runs/:id`: the run page (`RunView`), 404 when there is no such run;
  * - `GET /api/runs/:id/streams`: the run's streams (`{ streams }`: name, length, closed);
- * - `POST /api/runs/:id/cancel|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`).
+ * - `POST /api/runs/:id/cancel|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`);
+ * - `POST /api/runs/:id/approve`: answers an approval gate of a graph run (`{ node, by, decision, payload? }`).
  * Answers `undefined` for a path it does not know.
  */
 export async function answerApi(engine: Engine, request: IncomingMessage, url: URL): Promise<ApiAnswer | undefined> {
   const path = url.pathname;
   try {
+    if (request.method === 'POST' && APPROVE_PATH.test(path)) {
+      return await answerGate(engine, decodeRunId((APPROVE_PATH.exec(path) as RegExpExecArray)[1] as string), await readJsonBody(request));
+    }
     if (request.method === 'POST') {
       const m = ACTION_PATH.exec(path);
       if (!m) return undefined;

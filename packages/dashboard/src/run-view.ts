@@ -1,5 +1,6 @@
 import { buildRunTimeline, isTerminalRunStatus, type Engine, type RunRecord, type RunSummary, type RunTimeline, type TimelineChild } from '@cairn/core';
 import { toRunSummary } from '@cairn/core/backend';
+import { type GraphView, graphView } from './graph-view.js';
 
 /** Everything the run page shows, as the `/api/runs/:id` answer. */
 export interface RunView {
@@ -12,6 +13,8 @@ export interface RunView {
   children: (RunSummary & { relation: TimelineChild['relation'] })[];
   /** Which actions apply to the run as it is: cancel while it runs, retry once it failed or was cancelled, fork once it has steps. */
   actions: { cancel: boolean; retry: boolean; fork: boolean };
+  /** For a graph run (`@cairn/graph`): its drawing, each node's state and the approval gates waiting for an answer. */
+  graph?: GraphView;
 }
 
 // A run page lists at most this many children (a fan-out of thousands is a list query away).
@@ -29,9 +32,11 @@ export async function runView(engine: Engine, runId: string): Promise<RunView | 
   const timeline = buildRunTimeline(run, steps, attempts, state);
   const related = timeline.children.slice(0, MAX_CHILDREN);
   const [parent, ...children] = await Promise.all([run.parent ? engine.getRun(run.parent.runId) : undefined, ...related.map((c) => engine.getRun(c.runId))]);
+  const graph = graphView(steps);
   return {
     run,
     timeline,
+    ...(graph ? { graph } : {}),
     ...(parent ? { parent: toRunSummary(parent) } : {}),
     children: children.flatMap((child, i) => (child ? [{ ...toRunSummary(child), relation: (related[i] as TimelineChild).relation }] : [])),
     actions: {

@@ -40,3 +40,6 @@ export { graphMarkerOf, nodeStates } from './graph-of-run.js';
 export type { NodeState } from './graph-of-run.js';
 export { toMermaid } from './to-mermaid.js';
 export type { MermaidOptions } from './to-mermaid.js';
+export { layoutGraph } from './layout-graph.js';
+export type { GraphLayout, LaidNode, LaidEdge } from './layout-graph.js';
+export { formatCondition } from './to-mermaid.js';
