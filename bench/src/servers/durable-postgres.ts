@@ -24,7 +24,8 @@ export interface DurablePostgres {
   stop(): Promise<void>;
 }
 
-function findBinDir(): string | undefined {
+/** The newest installed PostgreSQL's `bin` directory (or `CAIRN_BENCH_POSTGRES_BIN_DIR`). */
+export function findBinDir(): string | undefined {
   const fromEnv = process.env['CAIRN_BENCH_POSTGRES_BIN_DIR'] ?? process.env['CAIRN_TEST_POSTGRES_BIN_DIR'];
   if (fromEnv) return fromEnv;
   const root = '/usr/lib/postgresql';
@@ -35,7 +36,8 @@ function findBinDir(): string | undefined {
   return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
 }
 
-function postgresUser(): { uid: number; gid: number } | undefined {
+/** The `postgres` user's ids, which the server runs as when we are root. */
+export function postgresUser(): { uid: number; gid: number } | undefined {
   for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
     const [user, , uid, gid] = line.split(':');
     if (user === 'postgres' && uid !== undefined && gid !== undefined) return { uid: Number(uid), gid: Number(gid) };
@@ -56,6 +58,27 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** `cmd args` run as the `postgres` user when `user` is given (we are root), else as ourselves. */
+export function asPostgres(user: { uid: number; gid: number } | undefined, cmd: string, args: string[]): [string, string[]] {
+  return user ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', cmd, ...args]] : [cmd, args];
+}
+
+/** Creates `data` under `root` (owned by `user` when given) and runs initdb on it: trust auth, UTF-8, C locale, no sync. */
+export async function initDataDir(bin: string, root: string, data: string, user: { uid: number; gid: number } | undefined): Promise<void> {
+  mkdirSync(data, { recursive: true, mode: 0o700 });
+  if (user) {
+    chownSync(root, user.uid, user.gid);
+    chownSync(data, user.uid, user.gid);
+  }
+  const [cmd, args] = asPostgres(user, join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+  await execFileAsync(cmd, args, { cwd: root, env: { ...process.env, LC_ALL: 'C' } });
+}
+
+/** The `postgres` arguments: `data`, listening on 127.0.0.1:`port` with its socket in `socketDir`, and each of `settings` as `-c`. */
+export function serverArgs(data: string, port: number, socketDir: string, settings: readonly string[]): string[] {
+  return ['-D', data, '-c', 'listen_addresses=127.0.0.1', '-p', String(port), '-k', socketDir, ...settings.flatMap((setting) => ['-c', setting])];
+}
+
 /** Starts the server; throws with the reason when PostgreSQL is not installed or does not start. */
 export async function startDurablePostgres(log: (line: string) => void): Promise<DurablePostgres> {
   const bin = findBinDir();
@@ -63,38 +86,21 @@ export async function startDurablePostgres(log: (line: string) => void): Promise
   const asRoot = process.getuid?.() === 0;
   const user = asRoot ? postgresUser() : undefined;
   if (asRoot && !user) throw new Error("running as root and there is no 'postgres' user to run PostgreSQL as");
-  const wrap = (cmd: string, args: string[]): [string, string[]] =>
-    user ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', cmd, ...args]] : [cmd, args];
   const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-pg-'));
   const data = join(dir, 'data');
-  mkdirSync(data, { mode: 0o700 });
-  if (user) {
-    chownSync(dir, user.uid, user.gid);
-    chownSync(data, user.uid, user.gid);
-  }
   let child: ChildProcess | undefined;
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {
-    const [initCmd, initArgs] = wrap(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
-    await execFileAsync(initCmd, initArgs, { cwd: dir, env: { ...process.env, LC_ALL: 'C' } });
+    await initDataDir(bin, dir, data, user);
     const port = await freePort();
     // Durability settings are left at their defaults on purpose (fsync, synchronous_commit,
     // full_page_writes all on). pg_stat_statements is preloaded so the worker-process scenario can
     // count every statement the server receives, from every process.
-    const [cmd, args] = wrap(join(bin, 'postgres'), [
-      '-D',
-      data,
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-p',
-      String(port),
-      '-k',
-      dir,
-      '-c',
-      'max_connections=300',
-      '-c',
-      'shared_preload_libraries=pg_stat_statements',
-    ]);
+    const [cmd, args] = asPostgres(
+      user,
+      join(bin, 'postgres'),
+      serverArgs(data, port, dir, ['max_connections=300', 'shared_preload_libraries=pg_stat_statements']),
+    );
     const started = Date.now();
     child = spawn(cmd, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], detached: false });
     let stderr = '';

@@ -4,9 +4,10 @@ import type { ConformanceHarness } from './harness.js';
 /**
  * What a case may need beyond the store contract; missing ones skip the case by name. `slots` is
  * the flow-control contract (the optional `WorkflowStore.slots` and run priority, adopted
- * together), `streams` the optional `WorkflowStore.streams`; both known only once the case's store is open.
+ * together), `streams` the optional `WorkflowStore.streams`, and `deleteMany` the optional batched
+ * `runs.deleteMany`, are known only once the case's store is open.
  */
-export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots' | 'streams';
+export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots' | 'streams' | 'deleteMany';
 
 /** Everything one case gets: its own namespace, its own store, and a cleanup stack. */
 export interface CaseEnv {

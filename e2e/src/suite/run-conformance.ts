@@ -13,6 +13,7 @@ const SKIP_REASONS: Record<Requirement, string> = {
   rawContents: 'needs the raw contents of the backend (harness.rawContents absent)',
   slots: 'needs the flow-control contract (store.slots and run priority), which this store has not adopted yet',
   streams: 'needs named streams (store.streams), which this store has not adopted yet',
+  deleteMany: 'needs the optional runs.deleteMany (retention deletes one run at a time on this store)',
 };
 
 /** The reason `harness` cannot run a case with `requires`, or undefined when it can. */
@@ -42,7 +43,7 @@ function onlyFromEnvironment(): string[] | undefined {
 
 /**
  * Runs one case in its own namespace and store, then cleans up whatever happened. Returns the skip
- * reason when the opened store lacks a part the case requires (`slots`).
+ * reason when the opened store lacks a part the case requires (`slots`, `deleteMany`).
  */
 // biome-ignore lint/suspicious/noConfusingVoidType: a case body that returns nothing passes; `undefined` would make every body end in `return undefined`
 async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): Promise<string | void> {
@@ -52,6 +53,7 @@ async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): 
     async ({ namespace, resource: store, openPeer, defer }) => {
       if (testCase.requires.includes('slots') && store.slots === undefined) return SKIP_REASONS.slots;
       if (testCase.requires.includes('streams') && store.streams === undefined) return SKIP_REASONS.streams;
+      if (testCase.requires.includes('deleteMany') && store.runs.deleteMany === undefined) return SKIP_REASONS.deleteMany;
       return testCase.run({
         store,
         namespace,

@@ -4,9 +4,10 @@ import { decodeRunCursor, encodeRunCursor, normaliseListLimit, toRunSummary } fr
 import { encodeJsonRequired } from './codec/json.js';
 import { toRunRecord } from './codec/rows.js';
 import { encodeText, keyHash } from './codec/text.js';
-import { affected, first, guard, inList, rows, type StoreContext } from './context.js';
+import { affected, first, guard, rows, type StoreContext } from './context.js';
 import type { AnyKysely } from './dialect/types.js';
 import { lacksColumn } from './schema/lacks-column.js';
+import { runArtefactTables } from './run-artefact-tables.js';
 import { PRIORITY_COLUMN } from './schema/added-columns.js';
 import type { RunRow } from './schema/tables.js';
 
@@ -122,8 +123,10 @@ const SUMMARY_LIST_0010 = sql.raw(SUMMARY_COLUMNS.join(', '));
 /**
  * `runs.list`: keyset pagination on (created_at desc, id desc), reading no payload column. Each
  * filter maps onto an index: idempotency key → (workflow, idempotency_hash) (one row at most),
- * parent → (parent_run_id, created_at, id), status → (status, created_at, id), workflow →
- * (workflow, created_at, id), none → (created_at, id).
+ * parent → (parent_run_id, created_at, id), workflow and status → (workflow, status, created_at,
+ * id) (`cairn_0014_runs_workflow_status`), status → (status, created_at, id), workflow →
+ * (workflow, created_at, id), none → (created_at, id). Several statuses are one page per status,
+ * merged (a UNION ALL of index ranges).
  */
 export function listRuns(ctx: StoreContext) {
   return (query: RunQuery) =>
@@ -132,11 +135,8 @@ export function listRuns(ctx: StoreContext) {
       const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
       const where: RawBuilder<unknown>[] = [];
       if (query.workflow !== undefined) where.push(sql`workflow = ${encodeText(query.workflow)}`);
-      if (query.status !== undefined) {
-        const statuses = [...new Set([query.status].flat())];
-        if (statuses.length === 0) return { runs: [] };
-        where.push(statuses.length === 1 ? sql`status = ${statuses[0]}` : sql`status in ${inList(statuses)}`);
-      }
+      const statuses = query.status === undefined ? [] : [...new Set([query.status].flat())];
+      if (query.status !== undefined && statuses.length === 0) return { runs: [] };
       if (query.createdAfter !== undefined) where.push(sql`created_at >= ${query.createdAfter}`);
       if (query.createdBefore !== undefined) where.push(sql`created_at < ${query.createdBefore}`);
       if (query.parentRunId !== undefined) where.push(sql`parent_run_id = ${encodeText(query.parentRunId)}`);
@@ -144,9 +144,25 @@ export function listRuns(ctx: StoreContext) {
       if (after !== undefined) {
         where.push(sql`created_at <= ${after.createdAt} and (created_at < ${after.createdAt} or id < ${after.id})`);
       }
-      const condition = where.length === 0 ? sql`` : sql`where ${sql.join(where, sql` and `)}`;
+      const newest = (columns: RawBuilder<unknown>, status?: string) => {
+        const all = status === undefined ? where : [sql`status = ${status}`, ...where];
+        const condition = all.length === 0 ? sql`` : sql`where ${sql.join(all, sql` and `)}`;
+        return sql`select ${columns} from ${ctx.t.runs} ${condition} order by created_at desc, id desc limit ${limit + 1}`;
+      };
+      // Several statuses: the newest page of each status (one range of the (status, created_at, id)
+      // index each), merged. A single `status in (...)` cannot walk that index in created_at
+      // order: the planner scans every run newest first and filters (as long as the page takes
+      // to fill: the whole table when the statuses are rare) or sorts every matching run.
       const select = (columns: RawBuilder<unknown>) =>
-        rows(ctx.db, sql<RunRow>`select ${columns} from ${ctx.t.runs} ${condition} order by created_at desc, id desc limit ${limit + 1}`);
+        rows(
+          ctx.db,
+          statuses.length <= 1
+            ? sql<RunRow>`${newest(columns, statuses[0])}`
+            : sql<RunRow>`${sql.join(
+                statuses.map((status, i) => sql`select * from (${newest(columns, status)}) ${sql.raw(`s${i}`)}`),
+                sql` union all `,
+              )} order by created_at desc, id desc limit ${limit + 1}`,
+        );
       const found = await select(SUMMARY_LIST).catch((error: unknown) => {
         if (lacksColumn(error, PRIORITY_COLUMN)) return select(SUMMARY_LIST_0010);
         throw error;
@@ -180,7 +196,7 @@ export function deleteRun(ctx: StoreContext) {
         );
         if (row === undefined) return false;
         if (condition && (!condition.statuses.includes(row.status as never) || !(Number(row.updated_at) < condition.updatedBefore))) return false;
-        for (const table of [t.attempts, t.steps, t.state, t.events, t.stream_entries]) {
+        for (const table of runArtefactTables(t)) {
           await sql`delete from ${table} where run_id = ${id}`.execute(trx);
         }
         await sql`delete from ${t.runs} where id = ${id}`.execute(trx);

@@ -8,6 +8,7 @@ import { deliverEvent, getEvent } from './events.js';
 import { listHistory } from './history.js';
 import { claimRun, findDue, renewRun, requestCancel, transitionRun, wakeRun } from './runs-lease.js';
 import { createRun, deleteRun, getRun, listRuns } from './runs.js';
+import { deleteRuns } from './runs-delete-many.js';
 import { findByIdempotencyKey, listEnded, reopenRun } from './runs-operations.js';
 import { tableNames } from './schema/tables.js';
 import { getState, setState } from './state.js';
@@ -127,6 +128,7 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
       reopen: write(reopenRun(ctx)),
       listEnded: listEnded(ctx),
       delete: write(deleteRun(ctx)),
+      deleteMany: write(deleteRuns(ctx)),
     },
     steps: { load: loadSteps(ctx), insert: write(insertStep(ctx)), transition: write(transitionStep(ctx)) },
     state: { set: write(setState(ctx)), get: getState(ctx) },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { defineWorkflow } from '@cairn/core';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld } from '../engine/engine-world.js';
+import { newStep, runningRun } from '../fixtures/run-fixtures.js';
 
 async function artefacts(env: CaseEnv, runId: string): Promise<string[]> {
   const inspect = env.harness.artefactsOf;
@@ -91,5 +92,44 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup(
       assert.equal(await store.runs.delete(run.id), true);
       assert.deepEqual(await artefacts(env, run.id), []);
     }),
+
+    conformanceCase(
+      'runs.deleteMany deletes exactly the listed runs that meet the condition, with every artefact, and reports them',
+      async (env) => {
+        const { store, t0 } = env;
+        const withRecords = async (status: 'completed' | 'failed', at: number) => {
+          const { run, fence } = await runningRun(store, at);
+          await store.steps.insert(run.id, fence, newStep({ key: 's', name: 's', seq: 0, status: 'succeeded', output: 1, turn: 1 }), at);
+          await store.state.set(run.id, fence, 'k', 'v', at);
+          await store.events.deliver(run.id, 'e', null, at);
+          const to =
+            status === 'completed'
+              ? { from: ['running' as const], to: status, output: 1 }
+              : { from: ['running' as const], to: status, error: { name: 'Error', message: 'x' } };
+          return store.runs.transition(run.id, fence, to, at);
+        };
+        const old1 = await withRecords('completed', t0);
+        const old2 = await withRecords('completed', t0 + 1);
+        const otherStatus = await withRecords('failed', t0);
+        const tooNew = await withRecords('completed', t0 + 50);
+        const active = (await runningRun(store, t0)).run;
+        const unlisted = await withRecords('completed', t0);
+        const before = new Map<string, string[]>();
+        for (const run of [otherStatus, tooNew, active, unlisted]) before.set(run.id, await artefacts(env, run.id));
+        const deleted = await store.runs.deleteMany!([old1.id, old2.id, otherStatus.id, tooNew.id, active.id, 'no-such-run'], {
+          statuses: ['completed'],
+          updatedBefore: t0 + 10,
+        });
+        assert.deepEqual([...deleted].sort(), [old1.id, old2.id].sort(), 'only the listed runs of those statuses updated before the time');
+        for (const run of [old1, old2]) {
+          assert.equal(await store.runs.get(run.id), undefined);
+          assert.deepEqual(await artefacts(env, run.id), [], `every row, key or document of ${run.id} must be gone`);
+        }
+        for (const [id, artefactsBefore] of before) assert.deepEqual(await artefacts(env, id), artefactsBefore, `run ${id} keeps everything`);
+        assert.deepEqual(await store.runs.deleteMany!([old1.id], { statuses: ['completed'], updatedBefore: t0 + 10 }), [], 'a second delete finds nothing');
+        assert.deepEqual(await store.runs.deleteMany!([], { statuses: ['completed'], updatedBefore: t0 + 10 }), []);
+      },
+      { requires: ['deleteMany'] },
+    ),
   ].map((c) => ({ ...c, requires: [...c.requires, 'artefactsOf' as const] })),
 );

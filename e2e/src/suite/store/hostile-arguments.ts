@@ -24,6 +24,12 @@ function callsWith(store: WorkflowStore, bad: unknown, ids: { running: string; f
     ['runs.wake', () => store.runs.wake(s, t0)],
     ['runs.requestCancel', () => store.runs.requestCancel(s, t0)],
     ['runs.delete', () => store.runs.delete(s)],
+    // The optional batched delete (where the store has it), with the bad value as one of its ids.
+    ...(store.runs.deleteMany === undefined
+      ? []
+      : ([['runs.deleteMany', () => store.runs.deleteMany!([s], { statuses: ['completed'], updatedBefore: t0 + 1_000_000 })]] as Array<
+          [string, () => Promise<unknown>]
+        >)),
     ['steps.load', () => store.steps.load(s)],
     ['steps.insert', () => store.steps.insert(s, fence, newStep(), t0)],
     ['steps.insert (key)', () => store.steps.insert(running, fence, newStep({ key: s }), t0)],

@@ -1,5 +1,6 @@
 import { CairnError } from '../errors/cairn-error.js';
-import { isTerminalRunStatus, type RunStatus } from '../model/run.js';
+import { isTerminalRunStatus, type DeleteCondition, type RunStatus } from '../model/run.js';
+import type { RunStore } from '../store/workflow-store.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { checkOptions, invalidInput } from './check-input.js';
 import { type Duration, toMilliseconds } from './duration.js';
@@ -40,10 +41,22 @@ export function checkRetention(value: unknown): Retention | undefined {
 }
 
 /**
+ * Deletes `ids` under `condition`: in one `runs.deleteMany` (one atomic unit, one commit) where the
+ * store has it, else one `runs.delete` each. Returns how many were deleted.
+ */
+async function deleteRuns(runs: RunStore, ids: string[], condition: DeleteCondition): Promise<number> {
+  if (ids.length === 0) return 0;
+  if (runs.deleteMany !== undefined) return (await runs.deleteMany(ids, condition)).length;
+  let deleted = 0;
+  for (const id of ids) if (await runs.delete(id, condition)) deleted += 1;
+  return deleted;
+}
+
+/**
  * Deletes ended runs (`engine.prune`, and each recovery pass when `retention` is set): for each
  * status, reads the oldest runs that ended before the cutoff in batches (`runs.listEnded`) and
- * deletes each with `runs.delete`'s condition (still that status, still ended before the cutoff),
- * so a run retried meanwhile is kept. A child whose parent is still active is kept until its
+ * deletes them under `runs.delete`'s condition (still that status, still ended before the cutoff),
+ * so a run retried meanwhile is kept: a whole batch in one `runs.deleteMany` where the store has it. A child whose parent is still active is kept until its
  * parent ends (the parent may yet read it, or retry it). Non-terminal runs are never read here.
  */
 export async function pruneRuns(rt: EngineRuntime, retention: Retention | undefined, rawOptions: unknown): Promise<{ deleted: number }> {
@@ -73,17 +86,19 @@ export async function pruneRuns(rt: EngineRuntime, retention: Retention | undefi
     let cursor: string | undefined;
     while (remaining > 0) {
       const batch = await rt.store.runs.listEnded({ status, updatedBefore: before, limit: PRUNE_BATCH, ...(cursor === undefined ? {} : { cursor }) });
+      const condition = { statuses: [status], updatedBefore: before };
+      const doomed: string[] = [];
       for (const run of batch.runs) {
-        if (remaining <= 0) break;
+        if (doomed.length >= remaining) break;
         if (run.parent) {
           const parent = await rt.store.runs.get(run.parent.runId);
           if (parent && !isTerminalRunStatus(parent.status)) continue;
         }
-        if (await rt.store.runs.delete(run.id, { statuses: [status], updatedBefore: before })) {
-          deleted += 1;
-          remaining -= 1;
-        }
+        doomed.push(run.id);
       }
+      const gone = await deleteRuns(rt.store.runs, doomed, condition);
+      deleted += gone;
+      remaining -= gone;
       if (batch.nextCursor === undefined) break;
       cursor = batch.nextCursor;
     }

@@ -256,7 +256,24 @@ function checkedRuns(runs: RunStore): RunStore {
         },
         () => (condition === undefined ? runs.delete(runId) : runs.delete(runId, condition)),
       ),
+    ...(runs.deleteMany === undefined ? {} : { deleteMany: checkedDeleteMany(runs.deleteMany.bind(runs)) }),
   };
+}
+
+/** The largest batch `runs.deleteMany` takes. */
+const DELETE_MANY_LIMIT = 1000;
+
+function checkedDeleteMany(deleteMany: NonNullable<RunStore['deleteMany']>): NonNullable<RunStore['deleteMany']> {
+  return (runIds, condition) =>
+    checked(
+      () => {
+        strings('runs.deleteMany', 'runIds', runIds);
+        if (runIds.length > DELETE_MANY_LIMIT) throw invalidInput('runs.deleteMany: runIds', `must hold at most ${DELETE_MANY_LIMIT} ids`, runIds.length);
+        strings('runs.deleteMany', 'condition.statuses', obj('runs.deleteMany', 'condition', condition).statuses);
+        num('runs.deleteMany', 'condition.updatedBefore', condition.updatedBefore);
+      },
+      () => deleteMany(runIds, condition),
+    );
 }
 
 function checkedSteps(steps: StepStore): StepStore {

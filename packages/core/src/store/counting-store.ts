@@ -22,6 +22,7 @@ const WRITES: ReadonlySet<string> = new Set([
   'runs.wake',
   'runs.requestCancel',
   'runs.delete',
+  'runs.deleteMany',
   'steps.insert',
   'steps.transition',
   'state.set',

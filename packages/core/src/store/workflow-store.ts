@@ -121,6 +121,17 @@ export interface RunStore {
    * a run reopened by a retry meanwhile is kept). Returns false when nothing was deleted.
    */
   delete(runId: string, condition?: DeleteCondition): Promise<boolean>;
+
+  /**
+   * Optional (retention's batched path; a store without it is pruned one `delete` at a time, as
+   * before). Deletes every run of `runIds` (at most 1000) whose status is one of
+   * `condition.statuses` and whose `updatedAt` is strictly before `condition.updatedBefore`, with
+   * every artefact of it, exactly as `delete` with that condition does — the condition checked in
+   * the same atomic unit as the deletion — but in ONE atomic unit for the whole batch (one commit
+   * on a SQL server, where `delete` takes one per run). Runs that are missing or fail the condition
+   * are left as they are. Returns the ids it deleted, in no particular order.
+   */
+  deleteMany?(runIds: readonly string[], condition: DeleteCondition): Promise<string[]>;
 }
 
 /** Steps and their attempt records. */

@@ -14,4 +14,5 @@ export const CAIRN_MIGRATION_NAMES = [
   'cairn_0011_slots',
   'cairn_0012_step_insert_v2',
   'cairn_0013_streams',
+  'cairn_0014_runs_workflow_status',
 ] as const;

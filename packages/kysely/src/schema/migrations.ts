@@ -11,6 +11,7 @@ import { eventMessagesMigration } from './event-messages-migration.js';
 import { runDeadlineMigration } from './run-deadline-migration.js';
 import { operationsMigration } from './operations-migration.js';
 import { runTraceContextMigration } from './run-trace-context-migration.js';
+import { runWorkflowStatusMigration } from './run-workflow-status-migration.js';
 import { schedulesMigration } from './schedules-migration.js';
 import { slotsMigration } from './slots-migration.js';
 import { stepFinishedMigration } from './step-finished-migration.js';
@@ -206,6 +207,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): C
       [CAIRN_MIGRATION_NAMES[9]]: slotsMigration(names),
       [CAIRN_MIGRATION_NAMES[10]]: stepInsertV2Migration(names),
       [CAIRN_MIGRATION_NAMES[11]]: streamsMigration(names),
+      [CAIRN_MIGRATION_NAMES[12]]: runWorkflowStatusMigration(names),
     }),
   };
 }

@@ -156,5 +156,7 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   await store.runs.reopen(id, { fence: run.fence, forget: ['a', 'q'], retry: { at: T0 + 4, previousStatus: 'failed', forgottenSteps: ['a', 'q'] } }, T0 + 4);
   await expectError(store.runs.reopen(id, { fence: run.fence, forget: [], retry: { at: T0 + 4, previousStatus: 'failed', forgottenSteps: [] } }, T0 + 4));
   await store.runs.delete(id, { statuses: ['completed'], updatedBefore: T0 + 5 });
+  // Retention's batch: the bulk-loaded completed runs `bulk-2` … `bulk-9` (and the one just deleted, now missing).
+  await store.runs.deleteMany?.([id, ...Array.from({ length: 8 }, (_, i) => `bulk-${i + 2}`)], { statuses: ['completed'], updatedBefore: T0 + 1_000_000 });
   await store.runs.delete(id);
 }

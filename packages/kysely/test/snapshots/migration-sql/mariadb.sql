@@ -963,3 +963,15 @@ create table `cairn_stream_entries` (`run_id` varchar(128) not null, `stream_has
 -- @migration cairn_0013_streams down
 -- @query
 drop table if exists `cairn_stream_entries`
+-- @migration cairn_0014_runs_workflow_status up
+-- @query ["cairn_runs","cairn_runs_workflow_status_created"]
+select count(*) as n from information_schema.statistics
+    where table_schema = database() and table_name = ? and index_name = ?
+-- @query
+create index `cairn_runs_workflow_status_created` on `cairn_runs` (`workflow`, `status`, `created_at`, `id`)
+-- @migration cairn_0014_runs_workflow_status down
+-- @query ["cairn_runs","cairn_runs_workflow_status_created"]
+select count(*) as n from information_schema.statistics
+    where table_schema = database() and table_name = ? and index_name = ?
+-- @query
+drop index `cairn_runs_workflow_status_created` on `cairn_runs`

@@ -200,3 +200,9 @@ create table "cairn_stream_entries" ("run_id" text not null, "stream_hash" text 
 -- @migration cairn_0013_streams down
 -- @query
 drop table if exists "cairn_stream_entries"
+-- @migration cairn_0014_runs_workflow_status up
+-- @query
+create index "cairn_runs_workflow_status_created" on "cairn_runs" ("workflow", "status", "created_at", "id")
+-- @migration cairn_0014_runs_workflow_status down
+-- @query
+drop index if exists "cairn_runs_workflow_status_created"
