@@ -19,6 +19,7 @@ export const SCENARIO_NAMES = [
   'observability',
   'check',
   'codec',
+  'streams',
 ] as const;
 
 /** A scenario name (`--scenarios`). */

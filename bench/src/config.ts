@@ -1,5 +1,6 @@
 import type { CheckScenarioOptions } from './scenarios/check.js';
 import type { CodecOptions } from './scenarios/codec.js';
+import type { StreamLatencyOptions } from './scenarios/stream-latency.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
 import type { FloorOptions } from './scenarios/pg-floor.js';
 import type { PushedResultsOptions } from './scenarios/pushed-results.js';
@@ -28,6 +29,8 @@ export interface BenchConfig {
   check: CheckScenarioOptions;
   /** The payload codec's cost per step: `runs` inline runs of `steps` order-returning steps per repetition, codec off and on. */
   codec: CodecOptions;
+  /** Stream reader latency: `chunks` chunks (after `warmup`), each after a 0..maxWorkMs step. */
+  streams: StreamLatencyOptions;
 }
 
 export const FULL: BenchConfig = {
@@ -51,6 +54,7 @@ export const FULL: BenchConfig = {
   // memory store cannot be filled with SQL: its runs go through the engine, 2,000 of them.
   check: { runs: 10_000, steps: 50, reps: 3, engineRuns: 2_000, replays: 2_000 },
   codec: { steps: 100, runs: 5, warmupRuns: 100, reps: 20 },
+  streams: { chunks: 200, warmup: 5, maxWorkMs: 20 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -70,4 +74,5 @@ export const SMOKE: BenchConfig = {
   flow: { runs: 3, smallRuns: 2, ratio: 10, concurrency: 4, workMs: 1 },
   check: { runs: 20, steps: 5, reps: 1, engineRuns: 20, replays: 5 },
   codec: { steps: 5, runs: 1, warmupRuns: 1, reps: 2 },
+  streams: { chunks: 3, warmup: 1, maxWorkMs: 2 },
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec,streams] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
  * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
@@ -36,6 +36,7 @@ import { pushedResults } from './scenarios/pushed-results.js';
 import { checkScenario } from './scenarios/check.js';
 import { cpuPerStep } from './scenarios/cpu-per-step.js';
 import { codecCost } from './scenarios/codec.js';
+import { streamLatency } from './scenarios/stream-latency.js';
 import { flowControl } from './scenarios/flow.js';
 import { engineLog } from './scenarios/workflows.js';
 import { Servers } from './servers/servers.js';
@@ -193,6 +194,9 @@ async function main(): Promise<number> {
           ? undefined
           : await scenario(e, 'payload codec cost', () => codecCost(backend, cfg.codec), inc);
       if (codec) report.codec = codec;
+      // Streams (issue 31): a chunk's latency to a reader on another connection.
+      const streams = !wants('streams') ? undefined : await scenario(e, 'stream reader latency', () => streamLatency(backend, cfg.streams), inc);
+      if (streams) report.streams = streams;
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
 

@@ -15,6 +15,7 @@ import type { CodecResult } from './scenarios/codec.js';
 import type { CpuResult } from './scenarios/cpu-per-step.js';
 import type { FlowResult } from './scenarios/flow.js';
 import type { CheckResult } from './scenarios/check.js';
+import type { StreamLatencyResult } from './scenarios/stream-latency.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -42,6 +43,8 @@ export interface BackendReport {
   check?: CheckResult;
   /** The payload codec's cost per step, off against on (`--scenarios=codec`; memory, SQLite, PostgreSQL). */
   codec?: CodecResult;
+  /** A stream chunk's latency to a reader on another connection (`--scenarios=streams`). */
+  streams?: StreamLatencyResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];

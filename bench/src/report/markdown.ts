@@ -2,6 +2,7 @@ import type { BackendReport, BenchResults } from '../results.js';
 import type { PushedResultsResult } from '../scenarios/pushed-results.js';
 import { fmt, ms, table, us } from './format.js';
 import { codecSection } from './codec-section.js';
+import { streamsSection } from './streams-section.js';
 import { cpuTarget } from './targets.js';
 
 /** The whole report as Markdown: machine, one table per question, targets, notes. */
@@ -101,6 +102,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
 
   out.push(...codecSection(r.backends));
+  out.push(...streamsSection(r.backends));
 
   const withFlow = r.backends.filter((b) => b.flow);
   if (withFlow.length > 0) {

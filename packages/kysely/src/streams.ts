@@ -18,9 +18,9 @@ function toEntry(row: StreamEntryRow): StreamEntry {
 
 /**
  * `streams` over `stream_entries` (`cairn_0013_streams`). `append` is one transaction that locks the
- * run row (fence and terminal check; SQLite: the write transaction is exclusive already), so the
- * appends of one run take turns, then reads the stream's last entry and inserts one row: a chunk
- * costs one transaction of one insert. The primary key (run_id, stream_hash, idx) backs the lock.
+ * run row (fence and terminal check; SQLite: the write transaction is exclusive already) and reads
+ * the stream's last entry in the same statement, so the appends of one run take turns, then inserts
+ * one row: a chunk costs one transaction of two statements. The primary key (run_id, stream_hash, idx) backs the lock.
  */
 export function streamsOf(ctx: StoreContext): StreamStore {
   const { t, dialect } = ctx;
@@ -29,20 +29,25 @@ export function streamsOf(ctx: StoreContext): StreamStore {
       guard('streams.append', () =>
         dialect.transaction(ctx.db, async (trx): Promise<{ created: boolean }> => {
           const id = encodeText(runId);
-          const run = await first(
-            trx,
-            sql<{ status: string; fence: number | string }>`select status, fence from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`,
-          );
-          checkWritableRun(runId, fence, run === undefined ? undefined : { status: run.status, fence: Number(run.fence) });
           const stored = encodeText(entry.stream);
           const hash = keyHash(stored);
-          const last = await first(
+          // One statement: the run row, locked, with the stream's last entry beside it.
+          const last = sql`from ${t.stream_entries} where run_id = ${id} and stream_hash = ${hash} order by idx desc limit 1`;
+          const run = await first(
             trx,
-            sql<{ idx: number | string; closed: number | string | boolean }>`select idx, closed from ${t.stream_entries}
-              where run_id = ${id} and stream_hash = ${hash} order by idx desc limit 1`,
+            sql<{
+              status: string;
+              fence: number | string;
+              last_idx: number | string | null;
+              last_closed: number | string | boolean | null;
+            }>`select status, fence,
+              (select idx ${last}) as last_idx, (select closed ${last}) as last_closed
+              from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`,
           );
-          const closed = last !== undefined && flag(last.closed);
-          const length = last === undefined ? 0 : closed ? Number(last.idx) : Number(last.idx) + 1;
+          checkWritableRun(runId, fence, run === undefined ? undefined : { status: run.status, fence: Number(run.fence) });
+          const lastIdx = run?.last_idx ?? null;
+          const closed = lastIdx !== null && flag(run?.last_closed);
+          const length = lastIdx === null ? 0 : closed ? Number(lastIdx) : Number(lastIdx) + 1;
           if (decideStreamAppend(runId, length, closed, entry) === 'exists') return { created: false };
           const data = entry.close === true ? null : encodeJsonRequired(entry.data);
           await sql`insert into ${t.stream_entries} (run_id, stream_hash, idx, stream, data_json, closed, written_at)
