@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { createEngine } from '@cairn/core';
 import { toMermaid } from '@cairn/graph';
 import { openSqliteStore } from '@cairn/kysely';
-import { gated } from './fixtures/graph-workflows.js';
+import { codeRun, gated } from './fixtures/graph-workflows.js';
 import { runCairn } from './support/run-cairn.js';
 
 const quiet = { warn: () => {}, error: () => {} };
@@ -17,16 +17,19 @@ describe('cairn graph and cairn approve (SQLite)', () => {
   let file = '';
   let url = '';
   let runId = '';
+  let codeRunId = '';
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cairn-cli-graph-'));
     file = join(dir, 'cairn.sqlite');
     url = `sqlite:${file}`;
     const store = await openSqliteStore(file, { migrate: true });
     try {
-      const engine = createEngine({ store, workflows: [gated], logger: quiet, startMode: 'inline' });
+      const engine = createEngine({ store, workflows: [gated, codeRun], logger: quiet, startMode: 'inline' });
       await engine.start();
       runId = (await engine.startRun(gated, { order: 1 })).id;
-      for (let i = 0; i < 200 && (await store.runs.get(runId))?.status !== 'waiting'; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      codeRunId = (await engine.startRun(codeRun, null)).id;
+      for (const id of [runId, codeRunId])
+        for (let i = 0; i < 200 && (await store.runs.get(id))?.status !== 'waiting'; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
       await engine.stop();
     } finally {
       await store.close();
@@ -51,6 +54,19 @@ describe('cairn graph and cairn approve (SQLite)', () => {
     assert.match(out.stdout, /^ {2}class n1 succeeded$/m);
     assert.match(out.stdout, /^ {2}class n2 waiting_approval$/m);
     assert.match(out.stdout, /^ {2}class n3 not_run$/m);
+  });
+
+  it('draws a code run from its history: its recorded calls in call order, with their states; exit 3 for an unknown run', async () => {
+    const out = await runCairn(['graph', '--run', codeRunId, '--url', url]);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /^ {2}n1\["pick<br\/>step: pick"\]$/m);
+    assert.match(out.stdout, /^ {2}n2>"event:go<br\/>event: go"\]$/m);
+    assert.match(out.stdout, /^ {2}n1 --> n2$/m);
+    assert.match(out.stdout, /^ {2}class n1 succeeded$/m);
+    assert.match(out.stdout, /^ {2}class n2 waiting$/m);
+    const unknown = await runCairn(['graph', '--run', '01a2b3c4-0000-7000-8000-000000000000', '--url', url]);
+    assert.equal(unknown.code, 3);
+    assert.match(unknown.stderr, /not found/);
   });
 
   it('draws from a module with --workflows', async () => {

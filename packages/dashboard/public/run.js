@@ -209,6 +209,8 @@ function renderGraph() {
   const graph = view.graph;
   $('graph-section').hidden = !graph;
   if (!graph) return;
+  // A code run has no graph of its own: the drawing is what it did, its calls in call order.
+  $('graph-title').textContent = graph.source === 'history' ? 'What the run did (recorded calls, in call order)' : 'Graph';
   fill($('graph'), drawGraph(graph));
   if ($('graph-legend').childElementCount === 0) fill($('graph-legend'), graphLegend());
   const key = JSON.stringify(graph.pending.map((p) => p.node));

@@ -1,5 +1,5 @@
 import type { StepRecord } from '@cairn/core';
-import { type GraphLayout, graphMarkerOf, layoutGraph, type NodeState, nodeStates, type PayloadSchema } from '@cairn/graph';
+import { type GraphLayout, graphMarkerOf, historyGraph, layoutGraph, type NodeState, nodeStates, type PayloadSchema } from '@cairn/graph';
 
 /** An approval gate the run waits at, with what an answer needs. */
 export interface PendingApproval {
@@ -12,16 +12,27 @@ export interface PendingApproval {
 
 /** A graph run's drawing (`/api/runs/:id`'s `graph`): the layout, each node's state, and the gates waiting for an answer. */
 export interface GraphView {
-  hash: string;
+  /** The graph's hash; absent for a code run, drawn from its history. */
+  hash?: string;
+  /** `graph`: a graph run's own graph; `history`: a code run's recorded calls in call order. */
+  source: 'graph' | 'history';
   layout: GraphLayout;
   states: Record<string, NodeState>;
   pending: PendingApproval[];
 }
 
-/** The graph view of a run from its steps, or `undefined` when it is not a graph run (its history has no graph marker). */
+/**
+ * The graph view of a run from its steps: a graph run's graph with each node's state, or for a code
+ * run (no graph marker) a drawing of what it did, its recorded calls in call order (`historyGraph`);
+ * `undefined` for a run that has recorded nothing yet.
+ */
 export function graphView(steps: readonly StepRecord[]): GraphView | undefined {
   const marker = graphMarkerOf(steps);
-  if (marker === undefined) return undefined;
+  if (marker === undefined) {
+    if (steps.length === 0) return undefined;
+    const drawn = historyGraph(steps);
+    return { source: 'history', layout: layoutGraph(drawn.graph), states: { ...drawn.states }, pending: [] };
+  }
   const states = nodeStates(marker, steps);
   const pending: PendingApproval[] = [];
   for (const [node, state] of Object.entries(states)) {
@@ -35,5 +46,5 @@ export function graphView(steps: readonly StepRecord[]): GraphView | undefined {
       ...(wait?.wakeAt === undefined ? {} : { expiresAt: wait.wakeAt }),
     });
   }
-  return { hash: marker.hash, layout: layoutGraph(marker.graph), states, pending };
+  return { source: 'graph', hash: marker.hash, layout: layoutGraph(marker.graph), states, pending };
 }

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createEngine, type Engine, isTerminalRunStatus } from '@cairn/core';
+import { createEngine, defineWorkflow, type Engine, isTerminalRunStatus } from '@cairn/core';
 import { type Dashboard, startDashboard } from '@cairn/dashboard';
 import { defineGraph, ref } from '@cairn/graph';
 import { openSqliteStore } from '@cairn/kysely';
@@ -35,6 +35,13 @@ const orderReview = defineGraph(
   { actions: { ok: (input) => input } },
 );
 
+// A code workflow: the dashboard draws what its run did from the history.
+const codeOrder = defineWorkflow('code-order', async (ctx) => {
+  await ctx.step('reserve', () => 1);
+  await ctx.step('charge', () => 2);
+  return ctx.waitForEvent('shipped');
+});
+
 describe('a graph run in the dashboard (Chromium, SQLite)', { skip: chromiumMissing() }, () => {
   let dir = '';
   let engine: Engine;
@@ -51,7 +58,7 @@ describe('a graph run in the dashboard (Chromium, SQLite)', { skip: chromiumMiss
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cairn-dashboard-graph-'));
     store = await openSqliteStore(join(dir, 'runs.sqlite'), { migrate: true });
-    engine = createEngine({ store, workflows: [orderReview], logger: { warn: () => {}, error: () => {} } });
+    engine = createEngine({ store, workflows: [orderReview, codeOrder], logger: { warn: () => {}, error: () => {} } });
     await engine.start();
     runId = (await engine.startRun(orderReview, { total: 4200, lines: [{ sku: 'a' }, { sku: 'b' }] })).id;
     await until(async () => (await engine.steps(runId)).some((s) => s.name === 'manager' && s.status === 'waiting'), 'the gate waits');
@@ -65,6 +72,17 @@ describe('a graph run in the dashboard (Chromium, SQLite)', { skip: chromiumMiss
     await engine?.stop();
     await store?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('draws a code run from its history: its recorded calls in call order, each with its state', async () => {
+    const code = (await engine.startRun(codeOrder, null)).id;
+    await until(async () => (await engine.steps(code)).some((s) => s.name === 'event:shipped' && s.status === 'waiting'), 'the code run waits');
+    await page.goto(new URL(`/runs/${code}`, dashboard.url).href);
+    await page.locator('svg.graph g.graph-node[data-node="event:shipped"]').waitFor();
+    assert.deepEqual(await states(), { reserve: 'succeeded', charge: 'succeeded', 'event:shipped': 'waiting' });
+    assert.equal(await page.locator('svg.graph g.graph-edge').count(), 2);
+    assert.match((await page.locator('#graph-title').textContent()) ?? '', /What the run did/);
+    assert.equal(await page.locator('form.approval').count(), 0);
   });
 
   test('draws the graph with each node state, and answers the pending gate through its form', async () => {

@@ -39,6 +39,8 @@ export type { ApproveOptions, ApproveResult } from './approve.js';
 export { graphMarkerOf, nodeStates } from './graph-of-run.js';
 export type { NodeState } from './graph-of-run.js';
 export { toMermaid } from './to-mermaid.js';
+export { historyGraph, MAX_HISTORY_NODES } from './history-graph.js';
+export type { HistoryGraph } from './history-graph.js';
 export type { MermaidOptions } from './to-mermaid.js';
 export { layoutGraph } from './layout-graph.js';
 export type { GraphLayout, LaidNode, LaidEdge } from './layout-graph.js';

@@ -39,8 +39,8 @@ async function graphOfNewestRun(
 /**
  * `cairn graph <workflow> [version]`: prints a graph workflow as a Mermaid flowchart — the graph
  * its newest run (of that version) recorded, or with `--workflows`, the definition in the module;
- * `cairn graph --run <id>` draws one run's graph with each node's state. Exit 3 when there is no
- * such graph.
+ * `cairn graph --run <id>` draws one run's graph with each node's state (a code run: its recorded
+ * calls in call order). Exit 3 when there is no such graph or run.
  */
 export const graphCommand: CliCommand = {
   name: 'graph',
@@ -52,7 +52,7 @@ export const graphCommand: CliCommand = {
       )
       .argument('[workflow]', 'the graph workflow')
       .argument('[version]', 'its version (default: the newest run, whatever its version; with --workflows, the last definition)')
-      .option('--run <run-id>', "draw this run's graph, each node coloured by its state")
+      .option('--run <run-id>', "draw this run's graph, each node coloured by its state (a code run: its recorded calls in call order)")
       .option('--workflows <module>', 'read the graph from this module (as `cairn check` loads it) instead of the store')
       .option('--direction <dir>', 'TD (top-down, default) or LR')
       .action(async (workflow: string | undefined, version: string | undefined, options: GraphCommandOptions) => {
@@ -75,10 +75,16 @@ export const graphCommand: CliCommand = {
         }
         await cli.withConnection(async ({ engine }) => {
           if (options.run !== undefined) {
+            if ((await engine.getRun(options.run)) === undefined) throw new CliError(EXIT.notFound, `Run ${safeText(options.run)} not found`);
             const steps = await engine.steps(options.run);
             const marker = graph.graphMarkerOf(steps);
-            if (marker === undefined) throw new CliError(EXIT.notFound, `Run ${safeText(options.run)} not found, or not a graph run`);
-            cli.print(graph.toMermaid(marker.graph, { direction, states: graph.nodeStates(marker, steps) }).trimEnd());
+            if (marker !== undefined) {
+              cli.print(graph.toMermaid(marker.graph, { direction, states: graph.nodeStates(marker, steps) }).trimEnd());
+              return;
+            }
+            // A code run has no graph: draw what it did, its recorded calls in call order.
+            const drawn = graph.historyGraph(steps);
+            cli.print(graph.toMermaid(drawn.graph, { direction, states: drawn.states }).trimEnd());
             return;
           }
           const marker = await graphOfNewestRun(engine, graph.graphMarkerOf, workflow as string, version);
