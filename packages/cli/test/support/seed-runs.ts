@@ -91,6 +91,10 @@ export async function seedRuns(store: WorkflowStore): Promise<SeededRuns> {
     await until('both waits wait', async () => (await statusOf(waiting.id)) === 'waiting' && (await statusOf(cancelled.id)) === 'waiting');
     await engine.cancel(cancelled.id, { reason: 'not needed' });
     await until('the cancel is applied', async () => (await statusOf(cancelled.id)) === 'cancelled');
+    // The worker engine stops before the pending and running runs are made: a run started by an
+    // engine that was never started goes through the store (due at once, signalled), and a worker
+    // still running would take the pending run up and leave it waiting.
+    await engine.stop({ graceMs: 0 });
 
     // Pending: started through an engine without workers (its queue has no consumer). Running: a
     // pending run claimed by a worker that then went silent (its lease is still valid).
