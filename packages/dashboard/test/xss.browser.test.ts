@@ -94,7 +94,9 @@ describe('dashboard escaping in Chromium', { skip: chromiumMissing() }, () => {
       return {
         pwned: w.__pwned,
         violations: w.__violations,
-        injected: document.querySelectorAll('img, iframe, details, b, u, main script, body > script, svg:not(.timeline-svg):not(.graph), a[href^="javascript:"]').length,
+        injected: document.querySelectorAll(
+          'img, iframe, details, b, u, main script, body > script, svg:not(.timeline-svg):not(.graph), a[href^="javascript:"]',
+        ).length,
       };
     });
     assert.deepEqual(seen, { pwned: undefined, violations: [], injected: 0 });
