@@ -19,6 +19,7 @@ import { undefinedInPayloadsGroup } from './adversarial/undefined-in-payloads.js
 import type { CaseGroup } from './case.js';
 import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
+import { pauseResumeGroup } from './engine/pause-resume.js';
 import { storeQueueGroup } from './engine/store-queue.js';
 import { pushedResultsGroup } from './engine/pushed-results.js';
 import { schedulesGroup } from './engine/schedules.js';
@@ -53,6 +54,7 @@ import { payloadsGroup } from './store/payloads.js';
 import { runsGroup } from './store/runs.js';
 import { runOperationsGroup } from './store/run-operations.js';
 import { slotsGroup } from './store/slots.js';
+import { pausesGroup } from './store/pauses.js';
 import { stateGroup } from './store/state.js';
 import { stepsGroup } from './store/steps.js';
 import { streamsGroup } from './store/streams.js';
@@ -75,6 +77,7 @@ export const storeGroups: readonly CaseGroup[] = [
   runOperationsGroup,
   slotsGroup,
   streamsGroup,
+  pausesGroup,
 ];
 
 /** Layer 2: engine scenarios over the store. */
@@ -90,6 +93,7 @@ export const engineGroups: readonly CaseGroup[] = [
   selectGroup,
   cancellationGroup,
   cancelReachGroup,
+  pauseResumeGroup,
   storeQueueGroup,
   pushedResultsGroup,
   deadlinesGroup,

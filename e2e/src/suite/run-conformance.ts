@@ -14,6 +14,7 @@ const SKIP_REASONS: Record<Requirement, string> = {
   slots: 'needs the flow-control contract (store.slots and run priority), which this store has not adopted yet',
   streams: 'needs named streams (store.streams), which this store has not adopted yet',
   deleteMany: 'needs the optional runs.deleteMany (retention deletes one run at a time on this store)',
+  pauses: 'needs pause and resume (store.pauses), which this store has not adopted yet',
 };
 
 /** The reason `harness` cannot run a case with `requires`, or undefined when it can. */
@@ -54,6 +55,7 @@ async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): 
       if (testCase.requires.includes('slots') && store.slots === undefined) return SKIP_REASONS.slots;
       if (testCase.requires.includes('streams') && store.streams === undefined) return SKIP_REASONS.streams;
       if (testCase.requires.includes('deleteMany') && store.runs.deleteMany === undefined) return SKIP_REASONS.deleteMany;
+      if (testCase.requires.includes('pauses') && store.pauses === undefined) return SKIP_REASONS.pauses;
       return testCase.run({
         store,
         namespace,

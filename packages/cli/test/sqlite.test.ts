@@ -14,7 +14,23 @@ import { seedRuns } from './support/seed-runs.js';
 
 cliCases(sqliteTarget('cairn-cli-sqlite-'));
 
-const COMMAND_NAMES = ['runs', 'show', 'tail', 'cancel', 'retry', 'fork', 'delete', 'prune', 'schedules', 'versions', 'check', 'export', 'dashboard'];
+const COMMAND_NAMES = [
+  'runs',
+  'show',
+  'tail',
+  'cancel',
+  'pause',
+  'resume',
+  'retry',
+  'fork',
+  'delete',
+  'prune',
+  'schedules',
+  'versions',
+  'check',
+  'export',
+  'dashboard',
+];
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
 describe('cairn: help, connection and config', () => {

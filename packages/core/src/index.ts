@@ -22,8 +22,10 @@ export type {
   EndedRunQuery,
   EndedRunPage,
   DeleteCondition,
+  PauseChange,
 } from './model/run.js';
 export { TERMINAL_RUN_STATUSES, isTerminalRunStatus } from './model/run.js';
+export type { PauseScope, RunPause, WorkflowPause } from './model/pause.js';
 export type {
   StepKind,
   StepStatus,
@@ -50,6 +52,7 @@ export type {
   HistoryStore,
   StoreCapabilities,
   StoreSignals,
+  PauseStore,
   Fence,
 } from './store/workflow-store.js';
 export type { DoctorFinding, DoctorSeverity, StoreDoctorOptions, StoreDoctorResult } from './store/store-doctor.js';
@@ -117,6 +120,7 @@ export { MAX_SELECT_ALTERNATIVES } from './engine/select-alternatives.js';
 export type { SelectAlternative, SelectResult, SelectOutcome, SelectChildValue } from './engine/select-alternatives.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
 export type { RetryRunOptions } from './engine/retry-run.js';
+export type { PauseOptions, WorkflowPauseResult, WorkflowResumeResult } from './engine/pause-runs.js';
 export { checkRuns, checkWorkflowCode } from './check/check-runs.js';
 export type { CheckOptions, CheckReport } from './check/check-runs.js';
 export type { RunVerdict, Verdict } from './check/run-verdict.js';

@@ -3,7 +3,7 @@
 // parses HTML (the Content-Security-Policy requires Trusted Types: assigning an HTML string throws).
 
 export const STATUSES = ['pending', 'running', 'waiting', 'completed', 'failed', 'cancelled'];
-const KNOWN_CLASSES = new Set([...STATUSES, 'scheduled', 'retry_wait', 'succeeded', 'abandoned']);
+const KNOWN_CLASSES = new Set([...STATUSES, 'scheduled', 'retry_wait', 'succeeded', 'abandoned', 'paused']);
 
 /** Creates an element: `props` are attributes (functions for `on…` become listeners), children text or nodes. */
 export function h(tag, props = {}, ...children) {
@@ -39,6 +39,11 @@ export function runLink(id, text = id) {
 }
 
 /** A status badge; the class comes from a fixed list, never from the data. */
+/** The status a run is shown with: `paused` for a paused run that has not ended, else its status. */
+export function shownStatus(run) {
+  return run.paused && !['completed', 'failed', 'cancelled'].includes(run.status) ? 'paused' : run.status;
+}
+
 export function badge(status) {
   const known = KNOWN_CLASSES.has(status) ? status : 'unknown';
   return h('span', { class: `badge status-${known}`, 'data-status': status }, status);

@@ -1,6 +1,21 @@
 // The run page: details, timeline, steps, waits, events, state, parent and children, and the
-// cancel / retry / fork actions (each behind a confirmation dialog).
-import { api, badge, confirmDialog, fill, formatDuration, formatError, formatJson, formatTime, h, inlineJson, poll, runLink, showError } from './dom.js';
+// cancel / pause / resume / retry / fork actions (each behind a confirmation dialog).
+import {
+  api,
+  badge,
+  confirmDialog,
+  fill,
+  formatDuration,
+  formatError,
+  formatJson,
+  formatTime,
+  h,
+  inlineJson,
+  poll,
+  runLink,
+  shownStatus,
+  showError,
+} from './dom.js';
 import { watchStreams } from './streams.js';
 import { approvalForms, drawGraph, graphLegend } from './graph.js';
 import { drawTimeline } from './timeline.js';
@@ -38,6 +53,7 @@ const SHOWN = new Set([
   'updatedAt',
   'forkedFrom',
   'retries',
+  'paused',
 ]);
 
 function notice(message) {
@@ -60,6 +76,14 @@ function renderDetails(run) {
     run.deadline !== undefined ? detail('Deadline', formatTime(run.deadline)) : [],
     run.wakeAt !== undefined && !TERMINAL.has(run.status) ? detail('Wakes at', formatTime(run.wakeAt)) : [],
     run.cancelRequested ? detail('Cancel requested', run.cancelReason ?? 'no reason given') : [],
+    run.paused && !TERMINAL.has(run.status)
+      ? detail(
+          'Paused',
+          formatTime(run.paused.at),
+          run.paused.scope === 'workflow' ? ' (its workflow is paused)' : '',
+          `: ${run.paused.reason ?? 'no reason given'}`,
+        )
+      : [],
     run.forkedFrom ? detail('Forked from', runLink(run.forkedFrom.runId), ` at step ${run.forkedFrom.stepKey}`) : [],
     (run.retries ?? []).map((retry, i) =>
       detail(
@@ -163,7 +187,7 @@ async function act(action, dialog, body = {}) {
     if (action === 'fork' && answer.runId) {
       notice(h('span', {}, 'Forked as ', runLink(answer.runId), '.'));
     } else {
-      notice(action === 'cancel' ? 'Cancellation requested.' : 'Retry requested.');
+      notice({ cancel: 'Cancellation requested.', pause: 'Paused.', resume: 'Resumed.' }[action] ?? 'Retry requested.');
     }
     showError($('error'), '');
     await load();
@@ -224,48 +248,52 @@ function renderActions() {
   const { run, actions } = view;
   const steps = view.timeline.steps;
   // Redrawn only when what they offer changes, so a refresh never swaps a button under the pointer.
-  const drawn = JSON.stringify([run.status, actions, steps.map((s) => s.key)]);
+  const drawn = JSON.stringify([run.status, run.paused, actions, steps.map((s) => s.key)]);
   if (drawn === actionsDrawn) return;
   actionsDrawn = drawn;
   const buttons = [];
+  // One button a dialog-confirmed action: `dialog` says what it will do.
+  const actionButton = (action, label, cls, dialog) =>
+    h('button', { type: 'button', id: action, ...(cls ? { class: cls } : {}), onclick: () => act(action, dialog) }, label);
+  const reason = [{ name: 'reason', label: 'Reason (optional)' }];
   if (actions.cancel) {
     buttons.push(
-      h(
-        'button',
-        {
-          type: 'button',
-          id: 'cancel',
-          class: 'danger',
-          onclick: () =>
-            act('cancel', {
-              title: 'Cancel this run?',
-              danger: true,
-              confirmLabel: 'Cancel run',
-              message: `${run.workflow} ${run.id} will stop at its next step; its children are cancelled too.`,
-              fields: [{ name: 'reason', label: 'Reason (optional)' }],
-            }),
-        },
-        'Cancel…',
-      ),
+      actionButton('cancel', 'Cancel…', 'danger', {
+        title: 'Cancel this run?',
+        danger: true,
+        confirmLabel: 'Cancel run',
+        message: `${run.workflow} ${run.id} will stop at its next step; its children are cancelled too.`,
+        fields: reason,
+      }),
+    );
+  }
+  if (actions.pause) {
+    buttons.push(
+      actionButton('pause', 'Pause…', 'secondary', {
+        title: 'Pause this run?',
+        confirmLabel: 'Pause run',
+        message: `${run.workflow} ${run.id} stops before its next step (steps running now finish and are recorded); no worker takes it until it is resumed. Its deadline keeps counting.`,
+        fields: reason,
+      }),
+    );
+  }
+  if (actions.resume) {
+    buttons.push(
+      actionButton('resume', 'Resume…', undefined, {
+        title: 'Resume this run?',
+        confirmLabel: 'Resume run',
+        message: `${run.workflow} ${run.id} goes on exactly where it stopped, with whatever arrived meanwhile.`,
+      }),
     );
   }
   if (actions.retry) {
     buttons.push(
-      h(
-        'button',
-        {
-          type: 'button',
-          id: 'retry',
-          onclick: () =>
-            act('retry', {
-              title: 'Retry this run?',
-              confirmLabel: 'Retry run',
-              message: `${run.workflow} ${run.id} resumes from where it ${run.status === 'failed' ? 'failed' : 'stopped'}, keeping every step that succeeded.`,
-              fields: [{ name: 'reason', label: 'Reason (optional)' }],
-            }),
-        },
-        'Retry…',
-      ),
+      actionButton('retry', 'Retry…', undefined, {
+        title: 'Retry this run?',
+        confirmLabel: 'Retry run',
+        message: `${run.workflow} ${run.id} resumes from where it ${run.status === 'failed' ? 'failed' : 'stopped'}, keeping every step that succeeded.`,
+        fields: reason,
+      }),
     );
   }
   if (actions.fork) {
@@ -317,7 +345,7 @@ function render() {
   const { run } = view;
   document.title = `${run.workflow} ${run.id.slice(0, 8)} · Cairn`;
   fill($('crumb'), run.workflow);
-  fill($('title'), run.workflow, ' ', badge(run.status));
+  fill($('title'), run.workflow, ' ', badge(shownStatus(run)));
   fill($('head-meta'), h('code', {}, run.id));
   renderActions();
   renderDivergence(run);

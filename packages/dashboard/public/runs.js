@@ -1,5 +1,5 @@
 // The runs table: filters (kept in the address bar), cursor paging, live refresh.
-import { api, badge, fill, formatTime, h, poll, runLink, showError } from './dom.js';
+import { api, badge, fill, formatTime, h, poll, runLink, shownStatus, showError } from './dom.js';
 
 const REFRESH_MS = 2000;
 const $ = (id) => document.getElementById(id);
@@ -67,7 +67,7 @@ function row(run) {
   return h(
     'tr',
     { 'data-run-id': run.id, 'data-status': run.status },
-    h('td', {}, badge(run.status), run.cancelRequested && run.status !== 'cancelled' ? h('span', { class: 'hint' }, ' cancelling') : null),
+    h('td', {}, badge(shownStatus(run)), run.cancelRequested && run.status !== 'cancelled' ? h('span', { class: 'hint' }, ' cancelling') : null),
     h('td', { class: 'workflow' }, run.workflow, h('span', { class: 'version' }, ` v${run.version}`)),
     h('td', { class: 'nowrap' }, runLink(run.id)),
     h('td', { class: 'nowrap' }, formatTime(run.createdAt)),

@@ -15,7 +15,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 const RUN_PATH = /^\/api\/runs\/([^/]+)$/;
 const STREAMS_PATH = /^\/api\/runs\/([^/]+)\/streams$/;
 const APPROVE_PATH = /^\/api\/runs\/([^/]+)\/approve$/;
-const ACTION_PATH = /^\/api\/runs\/([^/]+)\/(cancel|retry|fork)$/;
+const ACTION_PATH = /^\/api\/runs\/([^/]+)\/(cancel|pause|resume|retry|fork)$/;
 
 const STATUS_OF_CODE: Partial<Record<string, number>> = {
   INVALID_INPUT: 400,
@@ -70,6 +70,14 @@ async function act(engine: Engine, runId: string, action: string, body: Record<s
     await engine.cancel(runId, reason === undefined ? {} : { reason });
     return { status: 200, body: { ok: true } };
   }
+  if (action === 'pause') {
+    const { changed } = await engine.pause(runId, reason === undefined ? {} : { reason });
+    return { status: 200, body: { ok: true, changed } };
+  }
+  if (action === 'resume') {
+    const { changed } = await engine.resume(runId);
+    return { status: 200, body: { ok: true, changed } };
+  }
   if (action === 'retry') {
     await engine.retryRun(runId, reason === undefined ? {} : { reason });
     return { status: 200, body: { ok: true } };
@@ -107,7 +115,8 @@ export function errorAnswer(error: unknown): ApiAnswer {
  * - `GET /api/runs?filters`: a page of `listRuns` (`{ runs, nextCursor? }`: summaries, no payloads);
  * - `GET /api/runs/:id`: the run page (`RunView`), 404 when there is no such run;
  * - `GET /api/runs/:id/streams`: the run's streams (`{ streams }`: name, length, closed);
- * - `POST /api/runs/:id/cancel|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`);
+ * - `POST /api/runs/:id/cancel|pause|resume|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`;
+ *   pause and resume answer `{ ok, changed }`);
  * - `POST /api/runs/:id/approve`: answers an approval gate of a graph run (`{ node, by, decision, payload? }`).
  * Answers `undefined` for a path it does not know.
  */

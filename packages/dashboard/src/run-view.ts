@@ -11,10 +11,14 @@ export interface RunView {
   parent?: RunSummary;
   /** The runs it started, with how (`child`, `detached`, `successor`). */
   children: (RunSummary & { relation: TimelineChild['relation'] })[];
-  /** Which actions apply to the run as it is: cancel while it runs, retry once it failed or was cancelled, fork once it has steps. */
-  actions: { cancel: boolean; retry: boolean; fork: boolean };
   /** For a graph run (`@cairn/graph`): its drawing, each node's state and the approval gates waiting for an answer. */
   graph?: GraphView;
+  /**
+   * Which actions apply to the run as it is: cancel while it runs, pause while it runs and is not
+   * paused (a store without pause answers the action with PAUSE_UNSUPPORTED), resume while it is
+   * paused, retry once it failed or was cancelled, fork once it has steps.
+   */
+  actions: { cancel: boolean; pause: boolean; resume: boolean; retry: boolean; fork: boolean };
 }
 
 // A run page lists at most this many children (a fan-out of thousands is a list query away).
@@ -41,6 +45,8 @@ export async function runView(engine: Engine, runId: string): Promise<RunView | 
     children: children.flatMap((child, i) => (child ? [{ ...toRunSummary(child), relation: (related[i] as TimelineChild).relation }] : [])),
     actions: {
       cancel: !isTerminalRunStatus(run.status),
+      pause: !isTerminalRunStatus(run.status) && run.paused === undefined,
+      resume: !isTerminalRunStatus(run.status) && run.paused !== undefined,
       retry: run.status === 'failed' || run.status === 'cancelled',
       fork: steps.length > 0,
     },

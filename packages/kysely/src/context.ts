@@ -74,6 +74,7 @@ export function createContext(
       slots: sql.table(names.slots),
       slot_waiters: sql.table(names.slot_waiters),
       stream_entries: sql.table(names.stream_entries),
+      pauses: sql.table(names.pauses),
     },
   };
 }
@@ -95,6 +96,19 @@ export async function rows<R>(executor: AnyKysely, query: RawBuilder<R>): Promis
 /** The first row of a query, or undefined. */
 export async function first<R>(executor: AnyKysely, query: RawBuilder<R>): Promise<R | undefined> {
   return (await rows(executor, query))[0];
+}
+
+/**
+ * Runs an `INSERT … ON CONFLICT DO NOTHING` (`dialect.onConflictDoNothing()`) and says whether it inserted: false when the key
+ * existed (MySQL has no ON CONFLICT DO NOTHING: its duplicate key error says so).
+ */
+export async function insertedOnce(ctx: StoreContext, insert: RawBuilder<unknown>): Promise<boolean> {
+  try {
+    return (await affected(ctx.db, insert)) > 0;
+  } catch (error) {
+    if (!ctx.dialect.isDuplicateKey(error)) throw error;
+    return false;
+  }
 }
 
 /** How many rows a write matched (MySQL: mysql2 reports found rows, not changed rows). */

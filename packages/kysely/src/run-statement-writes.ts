@@ -6,6 +6,8 @@ import { encodeText } from './codec/text.js';
 import { TERMINAL_SQL, affected, inList, rows, type StoreContext } from './context.js';
 import type { RunWrites } from './dialect/types.js';
 import { wakeSet } from './run-wake-set.js';
+import { PAUSED_COLUMN } from './schema/added-columns.js';
+import { lacksColumn } from './schema/lacks-column.js';
 import { readRun } from './runs.js';
 import type { RunRow } from './schema/tables.js';
 
@@ -14,7 +16,7 @@ import type { RunRow } from './schema/tables.js';
  * when it matched nothing. One statement with `RETURNING` on PostgreSQL and SQLite; on MySQL the
  * update and the read-back share one transaction, so the row read is exactly the one written.
  */
-async function updateRun(ctx: StoreContext, runId: string, update: RawBuilder<unknown>): Promise<RunRecord | undefined> {
+export async function updateRun(ctx: StoreContext, runId: string, update: RawBuilder<unknown>): Promise<RunRecord | undefined> {
   if (ctx.dialect.returning) {
     const [row] = await rows(ctx.db, sql<RunRow>`${update} returning *`);
     return row === undefined ? undefined : toRunRecord(row);
@@ -48,17 +50,25 @@ function transitionSet(t: RunTransition, now: number): RawBuilder<unknown> {
  * on a miss, one read of the run says why.
  */
 export const statementRunWrites: RunWrites = {
-  claim: (ctx, runId, owner, leaseMs, now) => {
+  claim: async (ctx, runId, owner, leaseMs, now) => {
     const expiresAt = now + leaseMs;
     const ownerText = encodeText(owner);
-    return updateRun(
-      ctx,
-      runId,
-      sql`update ${ctx.t.runs} set due_at = ${expiresAt}, status = 'running', fence = fence + 1,
+    const claim = (notPaused: RawBuilder<unknown>) =>
+      updateRun(
+        ctx,
+        runId,
+        sql`update ${ctx.t.runs} set due_at = ${expiresAt}, status = 'running', fence = fence + 1,
             lease_owner = ${ownerText}, lease_expires_at = ${expiresAt}, wake_at = null, updated_at = ${now}
-          where id = ${encodeText(runId)} and status not in ${TERMINAL_SQL}
+          where id = ${encodeText(runId)} and status not in ${TERMINAL_SQL}${notPaused}
             and (lease_owner is null or lease_expires_at <= ${now} or lease_owner = ${ownerText})`,
-    );
+      );
+    try {
+      return await claim(sql` and paused_json is null`);
+    } catch (error) {
+      // A database before cairn_0015_run_pause has no paused run: claim as it did then.
+      if (lacksColumn(error, PAUSED_COLUMN)) return claim(sql``);
+      throw error;
+    }
   },
 
   renew: async (ctx, runId, fence, leaseMs, now) => {

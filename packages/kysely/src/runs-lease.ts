@@ -1,4 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import { PAUSED_COLUMN } from './schema/added-columns.js';
+import { lacksColumn } from './schema/lacks-column.js';
 import { isTerminalRunStatus, type DueRun, type RunTransition } from '@cairn/core';
 import { toText } from './codec/json.js';
 import { decodeText, encodeText } from './codec/text.js';
@@ -50,18 +52,26 @@ export function requestCancel(ctx: StoreContext) {
 
 /**
  * `runs.findDue`: one range scan of the `due_at` index. `due_at` is maintained by every write:
- * `wake_at` for pending/waiting runs, the lease expiry for running ones, NULL for terminal ones.
- * PostgreSQL and MySQL skip rows another worker has locked (being claimed) rather than wait.
+ * `wake_at` for pending/waiting runs, the lease expiry for running ones, NULL for terminal ones
+ * and for runs paused since they were last woken (`pauses.pauseRun` clears it; a paused run woken
+ * meanwhile is passed over by the filter). PostgreSQL and MySQL skip rows another worker has
+ * locked (being claimed) rather than wait.
  */
 export function findDue(ctx: StoreContext) {
   return (now: number, limit: number) =>
     guard('runs.findDue', async (): Promise<DueRun[]> => {
       if (!Number.isInteger(limit) || limit < 1) return [];
-      const found = await rows(
-        ctx.db,
-        sql<Pick<RunRow, 'id' | 'workflow' | 'status'>>`select id, workflow, status from ${ctx.t.runs}
-          where due_at <= ${now} order by due_at, id limit ${limit} ${ctx.dialect.skipLocked()}`,
-      );
+      const due = (notPaused: RawBuilder<unknown>) =>
+        rows(
+          ctx.db,
+          sql<Pick<RunRow, 'id' | 'workflow' | 'status'>>`select id, workflow, status from ${ctx.t.runs}
+          where due_at <= ${now}${notPaused} order by due_at, id limit ${limit} ${ctx.dialect.skipLocked()}`,
+        );
+      // A database before cairn_0015_run_pause has no paused run: scan as it did then.
+      const found = await due(sql` and paused_json is null`).catch((error: unknown) => {
+        if (lacksColumn(error, PAUSED_COLUMN)) return due(sql``);
+        throw error;
+      });
       return found.map((row) => ({
         id: decodeText(toText(row.id)),
         workflow: decodeText(toText(row.workflow)),

@@ -8,7 +8,7 @@ import { affected, first, guard, rows, type StoreContext } from './context.js';
 import type { AnyKysely } from './dialect/types.js';
 import { lacksColumn } from './schema/lacks-column.js';
 import { runArtefactTables } from './run-artefact-tables.js';
-import { PRIORITY_COLUMN } from './schema/added-columns.js';
+import { PAUSED_COLUMN, PRIORITY_COLUMN } from './schema/added-columns.js';
 import type { RunRow } from './schema/tables.js';
 
 /** `runs.create`: one insert that ignores a duplicate; a read only when it collided. */
@@ -116,8 +116,10 @@ const SUMMARY_COLUMNS = [
   'forked_from_run_id',
   'forked_from_step_key',
 ];
-const SUMMARY_LIST = sql.raw([...SUMMARY_COLUMNS, PRIORITY_COLUMN].join(', '));
-// A database a release behind (before cairn_0011_slots) still lists its runs, without priorities.
+const SUMMARY_LIST = sql.raw([...SUMMARY_COLUMNS, PRIORITY_COLUMN, PAUSED_COLUMN].join(', '));
+// A database a release behind (before cairn_0015_run_pause, or cairn_0011_slots) still lists its
+// runs, without pauses (or priorities).
+const SUMMARY_LIST_0012 = sql.raw([...SUMMARY_COLUMNS, PRIORITY_COLUMN].join(', '));
 const SUMMARY_LIST_0010 = sql.raw(SUMMARY_COLUMNS.join(', '));
 
 /**
@@ -165,6 +167,7 @@ export function listRuns(ctx: StoreContext) {
         );
       const found = await select(SUMMARY_LIST).catch((error: unknown) => {
         if (lacksColumn(error, PRIORITY_COLUMN)) return select(SUMMARY_LIST_0010);
+        if (lacksColumn(error, PAUSED_COLUMN)) return select(SUMMARY_LIST_0012);
         throw error;
       });
       const page = found.slice(0, limit);

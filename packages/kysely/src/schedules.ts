@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { ScheduleRecord } from '@cairn/core';
 import { decodeJson, encodeJsonRequired, toNumber } from './codec/json.js';
 import { decodeText, encodeText } from './codec/text.js';
-import { affected, first, guard, rows, type StoreContext } from './context.js';
+import { affected, first, guard, insertedOnce, rows, type StoreContext } from './context.js';
 import type { ScheduleRow } from './schema/tables.js';
 
 function toScheduleRecord(row: ScheduleRow): ScheduleRecord {
@@ -24,15 +24,8 @@ export function schedulesOf(ctx: StoreContext) {
         const record = { ...schedule, revision: 1 };
         const insert = sql`insert into ${t.schedules} (name, revision, due_at, record_json)
           values (${encodeText(record.name)}, 1, ${record.dueAt}, ${encodeJsonRequired(record as never)}) ${dialect.onConflictDoNothing()}`;
-        let inserted: number;
-        try {
-          inserted = await affected(ctx.db, insert);
-        } catch (error) {
-          // MySQL has no ON CONFLICT DO NOTHING: the duplicate key error says another create won.
-          if (!dialect.isDuplicateKey(error)) throw error;
-          inserted = 0;
-        }
-        if (inserted > 0) return { schedule: record, created: true };
+        // Not inserted: another create won.
+        if (await insertedOnce(ctx, insert)) return { schedule: record, created: true };
         const existing = await read(record.name);
         // Deleted between the two statements: the caller's create may try again.
         return { schedule: existing ?? record, created: existing === undefined };

@@ -17,6 +17,7 @@ import { versionsOf } from './versions.js';
 import { schedulesOf } from './schedules.js';
 import { slotsOf } from './slots/slots.js';
 import { streamsOf } from './streams.js';
+import { pausesOf } from './pauses.js';
 
 /** Options of `createKyselyStore`. */
 export interface KyselyStoreOptions {
@@ -98,6 +99,7 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   const schedules = schedulesOf(ctx);
   const slots = slotsOf(ctx);
   const streams = streamsOf(ctx);
+  const pauses = pausesOf(ctx);
   // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time);
   // where writes need no turn-taking (the servers) the write is the function itself, with no
   // wrapper call per write.
@@ -140,6 +142,14 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     slots: { ...slots, acquire: write(slots.acquire), renew: write(slots.renew), release: write(slots.release) },
     // cairn_0013_streams: one row per entry, appended under the run row's lock.
     streams: { ...streams, append: write(streams.append) },
+    // cairn_0015_run_pause: runs.paused_json, which the claim and the due scan require NULL.
+    pauses: {
+      ...pauses,
+      pauseRun: write(pauses.pauseRun),
+      resumeRun: write(pauses.resumeRun),
+      pauseWorkflow: write(pauses.pauseWorkflow),
+      resumeWorkflow: write(pauses.resumeWorkflow),
+    },
     ...(options.signals === undefined ? {} : { signals: options.signals }),
     async close() {
       if (closed) return;

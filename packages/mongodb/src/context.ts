@@ -2,6 +2,7 @@ import type { Collection, Db, Document, FindOneAndUpdateOptions } from 'mongodb'
 import { RUN_ONLY } from './documents.js';
 import type { RunDoc, VersionDoc } from './documents.js';
 import type { ScheduleDoc } from './schedule-store.js';
+import type { WorkflowPauseDoc } from './pause-store.js';
 import type { SlotKeyDoc, SlotLockDoc, SlotWaiterDoc } from './slot-documents.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { StreamEntryDoc } from './stream-store.js';
@@ -29,6 +30,8 @@ export interface StoreContext {
   readonly slotLocks: Collection<SlotLockDoc>;
   /** `<prefix>stream_entries`: one document per entry of a run's stream (see `stream-store.ts`). */
   readonly streamEntries: Collection<StreamEntryDoc>;
+  /** `<prefix>pauses`: one document per paused workflow, `_id` its name (see `pause-store.ts`). */
+  readonly pauses: Collection<WorkflowPauseDoc>;
   /** Detects the server once (one `buildInfo` round trip) and caches the answer. */
   server(): Promise<ServerInfo>;
   /** The answer of `server()` if it already came, else `undefined`. */
@@ -57,6 +60,7 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
   const slotWaiters = db.collection<SlotWaiterDoc>(`${prefix}slot_waiters`);
   const slotLocks = db.collection<SlotLockDoc>(`${prefix}slot_locks`);
   const streamEntries = db.collection<StreamEntryDoc>(`${prefix}stream_entries`);
+  const pauses = db.collection<WorkflowPauseDoc>(`${prefix}pauses`);
   const namespace = `${db.databaseName}\u0000${prefix}\u0000`;
   let info: ServerInfo | undefined;
   let detecting: Promise<ServerInfo> | undefined;
@@ -89,6 +93,7 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
     slotWaiters,
     slotLocks,
     streamEntries,
+    pauses,
     server,
     known: () => info,
     async exclusive(key, fn) {

@@ -98,6 +98,8 @@ export interface RunDoc {
   traceContext?: string;
   /** `RunRecord.priority`, set at creation; absent for 0. */
   priority?: number;
+  /** `RunRecord.paused` (its fields are the engine's: no free-form keys), absent when not paused. */
+  paused?: { at: number; scope: 'run' | 'workflow'; reason?: string };
   wakeAt?: number;
   /**
    * When recovery must look at the run: `wakeAt` while `pending`/`waiting`, the lease expiry
@@ -164,6 +166,7 @@ export function toRunRecord(doc: RunDoc): RunRecord {
   if (doc.retries !== undefined) run.retries = JSON.parse(doc.retries) as RetryRecord[];
   if (doc.traceContext !== undefined) run.traceContext = JSON.parse(doc.traceContext) as Record<string, string>;
   if (doc.priority !== undefined) run.priority = doc.priority;
+  if (doc.paused !== undefined) run.paused = doc.paused.reason === undefined ? { at: doc.paused.at, scope: doc.paused.scope } : { ...doc.paused };
   return run;
 }
 

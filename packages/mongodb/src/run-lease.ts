@@ -23,6 +23,8 @@ export async function claim(ctx: StoreContext, runId: string, owner: string, lea
         {
           _id: runId,
           status: { $nin: TERMINAL },
+          // A paused run is never claimed (see pause-store.ts).
+          paused: { $exists: false },
           $or: [{ lease: { $exists: false } }, { 'lease.expiresAt': { $lte: now } }, { 'lease.owner': owner }],
         },
         {

@@ -120,7 +120,8 @@ async function requestCancel(ctx: StoreContext, runId: string, now: number, reas
 async function findDue(ctx: StoreContext, now: number, limit: number): Promise<DueRun[]> {
   if (!(limit > 0)) return [];
   const docs = await ctx.runs
-    .find({ dueAt: { $lte: now } }, { projection: { _id: 1, workflow: 1, status: 1, wakeAt: 1, lease: 1, dueAt: 1 } })
+    // A paused run is passed over (its dueAt is kept: the index stays exact for the rest).
+    .find({ dueAt: { $lte: now }, paused: { $exists: false } }, { projection: { _id: 1, workflow: 1, status: 1, wakeAt: 1, lease: 1, dueAt: 1 } })
     .sort({ dueAt: 1, _id: 1 })
     .limit(limit)
     .toArray();

@@ -9,6 +9,8 @@ export const MAX_RETRIES = 50;
 export interface WakeExtra {
   filter?: Filter<RunDoc>;
   set?: Record<string, unknown>;
+  /** Fields removed in the same update. */
+  unset?: Record<string, ''>;
 }
 
 /**
@@ -27,7 +29,11 @@ export async function tryWake(ctx: StoreContext, runId: string, now: number, ext
   ];
   for (const variant of variants) {
     const filter = { _id: runId, status: { $in: variant.statuses }, ...extra.filter } as Filter<RunDoc>;
-    const update = { $min: variant.min, $set: { updatedAt: now, ...extra.set } } as UpdateFilter<RunDoc>;
+    const update = {
+      $min: variant.min,
+      $set: { updatedAt: now, ...extra.set },
+      ...(extra.unset === undefined ? {} : { $unset: extra.unset }),
+    } as UpdateFilter<RunDoc>;
     if (returning) {
       const doc = await ctx.runs.findOneAndUpdate(filter, update, await ctx.modifyOptions());
       if (doc) return { hit: true, doc };

@@ -14,10 +14,12 @@ export const CAIRN_ATTRIBUTES = {
   workerId: 'cairn.worker.id',
   /** How the execution or attempt ended: completed, failed, cancelled, suspended, lease-lost; succeeded, failed, retry. */
   outcome: 'cairn.outcome',
-  /** Why a suspended execution waits (comma-separated: sleep, event, child, queued-step, retry, select, recheck). */
+  /** Why a suspended execution waits (comma-separated: sleep, event, child, queued-step, retry, select, recheck, rate-limit, paused). */
   suspendReasons: 'cairn.suspend.reasons',
   /** Runs: `run`; steps: `step` (queue wait metric). */
   kind: 'cairn.kind',
   /** Final status of a finished run (runs finished metric). */
   status: 'cairn.run.status',
+  /** Who paused a run or lifted its pause: `run` (engine.pause / resume) or `workflow` (pauseWorkflow / resumeWorkflow). */
+  pauseScope: 'cairn.pause.scope',
 } as const;

@@ -47,8 +47,9 @@ const NAME = '@cairn/otel';
  *   of the execution that dispatched it (queued: the context travels in the step job, so a step
  *   run by another process on pg-boss or BullMQ joins the same trace);
  * - metrics `cairn.runs.started`, `cairn.runs.finished` (by `cairn.run.status`), `cairn.step.duration`
- *   (ms, by outcome), `cairn.step.retries`, `cairn.queue.wait` (ms, runs and queued steps) and
- *   `cairn.leases.active` (executions holding a lease in this process).
+ *   (ms, by outcome), `cairn.step.retries`, `cairn.queue.wait` (ms, runs and queued steps),
+ *   `cairn.leases.active` (executions holding a lease in this process), and `cairn.runs.paused` /
+ *   `cairn.runs.unpaused` (pauses written and lifted here, by `cairn.pause.scope`).
  *
  * Several engines in one process are told apart by worker id. Only `@opentelemetry/api` is used:
  * without an SDK registered (or providers given), everything is a no-op.
@@ -64,6 +65,8 @@ export function cairnTelemetry(options: CairnTelemetryOptions = {}): CairnTeleme
     description: 'From dispatch (creation of a run, scheduling of a queued step) to its start',
     unit: 'ms',
   });
+  const runsPaused = meter.createCounter('cairn.runs.paused', { description: 'Pauses written by engines in this process (engine.pause, pauseWorkflow)' });
+  const runsUnpaused = meter.createCounter('cairn.runs.unpaused', { description: 'Pauses lifted by engines in this process (engine.resume, resumeWorkflow)' });
   const activeLeases = meter.createUpDownCounter('cairn.leases.active', { description: 'Executions holding a run lease in this process' });
 
   const executions = new Map<string, Span>();
@@ -127,6 +130,10 @@ export function cairnTelemetry(options: CairnTelemetryOptions = {}): CairnTeleme
       }
       case 'run.lease-lost':
         endExecution(e, 'lease-lost', e.error);
+        return;
+      case 'run.paused':
+      case 'run.unpaused':
+        (e.type === 'run.paused' ? runsPaused : runsUnpaused).add(1, { [A.workflow]: e.workflow, [A.pauseScope]: e.scope });
         return;
       default:
         return;

@@ -1,6 +1,7 @@
 import type {
   AttemptRecord,
   ForkOrigin,
+  RunPause,
   RetryRecord,
   ErrorRecord,
   EventRecord,
@@ -107,6 +108,7 @@ export function parseRun(hash: Hash): RunRecord | undefined {
   if (hash.retries !== undefined) run.retries = JSON.parse(hash.retries) as RetryRecord[];
   if (hash.trace !== undefined) run.traceContext = JSON.parse(hash.trace) as Record<string, string>;
   if (hash.priority !== undefined) run.priority = Number(hash.priority);
+  if (hash.paused !== undefined) run.paused = JSON.parse(hash.paused) as RunPause;
   return run;
 }
 

@@ -74,7 +74,9 @@ export async function syncIndex(ctx: StoreContext, facts: readonly string[]): Pr
 export function factsOf(hash: Hash): string[] {
   const status = hash.status ?? '';
   let due = '';
-  if (status === 'pending' || status === 'waiting') due = hash.wakeAt ?? '';
+  // A paused run is out of the due index (as the scripts' dueOf says).
+  if (hash.paused !== undefined) due = '';
+  else if (status === 'pending' || status === 'waiting') due = hash.wakeAt ?? '';
   else if (status === 'running') due = hash.leaseExp ?? '';
   return [hash.id ?? '', hash.rev ?? '0', status, hash.workflow ?? '', hash.createdAt ?? '0', due];
 }

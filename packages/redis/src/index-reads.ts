@@ -146,6 +146,8 @@ export async function listRuns(ctx: StoreContext, query: RunQuery): Promise<RunP
 
 /** When a run is due by its own record, and why (`undefined` when it is not due by `now`). */
 function dueState(run: RunRecord, now: number): { at: number; reason: DueRun['reason'] } | undefined {
+  // A paused run is never due: its entry (left by a write whose index update was lost) is repaired away.
+  if (run.paused !== undefined) return undefined;
   if ((run.status === 'pending' || run.status === 'waiting') && run.wakeAt !== undefined && run.wakeAt <= now) {
     return { at: run.wakeAt, reason: 'wake' };
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import {
+  CairnError,
   defineWorkflow,
   isTerminalRunStatus,
   type Engine,
@@ -189,6 +190,10 @@ interface Motion {
   /** The last claim or lease renewal: when it was last seen executing. */
   lastClaim?: number;
   ended?: number;
+  /** Paused now (the pause mode): a paused run is not expected to move. */
+  paused?: boolean;
+  /** The last resume: a paused run moves again from then on. */
+  resumed?: number;
 }
 
 /**
@@ -219,14 +224,15 @@ class MotionWatch {
 
   private judge(now: number): void {
     for (const [id, run] of this.runs) {
-      if (run.ended !== undefined || this.stuck.has(id)) continue;
+      if (run.ended !== undefined || run.paused === true || this.stuck.has(id)) continue;
       const children = [...this.runs.entries()].filter(([, c]) => c.parent === id);
       const claimed = run.lastClaim ?? -Infinity;
       // A child's end the parent has not been claimed since.
       const untaken = children.map(([, c]) => c.ended).filter((e): e is number => e !== undefined && e > claimed);
-      const oldestUntaken = Math.min(...untaken);
+      // A child that ended while its parent was paused is taken from the resume on.
+      const oldestUntaken = Math.max(Math.min(...untaken), run.resumed ?? -Infinity);
       const waitsForRunning = children.some(([, c]) => c.ended === undefined);
-      const since = Math.max(run.created, claimed, ...children.map(([, c]) => c.ended ?? -Infinity));
+      const since = Math.max(run.created, claimed, run.resumed ?? -Infinity, ...children.map(([, c]) => c.ended ?? -Infinity));
       let quiet: string | undefined;
       if (now - oldestUntaken > LIVENESS_BOUND_MS) quiet = `not claimed ${(now - oldestUntaken) / 1000} s after a child ended`;
       else if (!waitsForRunning && now - since > LIVENESS_BOUND_MS) quiet = `not moving for ${(now - since) / 1000} s`;
@@ -262,6 +268,16 @@ class MotionWatch {
         if (run && value?.status !== undefined && isTerminalRunStatus(value.status as RunRecord['status'])) run.ended = call.args[3] as number;
         return;
       }
+      // The pause mode: a paused run stands still until it is resumed, which is its next move.
+      case 'pauses.pauseRun':
+      case 'pauses.resumeRun': {
+        const change = outcome.value as { run: { id: string }; changed: boolean };
+        const run = this.runs.get(change.run.id);
+        if (!run || !change.changed) return;
+        run.paused = call.method === 'pauses.pauseRun';
+        if (!run.paused) run.resumed = call.args[1] as number;
+        return;
+      }
       case 'runs.delete': {
         const run = this.runs.get(call.args[0] as string);
         if (run && outcome.value === true) run.ended = now;
@@ -278,6 +294,28 @@ function planCrashes(program: SimProgram, truth: Truth): { point: FaultPoint; n:
   return Array.from({ length: rng.int(1, MAX_CRASHES) }, () => ({ point: rng.pick(FAULT_POINTS), n: rng.int(1, reach) }));
 }
 
+/** One pause of the pause mode: at the `atLook`-th look, for `looks` looks, of the run or of its whole workflow. */
+interface PlannedPause {
+  atLook: number;
+  looks: number;
+  workflow: boolean;
+}
+
+/**
+ * The pauses planned for a seed: 1 to 3, each starting at a random look (the first ones fall while
+ * bodies run and while the run waits), held for 1 to 40 looks (each look fires a timer, so timers
+ * fall due while the run is paused), of the run alone or of its whole workflow (its children too).
+ */
+function planPauses(program: SimProgram, truth: Truth): PlannedPause[] {
+  const rng = new Rng(program.seed ^ 0x5bd1e995);
+  const reach = Math.max(2, truth.bodies.length);
+  let at = 0;
+  return Array.from({ length: rng.int(1, 3) }, () => {
+    at += rng.int(0, reach);
+    return { atLook: at, looks: rng.int(1, 40), workflow: rng.int(0, 3) === 0 };
+  });
+}
+
 /** How one run of a program went: what the test counts, and what it prints for a failure. */
 export interface RunReport {
   wrong: string[];
@@ -289,6 +327,8 @@ export interface RunReport {
   log: string[];
   /** Times the driver looked at the run (about one per timer fired). */
   looks: number;
+  /** Pauses the pause mode made. */
+  pauses: number;
   /** Store calls the engines made. */
   storeCalls: number;
   /** Real time the run took, ms. */
@@ -331,7 +371,7 @@ function waitsPerEvent(nodes: readonly SimNode[], into = new Map<string, number>
  * Runs `program` to its end in a fresh world, with the planned crashes (none: uninterrupted), and
  * judges it against `truth`. Exported for shrinking a failing program by hand.
  */
-export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth, mode: 'plain' | 'crash'): Promise<RunReport> {
+export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth, mode: SimMode): Promise<RunReport> {
   const tracker = new Tracker();
   const def = simWorkflow(`sim-${program.seed}-${mode}`, tracker);
   const plan = mode === 'crash' ? planCrashes(program, truth) : [];
@@ -342,7 +382,7 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
   let faults = injectorFor();
   const w = await engineWorld(env, [def], { workerId: workerOf(tracker.gen), ...(faults ? { faults } : {}) });
   let engine = w.engine;
-  const report: RunReport = { wrong: [], doubleRun: [], lost: [], stuck: [], crashes: tracker.crashes, log: w.log, looks: 0, storeCalls: 0, ms: 0 };
+  const report: RunReport = { wrong: [], doubleRun: [], lost: [], stuck: [], crashes: tracker.crashes, log: w.log, looks: 0, pauses: 0, storeCalls: 0, ms: 0 };
   const started = performance.now();
   const handle = await engine.startRun(def, { body: program.body });
   // Events are messages: the k-th wait of a name takes the k-th message, so every wait gets one.
@@ -358,6 +398,25 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
 
   let run: RunRecord | undefined;
   const motion = new MotionWatch(w.store.calls);
+  // The pause mode: pause and resume at the planned looks (a paused-then-resumed run must end
+  // exactly as an uninterrupted one).
+  const pauses = mode === 'pause' ? planPauses(program, truth) : [];
+  let pausedSince: number | undefined;
+  const pauseStep = async () => {
+    const next = pauses[0];
+    if (next === undefined) return;
+    if (pausedSince === undefined && report.looks >= next.atLook) {
+      if (next.workflow) await engine.pauseWorkflow(def.name, { reason: `seed ${program.seed}` });
+      else await ignoreEnded(engine.pause(handle.id, { reason: `seed ${program.seed}` }));
+      report.pauses += 1;
+      pausedSince = report.looks;
+    } else if (pausedSince !== undefined && report.looks - pausedSince >= next.looks) {
+      if (next.workflow) await engine.resumeWorkflow(def.name);
+      else await ignoreEnded(engine.resume(handle.id));
+      pauses.shift();
+      pausedSince = undefined;
+    }
+  };
   try {
     await w.runUntil(
       `simulation seed ${program.seed} (${mode})`,
@@ -376,6 +435,7 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
         }
         run = await w.raw.runs.get(handle.id);
         if (run && isTerminalRunStatus(run.status)) return true;
+        await pauseStep();
         // A late event gets one message per wait of its name the run has recorded. Counted per
         // name, not per waiting step: waits take messages in their call order, and after a crash a
         // later wait's record can land before an earlier one's, so the message sent "for" one wait
@@ -442,6 +502,18 @@ async function judgeStreams(w: EngineWorld, runId: string, truth: Truth, mode: s
     const want = chunks.map((chunk, index) => [index, chunk]);
     if (JSON.stringify(stored) !== JSON.stringify(want))
       report.wrong.push(`${mode}: stream ${stream} holds ${JSON.stringify(stored)}, expected ${JSON.stringify(want)}`);
+  }
+}
+
+/** The modes a program runs in: uninterrupted, with crashes, with pauses and resumes. */
+type SimMode = 'plain' | 'crash' | 'pause';
+
+/** A pause or resume that met the run ended (it can end while a pause is on its way) is no failure. */
+async function ignoreEnded(change: Promise<unknown>): Promise<void> {
+  try {
+    await change;
+  } catch (error) {
+    if (!CairnError.is(error, 'RUN_CONFLICT')) throw error;
   }
 }
 
@@ -519,6 +591,7 @@ async function simulate(env: CaseEnv): Promise<void> {
   const { seeds, verbose } = seedsFor(env.harness.name);
   const counts = { wrong: 0, doubleRun: 0, lost: 0, stuck: 0 };
   let crashes = 0;
+  let pausesMade = 0;
   const failures: string[] = [];
   for (const seed of seeds) {
     // Streams as program nodes where the store has them (the program is otherwise unchanged).
@@ -527,7 +600,9 @@ async function simulate(env: CaseEnv): Promise<void> {
     if (verbose)
       console.log(`# simulation seed ${seed}: ${describeProgram(program)}\n# program: ${JSON.stringify(program)}\n# expected: ${JSON.stringify(truth.output)}`);
     const reports: RunReport[] = [];
-    for (const mode of ['plain', 'crash'] as const) {
+    // A store without pause and resume runs the first two modes (its pause cases are skipped too).
+    const modes: SimMode[] = env.store.pauses === undefined ? ['plain', 'crash'] : ['plain', 'crash', 'pause'];
+    for (const mode of modes) {
       try {
         reports.push(await withFreshStore(env, (fresh) => runProgram(fresh, program, truth, mode)));
       } catch (error) {
@@ -539,6 +614,7 @@ async function simulate(env: CaseEnv): Promise<void> {
           crashes: [],
           log: [],
           looks: 0,
+          pauses: 0,
           storeCalls: 0,
           ms: 0,
         });
@@ -551,6 +627,7 @@ async function simulate(env: CaseEnv): Promise<void> {
       stuck: reports.flatMap((r) => r.stuck),
     };
     crashes += reports.reduce((sum, r) => sum + r.crashes.length, 0);
+    pausesMade += reports.reduce((sum, r) => sum + r.pauses, 0);
     for (const key of Object.keys(counts) as (keyof typeof counts)[]) if (problems[key].length > 0) counts[key] += 1;
     const crashText = reports[1]?.crashes.map(show).join(', ') || 'none fired';
     const lines = [...problems.wrong, ...problems.doubleRun, ...problems.lost, ...problems.stuck];
@@ -563,14 +640,14 @@ async function simulate(env: CaseEnv): Promise<void> {
       console.log(`# crashes: ${crashText}`);
       for (const [i, report] of reports.entries())
         console.log(
-          `# ${i === 0 ? 'plain' : 'crash'} (${report.ms} ms, ${report.looks} looks, ${report.storeCalls} store calls): output ${JSON.stringify(report.output)}`,
+          `# ${modes[i]} (${report.ms} ms, ${report.looks} looks, ${report.pauses} pauses, ${report.storeCalls} store calls): output ${JSON.stringify(report.output)}`,
         );
       for (const line of lines) console.log(`# ${line}`);
       if (lines.length > 0) for (const report of reports) for (const entry of report.log) console.log(`#   ${entry}`);
     }
   }
   const summary = `simulation: seeds=${seeds.length} wrong=${counts.wrong} doubleRun=${counts.doubleRun} lost=${counts.lost} stuck=${counts.stuck}`;
-  console.log(`# ${summary} (${env.harness.name}, ${crashes} crashes fired)`);
+  console.log(`# ${summary} (${env.harness.name}, ${crashes} crashes fired, ${pausesMade} pauses made)`);
   for (const failure of failures) console.log(`# ${failure.replaceAll('\n', '\n# ')}`);
   if (failures.length > 0) {
     assert.fail(`${summary}\nReplay one with CAIRN_SIM_SEED=<seed>:\n${failures.join('\n')}`);
@@ -580,9 +657,10 @@ async function simulate(env: CaseEnv): Promise<void> {
 /**
  * Adversarial: seeded random programs (fan-outs of multi-step branches with bodies finishing out
  * of call order, nested fan-outs, sleeps, events, state, now/random/uuid, children, retries, queued
- * steps), each run uninterrupted and with crashes at random fault points; every output must be the
- * interpreter's, and every step body must have succeeded exactly once.
+ * steps), each run uninterrupted, with crashes at random fault points, and (on stores with pause)
+ * paused and resumed at random points, the run alone or its whole workflow; every output must be
+ * the interpreter's, and every step body must have succeeded exactly once.
  */
 export const simulationGroup: CaseGroup = caseGroup('adversarial.simulation', 'adversarial: seeded simulation of random programs', [
-  conformanceCase("random programs, uninterrupted and crashed: the interpreter's output, every body once, nothing stuck", simulate),
+  conformanceCase("random programs, uninterrupted, crashed and paused: the interpreter's output, every body once, nothing stuck", simulate),
 ]);

@@ -1,6 +1,7 @@
 import type { CliCommand } from '../command.js';
 import { approveCommand } from './approve.js';
 import { cancelCommand } from './cancel.js';
+import { pauseCommand, resumeCommand } from './pause.js';
 import { checkCommand } from './check.js';
 import { dashboardCommand } from './dashboard.js';
 import { deleteCommand } from './delete.js';
@@ -22,6 +23,8 @@ export const COMMANDS: readonly CliCommand[] = [
   showCommand,
   tailCommand,
   cancelCommand,
+  pauseCommand,
+  resumeCommand,
   retryCommand,
   forkCommand,
   deleteCommand,

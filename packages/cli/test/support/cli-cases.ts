@@ -173,6 +173,45 @@ export function cliCases(target: CliTarget): void {
       assert.match(missing.stderr, /not found/);
     });
 
+    it('pause and resume: a run (reason stored, shown by runs), twice is no error, an ended run is refused (exit 4), unknown: exit 3; a workflow', async () => {
+      const id = seeded.byStatus.pending;
+      const paused = await ok('pause', id, '--reason', 'bank down');
+      assert.match(paused.stdout, /Run .* paused \(status pending, reason: bank down\)/);
+      assert.deepEqual(
+        { scope: (await store.runs.get(id))?.paused?.scope, reason: (await store.runs.get(id))?.paused?.reason },
+        { scope: 'run', reason: 'bank down' },
+      );
+      const listed = JSON.parse((await ok('runs', '--json')).stdout) as { runs: RunSummary[] };
+      assert.equal(listed.runs.find((r) => r.id === id)?.paused?.reason, 'bank down', 'runs --json carries the pause');
+      const table = await ok('runs');
+      assert.match(table.stdout, new RegExp(`^${id}\\s+\\S+\\s+paused\\s`, 'm'), 'the table shows it paused');
+      const again = await ok('pause', id);
+      assert.match(again.stdout, /already paused/);
+      const resumed = await ok('resume', id);
+      assert.match(resumed.stdout, /Run .* resumed/);
+      assert.equal((await store.runs.get(id))?.paused, undefined);
+      assert.match((await ok('resume', id)).stdout, /is not paused/);
+
+      const before = await store.runs.get(seeded.byStatus.completed);
+      const refused = await cairn('pause', seeded.byStatus.completed);
+      assert.equal(refused.code, 4, refused.stderr);
+      assert.deepEqual(await store.runs.get(seeded.byStatus.completed), before);
+      const missing = await cairn('resume', '0195f3a2-0000-7000-8000-000000000000');
+      assert.equal(missing.code, 3, missing.stderr);
+
+      const workflow = (await store.runs.get(id))?.workflow as string;
+      const all = await ok('pause', '--workflow', workflow, '--reason', 'maintenance');
+      assert.match(all.stdout, new RegExp(`Workflow ${workflow} paused: \\d+ run\\(s\\) paused`));
+      assert.equal((await store.runs.get(id))?.paused?.scope, 'workflow');
+      assert.equal((await store.runs.get(seeded.byStatus.running))?.paused?.scope, 'workflow');
+      const lifted = await ok('resume', '--workflow', workflow);
+      assert.match(lifted.stdout, new RegExp(`Workflow ${workflow} resumed: \\d+ run\\(s\\) resumed`));
+      assert.equal((await store.runs.get(id))?.paused, undefined);
+      assert.equal((await store.runs.get(seeded.byStatus.running))?.paused, undefined);
+      const both = await cairn('pause', id, '--workflow', workflow);
+      assert.equal(both.code, 2, both.stderr);
+    });
+
     it('runs --parent and --key: the children of a run, the run of an idempotency key', async () => {
       const children = JSON.parse((await ok('runs', '--parent', seeded.rich, '--json')).stdout) as { runs: { id: string }[] };
       assert.deepEqual(

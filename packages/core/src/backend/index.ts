@@ -15,6 +15,7 @@ export { SignalListeners } from '../store/signal-listeners.js';
 export type { ListenerRemoval } from '../store/signal-listeners.js';
 export { checkWritableRun } from '../store/check-writable-run.js';
 export { runNotFound, leaseLost, runConflict } from '../store/write-rejections.js';
+export { pausableRun, pauseMark, liftsPause } from '../store/pause-marks.js';
 export { serializeJson, toJsonRoundTrip } from '../serialization/json-value.js';
 export type { SerializeJsonOptions, SerializedJson, JsonRoundTrip } from '../serialization/json-value.js';
 export { toErrorRecord, fromErrorRecord } from '../errors/error-record-codec.js';

@@ -3,6 +3,7 @@
 // no faults, no lifecycle subscribers, no workers. Check mode already never writes or runs a body;
 // a slip is a STORE_ERROR, which ends the replay as `unreadable` with the reason (never a verdict);
 // this makes a slip loud instead of harmful (DESIGN §9: one replay, a runtime that reads only).
+import { WorkflowPauseCache } from '../engine/workflow-pause-cache.js';
 import { systemClock } from '../clock/system-clock.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
@@ -57,8 +58,9 @@ export function checkRuntime(
   maxPayloadBytes: number,
 ): EngineRuntime {
   const shutdown = new AbortController();
+  const store = historyStore(state);
   return {
-    store: historyStore(state),
+    store,
     queue: NO_QUEUE,
     clock: systemClock,
     workerId: 'cairn-check',
@@ -71,6 +73,8 @@ export function checkRuntime(
     executing: new Map(),
     turnsInProgress: { count: 0 },
     rerun: new Set(),
+    // Never read: a check claims nothing.
+    workflowPauses: new WorkflowPauseCache(store, systemClock),
     shutdown: () => shutdown.signal,
     dispatchRun: async () => refused('dispatch a run'),
     dispatchStep: async () => refused('dispatch a step'),

@@ -2,7 +2,7 @@ import { CairnError } from '../errors/cairn-error.js';
 import type { ErrorRecord } from '../model/error-record.js';
 import type { EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
-import type { NewRun, RunRecord, RunTransition, RetryRecord } from '../model/run.js';
+import type { NewRun, PauseChange, RunRecord, RunTransition, RetryRecord } from '../model/run.js';
 import type { ScheduleRecord } from '../model/schedule.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
@@ -286,7 +286,7 @@ export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStor
     close: () => store.close(),
   };
   // Optional members: present exactly when the store has them (the engine looks for them).
-  const optional = wrapped as { -readonly [K in 'slots' | 'signals' | 'doctor' | 'streams']?: WorkflowStore[K] };
+  const optional = wrapped as { -readonly [K in 'slots' | 'signals' | 'doctor' | 'streams' | 'pauses']?: WorkflowStore[K] };
   const streams = store.streams;
   if (streams !== undefined) {
     optional.streams = {
@@ -307,6 +307,22 @@ export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStor
     };
   }
   if (store.slots !== undefined) optional.slots = store.slots;
+  const pauses = store.pauses;
+  if (pauses !== undefined) {
+    // A pause returns the run: its payloads are decoded like every other read of it.
+    const decoded = async (change: Promise<PauseChange>): Promise<PauseChange> => {
+      const { run, changed } = await change;
+      return { run: await decodeRun(run), changed };
+    };
+    optional.pauses = {
+      pauseRun: (runId, pause, now) => decoded(pauses.pauseRun(runId, pause, now)),
+      resumeRun: (runId, now, scope) => decoded(scope === undefined ? pauses.resumeRun(runId, now) : pauses.resumeRun(runId, now, scope)),
+      pauseWorkflow: (workflow, now, reason) => (reason === undefined ? pauses.pauseWorkflow(workflow, now) : pauses.pauseWorkflow(workflow, now, reason)),
+      resumeWorkflow: (workflow) => pauses.resumeWorkflow(workflow),
+      getWorkflowPause: (workflow) => pauses.getWorkflowPause(workflow),
+      listWorkflowPauses: () => pauses.listWorkflowPauses(),
+    };
+  }
   if (store.signals !== undefined) optional.signals = store.signals;
   if (store.doctor !== undefined) optional.doctor = store.doctor.bind(store);
   return wrapped;

@@ -4,7 +4,7 @@ import type { Clock } from '../clock/clock.js';
 import type { PayloadCodec } from '../codec/payload-codec.js';
 import type { Json } from '../model/json.js';
 import type { Jsonify, JsonGate } from '../serialization/json-types.js';
-import type { RunPage, RunQuery, RunRecord } from '../model/run.js';
+import type { PauseChange, RunPage, RunQuery, RunRecord } from '../model/run.js';
 import type { AttemptRecord, StepKind, StepRecord } from '../model/step.js';
 import type { Queue, GroupConcurrency } from '../queue/queue.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
@@ -29,6 +29,8 @@ import type { DoctorOptions, DoctorReport } from './doctor/doctor-options.js';
 import type { RunTimeline } from './run-timeline.js';
 import type { StreamChunk, StreamSummary } from '../model/stream.js';
 import type { ReadStreamOptions } from './stream-reader.js';
+import type { WorkflowPause } from '../model/pause.js';
+import type { PauseOptions, WorkflowPauseResult, WorkflowResumeResult } from './pause-runs.js';
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -253,6 +255,40 @@ export interface Engine {
   readStream(runId: string, name: string, options?: ReadStreamOptions): AsyncIterable<StreamChunk>;
   /** The run's streams with their lengths and whether each is closed (`[]` for a run without any). `RUN_NOT_FOUND` when there is no such run. */
   listStreams(runId: string): Promise<StreamSummary[]>;
+  /**
+   * Pauses the run (see docs/semantics.md, "Pause and resume"): from the moment this resolves no
+   * worker claims it, and an execution holding it lets its running step bodies finish and be
+   * recorded, then stops before its next primitive and gives the lease back (observed at once in
+   * this process; elsewhere by a store signal, else within a third of the lease). Timers that fall
+   * due and messages that arrive meanwhile wait for `resume`. Pausing is not cancelling: the
+   * deadline keeps counting. Idempotent: a paused run keeps its first pause (`changed: false`,
+   * nothing written). `RUN_NOT_FOUND` when the run does not exist, `RUN_CONFLICT` when it ended,
+   * `INVALID_INPUT` for a bad id or reason, `PAUSE_UNSUPPORTED` on a store without `pauses`;
+   * nothing is written then.
+   */
+  pause(runId: string, options?: PauseOptions): Promise<PauseChange>;
+  /**
+   * Lifts the run's pause, whoever set it, and makes it due at once: it continues exactly where it
+   * stopped. A run that is not paused is left as it is (`changed: false`, nothing written). Errors
+   * as `pause`.
+   */
+  resume(runId: string): Promise<PauseChange>;
+  /**
+   * Pauses every run of `workflow` that has not ended, and every run of it started while it stays
+   * paused (starts are accepted and wait): records the workflow as paused, then pauses its runs one
+   * by one (scope `workflow`; a run paused already keeps its pause). A run created while this call
+   * is under way is paused at its first claim. Idempotent (`changed: false` when it was paused).
+   */
+  pauseWorkflow(workflow: string, options?: PauseOptions): Promise<WorkflowPauseResult>;
+  /**
+   * Lifts the workflow's pause: removes its record, then resumes its runs paused by it (scope
+   * `workflow`); runs paused on their own with `pause` stay paused.
+   */
+  resumeWorkflow(workflow: string): Promise<WorkflowResumeResult>;
+  /** The workflow's pause, or `undefined` when it is not paused. */
+  getWorkflowPause(workflow: string): Promise<WorkflowPause | undefined>;
+  /** Every paused workflow, by name (at most 1000). */
+  listWorkflowPauses(): Promise<WorkflowPause[]>;
   getRun(runId: string): Promise<RunRecord | undefined>;
   /**
    * Runs newest first, one page at a time, as summaries without payloads (`getRun` gives a whole

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/clock.js';
+import type { WorkflowPauseCache } from './workflow-pause-cache.js';
 import type { CairnError } from '../errors/cairn-error.js';
 import type { RunRecord } from '../model/run.js';
 import type { Queue } from '../queue/queue.js';
@@ -83,15 +84,18 @@ export interface EngineRuntime {
   readonly lifecycle: Lifecycle;
   /**
    * Runs being executed by this process, so a duplicate job does not execute one twice at once;
-   * `abandon` ends the execution at once (its step bodies' signals abort, it writes nothing more).
+   * `abandon` ends the execution at once (its step bodies' signals abort, it writes nothing more);
+   * `observePause` stops it before its next primitive (see `Execution.observePause`).
    */
-  readonly executing: Map<string, { observeCancel(error: CairnError): void; abandon(error: unknown): void }>;
+  readonly executing: Map<string, { observeCancel(error: CairnError): void; abandon(error: unknown): void; observePause(): void }>;
   /** Aborts when `engine.stop()` gives up waiting for in-flight work (after its grace period). */
   readonly shutdown: () => AbortSignal;
   /** Executions whose workflow code is running a turn or about to (see TurnScheduler); a count. */
   readonly turnsInProgress: { count: number };
   /** Runs asked to execute again once their current local execution ends. */
   readonly rerun: Set<string>;
+  /** The paused workflows as this engine knows them (see `WorkflowPauseCache`). */
+  readonly workflowPauses: WorkflowPauseCache;
   /**
    * Sends the run's orchestrator job (optionally delayed), at the run's priority when the queue
    * has priorities (absent: 0).

@@ -3,6 +3,17 @@ import { createLocalQueue } from '../local-queue/create-local-queue.js';
 import type { Json } from '../model/json.js';
 import { isTerminalRunStatus } from '../model/run.js';
 import { retryRun } from './retry-run.js';
+import { WorkflowPauseCache } from './workflow-pause-cache.js';
+import {
+  getWorkflowPause,
+  listWorkflowPauses,
+  pauseRun,
+  pauseWorkflow,
+  resumeRun,
+  resumeWorkflow,
+  sweepPausedWorkflow,
+  type PauseParts,
+} from './pause-runs.js';
 import { forkRun } from './fork-run.js';
 import { pruneRuns, PRUNE_BATCH } from './prune-runs.js';
 import type { QueueWorker, WorkOptions } from '../queue/queue.js';
@@ -124,6 +135,7 @@ export function createEngine(given: EngineOptions): Engine {
     executing: new Map(),
     turnsInProgress: { count: 0 },
     rerun: new Set(),
+    workflowPauses: new WorkflowPauseCache(options.store, clock),
     shutdown: () => shutdown.signal,
     dispatchRun: dispatch.dispatchRun,
     dispatchStep: dispatch.dispatchStep,
@@ -185,6 +197,9 @@ export function createEngine(given: EngineOptions): Engine {
     return due.length;
   };
 
+  // A pause reaches an execution of another process by the signal a cancel uses ('abort': it reads
+  // the run and observes what it finds), else by that execution's next lease renewal.
+  const pauseParts: PauseParts = { rt, tellElsewhere: (run) => wakeups.signal(run.id, run.workflow, 'abort') };
   const engine: Engine = {
     workerId,
     schedules: createEngineSchedules({
@@ -266,6 +281,9 @@ export function createEngine(given: EngineOptions): Engine {
         started = false;
         throw error;
       }
+      // The paused workflows, so that first claims check them without a read (decision 63); a
+      // failed read is retried by the recovery loop.
+      await rt.workflowPauses.refresh(true).catch((error: unknown) => rt.logger.warn({ workerId, err: error }, 'reading the paused workflows failed'));
       recoveryLoop = new AbortController();
       const signal = recoveryLoop.signal;
       void (async () => {
@@ -288,6 +306,9 @@ export function createEngine(given: EngineOptions): Engine {
             // Due ticks are fired on the same beat, read only when one is due (the earliest due
             // time is known from the last read) or every DISCOVERY_MS: idle passes stay one request.
             await scheduleRunner.passIfDue();
+            // Paused workflows, re-read now and then: a run started in another process after a
+            // workflow's pause is paused at its first claim here, or by this sweep (decision 63).
+            for (const workflow of await rt.workflowPauses.refresh()) if (registry.current(workflow)) await sweepPausedWorkflow(pauseParts, workflow);
             outage.recovered();
           } catch (error) {
             if (!signal.aborted) rt.logger.error({ workerId, err: error }, 'recovery pass failed');
@@ -453,6 +474,13 @@ export function createEngine(given: EngineOptions): Engine {
         if (storeIsQueue && !executingHere) await wakeups.signal(run.id, run.workflow, 'abort');
       }
     },
+
+    pause: (runId, pauseOptions) => pauseRun(pauseParts, runId, pauseOptions),
+    resume: (runId) => resumeRun(pauseParts, runId),
+    pauseWorkflow: (workflow, pauseOptions) => pauseWorkflow(pauseParts, workflow, pauseOptions),
+    resumeWorkflow: (workflow) => resumeWorkflow(pauseParts, workflow),
+    getWorkflowPause: (workflow) => getWorkflowPause(pauseParts, workflow),
+    listWorkflowPauses: () => listWorkflowPauses(pauseParts),
 
     // Async, so a refused argument rejects like every other failure instead of throwing at the call.
     getRun: async (runId) => rt.store.runs.get(checkRunId('getRun runId', runId)),

@@ -5,6 +5,7 @@ import { Execution, type Outcome } from './execution/execution.js';
 import { cancelCheckMs } from './cancel-watch.js';
 import { cancelledError, deadlineExceededError } from './execution/outcome.js';
 import { earliest } from './run-deadline.js';
+import { pausedAtFirstClaim } from './pause-runs.js';
 import { preWakeParent, wakeParent } from './wake-parent.js';
 import { enterFlow, type RunSlot } from './run-slot.js';
 import { lifecycleError } from '../observe/lifecycle.js';
@@ -35,7 +36,11 @@ export async function executeRun(rt: EngineRuntime, runId: string): Promise<void
   // that held the execution itself kept each overlapping run's whole execution alive through every
   // scavenge (issue 18: ~3.4 KB promoted per one-step run with 2 in flight, ~7.9 KB with 16).
   const slot: { current: Execution | undefined } = { current: undefined };
-  rt.executing.set(runId, { observeCancel: (error) => slot.current?.observeCancel(error), abandon: (error) => slot.current?.crash(error) });
+  rt.executing.set(runId, {
+    observeCancel: (error) => slot.current?.observeCancel(error),
+    abandon: (error) => slot.current?.crash(error),
+    observePause: () => slot.current?.observePause(),
+  });
   try {
     for (let pass = 0; pass < MAX_IMMEDIATE_REPLAYS; pass++) {
       if (rt.shutdown().aborted) return;
@@ -59,6 +64,7 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   if (!run) return false;
   const claimedAt = clock.now();
   rt.faults.hit({ point: 'after-claim', runId });
+  if (await pausedAtFirstClaim(rt, run)) return false;
   const def = rt.registry.find(run.workflow, run.version);
   if (!def) {
     // A worker from another deploy may know this version: step aside and let recovery retry.
@@ -233,7 +239,7 @@ function watchDeadline(rt: EngineRuntime, run: RunRecord, execution: Execution):
 
 /**
  * Renews the lease every third of its length while the execution runs, and the run's concurrency
- * slot with it; observes cancellation.
+ * slot with it; observes cancellation and pauses.
  * A store error during a renewal is not a lost lease: the lease still holds until the time the
  * last successful claim or renewal gave it, so the renewal is retried (at a quarter of the time
  * left, at least 10 ms apart) and the execution goes on; every write it makes is fenced anyway.
@@ -266,6 +272,7 @@ function keepLease(rt: EngineRuntime, run: RunRecord, execution: Execution, slot
         execution.leaseHeldUntil = heldUntil;
         delay = every;
         if (renewed.cancelRequested) execution.observeCancel(cancelledError(run.id, renewed.cancelReason));
+        if (renewed.paused !== undefined) execution.observePause();
       } catch (error) {
         if (controller.signal.aborted) return;
         const left = heldUntil - rt.clock.now();

@@ -35,6 +35,8 @@ export function wakeUpHandlers(parts: WakeUpParts): WakeHandlers {
     try {
       const run = await rt.store.runs.get(runId);
       if (run?.cancelRequested) rt.executing.get(runId)?.observeCancel(cancelledError(runId, run.cancelReason));
+      // A pause travels as the same signal: the execution stops before its next primitive.
+      if (run?.paused !== undefined) rt.executing.get(runId)?.observePause();
     } catch (error) {
       // The lease renewal observes the cancel anyway, within a third of the lease.
       rt.logger.warn({ runId, workerId, err: error }, `Run ${runId}: reading a cancel signalled elsewhere failed`);

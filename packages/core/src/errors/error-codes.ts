@@ -45,6 +45,8 @@ export const ERROR_CODES = [
   'STREAM_CONFLICT',
   'STREAM_LIMIT',
   'STREAM_RANGE',
+  // engine.pause and friends on a store without `pauses`: nothing was written.
+  'PAUSE_UNSUPPORTED',
 ] as const;
 
 /** A `CairnError` code. */

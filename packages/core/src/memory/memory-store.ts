@@ -1,6 +1,7 @@
 import { copyRecord } from '../store/copy-record.js';
 import { createMemorySignals } from './memory-signals.js';
 import { createMemorySlots } from './memory-slots.js';
+import { createMemoryPauses } from './memory-pauses.js';
 import { type StepTraits, StoredAttempt, StoredStep, traitsOf } from './stored-step.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { EventRecord } from '../model/event.js';
@@ -195,7 +196,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
 
       async claim(runId, owner, leaseMs, now) {
         const e = entry(runId);
-        if (!e || isTerminalRunStatus(e.run.status)) return undefined;
+        // A paused run is never claimed (see PauseStore): it waits for resumeRun.
+        if (!e || isTerminalRunStatus(e.run.status) || e.run.paused !== undefined) return undefined;
         const lease = e.run.lease;
         if (lease && lease.owner !== owner && lease.expiresAt > now) return undefined;
         e.run.status = 'running';
@@ -258,6 +260,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
       async findDue(now, limit): Promise<DueRun[]> {
         const due: Array<DueRun & { at: number }> = [];
         for (const { run } of runs.values()) {
+          if (run.paused !== undefined) continue;
           if ((run.status === 'pending' || run.status === 'waiting') && run.wakeAt !== undefined && run.wakeAt <= now) {
             due.push({ id: run.id, workflow: run.workflow, reason: 'wake', at: run.wakeAt });
           } else if (run.status === 'running' && run.lease && run.lease.expiresAt <= now) {
@@ -506,6 +509,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
     },
 
     slots: createMemorySlots(),
+
+    pauses: createMemoryPauses({
+      get: (runId) => entry(runId)?.run,
+      set: (runId, run) => {
+        const e = entry(runId);
+        if (e) e.run = run;
+      },
+      wake: (runId, now) => {
+        const e = entry(runId);
+        if (e) wakeEntry(e, now);
+      },
+    }),
 
     history: {
       async list(runId) {

@@ -1,5 +1,6 @@
 import type { ErrorRecord } from './error-record.js';
 import type { Json } from './json.js';
+import type { RunPause } from './pause.js';
 
 /**
  * Run statuses. `pending` → `running` ⇄ `waiting` → `completed` | `failed` | `cancelled`.
@@ -56,6 +57,13 @@ export interface RunRecord {
    * Absent when none was given (or no cancel was requested).
    */
   cancelReason?: string;
+  /**
+   * Set while the run is paused (`PauseStore.pauseRun`): a paused run is never claimed and never
+   * due (`runs.claim` refuses it, `runs.findDue` leaves it out), whatever its status, lease or
+   * `wakeAt`; every other write goes on as before (an execution holding the lease records what it
+   * is doing and suspends). Absent when the run is not paused. `PauseStore.resumeRun` removes it.
+   */
+  paused?: RunPause;
   /**
    * The time (epoch milliseconds) by which the run must end: past it the engine fails the run with
    * `DEADLINE_EXCEEDED`. Set at creation and never changed. Absent: no deadline.
@@ -245,4 +253,12 @@ export interface DueRun {
   workflow: string;
   /** Why it is due: its timer passed or its lease expired. */
   reason: 'wake' | 'lease-expired';
+}
+
+/** What `PauseStore.pauseRun` and `resumeRun` return. */
+export interface PauseChange {
+  /** The run after the call (unchanged when `changed` is false). */
+  run: RunRecord;
+  /** False when the call wrote nothing (the run was paused already, or was not paused). */
+  changed: boolean;
 }

@@ -1,3 +1,4 @@
+import type { PauseScope } from '../model/pause.js';
 /**
  * The lifecycle events an engine publishes on `node:diagnostics_channel`. Subscribe with
  * `diagnostics_channel.subscribe(CAIRN_CHANNELS.run, (message) => …)`; nothing needs patching, and
@@ -47,8 +48,11 @@ export interface LifecycleError {
   code?: string;
 }
 
-/** Why a run stopped executing without ending. A run waiting on several branches lists each once. */
-export type SuspendReason = 'sleep' | 'event' | 'child' | 'queued-step' | 'retry' | 'select' | 'recheck' | 'rate-limit';
+/**
+ * Why a run stopped executing without ending. A run waiting on several branches lists each once.
+ * `paused`: the run was paused (`engine.pause`, `engine.pauseWorkflow`) while it executed.
+ */
+export type SuspendReason = 'sleep' | 'event' | 'child' | 'queued-step' | 'retry' | 'select' | 'recheck' | 'rate-limit' | 'paused';
 
 export type RunLifecycleEvent =
   | (LifecycleBase & {
@@ -90,6 +94,19 @@ export type RunLifecycleEvent =
       totalMs: number;
       createdAt: number;
       error?: LifecycleError;
+    })
+  | (LifecycleBase & {
+      /**
+       * The run was paused (`run.paused`) or its pause lifted (`run.unpaused`) by this engine:
+       * published by the engine that wrote it, once per change (a repeat that writes nothing
+       * publishes nothing). `scope`: who paused it or lifted the pause (`run`: `engine.pause` /
+       * `engine.resume`; `workflow`: `engine.pauseWorkflow` / `engine.resumeWorkflow`, and the
+       * pause of a run first claimed while its workflow is paused).
+       */
+      type: 'run.paused' | 'run.unpaused';
+      scope: PauseScope;
+      /** The reason the pause carries (`run.paused` only), when one was given. */
+      reason?: string;
     })
   | (LifecycleBase & {
       /** This worker lost the run (another claimed it, or the lease ran out): the execution was abandoned. */

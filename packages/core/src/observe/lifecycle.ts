@@ -19,7 +19,7 @@ const runChannel = channel(CAIRN_CHANNELS.run);
 const stepChannel = channel(CAIRN_CHANNELS.step);
 const recoveryChannel = channel(CAIRN_CHANNELS.recovery);
 
-// Run ends and creations are worth a line at info; the rest of the lifecycle is debug.
+// Run ends, creations and an operator's pauses are worth a line at info; the rest of the lifecycle is debug.
 const RUN_LEVEL: Record<RunLifecycleEvent['type'], LogLevel> = {
   'run.created': 'info',
   'run.started': 'debug',
@@ -28,6 +28,8 @@ const RUN_LEVEL: Record<RunLifecycleEvent['type'], LogLevel> = {
   'run.completed': 'info',
   'run.failed': 'info',
   'run.cancelled': 'info',
+  'run.paused': 'info',
+  'run.unpaused': 'info',
   'run.lease-lost': 'info',
 };
 

@@ -3,7 +3,18 @@ import { checkedCall as checked } from './checked-call.js';
 import { checkPriority, withSlotArgumentChecks } from './check-slot-arguments.js';
 import type { EndedRunQuery, NewRun, RunQuery, RunReopen, RunTransition } from '../model/run.js';
 import type { NewStep, StepTransition } from '../model/step.js';
-import type { EventStore, HistoryStore, RunStore, ScheduleStore, StateStore, StepStore, StreamStore, VersionStore, WorkflowStore } from './workflow-store.js';
+import type {
+  EventStore,
+  HistoryStore,
+  PauseStore,
+  RunStore,
+  ScheduleStore,
+  StateStore,
+  StepStore,
+  StreamStore,
+  VersionStore,
+  WorkflowStore,
+} from './workflow-store.js';
 
 // Each check throws INVALID_INPUT naming the operation and the argument; none reads anything.
 
@@ -504,9 +515,60 @@ function checkedSchedules(schedules: ScheduleStore): ScheduleStore {
   };
 }
 
+const PAUSE_SCOPES: ReadonlySet<unknown> = new Set(['run', 'workflow']);
+
+function pauseScope(op: string, what: string, value: unknown): void {
+  if (!PAUSE_SCOPES.has(value)) throw invalidInput(`${op}: ${what}`, "must be 'run' or 'workflow'", value);
+}
+
+function checkedPauses(pauses: PauseStore): PauseStore {
+  return {
+    pauseRun: (runId, pause, now) =>
+      checked(
+        () => {
+          str('pauses.pauseRun', 'runId', runId);
+          const p = obj('pauses.pauseRun', 'pause', pause);
+          pauseScope('pauses.pauseRun', 'pause.scope', p.scope);
+          optStr('pauses.pauseRun', 'pause.reason', p.reason);
+          num('pauses.pauseRun', 'now', now);
+        },
+        () => pauses.pauseRun(runId, pause, now),
+      ),
+    resumeRun: (runId, now, scope) =>
+      checked(
+        () => {
+          str('pauses.resumeRun', 'runId', runId);
+          num('pauses.resumeRun', 'now', now);
+          if (scope !== undefined) pauseScope('pauses.resumeRun', 'scope', scope);
+        },
+        () => (scope === undefined ? pauses.resumeRun(runId, now) : pauses.resumeRun(runId, now, scope)),
+      ),
+    pauseWorkflow: (workflow, now, reason) =>
+      checked(
+        () => {
+          str('pauses.pauseWorkflow', 'workflow', workflow);
+          num('pauses.pauseWorkflow', 'now', now);
+          optStr('pauses.pauseWorkflow', 'reason', reason);
+        },
+        () => (reason === undefined ? pauses.pauseWorkflow(workflow, now) : pauses.pauseWorkflow(workflow, now, reason)),
+      ),
+    resumeWorkflow: (workflow) =>
+      checked(
+        () => str('pauses.resumeWorkflow', 'workflow', workflow),
+        () => pauses.resumeWorkflow(workflow),
+      ),
+    getWorkflowPause: (workflow) =>
+      checked(
+        () => str('pauses.getWorkflowPause', 'workflow', workflow),
+        () => pauses.getWorkflowPause(workflow),
+      ),
+    listWorkflowPauses: () => pauses.listWorkflowPauses(),
+  };
+}
+
 /**
  * Returns `store` with every method of its parts (`runs`, `steps`, `state`, `events`, `versions`,
- * `history`, `schedules`, and `slots` when present) checking the runtime types of its arguments
+ * `history`, `schedules`, and `slots` and `pauses` when present) checking the runtime types of its arguments
  * first: ids, names and keys must be strings, fences integers (or `null` where the contract allows it), times and limits
  * finite numbers, records objects with fields of those types. A wrong type rejects with
  * `CairnError('INVALID_INPUT')` naming the operation and argument, before the backend sees
@@ -536,5 +598,6 @@ export function withArgumentChecks<S extends WorkflowStore>(store: S): S {
     // Optional while backends adopt it: a store without slots keeps none.
     ...(store.slots === undefined ? {} : { slots: part(withSlotArgumentChecks(store.slots)) }),
     ...(store.streams === undefined ? {} : { streams: part(checkedStreams(store.streams)) }),
+    ...(store.pauses === undefined ? {} : { pauses: part(checkedPauses(store.pauses)) }),
   }) as S;
 }

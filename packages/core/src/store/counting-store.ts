@@ -8,10 +8,12 @@ import type { WorkflowStore } from './workflow-store.js';
 // backend author's tests count their store's calls the same way.
 
 /** The store nouns whose methods are counted (`slots` when the store has it). */
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots', 'streams'] as const;
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots', 'streams', 'pauses'] as const;
 
 /** Nouns whose first argument is not a run id: a workflow name, a schedule name, a slot key or request. */
 const NOT_BY_RUN: ReadonlySet<string> = new Set(['versions', 'schedules', 'slots']);
+/** Methods of by-run nouns whose first argument is a workflow name, not a run id. */
+const BY_WORKFLOW: ReadonlySet<string> = new Set(['pauses.pauseWorkflow', 'pauses.resumeWorkflow', 'pauses.getWorkflowPause', 'pauses.listWorkflowPauses']);
 
 /** Methods that change data; everything else is a read. */
 const WRITES: ReadonlySet<string> = new Set([
@@ -36,10 +38,14 @@ const WRITES: ReadonlySet<string> = new Set([
   'slots.acquire',
   'slots.renew',
   'slots.release',
+  'pauses.pauseRun',
+  'pauses.resumeRun',
+  'pauses.pauseWorkflow',
+  'pauses.resumeWorkflow',
 ]);
 
 /** The optional store members a `CountingStore` can leave out (`CountingStoreOptions.without`). */
-export const COUNTING_STORE_OPTIONAL_MEMBERS = ['slots', 'signals', 'doctor', 'streams'] as const;
+export const COUNTING_STORE_OPTIONAL_MEMBERS = ['slots', 'signals', 'doctor', 'streams', 'pauses'] as const;
 
 /** An optional store member a `CountingStore` can leave out. */
 export type CountingStoreOptionalMember = (typeof COUNTING_STORE_OPTIONAL_MEMBERS)[number];
@@ -134,7 +140,7 @@ export function countingStore(store: WorkflowStore, options: CountingStoreOption
     call.returned = outcome.ok && outcome.value !== undefined;
   };
   const record = (noun: string, method: string, args: unknown[]): StoreCall => {
-    const runId = !NOT_BY_RUN.has(noun) && typeof args[0] === 'string' ? args[0] : undefined;
+    const runId = !NOT_BY_RUN.has(noun) && !BY_WORKFLOW.has(method) && typeof args[0] === 'string' ? args[0] : undefined;
     const call: StoreCall = {
       method,
       write: WRITES.has(method),

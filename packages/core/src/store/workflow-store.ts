@@ -1,11 +1,24 @@
 import type { DeliverOptions, EventDelivery, EventRecord } from '../model/event.js';
 import type { Json } from '../model/json.js';
-import type { DeleteCondition, DueRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunTransition } from '../model/run.js';
+import type {
+  DeleteCondition,
+  DueRun,
+  PauseChange,
+  EndedRunPage,
+  EndedRunQuery,
+  NewRun,
+  RunPage,
+  RunQuery,
+  RunRecord,
+  RunReopen,
+  RunTransition,
+} from '../model/run.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { ScheduleRecord } from '../model/schedule.js';
 import type { NewStreamEntry, StreamEntry, StreamSummary } from '../model/stream.js';
 import type { SlotGrant, SlotRequest, SlotSnapshot } from '../model/slot.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
+import type { PauseScope, WorkflowPause } from '../model/pause.js';
 import type { StoreDoctorOptions, StoreDoctorResult } from './store-doctor.js';
 
 /**
@@ -65,13 +78,14 @@ export interface RunStore {
   listEnded(query: EndedRunQuery): Promise<EndedRunPage>;
 
   /**
-   * Takes the lease atomically (one compare-and-set): succeeds when the run is not terminal and
-   * has no lease, an expired lease (`expiresAt <= now`), or a lease held by `owner`. On success the
+   * Takes the lease atomically (one compare-and-set): succeeds when the run is not terminal, not
+   * paused (`RunRecord.paused` absent: a store without `pauses` never has one) and has no lease, an expired lease (`expiresAt <= now`), or a lease held by `owner`. On success the
    * run becomes `running`, `fence` is incremented, `lease = { owner, expiresAt: now + leaseMs }`
    * and any pending `wakeAt` is cleared (the claimer will see all news when it replays). Returns the
    * updated run, whose `fence` is the token for every later write. Returns `undefined` (writing
-   * nothing) when the run is missing, terminal, or leased by someone else. Of N concurrent claimers
-   * exactly one succeeds.
+   * nothing) when the run is missing, terminal, paused, or leased by someone else. Of N concurrent
+   * claimers exactly one succeeds; of a claim racing `pauses.pauseRun`, either the claim lands first
+   * (it returns a run without `paused`) or it returns `undefined`.
    */
   claim(runId: string, owner: string, leaseMs: number, now: number): Promise<RunRecord | undefined>;
 
@@ -109,7 +123,7 @@ export interface RunStore {
   /**
    * Runs that need dispatching, earliest first, at most `limit`: `pending` or `waiting` runs whose
    * `wakeAt <= now`, and `running` runs whose lease expired (`lease.expiresAt <= now`). Served by
-   * an index, never a scan of all runs.
+   * an index, never a scan of all runs. A paused run (`RunRecord.paused`) is never due.
    */
   findDue(now: number, limit: number): Promise<DueRun[]>;
 
@@ -327,6 +341,50 @@ export interface SlotStore {
   inspect(key: string, now: number): Promise<SlotSnapshot>;
 }
 
+/**
+ * Pause and resume (see docs/semantics.md, "Pause and resume"). A pause is a mark on the run
+ * (`RunRecord.paused`) that `runs.claim` and `runs.findDue` honour; it changes nothing else, so an
+ * execution holding the lease records what it is doing and suspends, and a run's timers and events
+ * keep arriving (its `wakeAt` moves as always) to be acted on after `resumeRun`. A paused workflow
+ * is a record per workflow name the engine reads when it first claims a run; the engine pauses the
+ * workflow's runs one by one. Optional: a store without it has no paused runs, and the engine
+ * refuses `pause` with `PAUSE_UNSUPPORTED`.
+ */
+export interface PauseStore {
+  /**
+   * Marks the run paused (`RunRecord.paused = { at: now, scope, reason }`) in one atomic write that
+   * changes nothing else (not `updatedAt`, status, lease, fence or `wakeAt`). A run paused already
+   * is left as it is (`changed: false`: the first pause, its scope and reason are kept, nothing is
+   * written). Throws `RUN_NOT_FOUND` when the run does not exist and `RUN_CONFLICT` when it is
+   * terminal; nothing is written then.
+   */
+  pauseRun(runId: string, pause: { scope: PauseScope; reason?: string }, now: number): Promise<PauseChange>;
+
+  /**
+   * Removes the pause and wakes the run (as `runs.wake`: `wakeAt = min(wakeAt, now)`) in one atomic
+   * write, so recovery dispatches it at once. With `scope`, only a pause of that scope is lifted.
+   * A run that is not paused (or paused with another scope) is left as it is (`changed: false`,
+   * nothing written). Throws `RUN_NOT_FOUND` when the run does not exist and `RUN_CONFLICT` when
+   * it is terminal; nothing is written then.
+   */
+  resumeRun(runId: string, now: number, scope?: PauseScope): Promise<PauseChange>;
+
+  /**
+   * Records `workflow` as paused. Idempotent: when it is paused already nothing is written and the
+   * stored pause (with its first reason) is returned with `changed: false`.
+   */
+  pauseWorkflow(workflow: string, now: number, reason?: string): Promise<{ pause: WorkflowPause; changed: boolean }>;
+
+  /** Removes the workflow's pause record; false (nothing written) when it had none. */
+  resumeWorkflow(workflow: string): Promise<boolean>;
+
+  /** The workflow's pause record, or `undefined`. Names come back byte-for-byte as written. */
+  getWorkflowPause(workflow: string): Promise<WorkflowPause | undefined>;
+
+  /** Every paused workflow, ordered by name as the backend compares names, at most 1000. */
+  listWorkflowPauses(): Promise<WorkflowPause[]>;
+}
+
 /** Attempt history, for timelines. */
 export interface HistoryStore {
   /**
@@ -405,6 +463,11 @@ export interface WorkflowStore {
    * `engine.readStream` are refused with `STREAM_UNSUPPORTED` on a store without it.
    */
   readonly streams?: StreamStore;
+  /**
+   * Pause and resume (see `PauseStore`). Optional while backends adopt it: without it the engine
+   * refuses `pause`, `resume`, `pauseWorkflow` and `resumeWorkflow` with `PAUSE_UNSUPPORTED`.
+   */
+  readonly pauses?: PauseStore;
   /**
    * Optional: the backend's own consistency check, called by `engine.doctor()`. It looks for drift
    * the generic checks cannot see (index entries without their record, records missing from an

@@ -1,6 +1,6 @@
 // The dashboard in a real browser over a real engine: the runs table (every status, each filter,
 // paging, live refresh), run pages (timeline bars, steps, waits, events, state, parent and child
-// links), and cancel / retry / fork through the buttons and their confirmation dialogs, checked
+// links), and cancel / pause / resume / retry / fork through the buttons and their confirmation dialogs, checked
 // in the store afterwards. Run once per backend (sqlite.browser.test.ts, postgres.browser.test.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -213,6 +213,38 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       assert.equal(run?.status, 'cancelled');
       assert.equal(run?.cancelReason, 'customer withdrew the refund');
       assert.equal(await page.locator('#cancel').count(), 0, 'no Cancel button on an ended run');
+    });
+
+    test('pausing a sleeping run goes through a confirmation, shows it paused, and Resume lets it go on', async () => {
+      const { engine } = scenario;
+      const run = await engine.startRun('nightly-report', {});
+      await untilStatus(engine, run.id, 'waiting');
+      await runPage(run.id);
+      assert.equal(await page.locator('#resume').count(), 0, 'no Resume button on a run that is not paused');
+      await page.click('#pause');
+      await page.locator('dialog[open]').waitFor();
+      await page.click('dialog[open] [data-dismiss]');
+      await page.locator('dialog').waitFor({ state: 'detached' });
+      assert.equal((await engine.getRun(run.id))?.paused, undefined, 'Back pauses nothing');
+
+      await page.click('#pause');
+      await page.fill('dialog[open] input[name=reason]', 'report mailer is down');
+      await page.click('dialog[open] [data-confirm]');
+      await page.locator('#title .badge[data-status=paused]').waitFor();
+      const paused = await engine.getRun(run.id);
+      assert.deepEqual([paused?.paused?.scope, paused?.paused?.reason], ['run', 'report mailer is down']);
+      assert.match((await page.locator('#details').textContent()) ?? '', /Paused.*report mailer is down/);
+      assert.equal(await page.locator('#pause').count(), 0, 'no Pause button on a paused run');
+      await open('/');
+      await page.locator(`#rows tr[data-run-id="${run.id}"] .badge[data-status=paused]`).waitFor();
+
+      await runPage(run.id);
+      await page.click('#resume');
+      await page.click('dialog[open] [data-confirm]');
+      await page.locator('#title .badge[data-status=waiting]').waitFor();
+      assert.equal((await engine.getRun(run.id))?.paused, undefined);
+      await engine.cancel(run.id);
+      await untilStatus(engine, run.id, 'cancelled');
     });
 
     test('retrying a failed run goes through a confirmation and completes it, keeping its succeeded steps', async () => {

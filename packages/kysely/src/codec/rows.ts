@@ -4,6 +4,7 @@ import type {
   ErrorRecord,
   EventRecord,
   Json,
+  RunPause,
   RetryRecord,
   RunRecord,
   RunStatus,
@@ -58,6 +59,8 @@ export function toRunRecord(row: RunRow): RunRecord {
   if (traceContext !== undefined) run.traceContext = traceContext;
   const priority = toOptionalNumber(row.priority ?? null);
   if (priority !== undefined && priority !== 0) run.priority = priority;
+  const paused = decodeJson<RunPause>(row.paused_json ?? null);
+  if (paused !== undefined) run.paused = paused;
   return run;
 }
 

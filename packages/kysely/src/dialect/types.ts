@@ -1,7 +1,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type { Fence, NewStep, RunRecord, RunTransition, StepRecord, StepTransition } from '@cairn/core';
 import type { StoreContext } from '../context.js';
-import type { RequestCancelVersion, RoutineParam, StepRoutineVersion } from '../routines/params.js';
+import type { RequestCancelVersion, RoutineParam, RunClaimVersion, StepRoutineVersion } from '../routines/params.js';
 import type { ColumnKind } from '../schema/column-types.js';
 import type { TableNames } from '../schema/tables.js';
 
@@ -93,6 +93,11 @@ export interface RoutineStatements {
    * since 0004 shipped.
    */
   replaceRequestCancel(db: AnyKysely, names: TableNames, version: RequestCancelVersion): Promise<void>;
+  /**
+   * Puts the `run_claim` routine of `version` in place of the one there (`cairn_0015_run_pause` and
+   * its down), where the claim is a routine (MySQL/MariaDB); nothing elsewhere. Runs its statements.
+   */
+  replaceRunClaim(db: AnyKysely, names: TableNames, version: RunClaimVersion): Promise<void>;
   /**
    * What `cairn_0012_step_insert_v2` installs: the step insert function `steps.insert` calls from
    * then on (PostgreSQL); nothing where that dialect's `steps.insert` does not change.

@@ -3,7 +3,7 @@ import type { AnyKysely, RoutineStatements } from '../dialect/types.js';
 import type { StepRoutineVersion } from '../routines/params.js';
 import { routineNames } from '../routines/params.js';
 import { dropMysqlRoutines, dropMysqlStepRoutines, mysqlRoutines, mysqlStepRoutines } from '../routines/mysql-routines.js';
-import { mysqlRequestCancelRoutine } from '../routines/mysql-run-routines.js';
+import { mysqlRequestCancelRoutine, mysqlRunClaimRoutine } from '../routines/mysql-run-routines.js';
 import type { TableNames } from '../schema/tables.js';
 import { mysqlCollation } from './collation.js';
 
@@ -25,6 +25,10 @@ export const mysqlRoutineStatements: RoutineStatements = {
   replaceRequestCancel: async (db, names, version) => {
     await sql.raw(`drop procedure if exists \`${routineNames(names.prefix).runRequestCancel}\``).execute(db);
     await sql.raw(mysqlRequestCancelRoutine(names, await mysqlCollation(db), version)).execute(db);
+  },
+  replaceRunClaim: async (db, names, version) => {
+    await sql.raw(`drop procedure if exists \`${routineNames(names.prefix).runClaim}\``).execute(db);
+    await sql.raw(mysqlRunClaimRoutine(names, await mysqlCollation(db), version)).execute(db);
   },
   // cairn_0012_step_insert_v2 is PostgreSQL's: the procedures stay as they are.
   installStepInsertV2: async () => [],

@@ -18,6 +18,8 @@ export const postgresRoutineStatements: RoutineStatements = {
   removeFinishedStep: (_db, names) => replaceStep(names, '0008', '0003'),
   // Its run writes are statements (run-statement-writes.ts): no routine to replace.
   replaceRequestCancel: async () => {},
+  // The claim is a statement of the store here (cairn_0015_run_pause changes no routine).
+  replaceRunClaim: async () => {},
   installStepInsertV2: async (_db, names) => postgresStepInsertV2(names),
   removeStepInsertV2: async (_db, names) => dropPostgresStepInsertV2(names),
 };

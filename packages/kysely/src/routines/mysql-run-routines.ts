@@ -8,6 +8,7 @@ import {
   RUN_TRANSITION_PARAMS,
   routineNames,
   type RequestCancelVersion,
+  type RunClaimVersion,
   type RoutineParam,
 } from './params.js';
 
@@ -25,13 +26,7 @@ export function mysqlRunRoutines(names: TableNames, collation: string): string[]
   // `waiting`: wake_at becomes the earlier of the requested wake-up and one asked for meanwhile.
   const wake = `case when p_wake_at is null then wake_at when wake_at is null or wake_at > p_wake_at then p_wake_at else wake_at end`;
   return [
-    procedure(
-      r.runClaim,
-      RUN_CLAIM_PARAMS,
-      `status not in ${TERMINAL} and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner)`,
-      `due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
-        wake_at = null, updated_at = p_now`,
-    ),
+    mysqlRunClaimRoutine(names, collation, '0002'),
     procedure(
       r.runRenew,
       RUN_RENEW_PARAMS,
@@ -72,6 +67,21 @@ function runProcedure(names: TableNames, collation: string) {
   select v_done as done, r.* from ${runs} r where r.id = p_run_id;
   commit;
 end`;
+}
+
+/**
+ * `<prefix>run_claim` as version `version` creates it: `'0002'` as `cairn_0002_step_routines`
+ * shipped it, `'0015'` (`cairn_0015_run_pause`) also refusing a paused run (`paused_json` set).
+ */
+export function mysqlRunClaimRoutine(names: TableNames, collation: string, version: RunClaimVersion): string {
+  const notPaused = version === '0015' ? ' and paused_json is null' : '';
+  return runProcedure(names, collation)(
+    routineNames(names.prefix).runClaim,
+    RUN_CLAIM_PARAMS,
+    `status not in ${TERMINAL}${notPaused} and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner)`,
+    `due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
+        wake_at = null, updated_at = p_now`,
+  );
 }
 
 /**

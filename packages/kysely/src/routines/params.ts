@@ -173,6 +173,9 @@ export const RUN_REQUEST_CANCEL_PARAMS = [
 /** Which `run_request_cancel` procedure to create: without (`'0002'`) or with (`'0004'`) a reason. */
 export type RequestCancelVersion = '0002' | '0004';
 
+/** The versions of `<prefix>run_claim` (MySQL/MariaDB): as `cairn_0002_step_routines` made it, and refusing a paused run (`cairn_0015_run_pause`). */
+export type RunClaimVersion = '0002' | '0015';
+
 /** Parameters of `<prefix>run_transition` (MySQL/MariaDB), in call order. */
 export const RUN_TRANSITION_PARAMS = [
   ['p_run_id', 'id'],

@@ -10,3 +10,6 @@ export const FENCE_COLUMN = 'fence';
 
 /** The column `cairn_0011_slots` adds to `runs`: `RunRecord.priority`, NULL when 0 or absent. */
 export const PRIORITY_COLUMN = 'priority';
+
+/** The column `cairn_0015_run_pause` adds to `runs`: `RunRecord.paused` as JSON text, NULL when not paused. */
+export const PAUSED_COLUMN = 'paused_json';

@@ -15,4 +15,5 @@ export const CAIRN_MIGRATION_NAMES = [
   'cairn_0012_step_insert_v2',
   'cairn_0013_streams',
   'cairn_0014_runs_workflow_status',
+  'cairn_0015_run_pause',
 ] as const;

@@ -1,5 +1,5 @@
 /** The logical tables of the store; each is created as `<tablePrefix><name>`. */
-export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules', 'slots', 'slot_waiters', 'stream_entries'] as const;
+export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules', 'slots', 'slot_waiters', 'stream_entries', 'pauses'] as const;
 
 /** A logical table name. */
 export type TableName = (typeof TABLES)[number];
@@ -26,6 +26,7 @@ export function tableNames(prefix: string): TableNames {
     slots: `${prefix}slots`,
     slot_waiters: `${prefix}slot_waiters`,
     stream_entries: `${prefix}stream_entries`,
+    pauses: `${prefix}pauses`,
   };
 }
 
@@ -69,6 +70,12 @@ export interface StreamEntryRow {
   written_at: number | string;
 }
 
+/** A row of `pauses` (created by `cairn_0015_run_pause`): one paused workflow, its name the key. */
+export interface PauseRow {
+  workflow: string;
+  record_json: string;
+}
+
 /** A row of `runs` as drivers return it (BIGINT may be a string, booleans are 0/1). */
 export interface RunRow {
   id: string;
@@ -103,6 +110,8 @@ export interface RunRow {
   trace_context_json?: string | null;
   /** `RunRecord.priority` (added by `cairn_0011_slots`); NULL when 0 or absent. */
   priority?: number | string | null;
+  /** `RunRecord.paused` as JSON (added by `cairn_0015_run_pause`); NULL when not paused. */
+  paused_json?: string | null;
 }
 
 /** A row of `steps`. */

@@ -13,6 +13,8 @@ export const sqliteRoutineStatements: RoutineStatements = {
   installFinishedStep: async (_db, names) => sqliteFinishedTrigger(names),
   removeFinishedStep: async (_db, names) => dropSqliteFinishedTrigger(names),
   replaceRequestCancel: async () => {},
+  // The claim is a statement of the store here (cairn_0015_run_pause changes no routine).
+  replaceRunClaim: async () => {},
   // cairn_0012_step_insert_v2 is PostgreSQL's: SQLite's step statements are the store's.
   installStepInsertV2: async () => [],
   removeStepInsertV2: async () => [],

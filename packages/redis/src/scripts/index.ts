@@ -1,5 +1,16 @@
 import { CLAIM_CREATED, DROP_HINT, DUE_HINT, FORGET_RUN, LIST_VERSIONS, SET_VERSION_STATUS, SYNC_INDEX, UPSERT_VERSION } from './global-scripts.lua.js';
-import { CLAIM_RUN, CREATE_RUN, DELETE_RUN, RENEW_LEASE, REOPEN_RUN, REQUEST_CANCEL, TRANSITION_RUN, WAKE_RUN } from './run-scripts.lua.js';
+import {
+  CLAIM_RUN,
+  CREATE_RUN,
+  DELETE_RUN,
+  PAUSE_RUN,
+  RENEW_LEASE,
+  REOPEN_RUN,
+  REQUEST_CANCEL,
+  RESUME_RUN,
+  TRANSITION_RUN,
+  WAKE_RUN,
+} from './run-scripts.lua.js';
 import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
 import { CREATE_SCHEDULE, DELETE_SCHEDULE, READ_SCHEDULES, UPDATE_SCHEDULE } from './schedule-scripts.lua.js';
 import { ACQUIRE_SLOT, INSPECT_SLOT, RELEASE_SLOT, RENEW_SLOT } from './slot-scripts.lua.js';
@@ -16,6 +27,8 @@ export interface Scripts {
   requestCancel: LuaScript;
   deleteRun: LuaScript;
   reopenRun: LuaScript;
+  pauseRun: LuaScript;
+  resumeRun: LuaScript;
   insertStep: LuaScript;
   transitionStep: LuaScript;
   setState: LuaScript;
@@ -56,6 +69,8 @@ export function scriptsFor(mode: IndexMode): Scripts {
       requestCancel: runScript('requestCancel', REQUEST_CANCEL, mode),
       deleteRun: runScript('deleteRun', DELETE_RUN, mode),
       reopenRun: runScript('reopenRun', REOPEN_RUN, mode),
+      pauseRun: runScript('pauseRun', PAUSE_RUN, mode),
+      resumeRun: runScript('resumeRun', RESUME_RUN, mode),
       insertStep: runScript('insertStep', INSERT_STEP, mode),
       transitionStep: runScript('transitionStep', TRANSITION_STEP, mode),
       setState: runScript('setState', SET_STATE, mode),

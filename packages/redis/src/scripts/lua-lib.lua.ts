@@ -17,26 +17,28 @@ local function opt(s)
   return string.sub(s, 2)
 end
 
--- When the run next needs dispatching: its timer while pending/waiting, its lease expiry while running.
-local function dueOf(status, wakeAt, leaseExp)
+-- When the run next needs dispatching: its timer while pending/waiting, its lease expiry while
+-- running; never while paused (a paused run is out of the due index until it is resumed).
+local function dueOf(status, wakeAt, leaseExp, paused)
+  if paused then return '' end
   if status == 'pending' or status == 'waiting' then return wakeAt or '' end
   if status == 'running' then return leaseExp or '' end
   return ''
 end
 
 local function snapshot()
-  local v = redis.call('HMGET', R, 'status', 'wakeAt', 'leaseExp')
+  local v = redis.call('HMGET', R, 'status', 'wakeAt', 'leaseExp', 'paused')
   if not v[1] then return '' end
-  return v[1] .. '|' .. dueOf(v[1], v[2], v[3])
+  return v[1] .. '|' .. dueOf(v[1], v[2], v[3], v[4])
 end
 
 -- What the global indexes must record about the run: { id, rev, status, workflow, createdAt, due,
 -- changed }, or {} when it does not exist. \`facts(before)\` bumps the revision first (a write
 -- happened); \`currentFacts()\` does not (nothing was written, but a due hint may need undoing).
 local function currentFacts(changed)
-  local v = redis.call('HMGET', R, 'id', 'status', 'workflow', 'createdAt', 'wakeAt', 'leaseExp', 'rev')
+  local v = redis.call('HMGET', R, 'id', 'status', 'workflow', 'createdAt', 'wakeAt', 'leaseExp', 'rev', 'paused')
   if not v[1] then return {} end
-  return { v[1], v[7] or '0', v[2], v[3], v[4], dueOf(v[2], v[5], v[6]), changed or '0' }
+  return { v[1], v[7] or '0', v[2], v[3], v[4], dueOf(v[2], v[5], v[6], v[8]), changed or '0' }
 end
 
 local function facts(before)

@@ -22,8 +22,8 @@ return finish('OK', redis.call('HGETALL', R), facts(''))
 /** ARGV: owner, now, expiresAt. Answers 'OK' with the run, or 'NO' having written nothing. */
 export const CLAIM_RUN = /* lua */ `
 local owner, now, expiresAt = ARGV[1], ARGV[2], ARGV[3]
-local v = redis.call('HMGET', R, 'status', 'leaseOwner', 'leaseExp')
-if not v[1] or TERMINAL[v[1]] then return finish('NO') end
+local v = redis.call('HMGET', R, 'status', 'leaseOwner', 'leaseExp', 'paused')
+if not v[1] or TERMINAL[v[1]] or v[4] then return finish('NO') end
 if v[2] and v[2] ~= owner and tonumber(v[3]) > tonumber(now) then return finish('NO') end
 local before = snapshot()
 redis.call('HSET', R, 'status', 'running', 'leaseOwner', owner, 'leaseExp', expiresAt, 'updatedAt', now)
@@ -65,6 +65,38 @@ elseif TERMINAL[to] then
   if output then redis.call('HSET', R, 'output', output) end
   if err then redis.call('HSET', R, 'error', err) end
 end
+return finish('OK', redis.call('HGETALL', R), facts(before))
+`;
+
+/**
+ * ARGV: the pause mark (JSON). Marks a non-terminal run paused (\`runs.claim\` refuses it, it leaves
+ * the due index); a run paused already is left as it is ('SAME'). Answers the run, or
+ * 'RUN_NOT_FOUND' / 'RUN_TERMINAL' { status } having written nothing.
+ */
+export const PAUSE_RUN = /* lua */ `
+local v = redis.call('HMGET', R, 'status', 'paused')
+if not v[1] then return finish('RUN_NOT_FOUND') end
+if TERMINAL[v[1]] then return finish('RUN_TERMINAL', { v[1] }) end
+if v[2] then return finish('SAME', redis.call('HGETALL', R), currentFacts()) end
+local before = snapshot()
+redis.call('HSET', R, 'paused', ARGV[1])
+return finish('OK', redis.call('HGETALL', R), facts(before))
+`;
+
+/**
+ * ARGV: now, scope ('' for any). Lifts the run's pause (of that scope) and wakes it, back in the due
+ * index; a run not paused so is left as it is ('SAME'). Answers as PAUSE_RUN.
+ */
+export const RESUME_RUN = /* lua */ `
+local v = redis.call('HMGET', R, 'status', 'paused')
+if not v[1] then return finish('RUN_NOT_FOUND') end
+if TERMINAL[v[1]] then return finish('RUN_TERMINAL', { v[1] }) end
+if not v[2] or (ARGV[2] ~= '' and cjson.decode(v[2]).scope ~= ARGV[2]) then
+  return finish('SAME', redis.call('HGETALL', R), currentFacts())
+end
+local before = snapshot()
+redis.call('HDEL', R, 'paused')
+wakeRun(ARGV[1])
 return finish('OK', redis.call('HGETALL', R), facts(before))
 `;
 

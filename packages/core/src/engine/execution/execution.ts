@@ -112,6 +112,19 @@ export class Execution {
     this.r.abort.abort(this.r.cancelError);
   }
 
+  /**
+   * The run was paused while this execution runs: no new primitive starts (each call waits for
+   * ever, as a suspended branch does), the step bodies running now finish and are recorded, and then
+   * the execution ends `suspended` (reason `paused`) without a wake-up time, giving the lease back.
+   * A replay after `resume` continues exactly there. An execution already ending (its handler
+   * returned or threw, or a cancel is being carried out) ends as it would have.
+   */
+  observePause(): void {
+    if (this.r.probeKey !== undefined || this.r.pausing) return;
+    this.r.pausing = true;
+    this.r.pauseIfIdle();
+  }
+
   private async finish(result: { ok: true; output: unknown } | { ok: false; error: unknown }): Promise<void> {
     if (this.r.closed) return;
     this.r.finishing = true;

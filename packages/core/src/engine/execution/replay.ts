@@ -64,6 +64,10 @@ export class Replay {
     this.cancelErrorMade = error;
   }
   fatal: CairnError | undefined;
+  /** A pause was observed (`Execution.observePause`): no new primitive starts. */
+  pausing = false;
+  /** Inline step bodies running now, each until its outcome is recorded: a pause lets them finish. */
+  private bodiesRunning = 0;
   // Aborts compensation bodies when the execution ends (`abort` fires at cancellation already);
   // made when a saga first needs it: most executions run none.
   private sagaAbort: AbortController | undefined;
@@ -122,6 +126,31 @@ export class Replay {
     this.settleOutcome?.(outcome);
   }
 
+  /**
+   * An inline step body starts: returns the function to call once its outcome is recorded (or it
+   * ended without one). Calling it twice counts once.
+   */
+  bodyStarted(): () => void {
+    this.bodiesRunning++;
+    let running = true;
+    return () => {
+      if (!running) return;
+      running = false;
+      this.bodiesRunning--;
+      this.pauseIfIdle();
+    };
+  }
+
+  /**
+   * Paused and no step body running: the execution ends suspended (reason `paused`, no wake-up
+   * time) unless it is ending already. Whatever it did not record is made again by the replay after
+   * `resume`, as after a crash at this point.
+   */
+  pauseIfIdle(): void {
+    if (!this.pausing || this.bodiesRunning > 0 || this.closed || this.finishing) return;
+    this.settle({ kind: 'suspended', wakeAt: undefined, reasons: ['paused'] });
+  }
+
   /** The signal of compensation bodies and saga waits: aborted when the execution ends. */
   get sagaSignal(): AbortSignal {
     if (this.sagaAbort === undefined) {
@@ -140,6 +169,8 @@ export class Replay {
     if (this.closed) return NEVER;
     if (this.fatal) return Promise.reject(this.fatal);
     if (this.cancelled) return Promise.reject(this.cancelError);
+    // Paused: the call never starts; the execution ends once its running bodies are recorded.
+    if (this.pausing) return NEVER;
     if (this.turns.drained && this.inflight > 0) {
       // The code resumed outside any turn (it awaited a timer or I/O rather than a primitive)
       // while other branches wait for outcomes: where this call falls among theirs depends on

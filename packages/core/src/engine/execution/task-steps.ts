@@ -157,86 +157,95 @@ export class TaskSteps {
       // Not recorded yet: the body runs first and the step is recorded once, finished (one write);
       // a body still running after `recordStartAfterMs` has its start recorded meanwhile.
       const deferred = step === undefined ? this.deferStart(site, policy.maxAttempts, call) : undefined;
-      let result: BodyResult;
+      // A pause lets this body finish and its outcome be recorded (`Replay.pauseIfIdle`).
+      const bodyDone = this.r.bodyStarted();
       try {
-        result = await runStepBody(this.r.rt.clock, fn, { runId: this.r.run.id, key: site.key, attempt }, timeoutMs, signal);
-        this.r.fault('after-step-body', site.key);
-        // The run's saga has begun: a workflow step's late outcome is not recorded (the saga failed
-        // the step, or is about to), so it can never succeed after its compensation was skipped.
-        if (this.sealed && call !== undefined) throw SUSPEND;
-        if (deferred !== undefined) {
-          this.settleDeferred(deferred);
-          // Awaited only when the start write fired: most bodies end before it does.
-          if (deferred.started !== undefined) step = await this.startedStep(deferred);
-        }
-      } finally {
-        deferred?.stop();
-      }
-      let output: Json | undefined;
-      // One decision for inline and queued steps (`decideRetry`): attempts left, not
-      // non-retryable, accepted by `retryIf`; the wait is `retryAfter` or the backoff.
-      let decision: RetryDecision = result.ok ? { retry: false } : decideRetry(policy, result.error, attempt, step?.maxAttempts ?? policy.maxAttempts);
-      let failure = result.ok ? undefined : toErrorRecord(decision.retry ? result.error : (decision.error ?? result.error));
-      if (result.ok && result.value !== undefined) {
+        let result: BodyResult;
         try {
-          output = stepOutputJson(result.value, site.key, this.r.rt.maxPayloadBytes);
-        } catch (error) {
-          // Retrying cannot make a value serialisable: fail without further attempts.
-          failure = toErrorRecord(error);
-          decision = { retry: false };
+          result = await runStepBody(this.r.rt.clock, fn, { runId: this.r.run.id, key: site.key, attempt }, timeoutMs, signal);
+          this.r.fault('after-step-body', site.key);
+          // The run's saga has begun: a workflow step's late outcome is not recorded (the saga failed
+          // the step, or is about to), so it can never succeed after its compensation was skipped.
+          if (this.sealed && call !== undefined) throw SUSPEND;
+          if (deferred !== undefined) {
+            this.settleDeferred(deferred);
+            // Awaited only when the start write fired: most bodies end before it does.
+            if (deferred.started !== undefined) step = await this.startedStep(deferred);
+          }
+        } finally {
+          deferred?.stop();
         }
-      }
-      if (failure === undefined) {
+        let output: Json | undefined;
+        // One decision for inline and queued steps (`decideRetry`): attempts left, not
+        // non-retryable, accepted by `retryIf`; the wait is `retryAfter` or the backoff.
+        let decision: RetryDecision = result.ok ? { retry: false } : decideRetry(policy, result.error, attempt, step?.maxAttempts ?? policy.maxAttempts);
+        let failure = result.ok ? undefined : toErrorRecord(decision.retry ? result.error : (decision.error ?? result.error));
+        if (result.ok && result.value !== undefined) {
+          try {
+            output = stepOutputJson(result.value, site.key, this.r.rt.maxPayloadBytes);
+          } catch (error) {
+            // Retrying cannot make a value serialisable: fail without further attempts.
+            failure = toErrorRecord(error);
+            decision = { retry: false };
+          }
+        }
+        if (failure === undefined) {
+          this.r.fault('before-checkpoint', site.key);
+          const to: StepOutcome = output === undefined ? { status: 'succeeded' } : { status: 'succeeded', output };
+          if (call !== undefined) to.turn = this.r.claimNow(call) ?? (await this.r.claim(call));
+          await this.recordAttempt(site, step, attempt, policy.maxAttempts, to, { status: 'succeeded' }, deferred);
+          bodyDone();
+          this.r.fault('after-checkpoint', site.key);
+          if (lifecycle.steps) {
+            const base = lifecycle.stepBase(this.r.run, site.key, attempt, false);
+            lifecycle.step({ ...base, type: 'step.succeeded', durationMs: base.at - startedAt }, output === undefined ? undefined : { output });
+          }
+          return output;
+        }
+        if (this.r.cancelled && call !== undefined) throw this.r.cancelError;
+        if (decision.retry) {
+          const wakeAt = this.r.rt.clock.now() + decision.delayMs;
+          this.r.fault('before-checkpoint', site.key);
+          step = await this.recordAttempt(
+            site,
+            step,
+            attempt,
+            policy.maxAttempts,
+            { status: 'retry_wait', wakeAt },
+            { status: 'failed', error: failure },
+            deferred,
+          );
+          bodyDone();
+          this.r.fault('after-checkpoint', site.key);
+          if (lifecycle.steps) {
+            const base = lifecycle.stepBase(this.r.run, site.key, attempt, false);
+            lifecycle.step({
+              ...base,
+              type: 'step.retry-scheduled',
+              durationMs: base.at - startedAt,
+              error: lifecycleError(failure),
+              delayMs: decision.delayMs,
+              wakeAt,
+            });
+          }
+          await this.takeRateSlot(site, step, signal);
+          step = await this.awaitRetry(site, step, signal);
+          continue;
+        }
         this.r.fault('before-checkpoint', site.key);
-        const to: StepOutcome = output === undefined ? { status: 'succeeded' } : { status: 'succeeded', output };
+        const to: StepOutcome = { status: 'failed', error: failure };
         if (call !== undefined) to.turn = this.r.claimNow(call) ?? (await this.r.claim(call));
-        await this.recordAttempt(site, step, attempt, policy.maxAttempts, to, { status: 'succeeded' }, deferred);
+        await this.recordAttempt(site, step, attempt, policy.maxAttempts, to, { status: 'failed', error: failure }, deferred);
+        bodyDone();
         this.r.fault('after-checkpoint', site.key);
         if (lifecycle.steps) {
           const base = lifecycle.stepBase(this.r.run, site.key, attempt, false);
-          lifecycle.step({ ...base, type: 'step.succeeded', durationMs: base.at - startedAt }, output === undefined ? undefined : { output });
+          lifecycle.step({ ...base, type: 'step.failed', durationMs: base.at - startedAt, error: lifecycleError(failure) });
         }
-        return output;
+        throw new StepFailure(failure);
+      } finally {
+        bodyDone();
       }
-      if (this.r.cancelled && call !== undefined) throw this.r.cancelError;
-      if (decision.retry) {
-        const wakeAt = this.r.rt.clock.now() + decision.delayMs;
-        this.r.fault('before-checkpoint', site.key);
-        step = await this.recordAttempt(
-          site,
-          step,
-          attempt,
-          policy.maxAttempts,
-          { status: 'retry_wait', wakeAt },
-          { status: 'failed', error: failure },
-          deferred,
-        );
-        this.r.fault('after-checkpoint', site.key);
-        if (lifecycle.steps) {
-          const base = lifecycle.stepBase(this.r.run, site.key, attempt, false);
-          lifecycle.step({
-            ...base,
-            type: 'step.retry-scheduled',
-            durationMs: base.at - startedAt,
-            error: lifecycleError(failure),
-            delayMs: decision.delayMs,
-            wakeAt,
-          });
-        }
-        await this.takeRateSlot(site, step, signal);
-        step = await this.awaitRetry(site, step, signal);
-        continue;
-      }
-      this.r.fault('before-checkpoint', site.key);
-      const to: StepOutcome = { status: 'failed', error: failure };
-      if (call !== undefined) to.turn = this.r.claimNow(call) ?? (await this.r.claim(call));
-      await this.recordAttempt(site, step, attempt, policy.maxAttempts, to, { status: 'failed', error: failure }, deferred);
-      this.r.fault('after-checkpoint', site.key);
-      if (lifecycle.steps) {
-        const base = lifecycle.stepBase(this.r.run, site.key, attempt, false);
-        lifecycle.step({ ...base, type: 'step.failed', durationMs: base.at - startedAt, error: lifecycleError(failure) });
-      }
-      throw new StepFailure(failure);
     }
   }
 

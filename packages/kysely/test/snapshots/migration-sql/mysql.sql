@@ -975,3 +975,71 @@ select count(*) as n from information_schema.statistics
     where table_schema = database() and table_name = ? and index_name = ?
 -- @query
 drop index `cairn_runs_workflow_status_created` on `cairn_runs`
+-- @migration cairn_0015_run_pause up
+-- @query ["cairn_runs","paused_json"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query
+alter table `cairn_runs` add column `paused_json` longtext
+-- @query
+drop table if exists `cairn_pauses`
+-- @query
+select version() as v
+-- @query
+create table `cairn_pauses` (`workflow` varchar(255) not null, `record_json` longtext not null, constraint `cairn_pauses_pk` primary key (`workflow`)) engine=InnoDB default charset=utf8mb4 collate=utf8mb4_0900_bin
+-- @query
+drop procedure if exists `cairn_run_claim`
+-- @query
+select version() as v
+-- @query
+create procedure `cairn_run_claim`(in p_run_id varchar(128) character set utf8mb4 collate utf8mb4_0900_bin, in p_owner text character set utf8mb4 collate utf8mb4_0900_bin, in p_expires_at bigint, in p_now bigint)
+modifies sql data
+sql security invoker
+begin
+  declare v_done integer default 0;
+  declare exit handler for sqlexception
+  begin
+    rollback;
+    resignal;
+  end;
+  start transaction;
+  select count(*) into v_done from `cairn_runs` where id = p_run_id and status not in ('completed', 'failed', 'cancelled') and paused_json is null and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner) for update;
+  if v_done = 1 then
+    update `cairn_runs` set due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
+        wake_at = null, updated_at = p_now where id = p_run_id;
+  end if;
+  select v_done as done, r.* from `cairn_runs` r where r.id = p_run_id;
+  commit;
+end
+-- @migration cairn_0015_run_pause down
+-- @query
+drop procedure if exists `cairn_run_claim`
+-- @query
+select version() as v
+-- @query
+create procedure `cairn_run_claim`(in p_run_id varchar(128) character set utf8mb4 collate utf8mb4_0900_bin, in p_owner text character set utf8mb4 collate utf8mb4_0900_bin, in p_expires_at bigint, in p_now bigint)
+modifies sql data
+sql security invoker
+begin
+  declare v_done integer default 0;
+  declare exit handler for sqlexception
+  begin
+    rollback;
+    resignal;
+  end;
+  start transaction;
+  select count(*) into v_done from `cairn_runs` where id = p_run_id and status not in ('completed', 'failed', 'cancelled') and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner) for update;
+  if v_done = 1 then
+    update `cairn_runs` set due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
+        wake_at = null, updated_at = p_now where id = p_run_id;
+  end if;
+  select v_done as done, r.* from `cairn_runs` r where r.id = p_run_id;
+  commit;
+end
+-- @query
+drop table if exists `cairn_pauses`
+-- @query ["cairn_runs","paused_json"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query
+alter table `cairn_runs` drop column `paused_json`

@@ -743,3 +743,13 @@ create index "cairn_runs_workflow_status_created" on "cairn_runs" ("workflow", "
 -- @migration cairn_0014_runs_workflow_status down
 -- @query
 drop index if exists "cairn_runs_workflow_status_created"
+-- @migration cairn_0015_run_pause up
+-- @query
+alter table "cairn_runs" add column "paused_json" text
+-- @query
+create table "cairn_pauses" ("workflow" text collate "C" not null, "record_json" text not null, constraint "cairn_pauses_pk" primary key ("workflow"))
+-- @migration cairn_0015_run_pause down
+-- @query
+drop table if exists "cairn_pauses"
+-- @query
+alter table "cairn_runs" drop column "paused_json"
