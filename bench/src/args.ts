@@ -6,6 +6,7 @@ import type { BackendName } from './backends/types.js';
 export const SCENARIO_NAMES = [
   'inline',
   'replay',
+  'wake',
   'latency',
   'local',
   'idle',

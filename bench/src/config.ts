@@ -4,12 +4,15 @@ import type { StreamLatencyOptions } from './scenarios/stream-latency.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
 import type { FloorOptions } from './scenarios/pg-floor.js';
 import type { PushedResultsOptions } from './scenarios/pushed-results.js';
+import type { WakeOptions } from './scenarios/wake.js';
 
 /** Sizes and repetitions of a run: the full bench, or `--smoke` (tiny, for CI: counts, never timings). */
 export interface BenchConfig {
   mode: 'full' | 'smoke';
   inline: { sizes: number[]; warmup: number; reps: number };
   replay: { sizes: number[]; warmup: number; reps: number };
+  /** Wake cost against history length and per iteration of a wait loop (issue 30). */
+  wake: WakeOptions;
   latency: { samples: number; maxWorkMs: number; warmup: number; reps: number };
   /** `inFlight`: runs (and floor INSERT loops, one connection each) at once in the concurrent part. */
   floor: FloorOptions;
@@ -37,6 +40,7 @@ export const FULL: BenchConfig = {
   mode: 'full',
   inline: { sizes: [10, 100], warmup: 3, reps: 11 },
   replay: { sizes: [100, 1000, 2000], warmup: 3, reps: 15 },
+  wake: { sizes: [10, 10_000], loops: [50, 400], warmup: 3, reps: 15 },
   latency: { samples: 100, maxWorkMs: 40, warmup: 3, reps: 11 },
   floor: { steps: 100, warmUpSteps: 10_000, warmup: 2, reps: 9, inFlight: 8, inFlightSeries: [8, 64], seriesReps: { warmup: 1, reps: 7 } },
   localThroughput: { runs: 200, steps: 3, concurrency: 10, reps: 3 },
@@ -61,6 +65,7 @@ export const SMOKE: BenchConfig = {
   mode: 'smoke',
   inline: { sizes: [3, 13], warmup: 1, reps: 2 },
   replay: { sizes: [5, 10, 20], warmup: 1, reps: 2 },
+  wake: { sizes: [10, 200], loops: [5, 20], warmup: 1, reps: 3 },
   latency: { samples: 3, maxWorkMs: 5, warmup: 1, reps: 1 },
   floor: { steps: 10, warmUpSteps: 10, warmup: 1, reps: 2, inFlight: 8, inFlightSeries: [8], seriesReps: { warmup: 1, reps: 2 } },
   localThroughput: { runs: 10, steps: 2, concurrency: 4, reps: 1 },

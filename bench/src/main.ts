@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec,streams] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,wake,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec,streams] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
  * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
@@ -28,6 +28,7 @@ import { pgFloor } from './scenarios/pg-floor.js';
 import { processThroughput } from './scenarios/process-throughput.js';
 import { resultLatency } from './scenarios/result-latency.js';
 import { replayGrowth } from './scenarios/replay.js';
+import { wakeCost } from './scenarios/wake.js';
 import { observabilityOverhead } from './scenarios/observability.js';
 import { otelVariant } from './scenarios/otel-variant.js';
 import { idleCost } from './scenarios/idle-cost.js';
@@ -166,6 +167,12 @@ async function main(): Promise<number> {
       if (inline) report.inline = inline;
       const replay = !wants('replay') ? undefined : await scenario(e, 'replay growth', () => replayGrowth(backend, cfg.replay), inc);
       if (replay) report.replay = replay;
+      // Wake cost against history length (issue 30): memory, SQLite and PostgreSQL, as the issue names.
+      const wake =
+        !wants('wake') || !['memory', 'sqlite', 'postgres'].includes(backend.name)
+          ? undefined
+          : await scenario(e, 'wake cost', () => wakeCost(backend, cfg.wake), inc);
+      if (wake) report.wake = wake;
       const latency = !wants('latency') ? undefined : await scenario(e, 'result latency', () => resultLatency(backend, cfg.latency), inc);
       if (latency) report.latency = latency;
       const local = !wants('local') ? undefined : await scenario(e, 'local queue throughput', () => localThroughput(backend, cfg.localThroughput), inc);

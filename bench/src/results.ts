@@ -7,6 +7,7 @@ import type { LocalThroughputResult } from './scenarios/local-throughput.js';
 import type { FloorResult } from './scenarios/pg-floor.js';
 import type { ProcessThroughputResult } from './scenarios/process-throughput.js';
 import type { ReplayResult } from './scenarios/replay.js';
+import type { WakeResult } from './scenarios/wake.js';
 import type { ObservabilityResult } from './scenarios/observability.js';
 import type { IdleCostResult } from './scenarios/idle-cost.js';
 import type { StoreDispatchResult } from './scenarios/store-dispatch.js';
@@ -31,6 +32,7 @@ export interface BackendReport {
   driverCounted: boolean;
   inline?: InlineResult;
   replay?: ReplayResult;
+  wake?: WakeResult;
   latency?: LatencyResult;
   localThroughput?: LocalThroughputResult;
   /** Requests of an idle engine, counted over recovery passes on a manual clock. */

@@ -39,7 +39,7 @@ describe('bench command line', () => {
     assert.throws(() => parseBenchArgs(['--only=postgress']), /--only: unknown backend 'postgress'; known: memory, sqlite, postgres, mysql, mongodb, redis/);
     assert.throws(
       () => parseBenchArgs(['--scenarios', 'inline,replays']),
-      /--scenarios: unknown scenario 'replays'; known: inline, replay, latency, local, idle, cpu, flow, floor, processes, dispatch, results, fairness, observability/,
+      /--scenarios: unknown scenario 'replays'; known: inline, replay, wake, latency, local, idle, cpu, flow, floor, processes, dispatch, results, fairness, observability/,
     );
   });
 

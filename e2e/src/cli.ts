@@ -7,8 +7,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { OutcomeCounts } from './suite/reporters/outcome-count-reporter.js';
+import { stickyMode } from './suite/engine/sticky-knob.js';
 
-const USAGE = `Usage: cairn-conformance <harness-file> [--only <group>[,<group>...]] [--reporter <spec|tap|dot>] [--seed <n> | --seeds <n>]
+const USAGE = `Usage: cairn-conformance <harness-file> [--only <group>[,<group>...]] [--reporter <spec|tap|dot>] [--seed <n> | --seeds <n>] [--sticky <on|off|evict>]
 
 Runs the Cairn conformance suite against the harness that <harness-file> exports as its default
 export (a ConformanceHarness object, or a function returning one). TypeScript files are loaded
@@ -17,14 +18,16 @@ through tsx. The exit code is the number of failed cases (0: the backend conform
   --only      run only these groups, by id prefix: store, store.runs, engine, adversarial.crash-points, ...
   --reporter  the node:test reporter for the output (default: spec)
   --seed      the two fuzz cases (adversarial.simulation, adversarial.check-prediction) run only this seed, verbosely
-  --seeds     the two fuzz cases run seeds 1..n (a soak) instead of their default budget`;
+  --seeds     the two fuzz cases run seeds 1..n (a soak) instead of their default budget
+  --sticky    kept suspended executions in the suite's engines: on (the default), off (every wake
+              replays), or evict (kept, and dropped at random: the fallback to a replay exercised)`;
 
 /** Parsed command line. */
 interface CliArgs {
   harness: string;
   only: string[];
   reporter: string;
-  /** `CAIRN_SIM_SEED` / `CAIRN_SIM_SEEDS` for the simulation case. */
+  /** `CAIRN_SIM_SEED` / `CAIRN_SIM_SEEDS` for the simulation case, `CAIRN_STICKY` for every engine. */
   simulation: Record<string, string>;
 }
 
@@ -34,6 +37,7 @@ const OPTIONS = {
   reporter: { type: 'string', default: 'spec' },
   seed: { type: 'string' },
   seeds: { type: 'string' },
+  sticky: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -55,6 +59,7 @@ function readArgs(argv: string[]): CliArgs | string {
     const simulation: Record<string, string> = {};
     if (values.seed !== undefined) simulation.CAIRN_SIM_SEED = seedValue('--seed', values.seed, 0);
     if (values.seeds !== undefined) simulation.CAIRN_SIM_SEEDS = seedValue('--seeds', values.seeds, 1);
+    if (values.sticky !== undefined) simulation.CAIRN_STICKY = stickyMode(values.sticky, '--sticky');
     const only = (values.only ?? []).flatMap((list) =>
       list
         .split(',')

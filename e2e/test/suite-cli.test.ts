@@ -71,6 +71,15 @@ describe('cairn-conformance CLI', () => {
     assert.match(bad.stderr, /--seeds needs an integer of at least 1/);
   });
 
+  it('--sticky runs the suite with kept executions on, off or evicted at random; another value exits 2', async () => {
+    const { code, stdout } = await cli('test/fixtures/memory.harness.ts', '--only', 'adversarial.simulation', '--seed', '3', '--sticky', 'evict');
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /simulation: seeds=1 wrong=0 doubleRun=0 lost=0 stuck=0/);
+    const bad = await cli('test/fixtures/memory.harness.ts', '--sticky', 'sometimes');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--sticky must be on, off or evict, got "sometimes"/);
+  });
+
   it('a backend whose setup reports it unavailable is skipped case by case, with the reason', async () => {
     const { code, stdout } = await cli('test/fixtures/unavailable.harness.ts', '--only', 'store.versions', '--reporter', 'tap');
     assert.equal(code, 0, stdout);

@@ -15,9 +15,15 @@ export interface ExecutionWindow {
   roundTrips: RoundTripSnapshot;
   /** Store calls made inside the window, by method. */
   storeCalls: Record<string, number>;
+  /** Bytes the store handed back inside the window (JSON of every call's result), while `countBytes` is on. */
+  bytesRead: number;
+  /** Step records `steps.load` handed back inside the window. */
+  stepsRead: number;
 }
 
 interface OpenWindow {
+  bytes: number;
+  steps: number;
   startedAt: number;
   rt: RoundTripSnapshot;
   calls: Record<string, number>;
@@ -41,6 +47,13 @@ export class StoreProbe {
   readonly finishedAt = new Map<string, number>();
   /** Record first-claim / finish times only while true (the fairness and latency scenarios). */
   trackRuns = false;
+  /**
+   * Measure the bytes each call hands back (its result as JSON) while true (the wake scenario): a
+   * store-independent figure of what an execution reads, at the price of a stringify per call.
+   */
+  countBytes = false;
+  #bytes = 0;
+  #steps = 0;
 
   constructor(
     inner: WorkflowStore,
@@ -100,7 +113,7 @@ export class StoreProbe {
       if (this.trackRuns && !this.firstClaimAt.has(runId)) this.firstClaimAt.set(runId, t);
       const calls = this.callSnapshot();
       calls['runs.claim'] = (calls['runs.claim'] ?? 1) - 1;
-      this.#open.set(runId, { startedAt: t, rt: this.counter.snapshot(), calls });
+      this.#open.set(runId, { startedAt: t, rt: this.counter.snapshot(), calls, bytes: this.#bytes, steps: this.#steps });
     }
     this.counter.enter(method);
     let result: unknown;
@@ -111,6 +124,8 @@ export class StoreProbe {
       this.counter.leave(method);
       this.callMs.set(method, (this.callMs.get(method) ?? 0) + (nowMs() - t0));
     }
+    if (this.countBytes && result !== undefined) this.#bytes += JSON.stringify(result).length;
+    if (method === 'steps.load' && Array.isArray(result)) this.#steps += result.length;
     if (runId !== undefined) {
       if (method === 'runs.claim' && result === undefined) this.#open.delete(runId);
       if (method === 'runs.transition') this.#close(runId, result as RunRecord);
@@ -137,6 +152,8 @@ export class StoreProbe {
       status: run.status,
       roundTrips: diff(this.counter.snapshot(), open.rt),
       storeCalls,
+      bytesRead: this.#bytes - open.bytes,
+      stepsRead: this.#steps - open.steps,
     };
     const closed = this.#closed.get(runId) ?? [];
     closed.push(window);

@@ -222,6 +222,47 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
   }
 
+  const withWake = r.backends.filter((b) => b.wake);
+  if (withWake.length > 0) {
+    out.push('### Wake cost against history length (a run suspended after N steps, woken by an event; medians)');
+    out.push('');
+    const rows: string[][] = [];
+    for (const b of withWake) {
+      for (const v of b.wake!.variants) {
+        const [short, long] = [v.sizes[0]!, v.sizes[v.sizes.length - 1]!];
+        const [few, many] = [v.loops[0]!, v.loops[v.loops.length - 1]!];
+        rows.push([
+          `${b.title}, ${v.sticky ? 'kept executions' : 'replay per wake'}`,
+          `N=${short.steps}: ${us(short.cpuUs)} / ${ms(short.wallMs)}`,
+          `N=${long.steps}: ${us(long.cpuUs)} / ${ms(long.wallMs)}`,
+          `${fmt(long.cpuUs / short.cpuUs, 2)}×`,
+          `${fmt(short.bytesRead, 0)} / ${fmt(long.bytesRead, 0)} (${fmt(long.bytesRead / short.bytesRead, 2)}×)`,
+          `${fmt(short.stepsRead, 0)} / ${fmt(long.stepsRead, 0)}`,
+          `K=${few.waits}: ${us(few.cpuUsPerIteration)}, K=${many.waits}: ${us(many.cpuUsPerIteration)} (${fmt(many.cpuUsPerIteration / few.cpuUsPerIteration, 2)}×)`,
+        ]);
+      }
+    }
+    out.push(
+      table(
+        [
+          'backend',
+          'CPU / window at short N',
+          'at long N',
+          'CPU long / short',
+          'bytes read per wake (ratio)',
+          'step records read per wake',
+          'CPU per iteration of a wait loop',
+        ],
+        rows,
+      ),
+    );
+    out.push('');
+    out.push(
+      "CPU: this process (`process.cpuUsage()`) from `engine.sendEvent` to the execution's transition back to `waiting` (the send, the local queue, the claim, the resume or replay, the wait's record). Window: `runs.claim` to that transition. Bytes read: every store call's result in the window, as JSON. Wait loop: a run waiting for an event K times in a row, each woken in turn, the mean per iteration. \"Replay per wake\" is `stickyExecutions: false`, what every wake cost before issue 30.",
+    );
+    out.push('');
+  }
+
   const withLatency = r.backends.filter((b) => b.latency);
   if (withLatency.length > 0) {
     const n = withLatency[0]!.latency!.sameProcess.samples;

@@ -29,6 +29,16 @@ const BACKEND_SECTIONS: Record<string, readonly string[]> = {
     'growthRatio',
     'usPerFinishedStepSlope',
   ],
+  wake: [
+    'variants[].sticky',
+    'variants[].sizes[].steps',
+    'variants[].sizes[].cpuUs',
+    'variants[].sizes[].wallMs',
+    'variants[].sizes[].bytesRead',
+    'variants[].sizes[].stepsRead',
+    'variants[].loops[].waits',
+    'variants[].loops[].cpuUsPerIteration',
+  ],
   latency: [
     'sameProcess.samples',
     'sameProcess.p50Ms',

@@ -106,6 +106,26 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         });
       }
     }
+    const kept = b.wake?.variants.find((v) => v.sticky);
+    if (kept) {
+      const [short, long] = [kept.sizes[0]!, kept.sizes[kept.sizes.length - 1]!];
+      // Exact counts: one execution at a time, the same calls at every length.
+      out.push({
+        target: 'wake reads flat in history length: bytes read per wake at long N ≤ 2× at short N, no step records read',
+        subject: b.title,
+        measured: `${fmt(short.bytesRead, 0)} / ${fmt(long.bytesRead, 0)} bytes, ${short.stepsRead} / ${long.stepsRead} step records at N=${short.steps} / ${long.steps}`,
+        holds: long.bytesRead <= 2 * short.bytesRead && long.stepsRead === 0 && short.stepsRead === 0,
+        enforced: true,
+      });
+      const [few, many] = [kept.loops[0]!, kept.loops[kept.loops.length - 1]!];
+      out.push({
+        target: 'wake CPU flat in history length (long N ≤ 2× short N) and per iteration of a wait loop (long K ≤ 1.3× short K)',
+        subject: b.title,
+        measured: `${fmt(long.cpuUs / short.cpuUs, 2)}× (N=${long.steps} / ${short.steps}), ${fmt(many.cpuUsPerIteration / few.cpuUsPerIteration, 2)}× (K=${many.waits} / ${few.waits})`,
+        holds: long.cpuUs <= 2 * short.cpuUs && many.cpuUsPerIteration <= 1.3 * few.cpuUsPerIteration,
+        enforced: false,
+      });
+    }
     if (b.replay) {
       const reads = b.replay.sizes.map((s) => s.stepReadRoundTrips);
       const loads = b.replay.sizes.map((s) => s.stepLoads);

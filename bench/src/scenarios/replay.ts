@@ -47,7 +47,8 @@ export interface ReplayOptions {
 export async function replayGrowth(backend: BackendInstance, options: ReplayOptions): Promise<ReplayResult> {
   const opened = await backend.openStore();
   const { probe } = opened;
-  const engine = benchEngine(probe.store, { concurrency: 1 });
+  // Every wake replays: a kept execution (issue 30) would resume without the replay this measures.
+  const engine = benchEngine(probe.store, { concurrency: 1, stickyExecutions: false });
   await engine.start();
   const sizes: ReplaySize[] = [];
   try {

@@ -22,6 +22,16 @@ export const replayWorkflow = defineWorkflow('bench-replay', async (ctx, n: numb
   return n;
 });
 
+/**
+ * Wake cost (issue 30): `steps` no-op steps, then `waits` waits for the event `poke`, each
+ * followed by nothing (the next wait), so every wake records one step and suspends again.
+ */
+export const wakeWorkflow = defineWorkflow('bench-wake', async (ctx, input: { steps: number; waits: number }) => {
+  for (let i = 0; i < input.steps; i++) await ctx.step(`s${i}`, noop);
+  for (let i = 0; i < input.waits; i++) await ctx.waitForEvent('poke');
+  return input.waits;
+});
+
 /** One step that takes `ms` (a run that ends at an arbitrary moment, for result latency). */
 export const latencyWorkflow = defineWorkflow('bench-latency', async (ctx, ms: number) => {
   await ctx.step('work', () => sleep(ms));
@@ -43,7 +53,15 @@ export const eventPickupWorkflow = defineWorkflow('bench-event-pickup', async (c
   return ctx.step('at', () => Date.now());
 });
 
-export const ALL_WORKFLOWS: AnyWorkflowDefinition[] = [stepsWorkflow, replayWorkflow, latencyWorkflow, queuedWorkflow, pickupWorkflow, eventPickupWorkflow];
+export const ALL_WORKFLOWS: AnyWorkflowDefinition[] = [
+  stepsWorkflow,
+  replayWorkflow,
+  wakeWorkflow,
+  latencyWorkflow,
+  queuedWorkflow,
+  pickupWorkflow,
+  eventPickupWorkflow,
+];
 
 /** What engines logged: executions abandoned (store or queue errors), and other warnings. */
 export const engineLog = { abandoned: 0, warnings: 0, last: '' };

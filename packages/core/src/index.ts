@@ -119,6 +119,7 @@ export { CONTINUED_AS, continuedAs } from './engine/continued-as.js';
 export { MAX_SELECT_ALTERNATIVES } from './engine/select-alternatives.js';
 export type { SelectAlternative, SelectResult, SelectOutcome, SelectChildValue } from './engine/select-alternatives.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
+export type { StickyExecutionOptions } from './engine/sticky-executions.js';
 export type { RetryRunOptions } from './engine/retry-run.js';
 export type { PauseOptions, WorkflowPauseResult, WorkflowResumeResult } from './engine/pause-runs.js';
 export { checkRuns, checkWorkflowCode } from './check/check-runs.js';

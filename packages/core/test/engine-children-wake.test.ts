@@ -145,7 +145,8 @@ describe('children: ctx.childOutcome', () => {
         o.ok ? { ok: true, output: o.output as number } : { ok: false, status: o.status, code: o.error.code, cause: (o.error.cause as Error).message },
       );
     });
-    const fx = await createFixture({ workflows: [parent, good, bad, sleepy] });
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const fx = await createFixture({ workflows: [parent, good, bad, sleepy], stickyExecutions: false });
     try {
       const h = await fx.engine.startRun(parent, null);
       const sleepyId = (await waitForStep(fx.inner, h.id, 'sleepy', 'waiting')).childRunId!;
@@ -256,7 +257,8 @@ describe('children: ctx.startChild', () => {
       await ctx.sleep('pause', '1m');
       throw new Error(`parent gives up after starting ${id} (${a})`);
     });
-    const fx = await createFixture({ workflows: [parent, kid] });
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const fx = await createFixture({ workflows: [parent, kid], stickyExecutions: false });
     try {
       const h = await fx.engine.startRun(parent, null);
       await waitForStep(fx.inner, h.id, 'pause', 'waiting');

@@ -25,7 +25,8 @@ describe('payloads: JSON semantics at every boundary', () => {
         await ctx.sleep('nap', 1000); // the next execution reads the step's output from the store
         return order;
       });
-      const fx = await createFixture({ workflows: [wf] });
+      // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+      const fx = await createFixture({ workflows: [wf], stickyExecutions: false });
       try {
         const h = await fx.engine.startRun(wf, null);
         await waitForIdle(fx.inner, h.id);

@@ -21,7 +21,8 @@ describe('replay cost', () => {
   for (const n of [10, 100, 1000]) {
     it(`a run with ${n} recorded steps: 1 write per inline step, then a replay that reads its steps once`, async (t) => {
       const wf = longWorkflow(n);
-      const fx = await createFixture({ workflows: [wf] });
+      // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+      const fx = await createFixture({ workflows: [wf], stickyExecutions: false });
       try {
         fx.counter.reset();
         const h = await fx.engine.startRun(wf, null);

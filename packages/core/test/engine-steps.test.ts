@@ -24,7 +24,8 @@ describe('steps: results are recorded once and replayed', () => {
       await ctx.sleep('nap2', 1000);
       return { a, b };
     });
-    const fx = await createFixture({ workflows: [wf] });
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const fx = await createFixture({ workflows: [wf], stickyExecutions: false });
     try {
       const h = await fx.engine.startRun(wf, null);
       const waiting = await waitForIdle(fx.inner, h.id);
@@ -51,7 +52,8 @@ describe('steps: results are recorded once and replayed', () => {
       await ctx.sleep('nap', 1000);
       return values;
     });
-    const fx = await createFixture({ workflows: [wf] });
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const fx = await createFixture({ workflows: [wf], stickyExecutions: false });
     try {
       const start = fx.clock.now();
       const h = await fx.engine.startRun(wf, null);
@@ -81,7 +83,8 @@ describe('steps: results are recorded once and replayed', () => {
         observed.get(input.i)!.push(again);
         return v;
       });
-      const fx = await createFixture({ workflows: [wf] });
+      // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+      const fx = await createFixture({ workflows: [wf], stickyExecutions: false });
       try {
         const ids: string[] = [];
         for (let i = 0; i < VALUES.length; i++) ids.push((await fx.engine.startRun(wf, { i })).id);
@@ -429,7 +432,8 @@ describe('steps: compensation', () => {
       await ctx.sleep('nap', 1000); // forces a replay past the failed step
       throw new Error('order abandoned');
     });
-    const fx = await createFixture({ workflows: [wf] });
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const fx = await createFixture({ workflows: [wf], stickyExecutions: false });
     try {
       const h = await fx.engine.startRun(wf, null);
       for (let i = 0; i < 2; i++) {

@@ -48,7 +48,8 @@ describe('Standard Schema validation', () => {
       },
       { input: z.object({ email: z.string().trim().toLowerCase().pipe(z.email()), plan: z.enum(['free', 'pro']).default('free') }) },
     );
-    const fx = await createFixture({ workflows: [signup] });
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const fx = await createFixture({ workflows: [signup], stickyExecutions: false });
     try {
       const bad = await storeCalls(fx, () => fx.engine.startRun(signup, { email: 'not an email', plan: 'gold' as 'pro' }));
       assert.deepEqual(bad.writes, [], 'nothing written');

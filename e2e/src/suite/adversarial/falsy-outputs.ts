@@ -27,7 +27,8 @@ export const falsyOutputsGroup: CaseGroup = caseGroup('adversarial.falsy-outputs
       await ctx.sleep('nap', 1_000);
       return 'done';
     });
-    const w = await engineWorld(env, [wf]);
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const w = await engineWorld(env, [wf], { stickyExecutions: false });
     const handle = await w.engine.startRun(wf, null);
     await w.runToEnd(handle.id);
     assert.equal(executions.length, 2, 'the handler ran, then replayed after the sleep');

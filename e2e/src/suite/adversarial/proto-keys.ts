@@ -79,7 +79,8 @@ export const protoKeysGroup: CaseGroup = caseGroup('adversarial.proto-keys', 'ad
         await ctx.sleep('nap', '1m'); // one more replay, reading everything back from the store
         return withProtoKeys('output');
       });
-      const w = await engineWorld(env, [wf, kid]);
+      // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+      const w = await engineWorld(env, [wf, kid], { stickyExecutions: false });
       const handle = await w.engine.startRun(wf, withProtoKeys('input'));
       await w.runUntil('the run waits for its event', async () =>
         (await w.raw.steps.load(handle.id)).some((s) => s.kind === 'event' && s.status === 'waiting'),

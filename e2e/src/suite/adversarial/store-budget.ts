@@ -5,6 +5,14 @@ import { engineWorld } from '../engine/engine-world.js';
 
 const describeCalls = (calls: ReadonlyArray<{ method: string }>) => calls.map((c) => c.method).join(', ');
 
+/** `steps` inline steps, then a one-minute sleep: a run woken once, after its steps. */
+const stepsThenNap = (name: string, steps: number) =>
+  defineWorkflow(name, async (ctx) => {
+    for (let i = 0; i < steps; i += 1) await ctx.step(`s${i}`, () => i);
+    await ctx.sleep('nap', '1m');
+    return steps;
+  });
+
 /** Adversarial: a budget of store round trips per step and per replay (through the counting proxy). */
 export const storeBudgetGroup: CaseGroup = caseGroup('adversarial.store-budget', 'adversarial: store call budget', [
   conformanceCase('an inline task step costs at most 2 store writes and no read', async (env) => {
@@ -34,7 +42,8 @@ export const storeBudgetGroup: CaseGroup = caseGroup('adversarial.store-budget',
       await ctx.sleep('second', '1m');
       return 'done';
     });
-    const w = await engineWorld(env, [wf]);
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const w = await engineWorld(env, [wf], { stickyExecutions: false });
     const handle = await w.engine.startRun(wf, null);
     const run = await w.runToEnd(handle.id);
     assert.equal(run.output, 'done');
@@ -45,12 +54,9 @@ export const storeBudgetGroup: CaseGroup = caseGroup('adversarial.store-budget',
 
   conformanceCase('the store calls of a replay do not grow with the number of recorded steps', async (env) => {
     const callsOfLastReplay = async (steps: number) => {
-      const wf = defineWorkflow(`budget-long-${steps}`, async (ctx) => {
-        for (let i = 0; i < steps; i += 1) await ctx.step(`s${i}`, () => i);
-        await ctx.sleep('nap', '1m');
-        return steps;
-      });
-      const w = await engineWorld(env, [wf]);
+      const wf = stepsThenNap(`budget-long-${steps}`, steps);
+      // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+      const w = await engineWorld(env, [wf], { stickyExecutions: false });
       const handle = await w.engine.startRun(wf, null);
       await w.runToEnd(handle.id);
       const calls = w.store.calls.filter((c) => c.runId === handle.id);
@@ -71,5 +77,30 @@ export const storeBudgetGroup: CaseGroup = caseGroup('adversarial.store-budget',
       `a replay over 40 steps made ${long.length} calls (${describeCalls(long)}), over 2 steps ${short.length} (${describeCalls(short)})`,
     );
     assert.ok(long.length <= 5, `a replay made ${long.length} calls: ${describeCalls(long)}`);
+  }),
+
+  conformanceCase('a wake that resumes a kept execution reads no step, and costs the same store calls after 40 steps as after 2', async (env) => {
+    const callsOfLastWake = async (steps: number) => {
+      const wf = stepsThenNap(`budget-kept-${steps}`, steps);
+      // Kept executions on, whatever CAIRN_STICKY says: this case is about them (decision 64).
+      const w = await engineWorld(env, [wf], { stickyExecutions: {} });
+      const handle = await w.engine.startRun(wf, null);
+      const run = await w.runToEnd(handle.id);
+      assert.equal(run.output, steps);
+      const calls = w.store.calls.filter((c) => c.runId === handle.id);
+      const methods = calls.map((c) => c.method);
+      // The wake: the last claim that went on to end the run, through its transition.
+      const end = methods.lastIndexOf('runs.transition');
+      const claim = methods.lastIndexOf('runs.claim', end);
+      return calls.slice(claim, end + 1);
+    };
+    const short = await callsOfLastWake(2);
+    const long = await callsOfLastWake(40);
+    assert.deepEqual(
+      long.map((c) => c.method),
+      short.map((c) => c.method),
+      `the wake after 40 steps made ${describeCalls(long)}, after 2 steps ${describeCalls(short)}`,
+    );
+    assert.ok(!long.some((c) => c.method === 'steps.load'), `the wake read the steps: ${describeCalls(long)}`);
   }),
 ]);

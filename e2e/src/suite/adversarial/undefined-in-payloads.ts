@@ -35,7 +35,8 @@ export const undefinedInPayloadsGroup: CaseGroup = caseGroup('adversarial.undefi
         await ctx.sleep('nap', '1m'); // one more replay, reading everything back from the store
         return withUndefined({ done: true });
       });
-      const w = await engineWorld(env, [wf, kid]);
+      // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+      const w = await engineWorld(env, [wf, kid], { stickyExecutions: false });
       const handle = await w.engine.startRun(wf, withUndefined({ order: 1 }));
       await w.runUntil('the run waits for its event', async () =>
         (await w.raw.steps.load(handle.id)).some((s) => s.kind === 'event' && s.status === 'waiting'),

@@ -164,7 +164,8 @@ export const childrenGroup: CaseGroup = caseGroup('engine.children', 'engine: ch
       await ctx.sleep('then', '10m');
       return summary as unknown as Json;
     });
-    const w = await engineWorld(env, [parent, ok, bad]);
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const w = await engineWorld(env, [parent, ok, bad], { stickyExecutions: false });
     const handle = await w.engine.startRun(parent, null);
     const run = await w.runToEnd(handle.id);
     assert.equal(run.status, 'completed', `the parent completed although a child failed: ${JSON.stringify(run.error)}`);
@@ -231,7 +232,8 @@ export const childrenGroup: CaseGroup = caseGroup('engine.children', 'engine: ch
       await ctx.sleep('long', '3h');
       return id;
     });
-    const w = await engineWorld(env, [parent, child]);
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const w = await engineWorld(env, [parent, child], { stickyExecutions: false });
     const handle = await w.engine.startRun(parent, null);
     const run = await w.runToEnd(handle.id);
     assert.equal(run.status, 'completed');

@@ -11,6 +11,7 @@ import {
 import { ManualClock } from '@cairn/core/testing';
 import type { CaseEnv } from '../case.js';
 import { countingStore, type CountingStore } from '@cairn/core/backend';
+import { stickyOption } from './sticky-knob.js';
 
 /** Engine options a world fixes for every engine it starts (timings the cases rely on). */
 export const WORLD_TIMINGS = { leaseMs: 30_000 } as const;
@@ -93,6 +94,8 @@ export async function engineWorld(env: CaseEnv, workflows: readonly AnyWorkflowD
         error: (data, message) => void log.push(`${name} error: ${message} ${describe(data['err'])}`),
       },
       timings: { ...WORLD_TIMINGS, ...timings },
+      // CAIRN_STICKY: kept executions on, off, or evicted at random (the fuzz runs all three).
+      ...stickyOption(),
       ...rest,
     });
     await engine.start(noWorkers ? { workers: false } : {});

@@ -70,7 +70,8 @@ export const replayGroup: CaseGroup = caseGroup('engine.replay', 'engine: replay
       await ctx.sleep('nap', 60_000);
       return values;
     });
-    const w = await engineWorld(env, [wf]);
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const w = await engineWorld(env, [wf], { stickyExecutions: false });
     const handle = await w.engine.startRun(wf, null);
     const run = await w.runToEnd(handle.id);
     assert.equal(seen.length, 2, 'the handler ran twice (before and after the sleep)');

@@ -15,7 +15,8 @@ export const stateEngineGroup: CaseGroup = caseGroup('engine.state', 'engine: st
       await ctx.setState('stage', 'resumed');
       return ctx.state('stage');
     });
-    const w = await engineWorld(env, [wf]);
+    // About the replay: every wake replays (a kept execution would resume without one, decision 64).
+    const w = await engineWorld(env, [wf], { stickyExecutions: false });
     const handle = await w.engine.startRun(wf, null);
     await w.runUntil('the run sleeps', async () => (await w.raw.runs.get(handle.id))?.status === 'waiting');
     assert.deepEqual(await w.engine.state(handle.id), { stage: 'started', count: 1 });

@@ -72,6 +72,7 @@ export function checkRuntime(
     lifecycle: new Lifecycle(SILENT, systemClock, 'cairn-check', 'check'),
     executing: new Map(),
     turnsInProgress: { count: 0 },
+    sticky: undefined,
     rerun: new Set(),
     // Never read: a check claims nothing.
     workflowPauses: new WorkflowPauseCache(store, systemClock),

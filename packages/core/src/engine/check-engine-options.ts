@@ -11,7 +11,7 @@ import { checkLogger } from '../logging/check-logger.js';
 import { consoleLogger, type RuntimeLogger, toRuntimeLogger } from '../logging/runtime-logger.js';
 import type { ScheduleDefinition } from '../schedule/define-schedule.js';
 import { checkDeclaredSchedules } from '../schedule/check-declared-schedules.js';
-import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, invalidInput } from './check-input.js';
+import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, invalidInput } from './check-input.js';
 import type { EngineOptions } from './engine-contract.js';
 import { checkEngineDurations } from './engine-durations.js';
 import type { EngineTimings } from './engine-runtime.js';
@@ -20,6 +20,7 @@ import { computeQueueNames, type WorkflowQueues } from './queue-names.js';
 import { checkRetention, type Retention } from './prune-runs.js';
 import { resolveRetryPolicy, type RetryOptions } from './retry-policy.js';
 import { checkFlowStore } from './run-slot.js';
+import type { StickyExecutionOptions } from './sticky-executions.js';
 import { WorkflowRegistry } from './workflow-registry.js';
 
 /** The engine's timings when `createEngine({ timings })` sets none. */
@@ -59,6 +60,8 @@ export interface CheckedEngineOptions {
   /** The logger the engine writes through (the option's, or the console), payloads logged or not. */
   readonly logger: RuntimeLogger;
   readonly startTimeoutMs: number;
+  /** Kept suspended executions (`stickyExecutions`), or undefined when turned off. */
+  readonly sticky: StickyExecutionOptions | undefined;
 }
 
 /**
@@ -102,7 +105,24 @@ export function checkEngineOptions(options: EngineOptions): CheckedEngineOptions
     workerId,
     logger,
     startTimeoutMs: checkStartTimeout(options.startTimeoutMs),
+    sticky: checkSticky(options.stickyExecutions),
   };
+}
+
+/** `createEngine({ stickyExecutions })`: `false`, or bounds that are positive integers and an `evict` function. */
+function checkSticky(value: unknown): StickyExecutionOptions | undefined {
+  if (value === false) return undefined;
+  if (value === undefined) return {};
+  const options = checkOptions('createEngine stickyExecutions', value, ['maxExecutions', 'maxCalls', 'evict']) as StickyExecutionOptions;
+  for (const bound of ['maxExecutions', 'maxCalls'] as const) {
+    const n = options[bound];
+    if (n !== undefined && (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1)) {
+      throw invalidInput(`createEngine stickyExecutions.${bound}`, 'must be an integer ≥ 1', n);
+    }
+  }
+  if (options.evict !== undefined && typeof options.evict !== 'function')
+    throw invalidInput('createEngine stickyExecutions.evict', 'must be a function', options.evict);
+  return options;
 }
 
 /** `createEngine({ defaultRetry })`: an object whose options resolve (INVALID_INPUT otherwise). */

@@ -10,6 +10,7 @@ import type { Lifecycle } from '../observe/lifecycle.js';
 import type { RetryOptions } from './retry-policy.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
 import type { StepJob } from './step-job.js';
+import type { StickyExecutions } from './sticky-executions.js';
 
 /**
  * Tunables shared by every part of the engine (all in milliseconds). Liveness: after a crash, or
@@ -92,6 +93,8 @@ export interface EngineRuntime {
   readonly shutdown: () => AbortSignal;
   /** Executions whose workflow code is running a turn or about to (see TurnScheduler); a count. */
   readonly turnsInProgress: { count: number };
+  /** Suspended executions kept for their run's next claim (`stickyExecutions`); undefined when off. */
+  readonly sticky: StickyExecutions | undefined;
   /** Runs asked to execute again once their current local execution ends. */
   readonly rerun: Set<string>;
   /** The paused workflows as this engine knows them (see `WorkflowPauseCache`). */

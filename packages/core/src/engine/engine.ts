@@ -29,6 +29,7 @@ import { checkTraceContext } from '../observe/check-trace-context.js';
 import { executeRun } from './execute-run.js';
 import { executeStepJob } from './execute-step-job.js';
 import type { StepJob } from './step-job.js';
+import { StickyExecutions } from './sticky-executions.js';
 import { ResultWaiter } from './result-waiter.js';
 import { StoreWakeups } from './store-wakeups.js';
 import { ResultSignals } from './result-signals.js';
@@ -134,6 +135,7 @@ export function createEngine(given: EngineOptions): Engine {
     lifecycle: new Lifecycle(outage.logger, clock, workerId, options.store.name),
     executing: new Map(),
     turnsInProgress: { count: 0 },
+    sticky: checked.sticky === undefined ? undefined : new StickyExecutions(checked.sticky),
     rerun: new Set(),
     workflowPauses: new WorkflowPauseCache(options.store, clock),
     shutdown: () => shutdown.signal,
@@ -219,6 +221,9 @@ export function createEngine(given: EngineOptions): Engine {
       ),
     get turnsInProgress() {
       return rt.turnsInProgress.count;
+    },
+    get keptExecutions() {
+      return { executions: rt.sticky?.size ?? 0, calls: rt.sticky?.calls ?? 0 };
     },
     async start(rawStartOptions) {
       const startOptions = checkOptions('start options', rawStartOptions, ['workers']) as { workers?: boolean };
@@ -342,6 +347,8 @@ export function createEngine(given: EngineOptions): Engine {
       if (ownsQueue) await (finished ? queue.close() : settlesWithin(clock, queue.close(), ABANDON_WAIT_MS));
       // The completion signals of the runs that ended are sent; waiters still here poll from now on.
       await resultSignals.close();
+      // A stopped engine resumes nothing: its runs replay wherever they are claimed next.
+      rt.sticky?.clear();
       started = false;
       withoutWorkers = false;
     },

@@ -1,5 +1,6 @@
 import { CairnError } from '../errors/cairn-error.js';
 import type { RunRecord, RunTransition } from '../model/run.js';
+import type { StepRecord } from '../model/step.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { Execution, type Outcome } from './execution/execution.js';
 import { cancelCheckMs } from './cancel-watch.js';
@@ -63,10 +64,32 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   const run = await store.runs.claim(runId, rt.workerId, rt.timings.leaseMs, clock.now());
   if (!run) return false;
   const claimedAt = clock.now();
+  // The execution this process kept when the run last suspended, if this claim may resume it
+  // (decision 64); taken out before anything can throw, so a crash here leaves nothing kept.
+  const kept = rt.sticky?.take(run, claimedAt) as Execution | undefined;
+  try {
+    return await executeClaimed(rt, run, claimedAt, kept, track);
+  } catch (error) {
+    kept?.discard();
+    throw error;
+  }
+}
+
+/** An execution of `run`, just claimed: `kept` resumes where it suspended, else the history is read and replayed. */
+async function executeClaimed(
+  rt: EngineRuntime,
+  run: RunRecord,
+  claimedAt: number,
+  kept: Execution | undefined,
+  track: (e: Execution) => void,
+): Promise<boolean> {
+  const { store, clock } = rt;
+  const runId = run.id;
   rt.faults.hit({ point: 'after-claim', runId });
   if (await pausedAtFirstClaim(rt, run)) return false;
   const def = rt.registry.find(run.workflow, run.version);
   if (!def) {
+    kept?.discard();
     // A worker from another deploy may know this version: step aside and let recovery retry.
     rt.logger.warn(
       { runId, workflow: run.workflow, version: run.version, workerId: rt.workerId },
@@ -80,10 +103,13 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
     );
     return false;
   }
-  const steps = await store.steps.load(runId);
+  // A kept execution knows the history: nothing of it is read again.
+  const steps = kept === undefined ? await store.steps.load(runId) : undefined;
+  const recorded = kept === undefined ? (steps as StepRecord[]).length : kept.calls;
   // A limited workflow's run executes only with its slots; without them it waits, lease given back.
-  const flow = await enterFlow(rt, run, def, steps.length);
+  const flow = await enterFlow(rt, run, def, recorded);
   if (flow.kind === 'wait') {
+    kept?.discard();
     await waitForSlot(rt, run, flow.wakeAt);
     return false;
   }
@@ -92,7 +118,7 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
     // The first claim of a run has fence 1; every later one (after a suspension, or taking over
     // from a lost worker) a higher one. A limited run may have been claimed and sent back to wait
     // for its slot before: it starts when it first executes with nothing recorded.
-    const first = run.fence === 1 || ((flow.kind === 'fail' || flow.limited) && steps.length === 0);
+    const first = run.fence === 1 || ((flow.kind === 'fail' || flow.limited) && recorded === 0);
     const base = rt.lifecycle.base(run);
     const message: RunLifecycleEvent & { executionTraceContext?: Record<string, string> } = first
       ? { ...base, type: 'run.started', fence: run.fence, createdAt: run.createdAt, queueWaitMs: base.at - run.createdAt }
@@ -104,21 +130,42 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
       // A subscriber's malformed context is ignored: observing must never fail a run.
     }
   }
-  if (flow.kind === 'fail') return record(rt, run, { kind: 'failed', error: flow.error }, claimedAt, undefined, Infinity);
-  const execution = new Execution(rt, run, steps, def);
-  if (executionTrace !== undefined) execution.traceContext = executionTrace;
-  track(execution);
+  if (flow.kind === 'fail') {
+    kept?.discard();
+    return record(rt, run, { kind: 'failed', error: flow.error }, claimedAt, undefined, Infinity);
+  }
+  const execution = kept ?? new Execution(rt, run, steps as StepRecord[], def);
   const renewal = keepLease(rt, run, execution, flow.slot);
   const deadline = watchDeadline(rt, run, execution);
   let outcome: Outcome;
   try {
-    outcome = await execution.start();
+    track(execution);
+    // Set after `resume` has taken the new claim's run (and its trace context) in a kept execution.
+    if (kept === undefined) {
+      if (executionTrace !== undefined) execution.traceContext = executionTrace;
+      outcome = await execution.start();
+    } else {
+      const resumed = execution.resume(run);
+      if (executionTrace !== undefined) execution.traceContext = executionTrace;
+      outcome = await resumed;
+    }
   } finally {
     // With a reason: `abort()` without one builds a DOMException (with its stack) per run.
     renewal.abort(EXECUTION_OVER);
     deadline.abort(EXECUTION_OVER);
   }
-  return record(rt, run, outcome, claimedAt, flow.slot, execution.leaseHeldUntil);
+  // A suspension this process keeps (once it is recorded), ready for the run's next claim; every
+  // other outcome, or a suspension not recorded, ends the execution for good.
+  let keptNow = false;
+  const keep = () => {
+    keptNow = true;
+    rt.sticky?.keep(runId, execution);
+  };
+  try {
+    return await record(rt, run, outcome, claimedAt, flow.slot, execution.leaseHeldUntil, keep);
+  } finally {
+    if (!keptNow) execution.discard();
+  }
 }
 
 /**
@@ -148,6 +195,7 @@ async function record(
   claimedAt: number,
   slot: RunSlot | undefined,
   leaseHeldUntil: number,
+  keep: () => void = () => {},
 ): Promise<boolean> {
   const { store, clock } = rt;
   // Past the lease another worker may hold the run, and this same holder's slot: leave it be then.
@@ -201,6 +249,7 @@ async function record(
     throw error;
   }
   rt.faults.hit({ point: 'after-checkpoint', runId: run.id });
+  if (after.status === 'waiting') keep();
   await slot?.wakeNext();
   if (rt.lifecycle.runs) published(rt, run, after, outcome, claimedAt);
   if (after.status === 'waiting') {

@@ -25,6 +25,14 @@ export class Call {
   delivery: Delivery | undefined = undefined;
   resolve: (value: unknown) => void = ignore;
   reject: (error: unknown) => void = ignore;
+  /**
+   * Set by a primitive just before it suspends, when it can pick up where it stopped: runs its wait
+   * again from its latest record (`Site.recorded`), as a replay reaching it would. A kept execution
+   * (`StickyExecutions`) resumes every suspended call through it; a call without it cannot be kept.
+   */
+  resume: (() => Promise<Delivery>) | undefined = undefined;
+  /** What the primitive makes of its wait's outcome (`ctx.childOutcome`: a value), applied to a resumed wait's too. */
+  map: ((delivery: Delivery) => Delivery) | undefined = undefined;
 
   constructor(readonly no: number) {}
 }

@@ -17,6 +17,7 @@ import { workflowInput } from '../../validation/workflow-input.js';
 import { uuidv7 } from '../uuid.js';
 import type { ChildOptions, StartChildOptions } from '../workflow-context.js';
 import { type Call, type Delivery, SUSPEND } from './call.js';
+import type { Site } from './outcome.js';
 import type { Replay } from './replay.js';
 
 /** Child runs, detached children and continue-as-new. */
@@ -37,6 +38,11 @@ export class ChildCalls {
     if (typeof options === 'object' && options !== null && 'name' in options) checkIdentifier(`${what} options.name`, options.name, IDENTIFIER_LIMITS.stepName);
     const site = this.r.begin('child', options.name ?? `child:${childName}`);
     if (this.r.probeKey !== undefined) return this.r.replayOnly(call, site);
+    return this.childFrom(call, site, childName, input);
+  }
+
+  /** A child call from its latest record (`site.recorded`) on: the first time, and again on a resume (see `Call.resume`). */
+  private async childFrom(call: Call, site: Site, childName: string, input: unknown): Promise<Delivery> {
     let step = site.recorded;
     if (step?.status === 'succeeded') {
       const output = step.output;
@@ -54,11 +60,12 @@ export class ChildCalls {
         deadline: 'inherit',
       });
       this.r.fault('before-checkpoint', site.key);
-      step = await this.r.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
+      step = site.recorded = await this.r.insert(site, { status: 'waiting', maxAttempts: 1, childRunId: child.id });
       this.r.fault('after-checkpoint', site.key);
       this.children.add(child.id);
       if (created) {
         await this.r.rt.dispatchRun(child);
+        call.resume = () => this.childFrom(call, site, childName, input);
         this.r.suspend(this.r.rt.clock.now() + childBackstopMs, 'child');
       }
       // Created by an execution that died before recording this step: the child may have run, and
@@ -86,6 +93,7 @@ export class ChildCalls {
       return { turn, ok: false, error };
     }
     this.children.add(childId);
+    call.resume = () => this.childFrom(call, site, childName, input);
     this.r.suspend(this.r.rt.clock.now() + childBackstopMs, 'child');
   }
 

@@ -79,6 +79,40 @@ export class Execution {
     return this.tasks.compensations;
   }
 
+  /**
+   * True when this execution suspended in a state `resume` can pick up (see `Replay.keepable`):
+   * it may then be kept (`StickyExecutions`) instead of replayed on the next wake.
+   */
+  keepable(): boolean {
+    return this.r.keepable();
+  }
+
+  /** Calls this execution made (recorded ones included): its share of a kept-executions budget. */
+  get calls(): number {
+    return this.r.callIndex;
+  }
+
+  /** The fence of the claim this execution last ran under. */
+  get fence(): number {
+    return this.r.run.fence;
+  }
+
+  /** Drops a suspended execution for good (it will not be resumed): its code's signal aborts. */
+  discard(): void {
+    this.r.discard();
+  }
+
+  /**
+   * Resumes a kept execution under `run`, the next claim of its run (fence one above the one it
+   * suspended under), and resolves with how it ended this time, as `start` does.
+   */
+  resume(run: RunRecord): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      this.r.settleOutcome = resolve;
+      this.r.reopen(run);
+    });
+  }
+
   /** Runs the handler and resolves with how this execution ended. */
   start(): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
@@ -229,7 +263,9 @@ export class Execution {
       childOutcome: (workflow, input, options) =>
         this.r.guard(async (call) => {
           const checked = checkOptions('ctx.childOutcome options', options, ['name']) as ChildOptions;
-          return this.kids.asChildOutcome(await this.kids.childStep(call, workflow, input, checked, 'ctx.childOutcome'));
+          // A resumed wait (`Call.resume`) hands its outcome over as a value too.
+          call.map = (delivery) => this.kids.asChildOutcome(delivery);
+          return call.map(await this.kids.childStep(call, workflow, input, checked, 'ctx.childOutcome'));
           // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its result type, which only the caller's step function knows; the guarded call returns that value unchanged
         }) as Promise<any>,
       startChild: (workflow, input, options) =>

@@ -79,9 +79,17 @@ export class Replay {
    */
   traceContext: Record<string, string> | undefined;
 
+  /**
+   * The calls waiting when this execution suspended, each able to pick up where it stopped
+   * (`Call.resume`); `resumable` stays true while every one of them could. See `reopen`.
+   */
+  readonly suspendedCalls: Call[] = [];
+  resumable = true;
+
   constructor(
     readonly rt: EngineRuntime,
-    readonly run: RunRecord,
+    /** The run as this execution's claim returned it (a kept execution's next claim replaces it: `reopen`). */
+    public run: RunRecord,
     steps: readonly StepRecord[],
     readonly def: AnyWorkflowDefinition,
     readonly probeKey?: string,
@@ -121,9 +129,75 @@ export class Replay {
     if (this.closed) return;
     this.closed = true;
     this.turns.stop();
+    // A suspended execution may be kept and resumed (`reopen`): its code's signal aborts only when
+    // it is dropped (`discard`).
+    if (outcome.kind !== 'suspended') this.discard();
+    this.settleOutcome?.(outcome);
+  }
+
+  /** Ends a closed execution for good: its code's signal and its saga's abort. */
+  discard(): void {
     if (!this.abort.signal.aborted) this.abort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
     if (this.sagaAbort !== undefined && !this.sagaAbort.signal.aborted) this.sagaAbort.abort(new CairnError('ENGINE_STOPPED', 'execution ended'));
-    this.settleOutcome?.(outcome);
+  }
+
+  /**
+   * True when this execution, suspended, can be resumed by `reopen` instead of replayed: every
+   * waiting call can pick up where it stopped, and no patch marker write is still on its way. Never
+   * once the handler ended (a saga waiting for a compensation's retry), the run is being
+   * cancelled, or a pause ended it: those go on through a replay.
+   */
+  keepable(): boolean {
+    return (
+      this.closed &&
+      this.waiting &&
+      this.resumable &&
+      !this.finishing &&
+      !this.cancelled &&
+      // A pause ends the execution with calls cut short that only a replay makes again.
+      !this.pausing &&
+      this.caughtUp() &&
+      this.suspendedCalls.length > 0 &&
+      this.markersUnwritten === 0 &&
+      this.fatal === undefined
+    );
+  }
+
+  /**
+   * Resumes a suspended execution under a new claim of its run (`run`, the next fence after the one
+   * it suspended under, so nothing but this execution wrote the run's steps meanwhile): every
+   * waiting call runs its wait again from its latest record, as a replay reaching that point would,
+   * and the execution goes on from there without replaying its history.
+   */
+  reopen(run: RunRecord): void {
+    this.run = run;
+    this.closed = false;
+    this.waiting = false;
+    this.wakeTimes.length = 0;
+    this.suspendReasons.clear();
+    this.traceContext = run.traceContext;
+    this.leaseHeldUntil = run.lease?.expiresAt ?? this.rt.clock.now() + this.rt.timings.leaseMs;
+    this.turns.restart();
+    const calls = this.suspendedCalls.splice(0);
+    for (const call of calls) {
+      const resume = call.resume as () => Promise<Delivery>;
+      call.resume = undefined;
+      call.turn = undefined;
+      call.delivery = undefined;
+      this.inflight++;
+      let promise: Promise<Delivery>;
+      try {
+        promise = resume();
+      } catch (error) {
+        promise = Promise.reject(error);
+      }
+      const { map } = call;
+      if (map !== undefined) promise = promise.then(map);
+      promise.then(
+        (delivery) => this.outcomeReady(call, delivery),
+        (error: unknown) => this.outcomeFailed(call, error),
+      );
+    }
   }
 
   /**
@@ -231,6 +305,10 @@ export class Replay {
     // branch suspended meanwhile could end the execution with the error never delivered.
     const delivered = error !== SUSPEND && !this.closed && !(CairnError.is(error) && INFRA_CODES.has(error.code));
     if (delivered) this.turns.resumed();
+    if (error === SUSPEND && !this.closed) {
+      if (call.resume === undefined) this.resumable = false;
+      else this.suspendedCalls.push(call);
+    }
     if (call.turn !== undefined) this.turns.cancel(call.turn);
     else this.turns.advance();
     if (error === SUSPEND || this.closed) return;
@@ -461,6 +539,8 @@ export class Replay {
    * so no later record can be durable without the marker before it.
    */
   markerWrite: Promise<void> | undefined;
+  /** Patch markers this execution answered whose write has not completed (such an execution is not kept: `keepable`). */
+  markersUnwritten = 0;
 
   /** Every store write of this execution goes through here: fenced, and refused once ended. */
   async write<T>(op: (fence: number, now: number) => Promise<T>): Promise<T> {

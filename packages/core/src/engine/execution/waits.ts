@@ -36,6 +36,11 @@ export class Waits {
     checkIdentifier('ctx.sleep name', name, IDENTIFIER_LIMITS.stepName);
     const site = this.r.begin('sleep', name);
     if (this.r.probeKey !== undefined) return this.r.replayOnly(call, site);
+    return this.sleepFrom(call, site, wakeAt);
+  }
+
+  /** A sleep from its latest record (`site.recorded`) on: the first time, and again on a resume (see `Call.resume`). */
+  private async sleepFrom(call: Call, site: Site, wakeAt: number): Promise<Delivery> {
     let step = site.recorded;
     if (step?.status === 'succeeded') return this.r.finished(call, site, step, async () => ({ ok: true, value: undefined }));
     const now = this.r.rt.clock.now();
@@ -45,9 +50,12 @@ export class Waits {
         await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, wakeAt, turn });
         return { turn, ok: true, value: undefined };
       }
-      step = await this.r.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
+      step = site.recorded = await this.r.insert(site, { status: 'waiting', maxAttempts: 1, wakeAt });
     }
-    if ((step.wakeAt ?? 0) > now) this.r.suspend(step.wakeAt, 'sleep');
+    if ((step.wakeAt ?? 0) > now) {
+      call.resume = () => this.sleepFrom(call, site, wakeAt);
+      this.r.suspend(step.wakeAt, 'sleep');
+    }
     const turn = await this.r.claim(call);
     await this.r.transition({ key: site.key, from: { status: ['waiting'], attempt: step.attempt }, to: { status: 'succeeded', turn } });
     return { turn, ok: true, value: undefined };
@@ -67,6 +75,12 @@ export class Waits {
       const delivery = await this.r.replayOnly(call, site);
       return delivery.ok ? delivery : { ...delivery, onDeliver: release };
     }
+    return this.eventFrom(call, site, eventName, seq, timeoutMs);
+  }
+
+  /** An event wait from its latest record (`site.recorded`) on: the first time, and again on a resume (see `Call.resume`). */
+  private async eventFrom(call: Call, site: Site, eventName: string, seq: number, timeoutMs: number | undefined): Promise<Delivery> {
+    const release = () => this.releaseMessage(eventName, seq);
     let step = site.recorded;
     if (step?.status === 'succeeded') {
       const output = step.output ?? null;
@@ -88,7 +102,7 @@ export class Waits {
       }
       const wait: Omit<NewStep, 'key' | 'name' | 'kind' | 'seq'> = { status: 'waiting', maxAttempts: 1 };
       if (timeoutMs !== undefined) wait.wakeAt = now + timeoutMs;
-      step = await this.r.insert(site, wait);
+      step = site.recorded = await this.r.insert(site, wait);
     }
     const from = { status: ['waiting' as const], attempt: step.attempt };
     if (message) {
@@ -106,6 +120,7 @@ export class Waits {
       await this.r.transition({ key: site.key, from, to: { status: 'failed', error: toErrorRecord(error), turn } });
       return { turn, ok: false, error, onDeliver: release };
     }
+    call.resume = () => this.eventFrom(call, site, eventName, seq, timeoutMs);
     this.r.suspend(step.wakeAt, 'event');
   }
 
@@ -299,6 +314,7 @@ export class Waits {
    */
   private recordMarker(site: Site): void {
     const previous = this.r.markerWrite;
+    this.r.markersUnwritten += 1;
     this.r.markerWrite = (async () => {
       if (previous !== undefined) await previous;
       if (this.r.closed) return;
@@ -306,6 +322,7 @@ export class Waits {
       const step: NewStep = { key: site.key, name: site.name, kind: 'patch', seq: site.seq, status: 'succeeded', maxAttempts: 1 };
       const { created } = await this.r.rt.store.steps.insert(this.r.run.id, this.r.run.fence, step, this.r.rt.clock.now());
       if (created) this.r.lastInsertFence = this.r.run.fence;
+      this.r.markersUnwritten -= 1;
       this.r.fault('after-checkpoint', site.key);
     })().catch((error: unknown) => {
       if (error !== SUSPEND) this.r.crash(error);
