@@ -61,3 +61,11 @@ ci_exit_trap() {
   ci_summary "$status"
   exit "$status"
 }
+
+# Installs the traps: the table at exit, and a run stopped by a signal ends with that signal's
+# status (143 for TERM, 130 for INT) instead of the status of whatever command it interrupted.
+ci_traps() {
+  trap ci_exit_trap EXIT
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
+}

@@ -51,6 +51,13 @@ describe('.ci/lib/timing.sh', () => {
     assert.doesNotMatch(out, /never/);
   });
 
+  it('a run stopped by TERM says FAILED (exit 143), not OK', () => {
+    const { status, out } = bash('ci_traps\nphase one\nkill -TERM $$\nsleep 5\nphase never');
+    assert.equal(status, 143, out);
+    assert.match(out, /=== \[ci\] FAILED \(exit 143\)/);
+    assert.doesNotMatch(out, /never/);
+  });
+
   it('keeps an exit status other than 1', () => {
     const { status, out } = bash('trap ci_exit_trap EXIT\nphase one\nexit 7');
     assert.equal(status, 7);
