@@ -100,6 +100,8 @@ export interface RunDoc {
   priority?: number;
   /** `RunRecord.paused` (its fields are the engine's: no free-form keys), absent when not paused. */
   paused?: { at: number; scope: 'run' | 'workflow'; reason?: string };
+  /** Set by the run's first stream entry: `runs.delete` then also deletes its entries (one more command only for such runs). */
+  sx?: true;
   wakeAt?: number;
   /**
    * When recovery must look at the run: `wakeAt` while `pending`/`waiting`, the lease expiry

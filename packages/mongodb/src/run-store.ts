@@ -219,12 +219,14 @@ export function createRunStore(ctx: StoreContext): RunStore {
           // The whole run (steps, state, events) is this one document: one delete, its condition in the filter.
           const filter: Filter<RunDoc> =
             condition === undefined ? { _id: runId } : { _id: runId, status: { $in: condition.statuses }, updatedAt: { $lt: condition.updatedBefore } };
-          const deleted = (await ctx.runs.deleteOne(filter)).deletedCount > 0;
+          // findOneAndDelete says whether the run had stream entries (`sx`) in the same command, so a
+          // run without streams stays one command (FerretDB v1 takes no projection: it returns all).
+          const gone = await ctx.runs.findOneAndDelete(filter, (await ctx.server()).projectOnModify ? { projection: { sx: 1 } } : {});
           // Its stream entries live in their own collection: they go after it. A crash in between
           // leaves entries of a run that no longer exists, which an unconditional delete of the id
           // removes (it returns false: there was no run).
-          if (deleted || condition === undefined) await ctx.streamEntries.deleteMany({ r: runId });
-          return deleted;
+          if (gone?.sx === true || (gone === null && condition === undefined)) await ctx.streamEntries.deleteMany({ r: runId });
+          return gone !== null;
         }),
       ),
   };

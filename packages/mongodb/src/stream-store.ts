@@ -41,7 +41,10 @@ export function createStreamStore(ctx: StoreContext): StreamStore {
     append: (runId, fence, entry, now) =>
       guard('streams.append', () =>
         ctx.exclusive(runId, async () => {
-          assertWritable(await ctx.runs.findOne({ _id: runId }, { projection: { fence: 1, status: 1 } }), runId, fence);
+          const run = await ctx.runs.findOne({ _id: runId }, { projection: { fence: 1, status: 1, sx: 1 } });
+          assertWritable(run, runId, fence);
+          // Marked before its first entry is written, so that `runs.delete` knows to delete entries.
+          if (run?.sx !== true) await ctx.runs.updateOne({ _id: runId }, { $set: { sx: true } });
           const s = encodeKey(entry.stream);
           const last = await ctx.streamEntries
             .find({ r: runId, s }, { projection: { i: 1, c: 1 } })

@@ -55,7 +55,8 @@ storeTest('round trips: every hot-path operation is one command', async (store: 
       },
       ['findAndModify'],
     ],
-    ['runs.delete', () => store.runs.delete(run.id), ['delete']],
+    // One command that also says whether the run had stream entries (it had none).
+    ['runs.delete', () => store.runs.delete(run.id), ['findAndModify']],
     ['versions.upsert', () => store.versions.upsert('wf', 'v1', {}, 1), ['findAndModify']],
   ];
   for (const [name, fn, expected] of budget) assert.deepEqual(await commandsOf(fn), expected, name);
@@ -75,4 +76,15 @@ storeTest('round trips: the slower paths are bounded (wake of a running run, a w
   ]);
   // A refusal costs one extra read that names the reason.
   assert.deepEqual(await commandsOf(() => store.state.set(run.id, run.fence + 1, 'k', 1, 170).catch(() => undefined)), ['update', 'find']);
+});
+
+storeTest('round trips: a run with stream entries is marked at its first entry, and its delete removes them in one more command', async (store) => {
+  const run = await claimedRun(store, 100);
+  const streams = store.streams;
+  assert.ok(streams);
+  // The first entry marks the run (one update), the next ones do not.
+  assert.deepEqual(await commandsOf(() => streams.append(run.id, run.fence, { stream: 's', index: 0, data: 1 }, 110)), ['find', 'update', 'find', 'insert']);
+  assert.deepEqual(await commandsOf(() => streams.append(run.id, run.fence, { stream: 's', index: 1, data: 2 }, 111)), ['find', 'find', 'insert']);
+  assert.deepEqual(await commandsOf(() => store.runs.delete(run.id)), ['findAndModify', 'delete']);
+  assert.deepEqual(await streams.list(run.id), []);
 });
