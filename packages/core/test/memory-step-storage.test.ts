@@ -195,7 +195,10 @@ describe('memory store: bytes kept per finished run (issue 18)', () => {
       for (let i = 0; i < n; i++) await ctx.step(`s${i}`, () => undefined);
       return n;
     });
-    const engine = inlineMemoryEngine([steps]);
+    // What the store keeps per finished run, not the engine's cache of suspended executions
+    // (decision 64, bounded and tested on its own): with it on, a first measurement here read
+    // ~1,230 bytes now and then (a 1-step run is never kept; not yet explained), ~990 without.
+    const engine = inlineMemoryEngine([steps], { stickyExecutions: false });
     await engine.start({ workers: false });
     try {
       const keptPerRun = async (n: number, runs: number): Promise<number> => {
@@ -204,6 +207,8 @@ describe('memory store: bytes kept per finished run (issue 18)', () => {
         gc();
         const before = process.memoryUsage().heapUsed;
         for (let i = 0; i < runs; i++) await (await engine.startRun(steps, n)).result();
+        // Completion signals still on their way out are not kept: let them go before measuring.
+        for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
         gc();
         gc();
         return (process.memoryUsage().heapUsed - before) / runs;

@@ -112,6 +112,10 @@ export async function seedRuns(store: WorkflowStore): Promise<Scenario> {
   const engine = createEngine({
     store,
     workflows: [sendInvoice, chargeCard, awaitApproval, nightlyReport, importBatch, shipParcel, fulfilOrder, signUp],
+    // `control.drifted` changes `sign-up`'s code inside this process, where a real deploy restarts
+    // it: a kept execution (decision 64) would resume the suspended run without replaying the new
+    // code, so every wake here replays, as the first wake after a deploy does.
+    stickyExecutions: false,
     logger: { warn: () => {}, error: (data, message) => console.error(`[cairn] ${message}`, data) },
   });
   await engine.start();
