@@ -48,7 +48,18 @@ export class ResultSignals {
   #listener: Listener | undefined;
   #linger: NodeJS.Timeout | undefined;
   // Announcements in flight, awaited by `drain` (the engine's stop).
-  readonly #announcing = new Set<Promise<void>>();
+  // Announcements in flight, counted rather than kept: one per ended run, and a Set of their
+  // promises (with a finally each) was garbage that outlived overlapping runs.
+  #announcing = 0;
+  #drained: (() => void) | undefined;
+  readonly #announced = (): void => {
+    this.#announcing -= 1;
+    if (this.#announcing === 0) this.#drained?.();
+  };
+  readonly #announceFailed = (error: unknown): void => {
+    this.#announced();
+    this.#logger.warn({ err: error }, 'A completion signal failed; result() in other processes finds the run by its re-read');
+  };
 
   constructor(store: WorkflowStore, logger: EngineLogger) {
     this.#store = store;
@@ -67,11 +78,8 @@ export class ResultSignals {
   announce(runId: string): void {
     const signals = this.#store.signals;
     if (!signals) return;
-    const sent = signals.notify(RESULT_TOPIC, runId).catch((error: unknown) => {
-      this.#logger.warn({ runId, err: error }, `Run ${runId}: the completion signal failed; result() in other processes finds the run by its re-read`);
-    });
-    this.#announcing.add(sent);
-    void sent.finally(() => this.#announcing.delete(sent));
+    this.#announcing += 1;
+    signals.notify(RESULT_TOPIC, runId).then(this.#announced, this.#announceFailed);
   }
 
   /**
@@ -105,7 +113,8 @@ export class ResultSignals {
 
   /** Stops listening (the engine's stop) once the announcements in flight have been sent. */
   async close(): Promise<void> {
-    await Promise.all([...this.#announcing]);
+    if (this.#announcing > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+    this.#drained = undefined;
     if (this.#linger) clearTimeout(this.#linger);
     this.#linger = undefined;
     await this.#unlisten();
