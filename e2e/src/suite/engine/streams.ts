@@ -39,13 +39,13 @@ const values = (chunks: readonly StreamChunk[]) => chunks.map((c) => [c.index, c
 // Emits `tokens` chunks around a retried step, a sleep (a second execution replays every emit) and
 // two branches, then closes the stream.
 const tokens = defineWorkflow('stream-tokens', async (ctx, input: { n: number }) => {
-  let attempts = 0;
   await ctx.emit('tokens', 'start');
+  // The attempt number comes from the step, not a counter in the handler: a retry whose backoff
+  // suspends the run runs in a new execution, where a handler-local counter starts again at 0.
   const word = await ctx.step(
     'flaky',
-    () => {
-      attempts += 1;
-      if (attempts === 1) throw new Error('once');
+    (step) => {
+      if (step.attempt === 1) throw new Error('once');
       return 'word';
     },
     { retries: 1, backoff: { type: 'fixed', delay: 10 } },
