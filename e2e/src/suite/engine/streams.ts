@@ -59,6 +59,15 @@ const tokens = defineWorkflow('stream-tokens', async (ctx, input: { n: number })
   return 'done';
 });
 
+// Emits `n` chunks to one stream at once, twice (the second burst after a sleep, so a replay makes
+// the first burst's calls again): a store with a connection pool commits concurrent appends in any order.
+const burst = defineWorkflow('stream-burst', async (ctx, input: { n: number }) => {
+  await Promise.all(Array.from({ length: input.n }, (_, i) => ctx.emit('burst', i)));
+  await ctx.sleep('nap', '1m');
+  await Promise.all(Array.from({ length: input.n }, () => ctx.emit('burst', 'again')));
+  return 'done';
+});
+
 /** Engine scenarios: named streams (`ctx.emit`, `engine.readStream`). */
 export const streamsEngineGroup: CaseGroup = caseGroup('engine.streams', 'engine: streams', [
   conformanceCase(
@@ -68,7 +77,7 @@ export const streamsEngineGroup: CaseGroup = caseGroup('engine.streams', 'engine
       const handle = await w.engine.startRun(tokens, { n: 5 });
       const live = collect(w.engine, handle.id, 'tokens');
       const run = await w.runToEnd(handle.id);
-      assert.equal(run.status, 'completed');
+      assert.equal(run.status, 'completed', `the run ended ${run.status}: ${JSON.stringify(run.error)}`);
       const expected = [[0, 'start'], [1, { word: 'word' }], ...Array.from({ length: 5 }, (_, i) => [i + 2, { i }])];
       assert.deepEqual(values(await drained(w, live)), expected);
       // After the end: the same from the store, and each chunk written once (the replay wrote nothing).
@@ -195,6 +204,19 @@ export const streamsEngineGroup: CaseGroup = caseGroup('engine.streams', 'engine
       const reads = w.store.count('streams.read');
       await w.runToEnd(handle.id);
       assert.equal(w.store.count('streams.read'), reads, 'readers that left read nothing more');
+    },
+    { requires: ['streams'] },
+  ),
+
+  conformanceCase(
+    'emits made at once to one stream land in call order, each once, whatever order the store commits them in',
+    async (env) => {
+      const w = await engineWorld(env, [burst]);
+      const handle = await w.engine.startRun(burst, { n: 24 });
+      const run = await w.runToEnd(handle.id);
+      assert.equal(run.status, 'completed', `the run ended ${run.status}: ${JSON.stringify(run.error)}`);
+      const expected = Array.from({ length: 24 }, (_, i) => [i, i]);
+      assert.deepEqual(values(await drained(w, collect(w.engine, handle.id, 'burst'))), [...expected, ...expected.map(([i]) => [i + 24, 'again'])]);
     },
     { requires: ['streams'] },
   ),

@@ -18,6 +18,12 @@ export class StreamWrites {
   /** Per stream, the index of the next chunk this execution's code emits. */
   private readonly next = new Map<string, number>();
   private readonly closed = new Set<string>();
+  /**
+   * Per stream, the last write this execution started. The store takes a stream's entries only in
+   * index order, and emits made at once (`Promise.all`) would reach a pooled store in any order, so
+   * each write waits for the one before it on the same stream.
+   */
+  private readonly tails = new Map<string, Promise<unknown>>();
 
   constructor(private readonly r: Replay) {}
 
@@ -71,14 +77,27 @@ export class StreamWrites {
     const turn = this.r.claimNext(call);
     // A probe (a queued step's worker, a saga probe, a check) writes nothing.
     if (this.r.probeKey === undefined) {
-      // Crash points around the write (`stream:<name>#<index>`, `#end` for the marker).
-      const site = `stream:${entry.stream}#${entry.close === true ? 'end' : entry.index}`;
-      this.r.fault('before-checkpoint', site);
-      const { created } = await this.r.write((fence, now) => streams.append(this.r.run.id, fence, entry, now));
-      this.r.fault('after-checkpoint', site);
-      if (created) this.announce();
+      const previous = this.tails.get(entry.stream);
+      const written = previous === undefined ? this.append(streams, entry) : previous.then(() => this.append(streams, entry));
+      // A failed write fails its own call; the next one then meets the store's refusal itself.
+      const tail = written.catch(() => {});
+      this.tails.set(entry.stream, tail);
+      try {
+        await written;
+      } finally {
+        if (this.tails.get(entry.stream) === tail) this.tails.delete(entry.stream);
+      }
     }
     return { turn, ok: true, value: undefined };
+  }
+
+  private async append(streams: StreamStore, entry: NewStreamEntry): Promise<void> {
+    // Crash points around the write (`stream:<name>#<index>`, `#end` for the marker).
+    const site = `stream:${entry.stream}#${entry.close === true ? 'end' : entry.index}`;
+    this.r.fault('before-checkpoint', site);
+    const { created } = await this.r.write((fence, now) => streams.append(this.r.run.id, fence, entry, now));
+    this.r.fault('after-checkpoint', site);
+    if (created) this.announce();
   }
 
   // Readers in other processes learn of the entry from the store's signals (when it has them); a
