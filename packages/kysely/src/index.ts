@@ -1,7 +1,7 @@
 export { createKyselyStore } from './store.js';
 export type { KyselyStoreOptions } from './store.js';
-export { openSqliteStore } from './sqlite-store.js';
-export type { SqliteStoreOptions } from './sqlite-store.js';
+export { openSqliteStore } from './sqlite/open-store.js';
+export type { SqliteStoreOptions } from './sqlite/open-store.js';
 export { cairnMigrations, migrateToLatest, CAIRN_MIGRATION_NAMES } from './schema/migrations.js';
 export type { CairnMigrationOptions } from './schema/migrations.js';
 export type { CairnMigration, CairnMigrationProvider, CairnMigrationResult, CairnMigrationResultSet } from './schema/migration-types.js';

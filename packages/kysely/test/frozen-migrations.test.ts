@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { mysqlRoutines, mysqlStepRoutines } from '../src/routines/mysql-routines.js';
-import { postgresRoutines } from '../src/routines/postgres-routines.js';
-import { sqliteTriggers } from '../src/routines/sqlite-triggers.js';
+import { mysqlRoutines, mysqlStepRoutines } from '../src/mysql/step-routines.js';
+import { postgresRoutines } from '../src/postgres/step-routines.js';
+import { sqliteTriggers } from '../src/sqlite/triggers.js';
 import { STEP_COLUMNS, STEP_COLUMNS_0001, STEP_COLUMNS_0003, tableNames } from '../src/schema/tables.js';
 
 // SHA-256 of what cairn_0002_step_routines created when it shipped (computed from the sources of

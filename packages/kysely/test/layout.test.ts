@@ -15,11 +15,15 @@ const sourceFiles = (dir: string): string[] =>
 // Imports that exist at run time: `import type` and `export type` vanish when compiled, so a cycle
 // through them alone loads nothing in a circle.
 const VALUE_IMPORT = /^(?:import|export)\s+(?!type\s)[^;]*?from\s+'(\.[^']+)'/gms;
+// Every import, types included: a type only one dialect uses is that dialect's too.
+const ANY_IMPORT = /^(?:import|export)\s+[^;]*?from\s+'(\.[^']+)'/gms;
 
-function valueImports(file: string): string[] {
+function importsOf(file: string, pattern: RegExp): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(VALUE_IMPORT)].map((m) => resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')));
+  return [...text.matchAll(pattern)].map((m) => resolve(dirname(file), (m[1] as string).replace(/\.js$/, '.ts')));
 }
+
+const valueImports = (file: string): string[] => importsOf(file, VALUE_IMPORT);
 
 /** Every import cycle, each as the files it goes through (relative to src). */
 function cycles(): string[][] {
@@ -45,6 +49,38 @@ function cycles(): string[][] {
 
 // The folders that hold one dialect's code each, and dialect/ (the interface, detection).
 const DIALECT_FOLDERS = ['dialect', 'postgres', 'mysql', 'sqlite'];
+// The folders of one dialect each.
+const ONE_DIALECT = ['postgres', 'mysql', 'sqlite'];
+
+/**
+ * Who uses each file outside the dialect folders: the dialect folders that import it, directly or
+ * through other shared files, and `shared` when code every dialect runs does (a file nothing in
+ * src imports is an entry point: shared). A file only one dialect uses belongs in that dialect's
+ * folder.
+ */
+function usersOfSharedFiles(): Map<string, Set<string>> {
+  const files = sourceFiles(SRC).map((file) => relative(SRC, file));
+  const importers = new Map<string, string[]>(files.map((file) => [file, []]));
+  for (const file of files) for (const target of importsOf(join(SRC, file), ANY_IMPORT)) importers.get(relative(SRC, target))?.push(file);
+  const folderOf = (file: string) => (file.includes('/') ? (file.split('/')[0] as string) : '');
+  const users = new Map<string, Set<string>>();
+  const usersOf = (file: string, seen: Set<string>): Set<string> => {
+    const known = users.get(file);
+    if (known !== undefined) return known;
+    const found = new Set<string>();
+    const by = importers.get(file) ?? [];
+    if (by.length === 0) found.add('shared');
+    for (const importer of by) {
+      if (ONE_DIALECT.includes(folderOf(importer))) found.add(folderOf(importer));
+      // A type-only cycle (context.ts and dialect/types.ts name each other's types) ends here.
+      else if (!seen.has(importer)) for (const user of usersOf(importer, new Set([...seen, file]))) found.add(user);
+    }
+    users.set(file, found);
+    return found;
+  };
+  for (const file of files) if (!ONE_DIALECT.includes(folderOf(file))) usersOf(file, new Set([file]));
+  return users;
+}
 // A choice made by dialect name: a comparison, a `case`, or a table keyed by the names (the column
 // types were one, in schema/, until issue 20's last piece).
 const NAME_BRANCH = /(?:dialect|\.name)\s*[!=]==\s*'(?:postgres|mysql|sqlite)'|\bcase\s+'(?:postgres|mysql|sqlite)'|^\s*(?:postgres|mysql|sqlite)\s*:/;
@@ -64,5 +100,36 @@ describe('packages/kysely layout', () => {
           .flatMap((line, i) => (NAME_BRANCH.test(line) ? [`${file}:${i + 1}`] : [])),
       );
     assert.deepEqual(branches, []);
+  });
+
+  it('keeps outside the dialect folders only what more than one dialect, or the shared code, uses', () => {
+    const oneDialectOnly = [...usersOfSharedFiles()]
+      .filter(([, users]) => users.size === 1 && !users.has('shared'))
+      .map(([file, users]) => `${file}: only ${[...users][0]}/ uses it`)
+      .sort();
+    assert.deepEqual(oneDialectOnly, []);
+  });
+
+  it('names no file outside the dialect folders after a dialect', () => {
+    const named = sourceFiles(SRC)
+      .map((file) => relative(SRC, file))
+      .filter((file) => file.includes('/') && !DIALECT_FOLDERS.includes(file.split('/')[0] as string))
+      .filter((file) => /(?:^|[/-])(?:postgres|pg|mysql|mariadb|sqlite)[-.]/.test(file));
+    assert.deepEqual(named, []);
+  });
+
+  it("holds only re-exports in the package's entry points (each dialect's code is in its folder)", () => {
+    const exportsMap = JSON.parse(readFileSync(join(SRC, '../package.json'), 'utf8')).exports as Record<string, { '@cairn/source'?: string }>;
+    const entries = Object.values(exportsMap).flatMap((target) => (typeof target === 'object' && target['@cairn/source'] ? [target['@cairn/source']] : []));
+    assert.ok(entries.length >= 3, 'the entry points are read from package.json');
+    const other = entries.flatMap((entry) =>
+      readFileSync(join(SRC, '..', entry), 'utf8')
+        // Comments, and `export { … } from '…'` / `export type { … } from '…'` statements (one or several lines).
+        .replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+        .replace(/export\s+(?:type\s+)?\{[^}]*\}\s+from\s+'[^']+';/g, '')
+        .split('\n')
+        .flatMap((line, i) => (line.trim() === '' ? [] : [`${entry}:${i + 1}: ${line.trim()}`])),
+    );
+    assert.deepEqual(other, []);
   });
 });

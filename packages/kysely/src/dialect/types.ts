@@ -3,6 +3,7 @@ import type { Fence, NewStep, RunRecord, RunTransition, StepRecord, StepTransiti
 import type { StoreContext } from '../context.js';
 import type { RequestCancelVersion, RoutineParam, RunClaimVersion, StepRoutineVersion } from '../routines/params.js';
 import type { ColumnKind } from '../schema/column-types.js';
+import type { SlotWrites } from '../slots/slot-writes.js';
 import type { TableNames } from '../schema/tables.js';
 
 /** The SQL dialects the store speaks. */
@@ -199,10 +200,10 @@ export interface SqlDialect {
   /** The migrations' schema changes where the dialects differ (column types, table options, …). */
   readonly schema: SchemaStatements;
   /**
-   * How `slots.acquire` and `slots.release` run: one call of the routines of `cairn_0011_slots`
+   * `slots.acquire` and `slots.release`: one call of the routines of `cairn_0011_slots`
    * (PostgreSQL functions, MySQL/MariaDB procedures), or the store's statements (SQLite).
    */
-  readonly slotWrites: 'routines' | 'statements';
+  slotWrites(ctx: StoreContext): SlotWrites;
   /** The DDL of the slot routines `cairn_0011_slots` creates (none on SQLite). */
   slotRoutines(db: AnyKysely, names: TableNames): Promise<string[]>;
   /** Drops those routines (if they exist). */

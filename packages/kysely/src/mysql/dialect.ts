@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { retryRolledBack } from '../dialect/retry-rolled-back.js';
 import { mysqlCollation } from './collation.js';
-import { dropMysqlSlotRoutines, mysqlSlotRoutines } from '../routines/mysql-slot-routines.js';
+import { dropMysqlSlotRoutines, mysqlSlotRoutines } from './slot-routines.js';
 import type { SqlDialect } from '../dialect/types.js';
 import { mysqlRoutineCalls } from './routine-calls.js';
 import { mysqlRunWrites } from './run-writes.js';
@@ -9,6 +9,7 @@ import { mysqlSetState } from './state-set.js';
 import { mysqlStepWrites } from './step-writes.js';
 import { mysqlRoutineStatements } from './routine-statements.js';
 import { mysqlSchemaStatements } from './schema-statements.js';
+import { routineSlotWrites } from '../slots/routine-slot-writes.js';
 
 // ER_LOCK_DEADLOCK: InnoDB chose this transaction as a deadlock victim and rolled all of it back.
 const isRolledBack = (error: unknown): boolean => (error as { errno?: unknown } | null)?.errno === 1213;
@@ -40,7 +41,7 @@ export const mysqlDialect: SqlDialect = {
     return e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
   },
   schema: mysqlSchemaStatements,
-  slotWrites: 'routines',
+  slotWrites: routineSlotWrites,
   // MySQL has no `create or replace procedure`: a try that failed half-way made some already.
   slotRoutines: async (db, names) => [...dropMysqlSlotRoutines(names), ...mysqlSlotRoutines(names, await mysqlCollation(db))],
   dropSlotRoutines: dropMysqlSlotRoutines,

@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { AnyKysely, RoutineStatements } from '../dialect/types.js';
 import type { StepRoutineVersion } from '../routines/params.js';
 import { routineNames } from '../routines/params.js';
-import { dropMysqlRoutines, dropMysqlStepRoutines, mysqlRoutines, mysqlStepRoutines } from '../routines/mysql-routines.js';
-import { mysqlRequestCancelRoutine, mysqlRunClaimRoutine } from '../routines/mysql-run-routines.js';
+import { dropMysqlRoutines, dropMysqlStepRoutines, mysqlRoutines, mysqlStepRoutines } from './step-routines.js';
+import { mysqlRequestCancelRoutine, mysqlRunClaimRoutine } from './run-routines.js';
 import type { TableNames } from '../schema/tables.js';
 import { mysqlCollation } from './collation.js';
 

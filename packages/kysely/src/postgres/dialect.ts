@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { retryRolledBack } from '../dialect/retry-rolled-back.js';
 import type { SqlDialect } from '../dialect/types.js';
-import { dropPostgresSlotRoutines, postgresSlotRoutines } from '../routines/postgres-slot-routines.js';
+import { dropPostgresSlotRoutines, postgresSlotRoutines } from './slot-routines.js';
 import { lostNamedStatement, namedStatement } from './named-statement.js';
 import { statementRunWrites } from '../run-statement-writes.js';
 import { postgresRoutineCalls } from './routine-calls.js';
@@ -9,6 +9,7 @@ import { postgresSetState } from './state-set.js';
 import { postgresStepWrites } from './step-writes.js';
 import { postgresRoutineStatements } from './routine-statements.js';
 import { postgresSchemaStatements } from './schema-statements.js';
+import { routineSlotWrites } from '../slots/routine-slot-writes.js';
 
 // deadlock_detected, serialization_failure: the server rolled the whole transaction back.
 const isRolledBack = (error: unknown): boolean => ['40P01', '40001'].includes(String((error as { code?: unknown } | null)?.code));
@@ -34,7 +35,7 @@ export const postgresDialect: SqlDialect = {
   isRolledBack,
   isDuplicateKey: (error) => (error as { code?: unknown } | null)?.code === '23505',
   schema: postgresSchemaStatements,
-  slotWrites: 'routines',
+  slotWrites: routineSlotWrites,
   slotRoutines: async (_db, names) => postgresSlotRoutines(names),
   dropSlotRoutines: dropPostgresSlotRoutines,
   namedStatement,

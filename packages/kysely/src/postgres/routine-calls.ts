@@ -1,5 +1,5 @@
 import type { RoutineCalls } from '../dialect/types.js';
-import { postgresParamTypes } from '../routines/postgres-routines.js';
+import { postgresParamTypes } from './param-types.js';
 
 /**
  * PostgreSQL calls a routine as `select * from fn($1::type, ...)` (typed placeholders, so a call

@@ -1,6 +1,6 @@
 import type { RoutineStatements } from '../dialect/types.js';
 import type { StepRoutineVersion } from '../routines/params.js';
-import { dropPostgresRoutines, postgresRoutines } from '../routines/postgres-routines.js';
+import { dropPostgresRoutines, postgresRoutines } from './step-routines.js';
 import type { TableNames } from '../schema/tables.js';
 import { dropPostgresStepInsertV2, postgresStepInsertV2 } from './step-insert-v2-routine.js';
 

@@ -1,5 +1,5 @@
 import { finishedAttemptInsert, stepInsertValues, stepRoutineShape, STEP_INSERT_PARAMS } from '../routines/params.js';
-import { postgresParamTypes, postgresSignature } from '../routines/postgres-routines.js';
+import { postgresParamTypes, postgresSignature } from './param-types.js';
 import { STEP_COLUMNS, type TableNames } from '../schema/tables.js';
 
 /** The name of the step insert function of `cairn_0012_step_insert_v2` for a table prefix. */

@@ -1,7 +1,7 @@
 import type { StoreContext } from '../context.js';
 import { callRoutine, callRoutineText } from '../routines/call-routine.js';
 import { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, routineNames, type RoutineParam } from '../routines/params.js';
-import { postgresParamTypes } from '../routines/postgres-routines.js';
+import { postgresParamTypes } from './param-types.js';
 import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
 import type { StepRoutineRow } from '../steps-routines.js';
 import { GroupCommit, type GroupCommitLimits, type GroupCommitSender } from './group-commit.js';

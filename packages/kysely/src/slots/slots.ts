@@ -2,16 +2,8 @@ import type { SlotSnapshot, SlotStore } from '@cairn/core';
 import { toNumber } from '../codec/json.js';
 import { decodeText, encodeText, keyHash } from '../codec/text.js';
 import { affected, guard, rows, type StoreContext } from '../context.js';
-import { routineSlotWrites } from './routine-slot-writes.js';
 import { slotStatements } from './slot-statements.js';
 import { slotTarget } from './slot-target.js';
-import type { SlotWrites } from './slot-writes.js';
-import { sqliteSlotWrites } from './sqlite-slot-writes.js';
-
-const WRITES: Record<StoreContext['dialect']['slotWrites'], (ctx: StoreContext) => SlotWrites> = {
-  routines: routineSlotWrites,
-  statements: sqliteSlotWrites,
-};
 
 /**
  * The store's `slots` noun (docs/flow-control.md, decision 38): N rows per key in `slots`, created
@@ -23,7 +15,7 @@ const WRITES: Record<StoreContext['dialect']['slotWrites'], (ctx: StoreContext) 
  */
 export function slotsOf(ctx: StoreContext): SlotStore {
   const q = slotStatements(ctx);
-  const writes = WRITES[ctx.dialect.slotWrites](ctx);
+  const writes = ctx.dialect.slotWrites(ctx);
   return {
     acquire: (request, now) => guard('slots.acquire', () => writes.acquire(request, now)),
 

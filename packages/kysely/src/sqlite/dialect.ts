@@ -5,6 +5,7 @@ import { sqliteSetState } from './state-set.js';
 import { sqliteStepWrites } from './step-writes.js';
 import { sqliteRoutineStatements } from './routine-statements.js';
 import { sqliteSchemaStatements } from './schema-statements.js';
+import { sqliteSlotWrites } from './slot-writes.js';
 
 // better-sqlite3 is synchronous: while one connection of this process holds the write lock and
 // awaits, another connection of the same process that tries to write blocks the whole thread in
@@ -71,7 +72,7 @@ export const sqliteDialect: SqlDialect = {
     return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
   },
   schema: sqliteSchemaStatements,
-  slotWrites: 'statements',
+  slotWrites: sqliteSlotWrites,
   slotRoutines: async () => [],
   dropSlotRoutines: () => [],
 };

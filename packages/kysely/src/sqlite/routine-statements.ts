@@ -1,5 +1,5 @@
 import type { RoutineStatements } from '../dialect/types.js';
-import { dropFinishedTriggerOnly, dropSqliteFinishedTrigger, dropSqliteTriggers, sqliteFinishedTrigger, sqliteTriggers } from '../routines/sqlite-triggers.js';
+import { dropFinishedTriggerOnly, dropSqliteFinishedTrigger, dropSqliteTriggers, sqliteFinishedTrigger, sqliteTriggers } from './triggers.js';
 
 /**
  * SQLite's triggers as migrations create and drop them; it has no step routines to replace (its

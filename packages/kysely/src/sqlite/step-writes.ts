@@ -4,7 +4,7 @@ import { toStepRecord } from '../codec/rows.js';
 import { checkWritable, first, type StoreContext } from '../context.js';
 import type { StepWrites } from '../dialect/types.js';
 import { stepInsertArgs, stepTransitionArgs } from '../routines/routine-args.js';
-import { SQLITE_ATTEMPT_COLUMNS } from '../routines/sqlite-triggers.js';
+import { SQLITE_ATTEMPT_COLUMNS } from './triggers.js';
 import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
 import { missingStepColumn } from '../schema/missing-step-column.js';
 import { STEP_COLUMNS, TERMINAL, type StepRow } from '../schema/tables.js';

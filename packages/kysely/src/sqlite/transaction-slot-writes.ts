@@ -3,9 +3,9 @@ import { toNumber, toOptionalNumber } from '../codec/json.js';
 import { decodeText } from '../codec/text.js';
 import { affected, first, type StoreContext } from '../context.js';
 import type { AnyKysely } from '../dialect/types.js';
-import { slotStatements } from './slot-statements.js';
-import { slotTarget, type SlotTarget } from './slot-target.js';
-import type { SlotWrites } from './slot-writes.js';
+import { slotStatements } from '../slots/slot-statements.js';
+import { slotTarget, type SlotTarget } from '../slots/slot-target.js';
+import type { SlotWrites } from '../slots/slot-writes.js';
 
 // A grant loses its row only to a renew of that row's expired holder, between the read and the
 // take; the next try reads again. More losses in a row than this mean something else is wrong.

@@ -1,7 +1,7 @@
 import { STEP_COLUMNS, STEP_COLUMNS_0001, STEP_COLUMNS_0003, type TableNames } from '../schema/tables.js';
-import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './mysql-procedure-parts.js';
-import { mysqlRunRoutines } from './mysql-run-routines.js';
-import { STATE_SET_PARAMS, finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type StepRoutineVersion } from './params.js';
+import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './procedure-parts.js';
+import { mysqlRunRoutines } from './run-routines.js';
+import { STATE_SET_PARAMS, finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type StepRoutineVersion } from '../routines/params.js';
 
 /**
  * The stored procedures behind `steps.insert` and `steps.transition` on MySQL/MariaDB: the whole

@@ -1,6 +1,6 @@
 import type { TableNames } from '../schema/tables.js';
-import { procedureHead } from './mysql-procedure-parts.js';
-import { SLOT_ACQUIRE_PARAMS, SLOT_RELEASE_PARAMS, slotRoutineNames } from './slot-routine-params.js';
+import { procedureHead } from './procedure-parts.js';
+import { SLOT_ACQUIRE_PARAMS, SLOT_RELEASE_PARAMS, slotRoutineNames } from '../routines/slot-routine-params.js';
 
 /**
  * The stored procedures behind `slots.acquire` and `slots.release` on MySQL/MariaDB

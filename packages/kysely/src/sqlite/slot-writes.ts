@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { SlotRequest } from '@cairn/core';
 import { decodeText } from '../codec/text.js';
 import { first, type StoreContext } from '../context.js';
-import { slotTarget, type SlotTarget } from './slot-target.js';
-import type { SlotWrites } from './slot-writes.js';
+import { slotTarget, type SlotTarget } from '../slots/slot-target.js';
+import type { SlotWrites } from '../slots/slot-writes.js';
 import { transactionSlotWrites } from './transaction-slot-writes.js';
 
 /**

@@ -1,29 +1,6 @@
-import type { ColumnKind } from '../schema/column-types.js';
 import { STEP_COLUMNS, STEP_COLUMNS_0001, STEP_COLUMNS_0003, type TableNames } from '../schema/tables.js';
-import { finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from './params.js';
-
-const PG_PARAM_TYPES: Record<ColumnKind, string> = {
-  id: 'text',
-  name: 'text',
-  hash: 'text',
-  short: 'text',
-  text: 'text',
-  json: 'text',
-  bigint: 'bigint',
-  int: 'integer',
-  flag: 'smallint',
-  ordered: 'text',
-};
-
-/** `p_x text, p_y bigint, ...` */
-export function postgresSignature(params: readonly RoutineParam[]): string {
-  return params.map(([name, kind]) => `${name} ${PG_PARAM_TYPES[kind]}`).join(', ');
-}
-
-/** `$1::text, $2::bigint, ...` — typed placeholders, so the call resolves without guessing. */
-export function postgresParamTypes(params: readonly RoutineParam[]): string[] {
-  return params.map(([, kind]) => PG_PARAM_TYPES[kind]);
-}
+import { finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type RoutineParam, type StepRoutineVersion } from '../routines/params.js';
+import { postgresParamTypes, postgresSignature } from './param-types.js';
 
 const TERMINAL = `('completed', 'failed', 'cancelled')`;
 

@@ -1,8 +1,8 @@
 import { Kysely, SqliteDialect } from 'kysely';
 import type { WorkflowStore } from '@cairn/core';
-import type { AnySchema } from './dialect/types.js';
-import { migrateToLatest } from './schema/migrations.js';
-import { createKyselyStore } from './store.js';
+import type { AnySchema } from '../dialect/types.js';
+import { migrateToLatest } from '../schema/migrations.js';
+import { createKyselyStore } from '../store.js';
 
 /** Options of `openSqliteStore`. */
 export interface SqliteStoreOptions {

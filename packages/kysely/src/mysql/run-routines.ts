@@ -1,5 +1,5 @@
 import type { TableNames } from '../schema/tables.js';
-import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './mysql-procedure-parts.js';
+import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './procedure-parts.js';
 import {
   RUN_CLAIM_PARAMS,
   RUN_RENEW_PARAMS,
@@ -10,7 +10,7 @@ import {
   type RequestCancelVersion,
   type RunClaimVersion,
   type RoutineParam,
-} from './params.js';
+} from '../routines/params.js';
 
 /**
  * The run writes that must return the row they wrote — claim, renew, transition, cancel request —

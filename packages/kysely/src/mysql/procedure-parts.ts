@@ -1,5 +1,5 @@
 import type { ColumnKind } from '../schema/column-types.js';
-import type { RoutineParam } from './params.js';
+import type { RoutineParam } from '../routines/params.js';
 
 // The pieces every MySQL/MariaDB procedure of the store is built from, in their own file so the
 // step, run and slot procedures share them without importing each other.

@@ -1,6 +1,6 @@
 import type { TableNames } from '../schema/tables.js';
-import { postgresParamTypes, postgresSignature } from './postgres-routines.js';
-import { SLOT_ACQUIRE_PARAMS, SLOT_RELEASE_PARAMS, slotRoutineNames } from './slot-routine-params.js';
+import { postgresParamTypes, postgresSignature } from './param-types.js';
+import { SLOT_ACQUIRE_PARAMS, SLOT_RELEASE_PARAMS, slotRoutineNames } from '../routines/slot-routine-params.js';
 
 /**
  * The PL/pgSQL functions behind `slots.acquire` and `slots.release` (`cairn_0011_slots`): one round
