@@ -5,10 +5,11 @@ import type { ConformanceHarness } from './harness.js';
  * What a case may need beyond the store contract; missing ones skip the case by name. `slots` is
  * the flow-control contract (the optional `WorkflowStore.slots` and run priority, adopted
  * together), `streams` the optional `WorkflowStore.streams`, `deleteMany` the optional batched
- * `runs.deleteMany`, and `pauses` the optional `WorkflowStore.pauses`, are known only once the
+ * `runs.deleteMany`, `pauses` the optional `WorkflowStore.pauses`, and `tags` the optional
+ * `runs.setTags` (the tag capability), are known only once the
  * case's store is open.
  */
-export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots' | 'streams' | 'deleteMany' | 'pauses';
+export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots' | 'streams' | 'deleteMany' | 'pauses' | 'tags';
 
 /** Everything one case gets: its own namespace, its own store, and a cleanup stack. */
 export interface CaseEnv {

@@ -55,6 +55,8 @@ import { runsGroup } from './store/runs.js';
 import { runOperationsGroup } from './store/run-operations.js';
 import { slotsGroup } from './store/slots.js';
 import { pausesGroup } from './store/pauses.js';
+import { tagsGroup } from './store/tags.js';
+import { tagsEngineGroup } from './engine/tags.js';
 import { stateGroup } from './store/state.js';
 import { stepsGroup } from './store/steps.js';
 import { streamsGroup } from './store/streams.js';
@@ -78,6 +80,7 @@ export const storeGroups: readonly CaseGroup[] = [
   slotsGroup,
   streamsGroup,
   pausesGroup,
+  tagsGroup,
 ];
 
 /** Layer 2: engine scenarios over the store. */
@@ -108,6 +111,7 @@ export const engineGroups: readonly CaseGroup[] = [
   forkRunGroup,
   retentionGroup,
   findRunsGroup,
+  tagsEngineGroup,
   schedulesGroup,
   flowControlGroup,
   codecGroup,

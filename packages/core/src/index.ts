@@ -23,6 +23,8 @@ export type {
   EndedRunPage,
   DeleteCondition,
   PauseChange,
+  RunTags,
+  TagWrite,
 } from './model/run.js';
 export { TERMINAL_RUN_STATUSES, isTerminalRunStatus } from './model/run.js';
 export type { PauseScope, RunPause, WorkflowPause } from './model/pause.js';
@@ -153,4 +155,5 @@ export type { QueueStrategy, WorkflowQueues } from './engine/queue-names.js';
 export type { FaultPoint, FaultSite, FaultInjector } from './engine/fault-point.js';
 export { uuidv7 } from './engine/uuid.js';
 export { STREAM_LIMITS } from './engine/stream-limits.js';
+export { TAG_LIMITS } from './engine/check-tags.js';
 export type { ReadStreamOptions } from './engine/stream-reader.js';

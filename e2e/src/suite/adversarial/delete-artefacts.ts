@@ -63,7 +63,19 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup(
     conformanceCase('runs.delete of a run with every kind of record leaves nothing behind', async (env) => {
       const { store, t0 } = env;
       const { run } = await store.runs
-        .create({ id: '01900000-0000-7000-8000-000000000001', workflow: 'w.$x', version: 'v', input: { a: 1 }, idempotencyKey: 'k', wakeAt: t0 }, t0)
+        .create(
+          {
+            id: '01900000-0000-7000-8000-000000000001',
+            workflow: 'w.$x',
+            version: 'v',
+            input: { a: 1 },
+            idempotencyKey: 'k',
+            wakeAt: t0,
+            // Tags, where the store keeps them: their index entries go too.
+            ...(store.runs.setTags === undefined ? {} : { tags: { 'customer.$1': 'c-42', 'x}': '{y}%_' } }),
+          },
+          t0,
+        )
         .then(async ({ run }) => ({ run: (await store.runs.claim(run.id, 'w', 30_000, t0))! }));
       await store.steps.insert(run.id, run.fence, { key: 's.$1', name: 's.$1', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, t0);
       await store.steps.transition(
@@ -87,6 +99,7 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup(
       await store.streams?.append(run.id, run.fence, { stream: 'tokens.$1', index: 0, data: 'x' }, t0);
       await store.streams?.append(run.id, run.fence, { stream: 'tokens.$1', index: 1, close: true }, t0);
       await store.streams?.append(run.id, run.fence, { stream: 'x}', index: 0, data: { y: 1 } }, t0);
+      await store.runs.setTags?.(run.id, run.fence, { seq: 0, tags: { stage: 'paid', 'customer.$1': 'c-43' } }, t0);
       await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: t0 + 5 }, t0);
       assert.ok((await artefacts(env, run.id)).length > 0, 'artefactsOf must see the run before it is deleted');
       assert.equal(await store.runs.delete(run.id), true);
@@ -102,6 +115,7 @@ export const deleteArtefactsGroup: CaseGroup = caseGroup(
           await store.steps.insert(run.id, fence, newStep({ key: 's', name: 's', seq: 0, status: 'succeeded', output: 1, turn: 1 }), at);
           await store.state.set(run.id, fence, 'k', 'v', at);
           await store.events.deliver(run.id, 'e', null, at);
+          await store.runs.setTags?.(run.id, fence, { seq: 0, tags: { customer: 'c-42', [`run ${run.id}`]: '%' } }, at);
           const to =
             status === 'completed'
               ? { from: ['running' as const], to: status, output: 1 }

@@ -1,6 +1,7 @@
 import { invalidInput } from '../errors/invalid-input.js';
 import type { RunQuery, RunStatus } from '../model/run.js';
 import { decodeRunCursor } from '../store/run-cursor.js';
+import { checkTags } from './check-tags.js';
 
 export { describeValue, invalidInput } from '../errors/invalid-input.js';
 
@@ -96,7 +97,7 @@ function checkOptionalTime(what: string, value: unknown): number | undefined {
 /**
  * Checks the query of `listRuns` and returns a copy holding only checked fields: `workflow` a
  * workflow name, `status` a run status or a non-empty array of them, `createdAfter` /
- * `createdBefore` finite numbers, `limit` an integer in 1..1000, `cursor` a string; no other key.
+ * `createdBefore` finite numbers, `tags` at least one tag (`checkTags`), `limit` an integer in 1..1000, `cursor` a string; no other key.
  * Throws `INVALID_INPUT` naming the field, so an operator object such as `{ $gt: '' }` from a
  * parsed request never reaches a store's filter.
  */
@@ -110,8 +111,13 @@ export function checkRunQuery(value: unknown): RunQuery {
     'cursor',
     'parentRunId',
     'idempotencyKey',
+    'tags',
   ]);
   const checked: RunQuery = {};
+  if (query.tags !== undefined) {
+    checked.tags = checkTags('listRuns tags', query.tags);
+    if (Object.keys(checked.tags).length === 0) throw invalidInput('listRuns tags', 'must name at least one tag', query.tags);
+  }
   if (query.workflow !== undefined) checked.workflow = checkIdentifier('listRuns workflow', query.workflow, IDENTIFIER_LIMITS.workflowName);
   if (query.status !== undefined) {
     if (Array.isArray(query.status)) {

@@ -155,6 +155,14 @@ export interface StartOptions {
    * their parent's. See docs/flow-control.md.
    */
   priority?: number;
+  /**
+   * Tags stored with the run (`RunRecord.tags`): string keys to string values within
+   * `TAG_LIMITS` (`INVALID_INPUT` for another shape, `TAG_LIMIT` past a bound; nothing is written
+   * then). `listRuns({ tags })` finds runs by them; `ctx.setTags` adds more. A `continueAsNew`
+   * successor and a fork take the run's tags; a child run has its own. Needs a store that keeps
+   * tags (`TAGS_UNSUPPORTED` otherwise). See docs/operating.md, Finding runs.
+   */
+  tags?: Record<string, string>;
 }
 
 /** Options of `Engine.cancel`. */
@@ -303,7 +311,8 @@ export interface Engine {
   /**
    * Runs newest first, one page at a time, as summaries without payloads (`getRun` gives a whole
    * record). Filters: `workflow`, `status` (one or many), `createdAfter` / `createdBefore`,
-   * `parentRunId`, `idempotencyKey` (with `workflow`); each is served by an index.
+   * `parentRunId`, `idempotencyKey` (with `workflow`), `tags` (every one of them, exactly; a store
+   * without tags refuses it with `TAGS_UNSUPPORTED`); each is served by an index.
    */
   listRuns(query?: RunQuery): Promise<RunPage>;
   /** The run of `workflow` started with `idempotencyKey`, or `undefined` (through the idempotency index). */

@@ -51,6 +51,7 @@ import { earliest, resolveDeadline } from './run-deadline.js';
 import { runDoctor } from './doctor/run-doctor.js';
 import { buildRunTimeline } from './run-timeline.js';
 import { checkPriority } from '../store/check-slot-arguments.js';
+import { checkTags, tagsUnsupported } from './check-tags.js';
 import { flowKeys } from './flow-keys.js';
 import { definitionForStart } from './start-version.js';
 import { workflowInput } from '../validation/workflow-input.js';
@@ -362,9 +363,12 @@ export function createEngine(given: EngineOptions): Engine {
         'deadline',
         'traceContext',
         'priority',
+        'tags',
       ]) as StartOptions;
       const { priority } = startOptions;
       if (priority !== undefined) checkPriority('startRun priority', priority);
+      const tags = startOptions.tags === undefined ? undefined : checkTags('startRun tags', startOptions.tags);
+      if (tags !== undefined && rt.store.runs.setTags === undefined) throw tagsUnsupported('startRun tags', rt.store.name);
       const traceContext =
         checkTraceContext('startRun traceContext', startOptions.traceContext) ??
         (options.traceContext === undefined ? undefined : checkTraceContext('createEngine traceContext()', options.traceContext()));
@@ -415,6 +419,7 @@ export function createEngine(given: EngineOptions): Engine {
           ...(deadline === undefined ? {} : { deadline }),
           ...(traceContext === undefined ? {} : { traceContext }),
           ...(priority === undefined || priority === 0 ? {} : { priority }),
+          ...(tags === undefined || Object.keys(tags).length === 0 ? {} : { tags }),
         },
         now,
       );
@@ -491,7 +496,11 @@ export function createEngine(given: EngineOptions): Engine {
 
     // Async, so a refused argument rejects like every other failure instead of throwing at the call.
     getRun: async (runId) => rt.store.runs.get(checkRunId('getRun runId', runId)),
-    listRuns: async (query) => rt.store.runs.list(checkRunQuery(query)),
+    async listRuns(rawQuery) {
+      const query = checkRunQuery(rawQuery);
+      if (query.tags !== undefined && rt.store.runs.setTags === undefined) throw tagsUnsupported('listRuns tags', rt.store.name);
+      return rt.store.runs.list(query);
+    },
     findRun: async (workflow, idempotencyKey) =>
       rt.store.runs.findByIdempotencyKey(
         checkIdentifier('findRun workflow', workflow, IDENTIFIER_LIMITS.workflowName),

@@ -124,6 +124,8 @@ export async function forkRun(rt: EngineRuntime, rawRunId: unknown, rawOptions: 
       ...(deadline === undefined ? {} : { deadline }),
       // A fork is the same work again: at the same priority.
       ...(source.priority === undefined ? {} : { priority: source.priority }),
+      // And about the same things: it carries the source's tags (its own replays write its ctx.setTags calls again, in order).
+      ...(source.tags === undefined ? {} : { tags: source.tags }),
     },
     now,
   );

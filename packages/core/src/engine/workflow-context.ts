@@ -203,6 +203,16 @@ export interface WorkflowContext {
   closeStream(stream: string): Promise<void>;
   /** `emit` and `closeStream` bound to one stream name. */
   stream<T = Json>(name: string): WorkflowStream<T>;
+  /**
+   * Sets tags on the run (each added, or replacing that key's value; none removed), durably, in one
+   * store write, so `engine.listRuns({ tags })` finds the run by them from then on. Positional, like
+   * `emit`: the k-th `setTags` of the run is tag write k, and a replay that calls it again writes
+   * nothing (the place is taken), so a replay never rewrites or reorders the run's tags. Tags are
+   * string keys to string values within `TAG_LIMITS` (`INVALID_INPUT` for another shape, `TAG_LIMIT`
+   * past a bound, counting the run's tags after the write); nothing is written then. Needs a store
+   * that keeps tags (`TAGS_UNSUPPORTED` otherwise). See docs/operating.md, Finding runs.
+   */
+  setTags(tags: Record<string, string>): Promise<void>;
   /** The current time, recorded: a replay sees the same value. */
   now(): Promise<number>;
   /** A random number in [0, 1), recorded. */

@@ -47,6 +47,9 @@ export const ERROR_CODES = [
   'STREAM_RANGE',
   // engine.pause and friends on a store without `pauses`: nothing was written.
   'PAUSE_UNSUPPORTED',
+  // Tags (docs/operating.md "Finding runs"): the store has no tag index; tags past TAG_LIMITS. Nothing was written.
+  'TAGS_UNSUPPORTED',
+  'TAG_LIMIT',
 ] as const;
 
 /** A `CairnError` code. */

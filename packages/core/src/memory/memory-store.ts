@@ -21,7 +21,9 @@ import type {
   RunRecord,
   RunReopen,
   RunTransition,
+  TagWrite,
 } from '../model/run.js';
+import { decideTagWrite, mergeTags } from '../store/tag-write.js';
 import { toRunSummary } from '../store/run-summary.js';
 import { matchesRunQuery } from '../store/matches-run-query.js';
 import { reopenedRun } from '../store/reopened-run.js';
@@ -112,6 +114,33 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
   const idempotency = new PairMap<string>();
   const versions = new PairMap<VersionRecord>();
   const schedules = new Map<string, ScheduleRecord>();
+  // The tag index: tag key → value → the runs carrying it, so `list({ tags })` reads the runs of
+  // its rarest tag, not every run.
+  const tagIndex = new PairMap<Set<string>>();
+  const indexTags = (runId: string, tags: RunRecord['tags'], add: boolean): void => {
+    for (const key of Object.keys(tags ?? {})) {
+      const value = (tags as Record<string, string>)[key] as string;
+      let ids = tagIndex.get(key, value);
+      if (add) {
+        if (ids === undefined) tagIndex.set(key, value, (ids = new Set()));
+        ids.add(runId);
+      } else if (ids !== undefined) {
+        ids.delete(runId);
+        if (ids.size === 0) tagIndex.delete(key, value);
+      }
+    }
+  };
+  // The candidates of a query: the runs of its rarest tag, or every run.
+  const candidates = (query: RunQuery): Iterable<RunEntry> => {
+    if (query.tags === undefined) return runs.values();
+    let rarest: Set<string> | undefined;
+    for (const key of Object.keys(query.tags)) {
+      const ids = tagIndex.get(key, query.tags[key] as string);
+      if (ids === undefined) return [];
+      if (rarest === undefined || ids.size < rarest.size) rarest = ids;
+    }
+    return [...(rarest ?? [])].map((id) => runs.get(id) as RunEntry);
+  };
 
   const entry = (runId: string): RunEntry | undefined => runs.get(runId);
 
@@ -171,8 +200,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (input.forkedFrom !== undefined) run.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
         // 0 is the default priority: stored absent, as every backend reads it back.
         if (input.priority !== undefined && input.priority !== 0) run.priority = input.priority;
+        if (input.tags !== undefined && Object.keys(input.tags).length > 0) run.tags = copy(input.tags);
         runs.set(run.id, { run, steps: new Map(), attemptsOpened: 0, lastTraits: undefined, state: undefined, events: undefined, eventKeys: undefined });
         if (idemKey !== undefined) idempotency.set(input.workflow, idemKey, run.id);
+        indexTags(run.id, run.tags, true);
         return { run: copy(run), created: true };
       },
 
@@ -183,7 +214,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
       async list(query: RunQuery): Promise<RunPage> {
         const limit = normaliseListLimit(query.limit);
         const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
-        const matches = [...runs.values()]
+        const matches = [...candidates(query)]
           .map((e) => e.run)
           .filter((r) => matchesRunQuery(r, query, after))
           .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
@@ -320,7 +351,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
         if (condition && (!condition.statuses.includes(e.run.status) || !(e.run.updatedAt < condition.updatedBefore))) return false;
         runs.delete(runId);
         if (e.run.idempotencyKey !== undefined) idempotency.delete(e.run.workflow, e.run.idempotencyKey);
+        indexTags(runId, e.run.tags, false);
         return true;
+      },
+
+      async setTags(runId, fence, write: TagWrite) {
+        const e = writable(runId, fence);
+        if (!decideTagWrite(runId, e.run.tagWrites, write)) return { applied: false };
+        indexTags(runId, e.run.tags, false);
+        e.run.tags = mergeTags(e.run.tags, write.tags);
+        e.run.tagWrites = write.seq + 1;
+        indexTags(runId, e.run.tags, true);
+        return { applied: true };
       },
     },
 

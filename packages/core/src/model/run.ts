@@ -96,8 +96,33 @@ export interface RunRecord {
    * from, and the reason given. Absent when never retried. Only `runs.reopen` appends to it.
    */
   retries?: RetryRecord[];
+  /**
+   * The run's tags (docs/operating.md, Finding runs): string keys to string values, set by
+   * `StartOptions.tags` and `ctx.setTags`, within `TAG_LIMITS`. `listRuns({ tags })` finds runs by
+   * them through an index on every backend. Absent when the run has none.
+   */
+  tags?: RunTags;
+  /**
+   * How many `ctx.setTags` writes the run has taken (`RunStore.setTags`), which is the position of
+   * the next one: a replay's k-th call finds its place taken (k below this) and writes nothing.
+   * Absent: none.
+   */
+  tagWrites?: number;
   createdAt: number;
   updatedAt: number;
+}
+
+/** A run's tags: keys to values, both strings (`TAG_LIMITS` bounds them). */
+export type RunTags = Record<string, string>;
+
+/**
+ * One `ctx.setTags` call as `runs.setTags` takes it: its position among the run's tag writes (0 for
+ * the first, in call order) and the tags it sets (added, or replacing the value of a key the run
+ * has).
+ */
+export interface TagWrite {
+  seq: number;
+  tags: RunTags;
 }
 
 /** Where a forked run came from (`RunRecord.forkedFrom`). */
@@ -205,6 +230,8 @@ export interface NewRun {
   forkedFrom?: ForkOrigin;
   /** Stored as `RunRecord.priority` (absent or 0: stored absent). */
   priority?: number;
+  /** Stored as `RunRecord.tags` (absent or empty: stored absent) and indexed for `runs.list`. Only given to a store with `runs.setTags`. */
+  tags?: RunTags;
 }
 
 /** Filters for `runs.list`. Results are newest first (`createdAt` desc, then `id` desc). */
@@ -219,6 +246,11 @@ export interface RunQuery {
   parentRunId?: string;
   /** Only the run with this idempotency key; requires `workflow` (keys are unique per workflow). */
   idempotencyKey?: string;
+  /**
+   * Only runs carrying every one of these tags with exactly these values (AND; compared as stored,
+   * case and all). Served by the store's tag index; only given to a store with `runs.setTags`.
+   */
+  tags?: RunTags;
   /** Page size, 1..1000 (default 50). */
   limit?: number;
   /** The `nextCursor` of a previous page. */

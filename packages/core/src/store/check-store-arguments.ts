@@ -59,6 +59,7 @@ function newRun(op: string, value: NewRun): void {
   optNum(op, 'run.wakeAt', run.wakeAt);
   optNum(op, 'run.deadline', run.deadline);
   if (run.priority !== undefined) checkPriority(`${op}: run.priority`, run.priority);
+  if (run.tags !== undefined) tags(op, 'run.tags', run.tags);
   if (run.parent !== undefined) {
     const parent = obj(op, 'run.parent', run.parent);
     str(op, 'run.parent.runId', parent.runId);
@@ -69,6 +70,11 @@ function newRun(op: string, value: NewRun): void {
     str(op, 'run.forkedFrom.runId', origin.runId);
     str(op, 'run.forkedFrom.stepKey', origin.stepKey);
   }
+}
+
+function tags(op: string, what: string, value: unknown): void {
+  const record = obj(op, what, value);
+  for (const key of Object.keys(record)) str(op, `${what}[${JSON.stringify(key)}]`, record[key]);
 }
 
 function runQuery(op: string, value: RunQuery): void {
@@ -82,6 +88,7 @@ function runQuery(op: string, value: RunQuery): void {
   optStr(op, 'query.cursor', query.cursor);
   optStr(op, 'query.parentRunId', query.parentRunId);
   optStr(op, 'query.idempotencyKey', query.idempotencyKey);
+  if (query.tags !== undefined) tags(op, 'query.tags', query.tags);
   if (query.idempotencyKey !== undefined && query.workflow === undefined)
     throw invalidInput(`${op}: query.idempotencyKey`, 'needs query.workflow (keys are unique per workflow)', query.idempotencyKey);
 }
@@ -268,6 +275,7 @@ function checkedRuns(runs: RunStore): RunStore {
         () => (condition === undefined ? runs.delete(runId) : runs.delete(runId, condition)),
       ),
     ...(runs.deleteMany === undefined ? {} : { deleteMany: checkedDeleteMany(runs.deleteMany.bind(runs)) }),
+    ...(runs.setTags === undefined ? {} : { setTags: checkedSetTags(runs.setTags.bind(runs)) }),
   };
 }
 
@@ -284,6 +292,22 @@ function checkedDeleteMany(deleteMany: NonNullable<RunStore['deleteMany']>): Non
         num('runs.deleteMany', 'condition.updatedBefore', condition.updatedBefore);
       },
       () => deleteMany(runIds, condition),
+    );
+}
+
+function checkedSetTags(setTags: NonNullable<RunStore['setTags']>): NonNullable<RunStore['setTags']> {
+  return (runId, f, write, now) =>
+    checked(
+      () => {
+        str('runs.setTags', 'runId', runId);
+        fence('runs.setTags', f, false);
+        const w = obj('runs.setTags', 'write', write);
+        if (typeof w.seq !== 'number' || !Number.isSafeInteger(w.seq) || w.seq < 0)
+          throw invalidInput('runs.setTags: write.seq', 'must be an integer >= 0', w.seq);
+        tags('runs.setTags', 'write.tags', w.tags);
+        num('runs.setTags', 'now', now);
+      },
+      () => setTags(runId, f, write, now),
     );
 }
 

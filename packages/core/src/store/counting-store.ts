@@ -25,6 +25,7 @@ const WRITES: ReadonlySet<string> = new Set([
   'runs.requestCancel',
   'runs.delete',
   'runs.deleteMany',
+  'runs.setTags',
   'steps.insert',
   'steps.transition',
   'state.set',

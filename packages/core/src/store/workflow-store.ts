@@ -12,6 +12,7 @@ import type {
   RunRecord,
   RunReopen,
   RunTransition,
+  TagWrite,
 } from '../model/run.js';
 import type { AttemptRecord, NewStep, StepRecord, StepTransition } from '../model/step.js';
 import type { ScheduleRecord } from '../model/schedule.js';
@@ -146,6 +147,24 @@ export interface RunStore {
    * are left as they are. Returns the ids it deleted, in no particular order.
    */
   deleteMany?(runIds: readonly string[], condition: DeleteCondition): Promise<string[]>;
+
+  /**
+   * Optional: the tag capability (`RunRecord.tags`). A store with this method also stores
+   * `NewRun.tags` at `create`, serves `RunQuery.tags` from an index (never a scan of all runs), and
+   * removes a run's index entries with it (`delete`, `deleteMany`); the engine refuses tags with
+   * `TAGS_UNSUPPORTED` on a store without it.
+   *
+   * Applies the run's tag write number `write.seq` (`ctx.setTags`), positionally: when
+   * `write.seq` equals the run's `tagWrites` (absent: 0), sets each of `write.tags` on the run
+   * (adding it, or replacing that key's value), moves the index entries with it and makes
+   * `tagWrites` one more, in one atomic write, and returns `{ applied: true }`; when `write.seq`
+   * is lower (the place is taken: a replay's call), writes nothing and returns
+   * `{ applied: false }`. Throws as every fenced write does (`RUN_NOT_FOUND`, `LEASE_LOST` for a
+   * stale fence, `RUN_CONFLICT` for a terminal run), and `RUN_CONFLICT` when `write.seq` is
+   * higher than `tagWrites` (a write before it is missing); nothing is written then. `updatedAt` is left as it is. The caller keeps the run within
+   * `TAG_LIMITS`.
+   */
+  setTags?(runId: string, fence: number, write: TagWrite, now: number): Promise<{ applied: boolean }>;
 }
 
 /** Steps and their attempt records. */

@@ -5,7 +5,7 @@
 import { CairnError } from '../../errors/cairn-error.js';
 import { fromErrorRecord, toErrorRecord } from '../../errors/error-record-codec.js';
 import type { Json } from '../../model/json.js';
-import type { RunRecord } from '../../model/run.js';
+import type { RunRecord, RunTags } from '../../model/run.js';
 import type { AnyWorkflowDefinition } from '../any-workflow-definition.js';
 import { IDENTIFIER_LIMITS, checkIdentifier } from '../check-input.js';
 import { childOutcomeOf } from '../child-outcome.js';
@@ -154,7 +154,12 @@ export class ChildCalls {
         this.r.run.workflow,
         json,
         `$continue:${this.r.run.id}`,
-        { ...(this.r.run.parent === undefined ? {} : { parent: this.r.run.parent }), deadline: 'keep' },
+        {
+          ...(this.r.run.parent === undefined ? {} : { parent: this.r.run.parent }),
+          deadline: 'keep',
+          // The successor is the same work going on: it carries the run's tags as they stand.
+          ...(this.r.tags === undefined ? {} : { tags: this.r.tags }),
+        },
         'input of continueAsNew',
       );
       await this.r.insert(site, { status: 'succeeded', maxAttempts: 1, childRunId: successor.id });
@@ -176,7 +181,7 @@ export class ChildCalls {
     workflow: string,
     given: unknown,
     idempotencyKey: string,
-    how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep' },
+    how: { parent?: { runId: string; stepKey: string }; deadline: 'inherit' | 'own' | 'keep'; tags?: RunTags },
     what = `input of child ${JSON.stringify(workflow)}`,
   ): Promise<{ run: RunRecord; created: boolean }> {
     const def = await this.versionForStart(workflow);
@@ -206,6 +211,7 @@ export class ChildCalls {
           ...timing,
           ...trace,
           ...priority,
+          ...(how.tags === undefined || Object.keys(how.tags).length === 0 ? {} : { tags: how.tags }),
         },
         now,
       );

@@ -22,6 +22,7 @@ import { type Outcome, cancelledError } from './outcome.js';
 import { Replay } from './replay.js';
 import { Saga } from './saga.js';
 import { StreamWrites } from './stream-writes.js';
+import { TagWrites } from './tag-writes.js';
 import { TaskSteps } from './task-steps.js';
 import { Waits } from './waits.js';
 
@@ -41,6 +42,7 @@ export class Execution {
   private readonly kids: ChildCalls;
   private readonly waits: Waits;
   private readonly streams: StreamWrites;
+  private readonly tagWrites: TagWrites;
 
   constructor(rt: EngineRuntime, run: RunRecord, steps: readonly StepRecord[], def: AnyWorkflowDefinition, probeKey?: string) {
     this.r = new Replay(rt, run, steps, def, probeKey);
@@ -49,6 +51,7 @@ export class Execution {
     this.kids = new ChildCalls(this.r);
     this.waits = new Waits(this.r, this.kids);
     this.streams = new StreamWrites(this.r);
+    this.tagWrites = new TagWrites(this.r);
   }
 
   /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
@@ -277,6 +280,7 @@ export class Execution {
       state: (key) => this.r.guard((call) => this.waits.readState(call, key)) as Promise<any>,
       emit: (stream, chunk) => this.r.guard((call) => this.streams.emit(call, stream, chunk)),
       closeStream: (stream) => this.r.guard((call) => this.streams.close(call, stream)),
+      setTags: (tags) => this.r.guard((call) => this.tagWrites.setTags(call, tags)),
       stream: (name) => ({
         name,
         write: (chunk) => this.r.guard((call) => this.streams.emit(call, name, chunk)),

@@ -7,7 +7,7 @@
 import { CairnError } from '../../errors/cairn-error.js';
 import { fromErrorRecord, toErrorRecord } from '../../errors/error-record-codec.js';
 import type { Json } from '../../model/json.js';
-import type { RunRecord } from '../../model/run.js';
+import type { RunRecord, RunTags } from '../../model/run.js';
 import type { NewStep, StepKind, StepRecord, StepTransition } from '../../model/step.js';
 import type { SuspendReason } from '../../observe/lifecycle-events.js';
 import { toJsonRoundTrip } from '../../serialization/json-value.js';
@@ -85,6 +85,8 @@ export class Replay {
    */
   readonly suspendedCalls: Call[] = [];
   resumable = true;
+  /** The run's tags as they stand after this execution's `ctx.setTags` calls (a successor takes them). */
+  tags: RunTags | undefined;
 
   constructor(
     readonly rt: EngineRuntime,
@@ -103,6 +105,7 @@ export class Replay {
       maxSeq = Math.max(maxSeq, step.seq);
     }
     this.traceContext = run.traceContext;
+    this.tags = run.tags;
     this.cancelled = run.cancelRequested && probeKey === undefined;
     this.checking = probeKey === CHECK_PROBE_KEY;
     this.turns = new TurnScheduler<Call>(
