@@ -6,7 +6,7 @@ import { Execution, type Outcome } from './execution/execution.js';
 import { cancelCheckMs } from './cancel-watch.js';
 import { cancelledError, deadlineExceededError } from './execution/outcome.js';
 import { earliest } from './run-deadline.js';
-import { pausedAtFirstClaim } from './pause-runs.js';
+import { mayPauseAtFirstClaim, pausedAtFirstClaim } from './pause-runs.js';
 import { preWakeParent, wakeParent } from './wake-parent.js';
 import { enterFlow, type RunSlot } from './run-slot.js';
 import { lifecycleError } from '../observe/lifecycle.js';
@@ -36,17 +36,13 @@ export async function executeRun(rt: EngineRuntime, runId: string): Promise<void
   // the entries it had then, linked to the next one until a major garbage collection. An entry
   // that held the execution itself kept each overlapping run's whole execution alive through every
   // scavenge (issue 18: ~3.4 KB promoted per one-step run with 2 in flight, ~7.9 KB with 16).
-  const slot: { current: Execution | undefined } = { current: undefined };
-  rt.executing.set(runId, {
-    observeCancel: (error) => slot.current?.observeCancel(error),
-    abandon: (error) => slot.current?.crash(error),
-    observePause: () => slot.current?.observePause(),
-  });
+  const slot = new ExecutingSlot();
+  rt.executing.set(runId, slot);
   try {
     for (let pass = 0; pass < MAX_IMMEDIATE_REPLAYS; pass++) {
       if (rt.shutdown().aborted) return;
       rt.rerun.delete(runId);
-      const again = await executeOnce(rt, runId, (execution) => (slot.current = execution));
+      const again = await executeOnce(rt, runId, slot);
       if (!again && !rt.rerun.has(runId)) return;
     }
     await rt.dispatchRun((await rt.store.runs.get(runId)) ?? { id: runId, workflow: '' });
@@ -58,8 +54,32 @@ export async function executeRun(rt: EngineRuntime, runId: string): Promise<void
   }
 }
 
-/** One claim + replay. Resolves true when the run should be replayed again right away. */
-async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Execution) => void): Promise<boolean> {
+/**
+ * The entry of a run executing here in `rt.executing`: what other parts of the engine tell the
+ * execution in flight, if any. One object with methods, not closures: every run makes one, and
+ * what a run holds while it overlaps others reaches the old generation.
+ */
+class ExecutingSlot {
+  current: Execution | undefined = undefined;
+
+  observeCancel(error: CairnError): void {
+    this.current?.observeCancel(error);
+  }
+
+  abandon(error: unknown): void {
+    this.current?.crash(error);
+  }
+
+  observePause(): void {
+    this.current?.observePause();
+  }
+}
+
+/**
+ * One claim + replay. Resolves true when the run should be replayed again right away. A kept
+ * execution taken for this claim is discarded on every path that does not resume it.
+ */
+async function executeOnce(rt: EngineRuntime, runId: string, slot: ExecutingSlot): Promise<boolean> {
   const { store, clock } = rt;
   const run = await store.runs.claim(runId, rt.workerId, rt.timings.leaseMs, clock.now());
   if (!run) return false;
@@ -67,104 +87,81 @@ async function executeOnce(rt: EngineRuntime, runId: string, track: (e: Executio
   // The execution this process kept when the run last suspended, if this claim may resume it
   // (decision 64); taken out before anything can throw, so a crash here leaves nothing kept.
   const kept = rt.sticky?.take(run, claimedAt) as Execution | undefined;
+  // One async function per claim, not one inside another: its frame lives as long as the run executes.
   try {
-    return await executeClaimed(rt, run, claimedAt, kept, track);
+    rt.faults.hit({ point: 'after-claim', runId });
+    if (mayPauseAtFirstClaim(rt, run) && (await pausedAtFirstClaim(rt, run))) return false;
+    const def = rt.registry.find(run.workflow, run.version);
+    if (!def) {
+      kept?.discard();
+      // A worker from another deploy may know this version: step aside and let recovery retry.
+      rt.logger.warn(
+        { runId, workflow: run.workflow, version: run.version, workerId: rt.workerId },
+        `Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`,
+      );
+      await store.runs.transition(
+        runId,
+        run.fence,
+        { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number },
+        clock.now(),
+      );
+      return false;
+    }
+    // A kept execution knows the history: nothing of it is read again.
+    const steps = kept === undefined ? await store.steps.load(runId) : undefined;
+    const recorded = kept === undefined ? (steps as StepRecord[]).length : kept.calls;
+    // A limited workflow's run executes only with its slots; without them it waits, lease given back.
+    const flow = await enterFlow(rt, run, def, recorded);
+    if (flow.kind === 'wait') {
+      kept?.discard();
+      await waitForSlot(rt, run, flow.wakeAt);
+      return false;
+    }
+    let executionTrace: Record<string, string> | undefined;
+    if (rt.lifecycle.runs) {
+      // The first claim of a run has fence 1; every later one (after a suspension, or taking over
+      // from a lost worker) a higher one. A limited run may have been claimed and sent back to wait
+      // for its slot before: it starts when it first executes with nothing recorded.
+      const first = run.fence === 1 || ((flow.kind === 'fail' || flow.limited) && recorded === 0);
+      const base = rt.lifecycle.base(run);
+      const message: RunLifecycleEvent & { executionTraceContext?: Record<string, string> } = first
+        ? { ...base, type: 'run.started', fence: run.fence, createdAt: run.createdAt, queueWaitMs: base.at - run.createdAt }
+        : { ...base, type: 'run.resumed', fence: run.fence, createdAt: run.createdAt };
+      rt.lifecycle.run(message);
+      try {
+        executionTrace = checkTraceContext('executionTraceContext', message.executionTraceContext);
+      } catch {
+        // A subscriber's malformed context is ignored: observing must never fail a run.
+      }
+    }
+    if (flow.kind === 'fail') {
+      kept?.discard();
+      return record(rt, run, { kind: 'failed', error: flow.error }, claimedAt, undefined, Infinity);
+    }
+    const execution = kept ?? new Execution(rt, run, steps as StepRecord[], def);
+    const renewal = keepLease(rt, run, execution, flow.slot);
+    const deadline = watchDeadline(rt, run, execution);
+    let outcome: Outcome;
+    try {
+      slot.current = execution;
+      // Set after `resume` has taken the new claim's run (and its trace context) in a kept execution.
+      if (kept === undefined) {
+        if (executionTrace !== undefined) execution.traceContext = executionTrace;
+        outcome = await execution.start();
+      } else {
+        const resumed = execution.resume(run);
+        if (executionTrace !== undefined) execution.traceContext = executionTrace;
+        outcome = await resumed;
+      }
+    } finally {
+      // With a reason: `abort()` without one builds a DOMException (with its stack) per run.
+      renewal.abort(EXECUTION_OVER);
+      deadline.abort(EXECUTION_OVER);
+    }
+    return await record(rt, run, outcome, claimedAt, flow.slot, execution.leaseHeldUntil, execution);
   } catch (error) {
     kept?.discard();
     throw error;
-  }
-}
-
-/** An execution of `run`, just claimed: `kept` resumes where it suspended, else the history is read and replayed. */
-async function executeClaimed(
-  rt: EngineRuntime,
-  run: RunRecord,
-  claimedAt: number,
-  kept: Execution | undefined,
-  track: (e: Execution) => void,
-): Promise<boolean> {
-  const { store, clock } = rt;
-  const runId = run.id;
-  rt.faults.hit({ point: 'after-claim', runId });
-  if (await pausedAtFirstClaim(rt, run)) return false;
-  const def = rt.registry.find(run.workflow, run.version);
-  if (!def) {
-    kept?.discard();
-    // A worker from another deploy may know this version: step aside and let recovery retry.
-    rt.logger.warn(
-      { runId, workflow: run.workflow, version: run.version, workerId: rt.workerId },
-      `Run ${runId}: workflow ${run.workflow} version ${run.version} is not registered on this worker`,
-    );
-    await store.runs.transition(
-      runId,
-      run.fence,
-      { from: ['running'], to: 'waiting', wakeAt: earliest(clock.now() + rt.timings.leaseMs, run.deadline) as number },
-      clock.now(),
-    );
-    return false;
-  }
-  // A kept execution knows the history: nothing of it is read again.
-  const steps = kept === undefined ? await store.steps.load(runId) : undefined;
-  const recorded = kept === undefined ? (steps as StepRecord[]).length : kept.calls;
-  // A limited workflow's run executes only with its slots; without them it waits, lease given back.
-  const flow = await enterFlow(rt, run, def, recorded);
-  if (flow.kind === 'wait') {
-    kept?.discard();
-    await waitForSlot(rt, run, flow.wakeAt);
-    return false;
-  }
-  let executionTrace: Record<string, string> | undefined;
-  if (rt.lifecycle.runs) {
-    // The first claim of a run has fence 1; every later one (after a suspension, or taking over
-    // from a lost worker) a higher one. A limited run may have been claimed and sent back to wait
-    // for its slot before: it starts when it first executes with nothing recorded.
-    const first = run.fence === 1 || ((flow.kind === 'fail' || flow.limited) && recorded === 0);
-    const base = rt.lifecycle.base(run);
-    const message: RunLifecycleEvent & { executionTraceContext?: Record<string, string> } = first
-      ? { ...base, type: 'run.started', fence: run.fence, createdAt: run.createdAt, queueWaitMs: base.at - run.createdAt }
-      : { ...base, type: 'run.resumed', fence: run.fence, createdAt: run.createdAt };
-    rt.lifecycle.run(message);
-    try {
-      executionTrace = checkTraceContext('executionTraceContext', message.executionTraceContext);
-    } catch {
-      // A subscriber's malformed context is ignored: observing must never fail a run.
-    }
-  }
-  if (flow.kind === 'fail') {
-    kept?.discard();
-    return record(rt, run, { kind: 'failed', error: flow.error }, claimedAt, undefined, Infinity);
-  }
-  const execution = kept ?? new Execution(rt, run, steps as StepRecord[], def);
-  const renewal = keepLease(rt, run, execution, flow.slot);
-  const deadline = watchDeadline(rt, run, execution);
-  let outcome: Outcome;
-  try {
-    track(execution);
-    // Set after `resume` has taken the new claim's run (and its trace context) in a kept execution.
-    if (kept === undefined) {
-      if (executionTrace !== undefined) execution.traceContext = executionTrace;
-      outcome = await execution.start();
-    } else {
-      const resumed = execution.resume(run);
-      if (executionTrace !== undefined) execution.traceContext = executionTrace;
-      outcome = await resumed;
-    }
-  } finally {
-    // With a reason: `abort()` without one builds a DOMException (with its stack) per run.
-    renewal.abort(EXECUTION_OVER);
-    deadline.abort(EXECUTION_OVER);
-  }
-  // A suspension this process keeps (once it is recorded), ready for the run's next claim; every
-  // other outcome, or a suspension not recorded, ends the execution for good.
-  let keptNow = false;
-  const keep = () => {
-    keptNow = true;
-    rt.sticky?.keep(runId, execution);
-  };
-  try {
-    return await record(rt, run, outcome, claimedAt, flow.slot, execution.leaseHeldUntil, keep);
-  } finally {
-    if (!keptNow) execution.discard();
   }
 }
 
@@ -186,7 +183,7 @@ async function waitForSlot(rt: EngineRuntime, run: RunRecord, wakeAt: number): P
 /**
  * Writes the outcome of an execution (claimed at `claimedAt`), and publishes it. `slot`: the
  * run's concurrency slot, given up before the write while the lease still holds (`leaseHeldUntil`),
- * its next waiter woken after.
+ * its next waiter woken after. `execution` is handed over: kept (a recorded suspension) or discarded.
  */
 async function record(
   rt: EngineRuntime,
@@ -195,74 +192,85 @@ async function record(
   claimedAt: number,
   slot: RunSlot | undefined,
   leaseHeldUntil: number,
-  keep: () => void = () => {},
+  execution?: Execution,
 ): Promise<boolean> {
   const { store, clock } = rt;
-  // Past the lease another worker may hold the run, and this same holder's slot: leave it be then.
-  const release = async () => {
-    if (slot !== undefined && clock.now() < leaseHeldUntil) await slot.release();
-  };
-  if (outcome.kind === 'crashed') {
-    if (CairnError.is(outcome.error, 'ENGINE_STOPPED')) {
-      // Abandoned by engine.stop(): hand the run back now, so another worker resumes it at once
-      // instead of after the lease. Fenced: it fails harmlessly if the lease is gone already.
-      await release();
-      await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: clock.now() }, clock.now()).catch(() => undefined);
-      await slot?.wakeNext();
+  // A suspension this process keeps (once it is recorded), ready for the run's next claim; every
+  // other outcome, or a suspension not recorded, ends the execution for good.
+  let handed = false;
+  try {
+    if (outcome.kind === 'crashed') {
+      if (CairnError.is(outcome.error, 'ENGINE_STOPPED')) {
+        // Abandoned by engine.stop(): hand the run back now, so another worker resumes it at once
+        // instead of after the lease. Fenced: it fails harmlessly if the lease is gone already.
+        await releaseSlot(rt, slot, leaseHeldUntil);
+        await store.runs.transition(run.id, run.fence, { from: ['running'], to: 'waiting', wakeAt: clock.now() }, clock.now()).catch(() => undefined);
+        await slot?.wakeNext();
+        return false;
+      }
+      if (CairnError.is(outcome.error, 'LEASE_LOST')) leaseLost(rt, run, outcome.error);
+      if (!isExpectedCrash(outcome.error))
+        rt.logger.error(
+          { runId: run.id, workflow: run.workflow, version: run.version, workerId: rt.workerId, err: outcome.error },
+          `Run ${run.id}: execution abandoned`,
+        );
+      if (isSimulatedCrash(outcome.error)) throw outcome.error;
       return false;
     }
-    if (CairnError.is(outcome.error, 'LEASE_LOST')) leaseLost(rt, run, outcome.error);
-    if (!isExpectedCrash(outcome.error))
-      rt.logger.error(
-        { runId: run.id, workflow: run.workflow, version: run.version, workerId: rt.workerId, err: outcome.error },
-        `Run ${run.id}: execution abandoned`,
-      );
-    if (isSimulatedCrash(outcome.error)) throw outcome.error;
+    let transition: RunTransition;
+    if (outcome.kind === 'suspended') {
+      transition = { from: ['running'], to: 'waiting' };
+      // A run with a deadline wakes no later than it, so the deadline is enforced by whichever
+      // worker claims it then, even if no worker holds the run when it passes.
+      const wakeAt = earliest(outcome.wakeAt, run.deadline);
+      if (wakeAt !== undefined) transition.wakeAt = wakeAt;
+    } else if (outcome.kind === 'completed') {
+      transition = { from: ['running'], to: 'completed' };
+      if (outcome.output !== undefined) transition.output = outcome.output;
+    } else if (outcome.kind === 'failed' || outcome.kind === 'cancelled') {
+      transition = { from: ['running'], to: outcome.kind, error: outcome.error };
+    } else {
+      return false;
+    }
+    rt.faults.hit({ point: 'before-checkpoint', runId: run.id });
+    await releaseSlot(rt, slot, leaseHeldUntil);
+    // A child's end: its parent is due within a lease whatever happens after this write (a run
+    // without a parent makes no request here).
+    if (transition.to !== 'waiting') await preWakeParent(rt, run.parent);
+    let after: RunRecord;
+    try {
+      after = await store.runs.transition(run.id, run.fence, transition, clock.now());
+    } catch (error) {
+      if (CairnError.is(error, 'LEASE_LOST')) leaseLost(rt, run, error);
+      if (CairnError.is(error, 'LEASE_LOST') || CairnError.is(error, 'RUN_CONFLICT') || CairnError.is(error, 'RUN_NOT_FOUND')) return false;
+      throw error;
+    }
+    rt.faults.hit({ point: 'after-checkpoint', runId: run.id });
+    if (after.status === 'waiting' && execution !== undefined) {
+      handed = true;
+      rt.sticky?.keep(run.id, execution);
+    }
+    await slot?.wakeNext();
+    if (rt.lifecycle.runs) published(rt, run, after, outcome, claimedAt);
+    if (after.status === 'waiting') {
+      if (after.wakeAt === undefined) return false;
+      const delay = after.wakeAt - clock.now();
+      if (delay <= 0) return true;
+      await rt.dispatchRun(run, delay);
+      return false;
+    }
+    rt.notifyFinished(after);
+    // The parent waits for this outcome without a timer of its own (the pre-wake above bounds a lost wake-up): wake it now.
+    await wakeParent(rt, after.parent);
     return false;
+  } finally {
+    if (!handed) execution?.discard();
   }
-  let transition: RunTransition;
-  if (outcome.kind === 'suspended') {
-    transition = { from: ['running'], to: 'waiting' };
-    // A run with a deadline wakes no later than it, so the deadline is enforced by whichever
-    // worker claims it then, even if no worker holds the run when it passes.
-    const wakeAt = earliest(outcome.wakeAt, run.deadline);
-    if (wakeAt !== undefined) transition.wakeAt = wakeAt;
-  } else if (outcome.kind === 'completed') {
-    transition = { from: ['running'], to: 'completed' };
-    if (outcome.output !== undefined) transition.output = outcome.output;
-  } else if (outcome.kind === 'failed' || outcome.kind === 'cancelled') {
-    transition = { from: ['running'], to: outcome.kind, error: outcome.error };
-  } else {
-    return false;
-  }
-  rt.faults.hit({ point: 'before-checkpoint', runId: run.id });
-  await release();
-  // A child's end: its parent is due within a lease whatever happens after this write (a run
-  // without a parent makes no request here).
-  if (transition.to !== 'waiting') await preWakeParent(rt, run.parent);
-  let after: RunRecord;
-  try {
-    after = await store.runs.transition(run.id, run.fence, transition, clock.now());
-  } catch (error) {
-    if (CairnError.is(error, 'LEASE_LOST')) leaseLost(rt, run, error);
-    if (CairnError.is(error, 'LEASE_LOST') || CairnError.is(error, 'RUN_CONFLICT') || CairnError.is(error, 'RUN_NOT_FOUND')) return false;
-    throw error;
-  }
-  rt.faults.hit({ point: 'after-checkpoint', runId: run.id });
-  if (after.status === 'waiting') keep();
-  await slot?.wakeNext();
-  if (rt.lifecycle.runs) published(rt, run, after, outcome, claimedAt);
-  if (after.status === 'waiting') {
-    if (after.wakeAt === undefined) return false;
-    const delay = after.wakeAt - clock.now();
-    if (delay <= 0) return true;
-    await rt.dispatchRun(run, delay);
-    return false;
-  }
-  rt.notifyFinished(after);
-  // The parent waits for this outcome without a timer of its own (the pre-wake above bounds a lost wake-up): wake it now.
-  await wakeParent(rt, after.parent);
-  return false;
+}
+
+// Past the lease another worker may hold the run, and this same holder's slot: leave it be then.
+async function releaseSlot(rt: EngineRuntime, slot: RunSlot | undefined, leaseHeldUntil: number): Promise<void> {
+  if (slot !== undefined && rt.clock.now() < leaseHeldUntil) await slot.release();
 }
 
 /**

@@ -176,6 +176,14 @@ export async function listWorkflowPauses(parts: PauseParts): Promise<WorkflowPau
 }
 
 /**
+ * Whether `pausedAtFirstClaim` may pause `run`, known without a store call: callers ask first, so
+ * the common claim makes no promise for it (every run makes one claim at least).
+ */
+export function mayPauseAtFirstClaim(rt: EngineRuntime, run: RunRecord): boolean {
+  return run.fence === 1 && rt.store.pauses !== undefined && rt.workflowPauses.has(run.workflow);
+}
+
+/**
  * A run's first claim (fence 1) while its workflow is paused: the run is paused (scope `workflow`)
  * and its lease given back before anything executes. Closes the gap between `pauseWorkflow`'s
  * sweep and the runs created after it read the workflow's runs. No store read unless this engine
@@ -185,7 +193,7 @@ export async function listWorkflowPauses(parts: PauseParts): Promise<WorkflowPau
  */
 export async function pausedAtFirstClaim(rt: EngineRuntime, run: RunRecord): Promise<boolean> {
   const pauses = rt.store.pauses;
-  if (pauses === undefined || run.fence !== 1 || !rt.workflowPauses.has(run.workflow)) return false;
+  if (pauses === undefined || !mayPauseAtFirstClaim(rt, run)) return false;
   const pause = await pauses.getWorkflowPause(run.workflow);
   if (pause === undefined) {
     rt.workflowPauses.delete(run.workflow);
