@@ -5,11 +5,11 @@ import type { ConformanceHarness } from './harness.js';
  * What a case may need beyond the store contract; missing ones skip the case by name. `slots` is
  * the flow-control contract (the optional `WorkflowStore.slots` and run priority, adopted
  * together), `streams` the optional `WorkflowStore.streams`, `deleteMany` the optional batched
- * `runs.deleteMany`, `pauses` the optional `WorkflowStore.pauses`, and `tags` the optional
- * `runs.setTags` (the tag capability), are known only once the
- * case's store is open.
+ * `runs.deleteMany`, `pauses` the optional `WorkflowStore.pauses`, `tags` the optional
+ * `runs.setTags` (the tag capability), and `bulk` the optional `WorkflowStore.bulk`, are known
+ * only once the case's store is open.
  */
-export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots' | 'streams' | 'deleteMany' | 'pauses' | 'tags';
+export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots' | 'streams' | 'deleteMany' | 'pauses' | 'tags' | 'bulk';
 
 /** Everything one case gets: its own namespace, its own store, and a cleanup stack. */
 export interface CaseEnv {

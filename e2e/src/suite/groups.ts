@@ -20,6 +20,7 @@ import type { CaseGroup } from './case.js';
 import { cancellationGroup } from './engine/cancellation.js';
 import { cancelReachGroup } from './engine/cancel-reach.js';
 import { pauseResumeGroup } from './engine/pause-resume.js';
+import { bulkOperationsGroup } from './engine/bulk-operations.js';
 import { storeQueueGroup } from './engine/store-queue.js';
 import { pushedResultsGroup } from './engine/pushed-results.js';
 import { schedulesGroup } from './engine/schedules.js';
@@ -57,6 +58,7 @@ import { slotsGroup } from './store/slots.js';
 import { pausesGroup } from './store/pauses.js';
 import { tagsGroup } from './store/tags.js';
 import { tagsEngineGroup } from './engine/tags.js';
+import { bulkGroup } from './store/bulk.js';
 import { stateGroup } from './store/state.js';
 import { stepsGroup } from './store/steps.js';
 import { streamsGroup } from './store/streams.js';
@@ -81,6 +83,7 @@ export const storeGroups: readonly CaseGroup[] = [
   streamsGroup,
   pausesGroup,
   tagsGroup,
+  bulkGroup,
 ];
 
 /** Layer 2: engine scenarios over the store. */
@@ -97,6 +100,7 @@ export const engineGroups: readonly CaseGroup[] = [
   cancellationGroup,
   cancelReachGroup,
   pauseResumeGroup,
+  bulkOperationsGroup,
   storeQueueGroup,
   pushedResultsGroup,
   deadlinesGroup,

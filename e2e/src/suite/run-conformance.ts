@@ -16,6 +16,7 @@ const SKIP_REASONS: Record<Requirement, string> = {
   deleteMany: 'needs the optional runs.deleteMany (retention deletes one run at a time on this store)',
   pauses: 'needs pause and resume (store.pauses), which this store has not adopted yet',
   tags: 'needs run tags (runs.setTags), which this store has not adopted yet',
+  bulk: 'needs bulk operation records (store.bulk), which this store has not adopted yet',
 };
 
 /** The reason `harness` cannot run a case with `requires`, or undefined when it can. */
@@ -58,6 +59,7 @@ async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): 
       if (testCase.requires.includes('deleteMany') && store.runs.deleteMany === undefined) return SKIP_REASONS.deleteMany;
       if (testCase.requires.includes('pauses') && store.pauses === undefined) return SKIP_REASONS.pauses;
       if (testCase.requires.includes('tags') && store.runs.setTags === undefined) return SKIP_REASONS.tags;
+      if (testCase.requires.includes('bulk') && store.bulk === undefined) return SKIP_REASONS.bulk;
       return testCase.run({
         store,
         namespace,

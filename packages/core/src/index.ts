@@ -28,6 +28,9 @@ export type {
 } from './model/run.js';
 export { TERMINAL_RUN_STATUSES, isTerminalRunStatus } from './model/run.js';
 export type { PauseScope, RunPause, WorkflowPause } from './model/pause.js';
+export type { BulkAction, BulkCounts, BulkFailure, BulkFilter, BulkOperationRecord } from './model/bulk.js';
+export { BULK_ACTIONS, MAX_BULK_FAILURES } from './model/bulk.js';
+export type { BulkOptions, BulkProgress, BulkResult, BulkRunOutcome, ResumeBulkOptions } from './bulk/bulk-options.js';
 export type {
   StepKind,
   StepStatus,
@@ -55,6 +58,7 @@ export type {
   StoreCapabilities,
   StoreSignals,
   PauseStore,
+  BulkStore,
   Fence,
 } from './store/workflow-store.js';
 export type { DoctorFinding, DoctorSeverity, StoreDoctorOptions, StoreDoctorResult } from './store/store-doctor.js';

@@ -75,6 +75,7 @@ export function createContext(
       slot_waiters: sql.table(names.slot_waiters),
       stream_entries: sql.table(names.stream_entries),
       pauses: sql.table(names.pauses),
+      bulk_operations: sql.table(names.bulk_operations),
     },
   };
 }

@@ -18,6 +18,7 @@ import { schedulesOf } from './schedules.js';
 import { slotsOf } from './slots/slots.js';
 import { streamsOf } from './streams.js';
 import { pausesOf } from './pauses.js';
+import { bulkOperationsOf } from './bulk-operations.js';
 
 /** Options of `createKyselyStore`. */
 export interface KyselyStoreOptions {
@@ -100,6 +101,7 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   const slots = slotsOf(ctx);
   const streams = streamsOf(ctx);
   const pauses = pausesOf(ctx);
+  const bulk = bulkOperationsOf(ctx);
   // Every write goes through the dialect's `exclusive` (SQLite: one writer per process at a time);
   // where writes need no turn-taking (the servers) the write is the function itself, with no
   // wrapper call per write.
@@ -150,6 +152,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
       pauseWorkflow: write(pauses.pauseWorkflow),
       resumeWorkflow: write(pauses.resumeWorkflow),
     },
+    // cairn_0016_bulk_operations: one row per bulk operation, changed by compare-and-set on revision.
+    bulk: { ...bulk, create: write(bulk.create), update: write(bulk.update), delete: write(bulk.delete) },
     ...(options.signals === undefined ? {} : { signals: options.signals }),
     async close() {
       if (closed) return;

@@ -286,7 +286,7 @@ export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStor
     close: () => store.close(),
   };
   // Optional members: present exactly when the store has them (the engine looks for them).
-  const optional = wrapped as { -readonly [K in 'slots' | 'signals' | 'doctor' | 'streams' | 'pauses']?: WorkflowStore[K] };
+  const optional = wrapped as { -readonly [K in 'slots' | 'signals' | 'doctor' | 'streams' | 'pauses' | 'bulk']?: WorkflowStore[K] };
   const streams = store.streams;
   if (streams !== undefined) {
     optional.streams = {
@@ -323,6 +323,8 @@ export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStor
       listWorkflowPauses: () => pauses.listWorkflowPauses(),
     };
   }
+  // A bulk record holds no payload: a filter, counts and run ids.
+  if (store.bulk !== undefined) optional.bulk = store.bulk;
   if (store.signals !== undefined) optional.signals = store.signals;
   if (store.doctor !== undefined) optional.doctor = store.doctor.bind(store);
   return wrapped;

@@ -32,6 +32,8 @@ import type { ReadStreamOptions } from './stream-reader.js';
 import type { WorkflowPause } from '../model/pause.js';
 import type { PauseOptions, WorkflowPauseResult, WorkflowResumeResult } from './pause-runs.js';
 import type { StickyExecutionOptions } from './sticky-executions.js';
+import type { BulkOperationRecord } from '../model/bulk.js';
+import type { BulkOptions, BulkResult, ResumeBulkOptions } from '../bulk/bulk-options.js';
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -359,6 +361,30 @@ export interface Engine {
    * `deleted`).
    */
   deleteRun(runId: string, options?: { force?: boolean }): Promise<boolean>;
+  /**
+   * Acts on every run `filter` matches (docs/operating.md, "Bulk operations"): `cancel`, `retry`,
+   * `pause`, `resume` or `delete`, each run through the engine's own operation and its checks, so
+   * a run that changed state since it was listed is `skipped`, not failed (a cancel of a run that
+   * completed meanwhile). Runs outside the filter are never touched. Pages through the runs
+   * (newest first) and stores the operation (`BulkOperationRecord`: filter, action, cursor,
+   * counts) after each page, so an operation whose process died is taken up where it stopped by
+   * `resumeBulk`. Runs created after the operation began are not acted on. With `dryRun` it counts
+   * the matched runs (and those the action applies to now) and writes nothing. `INVALID_INPUT`
+   * for bad options and `BULK_UNSUPPORTED` on a store without `bulk` (a dry run works on every
+   * store); nothing is written then.
+   */
+  bulk(options: BulkOptions): Promise<BulkResult>;
+  /**
+   * Takes up a bulk operation whose process stopped (its owner's lease, `timings.leaseMs`, ran
+   * out) from the last page it stored; the page under way when it stopped is acted on again
+   * (its done runs are skipped then). A completed operation is returned as it is.
+   * `BULK_NOT_FOUND`, `BULK_BUSY` (another live process works on it), `BULK_UNSUPPORTED`.
+   */
+  resumeBulk(id: string, options?: ResumeBulkOptions): Promise<BulkResult>;
+  /** A bulk operation's record (its filter, action, progress), or `undefined`. `BULK_UNSUPPORTED` without `bulk`. */
+  getBulk(id: string): Promise<BulkOperationRecord | undefined>;
+  /** Bulk operations newest first, at most `limit` (default 50), those before the id `before`. */
+  listBulk(options?: { limit?: number; before?: string }): Promise<BulkOperationRecord[]>;
   /** One pass of the recovery loop: dispatches every run whose timer is due or whose lease expired. Returns how many. */
   recover(): Promise<number>;
   /**

@@ -1,7 +1,7 @@
 import { CairnError } from '../errors/cairn-error.js';
 import { createLocalQueue } from '../local-queue/create-local-queue.js';
 import type { Json } from '../model/json.js';
-import { isTerminalRunStatus } from '../model/run.js';
+import { isTerminalRunStatus, type RunRecord } from '../model/run.js';
 import { retryRun } from './retry-run.js';
 import { WorkflowPauseCache } from './workflow-pause-cache.js';
 import {
@@ -41,6 +41,7 @@ import { createEngineVersions } from './engine-versions.js';
 import { createScheduleRunner } from '../schedule/schedule-runner.js';
 import { OutageLog, untilReachable, type StartWait } from './outage.js';
 import { type Duration, toMilliseconds } from './duration.js';
+import { getBulk, listBulk, resumeBulk, runBulk, type BulkParts } from '../bulk/run-bulk.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { sendEvent } from './send-event.js';
 import { readStream, streamsOf } from './stream-reader.js';
@@ -203,6 +204,26 @@ export function createEngine(given: EngineOptions): Engine {
   // A pause reaches an execution of another process by the signal a cancel uses ('abort': it reads
   // the run and observes what it finds), else by that execution's next lease renewal.
   const pauseParts: PauseParts = { rt, tellElsewhere: (run) => wakeups.signal(run.id, run.workflow, 'abort') };
+  /** Requests the run's cancellation and tells whoever executes it; the run as the request left it. */
+  const cancelRun = async (runId: string, reason: string | undefined): Promise<RunRecord> => {
+    const run = await (reason === undefined ? rt.store.runs.requestCancel(runId, clock.now()) : rt.store.runs.requestCancel(runId, clock.now(), reason));
+    if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
+    if (isTerminalRunStatus(run.status)) return run;
+      // The stored reason: the first request's, which may not be this one's.
+    rt.executing.get(runId)?.observeCancel(cancelledError(runId, run.cancelReason));
+    // Through the store, marked as a cancel, so a worker of another process executing the run
+    // aborts its bodies at once (a cancel is rare: the extra signal costs no hot path). An engine
+    // with workers dispatched the run itself: the others only abort an execution they hold.
+    if (storeDispatch()) await wakeups.signal(run.id, run.workflow, 'cancel');
+    else {
+      // Taken before the dispatch, whose job may start executing here at once.
+      const executingHere = rt.executing.has(runId);
+      await rt.dispatchRun(run);
+      if (storeIsQueue && !executingHere) await wakeups.signal(run.id, run.workflow, 'abort');
+    }
+    return run;
+  };
+
   const engine: Engine = {
     workerId,
     schedules: createEngineSchedules({
@@ -470,21 +491,7 @@ export function createEngine(given: EngineOptions): Engine {
       const runId = checkRunId('cancel runId', rawRunId);
       const cancelOptions = checkOptions('cancel options', rawCancelOptions, ['reason']) as CancelOptions;
       const reason = cancelOptions.reason === undefined ? undefined : checkIdentifier('cancel reason', cancelOptions.reason, MAX_CANCEL_REASON);
-      const run = await (reason === undefined ? rt.store.runs.requestCancel(runId, clock.now()) : rt.store.runs.requestCancel(runId, clock.now(), reason));
-      if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-      if (isTerminalRunStatus(run.status)) return;
-      // The stored reason: the first request's, which may not be this one's.
-      rt.executing.get(runId)?.observeCancel(cancelledError(runId, run.cancelReason));
-      // Through the store, marked as a cancel, so a worker of another process executing the run
-      // aborts its bodies at once (a cancel is rare: the extra signal costs no hot path). An engine
-      // with workers dispatched the run itself: the others only abort an execution they hold.
-      if (storeDispatch()) await wakeups.signal(run.id, run.workflow, 'cancel');
-      else {
-        // Taken before the dispatch, whose job may start executing here at once.
-        const executingHere = rt.executing.has(runId);
-        await rt.dispatchRun(run);
-        if (storeIsQueue && !executingHere) await wakeups.signal(run.id, run.workflow, 'abort');
-      }
+      await cancelRun(runId, reason);
     },
 
     pause: (runId, pauseOptions) => pauseRun(pauseParts, runId, pauseOptions),
@@ -556,6 +563,21 @@ export function createEngine(given: EngineOptions): Engine {
     },
 
     recover,
+
+    bulk: (bulkOptions) => runBulk(bulkParts, bulkOptions),
+    resumeBulk: (id, resumeOptions) => resumeBulk(bulkParts, id, resumeOptions),
+    getBulk: (id) => getBulk(bulkParts, id),
+    listBulk: (listOptions) => listBulk(bulkParts, listOptions),
+  };
+  const bulkParts: BulkParts = {
+    rt,
+    actors: {
+      cancel: cancelRun,
+      retry: (runId, reason) => retryRun(rt, runId, reason === undefined ? {} : { reason }),
+      pause: (runId) => pauseRun(pauseParts, runId, undefined),
+      resume: (runId) => resumeRun(pauseParts, runId),
+      delete: (runId) => engine.deleteRun(runId),
+    },
   };
   return engine;
 }

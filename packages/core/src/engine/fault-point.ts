@@ -4,12 +4,14 @@
  * - `after-step-body`: a step body returned (or threw), its result not yet written;
  * - `before-checkpoint` / `after-checkpoint`: around every durable write of a step result or run
  *   outcome;
- * - `before-ack`: the work is done, the queue job not yet acknowledged.
+ * - `before-ack`: the work is done, the queue job not yet acknowledged;
+ * - `bulk-page`: a bulk operation acted on a page of runs, its progress not yet stored (`runId` is
+ *   the operation's id). Not an execution's point, so not in `FAULT_POINTS`.
  */
-export type FaultPoint = 'after-claim' | 'after-step-body' | 'before-checkpoint' | 'after-checkpoint' | 'before-ack';
+export type FaultPoint = 'after-claim' | 'after-step-body' | 'before-checkpoint' | 'after-checkpoint' | 'before-ack' | 'bulk-page';
 
 /** Every fault point, in the order an execution meets them. */
-export const FAULT_POINTS: readonly FaultPoint[] = ['after-claim', 'after-step-body', 'before-checkpoint', 'after-checkpoint', 'before-ack'];
+export const FAULT_POINTS: readonly Exclude<FaultPoint, 'bulk-page'>[] = ['after-claim', 'after-step-body', 'before-checkpoint', 'after-checkpoint', 'before-ack'];
 
 /** Where a fault point was hit. */
 export interface FaultSite {

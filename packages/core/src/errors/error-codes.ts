@@ -50,6 +50,11 @@ export const ERROR_CODES = [
   // Tags (docs/operating.md "Finding runs"): the store has no tag index; tags past TAG_LIMITS. Nothing was written.
   'TAGS_UNSUPPORTED',
   'TAG_LIMIT',
+  // engine.bulk (docs/operating.md "Bulk operations"): the store keeps no bulk records; no such
+  // operation; another live process works on it (its owner's lease has not run out).
+  'BULK_UNSUPPORTED',
+  'BULK_NOT_FOUND',
+  'BULK_BUSY',
 ] as const;
 
 /** A `CairnError` code. */

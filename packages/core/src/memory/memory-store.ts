@@ -2,6 +2,7 @@ import { copyRecord } from '../store/copy-record.js';
 import { createMemorySignals } from './memory-signals.js';
 import { createMemorySlots } from './memory-slots.js';
 import { createMemoryPauses } from './memory-pauses.js';
+import { createMemoryBulk } from './memory-bulk.js';
 import { type StepTraits, StoredAttempt, StoredStep, traitsOf } from './stored-step.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { EventRecord } from '../model/event.js';
@@ -551,6 +552,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
     },
 
     slots: createMemorySlots(),
+
+    bulk: createMemoryBulk(),
 
     pauses: createMemoryPauses({
       get: (runId) => entry(runId)?.run,

@@ -4,6 +4,7 @@ import { checkPriority, withSlotArgumentChecks } from './check-slot-arguments.js
 import type { EndedRunQuery, NewRun, RunQuery, RunReopen, RunTransition } from '../model/run.js';
 import type { NewStep, StepTransition } from '../model/step.js';
 import type {
+  BulkStore,
   EventStore,
   HistoryStore,
   PauseStore,
@@ -539,6 +540,55 @@ function checkedSchedules(schedules: ScheduleStore): ScheduleStore {
   };
 }
 
+function bulkRecord(op: string, value: unknown): void {
+  const b = obj(op, 'operation', value);
+  for (const field of ['id', 'action', 'state'] as const) str(op, `operation.${field}`, b[field]);
+  for (const field of ['revision', 'pages', 'createdAt', 'updatedAt'] as const) num(op, `operation.${field}`, b[field]);
+  obj(op, 'operation.filter', b.filter);
+  obj(op, 'operation.counts', b.counts);
+  optStr(op, 'operation.cursor', b.cursor);
+  optStr(op, 'operation.reason', b.reason);
+  if (!Array.isArray(b.failures)) throw invalidInput(`${op}: operation.failures`, 'must be an array', b.failures);
+}
+
+function checkedBulk(bulk: BulkStore): BulkStore {
+  return {
+    create: (operation) =>
+      checked(
+        () => bulkRecord('bulk.create', operation),
+        () => bulk.create(operation),
+      ),
+    get: (id) =>
+      checked(
+        () => str('bulk.get', 'id', id),
+        () => bulk.get(id),
+      ),
+    list: (options) =>
+      checked(
+        () => {
+          const o = obj('bulk.list', 'options', options);
+          if (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 1 || o.limit > 1000)
+            throw invalidInput('bulk.list: options.limit', 'must be an integer from 1 to 1000', o.limit);
+          optStr('bulk.list', 'options.before', o.before);
+        },
+        () => bulk.list(options),
+      ),
+    update: (operation, expectedRevision) =>
+      checked(
+        () => {
+          bulkRecord('bulk.update', operation);
+          num('bulk.update', 'expectedRevision', expectedRevision);
+        },
+        () => bulk.update(operation, expectedRevision),
+      ),
+    delete: (id) =>
+      checked(
+        () => str('bulk.delete', 'id', id),
+        () => bulk.delete(id),
+      ),
+  };
+}
+
 const PAUSE_SCOPES: ReadonlySet<unknown> = new Set(['run', 'workflow']);
 
 function pauseScope(op: string, what: string, value: unknown): void {
@@ -592,7 +642,7 @@ function checkedPauses(pauses: PauseStore): PauseStore {
 
 /**
  * Returns `store` with every method of its parts (`runs`, `steps`, `state`, `events`, `versions`,
- * `history`, `schedules`, and `slots` and `pauses` when present) checking the runtime types of its arguments
+ * `history`, `schedules`, and `slots`, `pauses` and `bulk` when present) checking the runtime types of its arguments
  * first: ids, names and keys must be strings, fences integers (or `null` where the contract allows it), times and limits
  * finite numbers, records objects with fields of those types. A wrong type rejects with
  * `CairnError('INVALID_INPUT')` naming the operation and argument, before the backend sees
@@ -623,5 +673,6 @@ export function withArgumentChecks<S extends WorkflowStore>(store: S): S {
     ...(store.slots === undefined ? {} : { slots: part(withSlotArgumentChecks(store.slots)) }),
     ...(store.streams === undefined ? {} : { streams: part(checkedStreams(store.streams)) }),
     ...(store.pauses === undefined ? {} : { pauses: part(checkedPauses(store.pauses)) }),
+    ...(store.bulk === undefined ? {} : { bulk: part(checkedBulk(store.bulk)) }),
   }) as S;
 }

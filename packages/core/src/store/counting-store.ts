@@ -8,10 +8,10 @@ import type { WorkflowStore } from './workflow-store.js';
 // backend author's tests count their store's calls the same way.
 
 /** The store nouns whose methods are counted (`slots` when the store has it). */
-const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots', 'streams', 'pauses'] as const;
+const NOUNS = ['runs', 'steps', 'state', 'events', 'versions', 'history', 'schedules', 'slots', 'streams', 'pauses', 'bulk'] as const;
 
 /** Nouns whose first argument is not a run id: a workflow name, a schedule name, a slot key or request. */
-const NOT_BY_RUN: ReadonlySet<string> = new Set(['versions', 'schedules', 'slots']);
+const NOT_BY_RUN: ReadonlySet<string> = new Set(['versions', 'schedules', 'slots', 'bulk']);
 /** Methods of by-run nouns whose first argument is a workflow name, not a run id. */
 const BY_WORKFLOW: ReadonlySet<string> = new Set(['pauses.pauseWorkflow', 'pauses.resumeWorkflow', 'pauses.getWorkflowPause', 'pauses.listWorkflowPauses']);
 
@@ -43,10 +43,13 @@ const WRITES: ReadonlySet<string> = new Set([
   'pauses.resumeRun',
   'pauses.pauseWorkflow',
   'pauses.resumeWorkflow',
+  'bulk.create',
+  'bulk.update',
+  'bulk.delete',
 ]);
 
 /** The optional store members a `CountingStore` can leave out (`CountingStoreOptions.without`). */
-export const COUNTING_STORE_OPTIONAL_MEMBERS = ['slots', 'signals', 'doctor', 'streams', 'pauses'] as const;
+export const COUNTING_STORE_OPTIONAL_MEMBERS = ['slots', 'signals', 'doctor', 'streams', 'pauses', 'bulk'] as const;
 
 /** An optional store member a `CountingStore` can leave out. */
 export type CountingStoreOptionalMember = (typeof COUNTING_STORE_OPTIONAL_MEMBERS)[number];

@@ -20,6 +20,7 @@ import type { NewStreamEntry, StreamEntry, StreamSummary } from '../model/stream
 import type { SlotGrant, SlotRequest, SlotSnapshot } from '../model/slot.js';
 import type { VersionRecord, VersionStatus } from '../model/version.js';
 import type { PauseScope, WorkflowPause } from '../model/pause.js';
+import type { BulkOperationRecord } from '../model/bulk.js';
 import type { StoreDoctorOptions, StoreDoctorResult } from './store-doctor.js';
 
 /**
@@ -404,6 +405,42 @@ export interface PauseStore {
   listWorkflowPauses(): Promise<WorkflowPause[]>;
 }
 
+/**
+ * Bulk operations (`engine.bulk`; docs/operating.md, "Bulk operations"): one record per operation,
+ * keyed by its id, holding its filter, action and progress. Every change after `create` is a
+ * compare-and-set on `revision`, so of two processes working on one operation only one write
+ * lands and the other stops. The store keeps the record as given (only `revision` is its own).
+ * Optional: without it the engine refuses `bulk` (but not a dry run) with `BULK_UNSUPPORTED`.
+ */
+export interface BulkStore {
+  /**
+   * Inserts `operation` with `revision` 1 when no operation has its id; otherwise writes nothing
+   * and returns the stored one with `created: false`.
+   */
+  create(operation: BulkOperationRecord): Promise<{ operation: BulkOperationRecord; created: boolean }>;
+
+  /** One operation, or `undefined`. */
+  get(id: string): Promise<BulkOperationRecord | undefined>;
+
+  /**
+   * Operations newest first (id descending, as the backend compares ids: UUIDv7 ids sort by
+   * time), at most `limit` (1 to 1000), only those with an id before `before` in that order when
+   * given (so a caller pages by the last id it got).
+   */
+  list(options: { limit: number; before?: string }): Promise<BulkOperationRecord[]>;
+
+  /**
+   * Compare-and-set: when the stored operation with `operation.id` has `revision` equal to
+   * `expectedRevision`, replaces it with `operation` at `revision` = `expectedRevision + 1` and
+   * returns what was written; otherwise (changed meanwhile, or deleted) writes nothing and returns
+   * `undefined`. Of N concurrent updates from one revision exactly one lands.
+   */
+  update(operation: BulkOperationRecord, expectedRevision: number): Promise<BulkOperationRecord | undefined>;
+
+  /** Deletes the operation's record (never a run); false when it did not exist. */
+  delete(id: string): Promise<boolean>;
+}
+
 /** Attempt history, for timelines. */
 export interface HistoryStore {
   /**
@@ -487,6 +524,11 @@ export interface WorkflowStore {
    * refuses `pause`, `resume`, `pauseWorkflow` and `resumeWorkflow` with `PAUSE_UNSUPPORTED`.
    */
   readonly pauses?: PauseStore;
+  /**
+   * Bulk operation records (see `BulkStore`). Optional while backends adopt it: without it the
+   * engine refuses `bulk` with `BULK_UNSUPPORTED` (a dry run still counts).
+   */
+  readonly bulk?: BulkStore;
   /**
    * Optional: the backend's own consistency check, called by `engine.doctor()`. It looks for drift
    * the generic checks cannot see (index entries without their record, records missing from an

@@ -16,4 +16,5 @@ export const CAIRN_MIGRATION_NAMES = [
   'cairn_0013_streams',
   'cairn_0014_runs_workflow_status',
   'cairn_0015_run_pause',
+  'cairn_0016_bulk_operations',
 ] as const;

@@ -19,6 +19,7 @@ import { stepInsertV2Migration } from './step-insert-v2-migration.js';
 import { stepTurnMigration } from './step-turn-migration.js';
 import { streamsMigration } from './streams-migration.js';
 import { runPauseMigration } from './run-pause-migration.js';
+import { bulkOperationsMigration } from './bulk-operations-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
 type ColumnSpec = readonly [name: string, kind: ColumnKind, nullable?: 'null'];
@@ -36,7 +37,7 @@ interface TableSpec {
  * the parent and retention indexes: `cairn_0006_operations`; `runs.trace_context_json`:
  * `cairn_0007_run_trace_context`; `steps.fence`: `cairn_0008_step_finished`).
  */
-const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses'>, TableSpec> = {
+const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses' | 'bulk_operations'>, TableSpec> = {
   runs: {
     columns: [
       ['id', 'id'],
@@ -210,6 +211,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): C
       [CAIRN_MIGRATION_NAMES[11]]: streamsMigration(names),
       [CAIRN_MIGRATION_NAMES[12]]: runWorkflowStatusMigration(names),
       [CAIRN_MIGRATION_NAMES[13]]: runPauseMigration(names),
+      [CAIRN_MIGRATION_NAMES[14]]: bulkOperationsMigration(names),
     }),
   };
 }

@@ -1,5 +1,5 @@
 /** The logical tables of the store; each is created as `<tablePrefix><name>`. */
-export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules', 'slots', 'slot_waiters', 'stream_entries', 'pauses'] as const;
+export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules', 'slots', 'slot_waiters', 'stream_entries', 'pauses', 'bulk_operations'] as const;
 
 /** A logical table name. */
 export type TableName = (typeof TABLES)[number];
@@ -27,6 +27,7 @@ export function tableNames(prefix: string): TableNames {
     slot_waiters: `${prefix}slot_waiters`,
     stream_entries: `${prefix}stream_entries`,
     pauses: `${prefix}pauses`,
+    bulk_operations: `${prefix}bulk_operations`,
   };
 }
 
@@ -68,6 +69,13 @@ export interface StreamEntryRow {
   data_json: string | null;
   closed: number | string | boolean;
   written_at: number | string;
+}
+
+/** A row of `bulk_operations` (created by `cairn_0016_bulk_operations`): one bulk operation, its id the key. */
+export interface BulkOperationRow {
+  id: string;
+  revision: number | string;
+  record_json: string;
 }
 
 /** A row of `pauses` (created by `cairn_0015_run_pause`): one paused workflow, its name the key. */

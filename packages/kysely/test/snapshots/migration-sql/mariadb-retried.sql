@@ -993,3 +993,13 @@ drop table if exists `cairn_pauses`
 -- @query ["cairn_runs","paused_json"]
 select count(*) as n from information_schema.columns
     where table_schema = database() and table_name = ? and column_name = ?
+-- @migration cairn_0016_bulk_operations up
+-- @query
+drop table if exists `cairn_bulk_operations`
+-- @query
+select version() as v
+-- @query
+create table `cairn_bulk_operations` (`id` varchar(128) not null, `revision` bigint not null, `record_json` longtext not null, constraint `cairn_bulk_operations_pk` primary key (`id`)) engine=InnoDB default charset=utf8mb4 collate=utf8mb4_nopad_bin
+-- @migration cairn_0016_bulk_operations down
+-- @query
+drop table if exists `cairn_bulk_operations`

@@ -1043,3 +1043,13 @@ select count(*) as n from information_schema.columns
     where table_schema = database() and table_name = ? and column_name = ?
 -- @query
 alter table `cairn_runs` drop column `paused_json`
+-- @migration cairn_0016_bulk_operations up
+-- @query
+drop table if exists `cairn_bulk_operations`
+-- @query
+select version() as v
+-- @query
+create table `cairn_bulk_operations` (`id` varchar(128) not null, `revision` bigint not null, `record_json` longtext not null, constraint `cairn_bulk_operations_pk` primary key (`id`)) engine=InnoDB default charset=utf8mb4 collate=utf8mb4_0900_bin
+-- @migration cairn_0016_bulk_operations down
+-- @query
+drop table if exists `cairn_bulk_operations`

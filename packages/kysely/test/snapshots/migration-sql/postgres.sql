@@ -753,3 +753,9 @@ create table "cairn_pauses" ("workflow" text collate "C" not null, "record_json"
 drop table if exists "cairn_pauses"
 -- @query
 alter table "cairn_runs" drop column "paused_json"
+-- @migration cairn_0016_bulk_operations up
+-- @query
+create table "cairn_bulk_operations" ("id" text collate "C" not null, "revision" bigint not null, "record_json" text not null, constraint "cairn_bulk_operations_pk" primary key ("id"))
+-- @migration cairn_0016_bulk_operations down
+-- @query
+drop table if exists "cairn_bulk_operations"
