@@ -15,7 +15,9 @@ function toOperation(row: BulkOperationRow): BulkOperationRecord {
 export function bulkOperationsOf(ctx: StoreContext) {
   const { t, dialect } = ctx;
   const read = (id: string) =>
-    first(ctx.db, sql<BulkOperationRow>`select * from ${t.bulk_operations} where id = ${encodeText(id)}`).then((row) => (row === undefined ? undefined : toOperation(row)));
+    first(ctx.db, sql<BulkOperationRow>`select * from ${t.bulk_operations} where id = ${encodeText(id)}`).then((row) =>
+      row === undefined ? undefined : toOperation(row),
+    );
   return {
     create: (operation: BulkOperationRecord) =>
       guard('bulk.create', async () => {

@@ -3,6 +3,7 @@ import { RUN_ONLY } from './documents.js';
 import type { RunDoc, VersionDoc } from './documents.js';
 import type { ScheduleDoc } from './schedule-store.js';
 import type { WorkflowPauseDoc } from './pause-store.js';
+import type { BulkOperationDoc } from './bulk-store.js';
 import type { SlotKeyDoc, SlotLockDoc, SlotWaiterDoc } from './slot-documents.js';
 import { KeyedLock } from './keyed-lock.js';
 import type { StreamEntryDoc } from './stream-store.js';
@@ -32,6 +33,8 @@ export interface StoreContext {
   readonly streamEntries: Collection<StreamEntryDoc>;
   /** `<prefix>pauses`: one document per paused workflow, `_id` its name (see `pause-store.ts`). */
   readonly pauses: Collection<WorkflowPauseDoc>;
+  /** `<prefix>bulk_operations`: one document per bulk operation, `_id` its id (see `bulk-store.ts`). */
+  readonly bulkOperations: Collection<BulkOperationDoc>;
   /** Detects the server once (one `buildInfo` round trip) and caches the answer. */
   server(): Promise<ServerInfo>;
   /** The answer of `server()` if it already came, else `undefined`. */
@@ -61,6 +64,7 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
   const slotLocks = db.collection<SlotLockDoc>(`${prefix}slot_locks`);
   const streamEntries = db.collection<StreamEntryDoc>(`${prefix}stream_entries`);
   const pauses = db.collection<WorkflowPauseDoc>(`${prefix}pauses`);
+  const bulkOperations = db.collection<BulkOperationDoc>(`${prefix}bulk_operations`);
   const namespace = `${db.databaseName}\u0000${prefix}\u0000`;
   let info: ServerInfo | undefined;
   let detecting: Promise<ServerInfo> | undefined;
@@ -94,6 +98,7 @@ export function createContext(db: Db, prefix: string, serializeWrites: boolean |
     slotLocks,
     streamEntries,
     pauses,
+    bulkOperations,
     server,
     known: () => info,
     async exclusive(key, fn) {

@@ -10,6 +10,7 @@ import { RUN_INDEXES, SCHEDULE_INDEXES, SLOT_WAITER_INDEXES, STREAM_ENTRY_INDEXE
 import { createScheduleStore } from './schedule-store.js';
 import { createStreamStore } from './stream-store.js';
 import { createPauseStore } from './pause-store.js';
+import { createBulkStore } from './bulk-store.js';
 import { createSlotStore } from './slot-store.js';
 import { mongoDoctor } from './doctor.js';
 import { createRunStore } from './run-store.js';
@@ -25,7 +26,7 @@ export interface MongoStoreOptions {
   /** The database to use. The store never closes its client: you created it, you close it. */
   db: Db;
   /** Prefix of the store's collections (`<prefix>runs`, `<prefix>versions`, `<prefix>schedules`, `<prefix>slots`, `<prefix>slot_waiters`, `<prefix>slot_locks`, `<prefix>stream_entries`). Default `cairn_`. */
-  /** Prefix of the store's collections (`<prefix>runs`, `<prefix>versions`, `<prefix>schedules`, `<prefix>slots`, `<prefix>slot_waiters`, `<prefix>slot_locks`, `<prefix>pauses`). Default `cairn_`. */
+  /** Prefix of the store's collections (`<prefix>runs`, `<prefix>versions`, `<prefix>schedules`, `<prefix>slots`, `<prefix>slot_waiters`, `<prefix>slot_locks`, `<prefix>pauses`, `<prefix>bulk_operations`). Default `cairn_`. */
   collectionPrefix?: string;
   /**
    * The largest JSON payload (UTF-8 bytes) the engine may hand the store; default 2 MiB. A run's
@@ -92,6 +93,7 @@ export function createMongoStore(options: MongoStoreOptions): MongoStore {
     history: createHistoryStore(ctx),
     schedules: createScheduleStore(ctx),
     pauses: createPauseStore(ctx),
+    bulk: createBulkStore(ctx),
     slots: createSlotStore(ctx),
     streams: createStreamStore(ctx),
     doctor: mongoDoctor(ctx),

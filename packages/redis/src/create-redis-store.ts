@@ -11,6 +11,7 @@ import { createStreamStore } from './stream-store.js';
 import { createHistoryStore, createStepStore } from './step-store.js';
 import { createVersionStore } from './version-store.js';
 import { createScheduleStore } from './schedule-store.js';
+import { createBulkStore } from './bulk-store.js';
 import { createPauseStore } from './pause-store.js';
 import { createSlotStore } from './slot-store.js';
 import { redisDoctor } from './doctor.js';
@@ -103,6 +104,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisWorkflowStore
     history: createHistoryStore(ctx),
     schedules: createScheduleStore(ctx),
     pauses: createPauseStore(ctx),
+    bulk: createBulkStore(ctx),
     slots: createSlotStore(ctx),
     doctor: redisDoctor(ctx),
     signals,

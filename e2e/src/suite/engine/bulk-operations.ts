@@ -67,7 +67,10 @@ export const bulkOperationsGroup: CaseGroup = caseGroup('engine.bulk', 'engine: 
       assert.deepEqual(result.outcomes.map((o) => o.runId).sort(), [...matching].sort());
       assert.ok(result.outcomes.every((o) => o.outcome === 'done'));
       assert.ok(pages.length >= 3, `progress after each page (${pages.join(',')})`);
-      assert.deepEqual(pages, pages.map((_, i) => i + 1));
+      assert.deepEqual(
+        pages,
+        pages.map((_, i) => i + 1),
+      );
       const stored = await w.engine.getBulk(result.operation!.id);
       assert.equal(stored?.state, 'completed');
       assert.deepEqual(stored?.filter, filter);
@@ -123,26 +126,23 @@ export const bulkOperationsGroup: CaseGroup = caseGroup('engine.bulk', 'engine: 
     { requires: ['bulk'] },
   ),
 
-  conformanceCase(
-    'a dry run counts the matched runs and those the action applies to, and writes nothing (on any store)',
-    async (env) => {
-      const w = await world(env);
-      const waiting = [await started(w, 'bulk-other', {}), await started(w, 'bulk-other', {})];
-      await started(w, 'bulk-other', { done: true });
-      await started(w, 'bulk-order', {}, 'v2');
-      await w.settle();
-      w.store.reset();
-      const cancel = await w.engine.bulk({ filter: { workflow: 'bulk-other' }, action: 'cancel', dryRun: true });
-      assert.deepEqual(cancel.counts, { matched: 3, done: 0, skipped: 0, failed: 0 });
-      assert.equal(cancel.applicable, 2);
-      assert.equal(cancel.operation, undefined);
-      const del = await w.engine.bulk({ filter: { workflow: 'bulk-other' }, action: 'delete', dryRun: true });
-      assert.equal(del.applicable, 1);
-      assert.deepEqual(w.store.writes(), [], 'a dry run writes nothing');
-      if (w.raw.bulk) assert.deepEqual(await w.raw.bulk.list({ limit: 10 }), [], 'a dry run stores no operation');
-      for (const id of waiting) assert.equal((await w.raw.runs.get(id))?.cancelRequested, false);
-    },
-  ),
+  conformanceCase('a dry run counts the matched runs and those the action applies to, and writes nothing (on any store)', async (env) => {
+    const w = await world(env);
+    const waiting = [await started(w, 'bulk-other', {}), await started(w, 'bulk-other', {})];
+    await started(w, 'bulk-other', { done: true });
+    await started(w, 'bulk-order', {}, 'v2');
+    await w.settle();
+    w.store.reset();
+    const cancel = await w.engine.bulk({ filter: { workflow: 'bulk-other' }, action: 'cancel', dryRun: true });
+    assert.deepEqual(cancel.counts, { matched: 3, done: 0, skipped: 0, failed: 0 });
+    assert.equal(cancel.applicable, 2);
+    assert.equal(cancel.operation, undefined);
+    const del = await w.engine.bulk({ filter: { workflow: 'bulk-other' }, action: 'delete', dryRun: true });
+    assert.equal(del.applicable, 1);
+    assert.deepEqual(w.store.writes(), [], 'a dry run writes nothing');
+    if (w.raw.bulk) assert.deepEqual(await w.raw.bulk.list({ limit: 10 }), [], 'a dry run stores no operation');
+    for (const id of waiting) assert.equal((await w.raw.runs.get(id))?.cancelRequested, false);
+  }),
 
   conformanceCase(
     'a bulk operation whose process crashed after acting on a page is taken up where it stopped: every run acted on, none twice',
@@ -178,11 +178,7 @@ export const bulkOperationsGroup: CaseGroup = caseGroup('engine.bulk', 'engine: 
       // The crashed page is acted on again: its runs were cancelled by the crashed process, so skipped.
       assert.deepEqual(resumed.counts, { matched: 7, done: 4, skipped: 3, failed: 0 });
       assert.equal(resumed.operation?.state, 'completed');
-      assert.deepEqual(
-        resumed.outcomes.filter((o) => o.outcome === 'skipped').length,
-        3,
-        'the page under way at the crash is reported skipped this time',
-      );
+      assert.deepEqual(resumed.outcomes.filter((o) => o.outcome === 'skipped').length, 3, 'the page under way at the crash is reported skipped this time');
       for (const id of runs) assert.equal((await w.runToEnd(id)).status, 'cancelled');
       await w.settle();
       assertUntouched(before, await snapshot(w, [decoy]), 'decoy');
@@ -215,10 +211,7 @@ export const bulkOperationsGroup: CaseGroup = caseGroup('engine.bulk', 'engine: 
       assert.equal(raced, true);
       assert.equal((await w.raw.runs.get(second))?.status, 'completed');
       assert.deepEqual(result.counts, { matched: 2, done: 1, skipped: 1, failed: 0 });
-      assert.deepEqual(
-        Object.fromEntries(result.outcomes.map((o) => [o.runId, o.outcome])),
-        { [first]: 'done', [second]: 'skipped' },
-      );
+      assert.deepEqual(Object.fromEntries(result.outcomes.map((o) => [o.runId, o.outcome])), { [first]: 'done', [second]: 'skipped' });
       assert.equal((await w.runToEnd(first)).status, 'cancelled');
     },
     { requires: ['bulk'] },

@@ -95,16 +95,28 @@ export const bulkGroup: CaseGroup = caseGroup('store.bulk', 'store: bulk operati
       // Created out of order: the list orders by id, not by insertion.
       for (const i of [2, 0, 4, 1, 3]) await bulkOf(store).create(operation(ids[i]!, t0 + i));
       const newest = [...ids].reverse();
-      assert.deepEqual((await bulkOf(store).list({ limit: 100 })).map((o) => o.id), newest);
+      assert.deepEqual(
+        (await bulkOf(store).list({ limit: 100 })).map((o) => o.id),
+        newest,
+      );
       const first = await bulkOf(store).list({ limit: 2 });
-      assert.deepEqual(first.map((o) => o.id), newest.slice(0, 2));
+      assert.deepEqual(
+        first.map((o) => o.id),
+        newest.slice(0, 2),
+      );
       const rest = await bulkOf(store).list({ limit: 100, before: first[1]!.id });
-      assert.deepEqual(rest.map((o) => o.id), newest.slice(2));
+      assert.deepEqual(
+        rest.map((o) => o.id),
+        newest.slice(2),
+      );
       assert.deepEqual(rest[0], operation(ids[2]!, t0 + 2), 'listed records are whole');
       assert.equal(await bulkOf(store).delete(ids[2]!), true);
       assert.equal(await bulkOf(store).delete(ids[2]!), false);
       assert.equal(await bulkOf(store).get(ids[2]!), undefined);
-      assert.deepEqual((await bulkOf(store).list({ limit: 100 })).map((o) => o.id), newest.filter((id) => id !== ids[2]));
+      assert.deepEqual(
+        (await bulkOf(store).list({ limit: 100 })).map((o) => o.id),
+        newest.filter((id) => id !== ids[2]),
+      );
     },
     { requires: ['bulk'] },
   ),
@@ -112,7 +124,7 @@ export const bulkGroup: CaseGroup = caseGroup('store.bulk', 'store: bulk operati
   conformanceCase(
     'hostile strings in the filter, reason and failures round-trip byte for byte',
     async ({ store, t0 }) => {
-      for (const [i, name] of HOSTILE_NAMES.entries()) {
+      for (const name of HOSTILE_NAMES) {
         const id = uuidv7();
         const record = operation(id, t0, {
           filter: { workflow: name, version: name, errorCode: name },

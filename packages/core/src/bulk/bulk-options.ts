@@ -74,7 +74,8 @@ const MAX_ERROR_CODE = 200;
 export const DEFAULT_BULK_PAGE = 200;
 
 function time(what: string, value: unknown): number | undefined {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) throw invalidInput(what, 'must be a finite number (epoch milliseconds)', value);
+  if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+    throw invalidInput(what, 'must be a finite number (epoch milliseconds)', value);
   return value;
 }
 
@@ -88,7 +89,8 @@ export function checkBulkFilter(value: unknown): BulkFilter {
   if (raw.status !== undefined) {
     const list = Array.isArray(raw.status) ? (raw.status as unknown[]) : [raw.status];
     if (list.length === 0) throw invalidInput('bulk filter.status', 'must name at least one status', raw.status);
-    for (const s of list) if (!(RUN_STATUSES as readonly unknown[]).includes(s)) throw invalidInput('bulk filter.status', `must be among ${RUN_STATUSES.join(', ')}`, s);
+    for (const s of list)
+      if (!(RUN_STATUSES as readonly unknown[]).includes(s)) throw invalidInput('bulk filter.status', `must be among ${RUN_STATUSES.join(', ')}`, s);
     filter.status = [...new Set(list as RunStatus[])];
   }
   const after = time('bulk filter.createdAfter', raw.createdAfter);

@@ -22,7 +22,10 @@ const IN_FLIGHT = 8;
 function bulkOf(parts: BulkParts): BulkStore {
   const bulk = parts.rt.store.bulk;
   if (bulk === undefined) {
-    throw new CairnError('BULK_UNSUPPORTED', `The store ${parts.rt.store.name} keeps no bulk operations (WorkflowStore.bulk); nothing was written (a dry run still counts)`);
+    throw new CairnError(
+      'BULK_UNSUPPORTED',
+      `The store ${parts.rt.store.name} keeps no bulk operations (WorkflowStore.bulk); nothing was written (a dry run still counts)`,
+    );
   }
   return bulk;
 }
@@ -182,7 +185,8 @@ export async function getBulk(parts: BulkParts, rawId: unknown): Promise<BulkOpe
 export async function listBulk(parts: BulkParts, rawOptions: unknown): Promise<BulkOperationRecord[]> {
   const raw = checkOptions('listBulk options', rawOptions, ['limit', 'before']);
   const limit = raw.limit ?? 50;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000) throw invalidInput('listBulk limit', 'must be an integer from 1 to 1000', limit);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw invalidInput('listBulk limit', 'must be an integer from 1 to 1000', limit);
   const before = raw.before === undefined ? undefined : checkRunId('listBulk before', raw.before);
   return bulkOf(parts).list(before === undefined ? { limit } : { limit, before });
 }

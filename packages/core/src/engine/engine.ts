@@ -209,7 +209,7 @@ export function createEngine(given: EngineOptions): Engine {
     const run = await (reason === undefined ? rt.store.runs.requestCancel(runId, clock.now()) : rt.store.runs.requestCancel(runId, clock.now(), reason));
     if (!run) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
     if (isTerminalRunStatus(run.status)) return run;
-      // The stored reason: the first request's, which may not be this one's.
+    // The stored reason: the first request's, which may not be this one's.
     rt.executing.get(runId)?.observeCancel(cancelledError(runId, run.cancelReason));
     // Through the store, marked as a cancel, so a worker of another process executing the run
     // aborts its bodies at once (a cancel is rare: the extra signal costs no hot path). An engine

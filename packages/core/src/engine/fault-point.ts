@@ -11,7 +11,13 @@
 export type FaultPoint = 'after-claim' | 'after-step-body' | 'before-checkpoint' | 'after-checkpoint' | 'before-ack' | 'bulk-page';
 
 /** Every fault point, in the order an execution meets them. */
-export const FAULT_POINTS: readonly Exclude<FaultPoint, 'bulk-page'>[] = ['after-claim', 'after-step-body', 'before-checkpoint', 'after-checkpoint', 'before-ack'];
+export const FAULT_POINTS: readonly Exclude<FaultPoint, 'bulk-page'>[] = [
+  'after-claim',
+  'after-step-body',
+  'before-checkpoint',
+  'after-checkpoint',
+  'before-ack',
+];
 
 /** Where a fault point was hit. */
 export interface FaultSite {

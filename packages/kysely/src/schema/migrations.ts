@@ -37,7 +37,10 @@ interface TableSpec {
  * the parent and retention indexes: `cairn_0006_operations`; `runs.trace_context_json`:
  * `cairn_0007_run_trace_context`; `steps.fence`: `cairn_0008_step_finished`).
  */
-const SCHEMA: Record<Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses' | 'bulk_operations'>, TableSpec> = {
+const SCHEMA: Record<
+  Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses' | 'bulk_operations'>,
+  TableSpec
+> = {
   runs: {
     columns: [
       ['id', 'id'],

@@ -1,5 +1,18 @@
 /** The logical tables of the store; each is created as `<tablePrefix><name>`. */
-export const TABLES = ['runs', 'steps', 'attempts', 'state', 'events', 'versions', 'schedules', 'slots', 'slot_waiters', 'stream_entries', 'pauses', 'bulk_operations'] as const;
+export const TABLES = [
+  'runs',
+  'steps',
+  'attempts',
+  'state',
+  'events',
+  'versions',
+  'schedules',
+  'slots',
+  'slot_waiters',
+  'stream_entries',
+  'pauses',
+  'bulk_operations',
+] as const;
 
 /** A logical table name. */
 export type TableName = (typeof TABLES)[number];

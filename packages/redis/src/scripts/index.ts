@@ -12,6 +12,7 @@ import {
   WAKE_RUN,
 } from './run-scripts.lua.js';
 import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
+import { CREATE_BULK, DELETE_BULK, READ_BULK, UPDATE_BULK } from './bulk-scripts.lua.js';
 import { CREATE_SCHEDULE, DELETE_SCHEDULE, READ_SCHEDULES, UPDATE_SCHEDULE } from './schedule-scripts.lua.js';
 import { ACQUIRE_SLOT, INSPECT_SLOT, RELEASE_SLOT, RENEW_SLOT } from './slot-scripts.lua.js';
 import { APPEND_STREAM } from './stream-scripts.lua.js';
@@ -48,6 +49,10 @@ export interface Scripts {
   updateSchedule: LuaScript;
   deleteSchedule: LuaScript;
   readSchedules: LuaScript;
+  createBulk: LuaScript;
+  updateBulk: LuaScript;
+  deleteBulk: LuaScript;
+  readBulk: LuaScript;
   acquireSlot: LuaScript;
   renewSlot: LuaScript;
   releaseSlot: LuaScript;
@@ -91,6 +96,10 @@ export function scriptsFor(mode: IndexMode): Scripts {
       updateSchedule: luaScript('updateSchedule', UPDATE_SCHEDULE),
       deleteSchedule: luaScript('deleteSchedule', DELETE_SCHEDULE),
       readSchedules: luaScript('readSchedules', READ_SCHEDULES),
+      createBulk: luaScript('createBulk', CREATE_BULK),
+      updateBulk: luaScript('updateBulk', UPDATE_BULK),
+      deleteBulk: luaScript('deleteBulk', DELETE_BULK),
+      readBulk: luaScript('readBulk', READ_BULK),
       // Slot scripts touch one slot key's four keys only, whatever the mode.
       acquireSlot: luaScript('acquireSlot', ACQUIRE_SLOT),
       renewSlot: luaScript('renewSlot', RENEW_SLOT),
