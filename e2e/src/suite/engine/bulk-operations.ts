@@ -126,6 +126,37 @@ export const bulkOperationsGroup: CaseGroup = caseGroup('engine.bulk', 'engine: 
     { requires: ['bulk'] },
   ),
 
+  conformanceCase(
+    'a bulk cancel by tags acts only on runs carrying every tag with that value; decoys that differ in one tag stay',
+    async (env) => {
+      const w = await world(env);
+      const tagged = async (tags: Record<string, string>) => {
+        const handle = await w.engine.startRun('bulk-order', {}, { tags });
+        await w.runUntil(`run ${handle.id} waits`, async () => (await w.raw.runs.get(handle.id))?.status === 'waiting');
+        return handle.id;
+      };
+      const matching = [await tagged({ customer: 'c-42', plan: 'pro' }), await tagged({ customer: 'c-42', plan: 'pro', region: 'eu' })];
+      const decoys = [
+        await tagged({ customer: 'c-43', plan: 'pro' }),
+        await tagged({ customer: 'c-42', plan: 'free' }),
+        await tagged({ customer: 'c-42' }),
+        await tagged({ Customer: 'c-42', plan: 'pro' }),
+        await started(w, 'bulk-order', {}),
+      ];
+      const before = await snapshot(w, decoys);
+      const filter: BulkFilter = { workflow: 'bulk-order', tags: { customer: 'c-42', plan: 'pro' } };
+      const dry = await w.engine.bulk({ filter, action: 'cancel', dryRun: true });
+      assert.equal(dry.counts.matched, 2);
+      const result = await w.engine.bulk({ filter, action: 'cancel', pageSize: 1 });
+      assert.deepEqual(result.counts, { matched: 2, done: 2, skipped: 0, failed: 0 });
+      assert.deepEqual(result.outcomes.map((o) => o.runId).sort(), [...matching].sort());
+      for (const id of matching) assert.equal((await w.runToEnd(id)).status, 'cancelled');
+      await w.settle();
+      assertUntouched(before, await snapshot(w, decoys), 'decoy');
+    },
+    { requires: ['bulk', 'tags'] },
+  ),
+
   conformanceCase('a dry run counts the matched runs and those the action applies to, and writes nothing (on any store)', async (env) => {
     const w = await world(env);
     const waiting = [await started(w, 'bulk-other', {}), await started(w, 'bulk-other', {})];
@@ -262,6 +293,8 @@ export const bulkOperationsGroup: CaseGroup = caseGroup('engine.bulk', 'engine: 
       { filter: {}, action: 'cancel', dryRun: 'yes' },
       { filter: {}, action: 'cancel', onProgress: 'print' },
       { filter: {}, action: 'cancel', reason: 'nul\u0000inside' },
+      { filter: { tags: {} }, action: 'cancel' },
+      { filter: { tags: { customer: 42 } }, action: 'cancel' },
     ];
     await w.settle();
     w.store.reset();

@@ -2,6 +2,7 @@ import { CairnError } from '../errors/cairn-error.js';
 import type { BulkAction, BulkFilter } from '../model/bulk.js';
 import { isTerminalRunStatus, type PauseChange, type RunQuery, type RunRecord, type RunSummary } from '../model/run.js';
 import type { BulkRunOutcome } from './bulk-options.js';
+import { hasTags } from '../store/matches-run-query.js';
 
 /** The engine's own operations a bulk action calls, one run at a time (each with its own checks). */
 export interface BulkActors {
@@ -19,13 +20,18 @@ export function bulkListQuery(filter: BulkFilter): RunQuery {
   const query: RunQuery = {};
   if (filter.workflow !== undefined) query.workflow = filter.workflow;
   if (filter.status !== undefined) query.status = filter.status;
+  if (filter.tags !== undefined) query.tags = filter.tags;
   if (filter.createdAfter !== undefined) query.createdAfter = filter.createdAfter;
   if (filter.createdBefore !== undefined) query.createdBefore = filter.createdBefore;
   return query;
 }
 
-/** Whether a listed run matches the fields the listing does not filter on (version, error code). */
+/**
+ * Whether a listed run matches the fields the listing does not filter on (version, error code),
+ * and, checked again on what the store returned, its tags.
+ */
 export function matchesBulkFilter(filter: BulkFilter, run: RunSummary): boolean {
+  if (filter.tags !== undefined && !hasTags(run, filter.tags)) return false;
   if (filter.version !== undefined && run.version !== filter.version) return false;
   if (filter.errorCode !== undefined && run.error?.code !== filter.errorCode) return false;
   return true;

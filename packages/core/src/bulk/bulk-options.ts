@@ -1,6 +1,7 @@
 import type { BulkAction, BulkCounts, BulkFilter, BulkOperationRecord } from '../model/bulk.js';
 import { BULK_ACTIONS } from '../model/bulk.js';
 import type { RunStatus } from '../model/run.js';
+import { checkTags } from '../engine/check-tags.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, invalidInput } from '../engine/check-input.js';
 
 /** What a bulk action did to one run. */
@@ -82,7 +83,7 @@ function time(what: string, value: unknown): number | undefined {
 /** Checks a bulk filter and returns a copy with only its known, checked fields. Throws `INVALID_INPUT`. */
 export function checkBulkFilter(value: unknown): BulkFilter {
   if (value === undefined) throw invalidInput('bulk filter', 'is required (an empty object {} matches every run)', value);
-  const raw = checkOptions('bulk filter', value, ['workflow', 'version', 'status', 'createdAfter', 'createdBefore', 'errorCode']);
+  const raw = checkOptions('bulk filter', value, ['workflow', 'version', 'status', 'tags', 'createdAfter', 'createdBefore', 'errorCode']);
   const filter: BulkFilter = {};
   if (raw.workflow !== undefined) filter.workflow = checkIdentifier('bulk filter.workflow', raw.workflow, IDENTIFIER_LIMITS.workflowName);
   if (raw.version !== undefined) filter.version = checkIdentifier('bulk filter.version', raw.version, IDENTIFIER_LIMITS.version);
@@ -92,6 +93,11 @@ export function checkBulkFilter(value: unknown): BulkFilter {
     for (const s of list)
       if (!(RUN_STATUSES as readonly unknown[]).includes(s)) throw invalidInput('bulk filter.status', `must be among ${RUN_STATUSES.join(', ')}`, s);
     filter.status = [...new Set(list as RunStatus[])];
+  }
+  if (raw.tags !== undefined) {
+    const tags = checkTags('bulk filter.tags', raw.tags);
+    if (Object.keys(tags).length === 0) throw invalidInput('bulk filter.tags', 'must name at least one tag', raw.tags);
+    filter.tags = tags;
   }
   const after = time('bulk filter.createdAfter', raw.createdAfter);
   if (after !== undefined) filter.createdAfter = after;

@@ -6,6 +6,7 @@ import type { BulkStore } from '../store/workflow-store.js';
 import { checkOptions, checkRunId, invalidInput } from '../engine/check-input.js';
 import type { EngineRuntime } from '../engine/engine-runtime.js';
 import { uuidv7 } from '../engine/uuid.js';
+import { tagsUnsupported } from '../engine/check-tags.js';
 import { actOnRun, bulkApplies, bulkListQuery, matchesBulkFilter, type BulkActors } from './bulk-actions.js';
 import { checkBulkOptions, checkResumeBulkOptions, type BulkProgress, type BulkResult, type BulkRunOutcome } from './bulk-options.js';
 
@@ -126,6 +127,8 @@ function busy(id: string, why: string, data: Record<string, unknown> = {}): Cair
 /** `engine.bulk`. */
 export async function runBulk(parts: BulkParts, rawOptions: unknown): Promise<BulkResult> {
   const options = checkBulkOptions(rawOptions);
+  // A store without the tag index would not filter on them: refused, dry run included.
+  if (options.filter.tags !== undefined && parts.rt.store.runs.setTags === undefined) throw tagsUnsupported('bulk filter.tags', parts.rt.store.name);
   if (options.dryRun === true) return dryRun(parts, options);
   const bulk = bulkOf(parts);
   const now = parts.rt.clock.now();
@@ -166,6 +169,7 @@ export async function resumeBulk(parts: BulkParts, rawId: unknown, rawOptions: u
     outcomes: [],
   });
   if (stored.state === 'completed') return done(stored);
+  if (stored.filter.tags !== undefined && parts.rt.store.runs.setTags === undefined) throw tagsUnsupported('bulk filter.tags', parts.rt.store.name);
   const now = parts.rt.clock.now();
   if (stored.owner !== undefined && stored.owner.expiresAt > now) {
     throw busy(id, `process ${stored.owner.id} works on it until ${new Date(stored.owner.expiresAt).toISOString()}`, { owner: stored.owner });

@@ -1,4 +1,4 @@
-import type { RunStatus } from './run.js';
+import type { RunStatus, RunTags } from './run.js';
 
 /**
  * What `engine.bulk` does to each run its filter matches:
@@ -28,6 +28,8 @@ export interface BulkFilter {
   createdAfter?: number;
   /** Only runs created strictly before this time (epoch milliseconds). */
   createdBefore?: number;
+  /** Only runs carrying every one of these tags with exactly these values (`listRuns({ tags })`). */
+  tags?: RunTags;
   /** The code of the run's error (`RunRecord.error.code`), exactly; a run without an error never matches. */
   errorCode?: string;
 }
