@@ -3,10 +3,11 @@ import { describe, it } from 'node:test';
 import type { NewStep } from '@cairn/core';
 import { toStepRecord } from '../src/codec/rows.js';
 import { insertedStepRecord } from '../src/postgres/inserted-step-record.js';
-import { type STEP_INSERT_PARAMS, stepInsertValues, stepRoutineShape, type RoutineArgs } from '../src/routines/params.js';
-import { stepInsertArgs } from '../src/routines/routine-args.js';
+import type { RoutineArgs } from '../src/codec/routine-args.js';
+import { type STEP_INSERT_PARAMS, stepInsertValues, stepRoutineShape } from '../src/routines/params.js';
+import { stepInsertArgs } from '../src/codec/step-args.js';
 import { STEP_COLUMNS, type StepRow } from '../src/schema/tables.js';
-import { stepIdentity } from '../src/steps-shared.js';
+import { stepIdentity } from '../src/codec/step-identity.js';
 
 // The reference: the row as `step_insert_v2`'s INSERT writes it (each step column from the argument
 // the generated DDL takes it from), read back by `toStepRecord` as `steps.load` reads it.

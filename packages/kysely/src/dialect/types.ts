@@ -66,6 +66,14 @@ export interface RoutineCalls {
   text(name: string, params: readonly RoutineParam[]): string;
   /** The rows of the routine's result among what the driver returned for the call. */
   resultSet(rows: readonly unknown[]): readonly unknown[];
+  /**
+   * Sends `text`, a call of the routine `name`, in ONE round trip and returns what the driver
+   * returned: a deadlock victim (a routine is one transaction, rolled back whole) is run again; a
+   * routine missing from the database or older than the store (another argument list) is a
+   * `STORE_ERROR` that says to run the migrations (`createdBy`: the migration that creates it,
+   * when not the step routines').
+   */
+  send(ctx: StoreContext, name: string, text: string, args: readonly (string | number | null)[], createdBy?: string): Promise<readonly unknown[]>;
 }
 
 /** The DDL of a dialect's routines (SQLite: triggers) that migrations run, statement by statement. */

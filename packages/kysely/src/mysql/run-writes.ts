@@ -4,17 +4,9 @@ import { toRunRecord } from '../codec/rows.js';
 import { encodeText } from '../codec/text.js';
 import type { StoreContext } from '../context.js';
 import type { RunWrites } from '../dialect/types.js';
+import { orderedArgs, type RoutineArgs } from '../codec/routine-args.js';
 import { callRoutine } from '../routines/call-routine.js';
-import {
-  RUN_CLAIM_PARAMS,
-  RUN_RENEW_PARAMS,
-  RUN_REQUEST_CANCEL_PARAMS,
-  RUN_TRANSITION_PARAMS,
-  orderedArgs,
-  routineNames,
-  type RoutineArgs,
-  type RoutineParam,
-} from '../routines/params.js';
+import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_REQUEST_CANCEL_PARAMS, RUN_TRANSITION_PARAMS, routineNames, type RoutineParam } from '../routines/params.js';
 import type { RunRow } from '../schema/tables.js';
 
 /**

@@ -1,7 +1,8 @@
 import { checkWritable, type StoreContext } from '../context.js';
 import type { StateWrite } from '../dialect/types.js';
 import { callRoutine } from '../routines/call-routine.js';
-import { STATE_SET_PARAMS, orderedArgs, routineNames } from '../routines/params.js';
+import { orderedArgs } from '../codec/routine-args.js';
+import { STATE_SET_PARAMS, routineNames } from '../routines/params.js';
 
 /** `state.set` on MySQL/MariaDB: one call of the `state_set` procedure (lock, check, upsert, bump). */
 export async function mysqlSetState(ctx: StoreContext, w: StateWrite): Promise<void> {

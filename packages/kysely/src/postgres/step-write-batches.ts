@@ -1,10 +1,10 @@
 import type { StoreContext } from '../context.js';
-import { callRoutine, callRoutineText } from '../routines/call-routine.js';
 import { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS, routineNames, type RoutineParam } from '../routines/params.js';
 import { postgresParamTypes } from './param-types.js';
 import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
-import type { StepRoutineRow } from '../steps-routines.js';
+import type { StepRow } from '../schema/tables.js';
 import { GroupCommit, type GroupCommitLimits, type GroupCommitSender } from './group-commit.js';
+import { postgresRoutineCalls } from './routine-calls.js';
 import { stepInsertV2Name } from './step-insert-v2-routine.js';
 
 /** The arguments of one routine call, in parameter order. */
@@ -13,10 +13,16 @@ export type CallArgs = readonly (string | number | null)[];
 /** What `step_insert_v2` returns (NULL when it wrote the step). */
 export type InsertResult = unknown;
 
+/**
+ * The row `step_transition` returns: the run's fence and status (NULL: no such run), whether the
+ * step matched and was written, the step as it stands after the call.
+ */
+export type TransitionRow = { r_fence: unknown; r_status: unknown; done: unknown; step?: StepRow | null };
+
 /** The two lines every PostgreSQL step write of one store goes through. */
 export interface StepWriteLines {
   insert: GroupCommit<CallArgs, InsertResult>;
-  transition: GroupCommit<CallArgs, StepRoutineRow | undefined>;
+  transition: GroupCommit<CallArgs, TransitionRow | undefined>;
 }
 
 // Where a database missing the insert function is sent: every migration on the way to it.
@@ -56,6 +62,11 @@ export function insertCallText(prefix: string): string {
     const placeholders = postgresParamTypes(STEP_INSERT_PARAMS).map((type, i) => `$${i + 1}::${type}`);
     return `select "${stepInsertV2Name(prefix)}"(${placeholders.join(', ')}) as r`;
   });
+}
+
+/** `select * from "<prefix>step_transition"($1::text, ...)`: one write alone, as before group commit. */
+export function transitionCallText(prefix: string): string {
+  return cached(`transition:${prefix}`, () => postgresRoutineCalls.text(routineNames(prefix).stepTransition, STEP_TRANSITION_PARAMS));
 }
 
 /**
@@ -140,7 +151,7 @@ function insertSender(ctx: StoreContext): GroupCommitSender<CallArgs, InsertResu
   const name = stepInsertV2Name(prefix);
   return {
     async one(args) {
-      const rows = await callRoutineText(ctx, name, insertCallText(prefix), args, INSERT_CREATED_BY);
+      const rows = await postgresRoutineCalls.send(ctx, name, insertCallText(prefix), args, INSERT_CREATED_BY);
       return (rows[0] as { r: unknown } | undefined)?.r;
     },
     async many(writes) {
@@ -150,7 +161,7 @@ function insertSender(ctx: StoreContext): GroupCommitSender<CallArgs, InsertResu
       const { order, params } = columns(writes, STEP_INSERT_PARAMS.length, (c, values) => {
         if (c === ASYNC && !allAsync) values.fill(0);
       });
-      const rows = await callRoutineText(ctx, name, insertBatchText(prefix), params, INSERT_CREATED_BY);
+      const rows = await postgresRoutineCalls.send(ctx, name, insertBatchText(prefix), params, INSERT_CREATED_BY);
       return byWrite(rows, order, (row) => row.r);
     },
     splittable,
@@ -158,15 +169,18 @@ function insertSender(ctx: StoreContext): GroupCommitSender<CallArgs, InsertResu
   };
 }
 
-function transitionSender(ctx: StoreContext): GroupCommitSender<CallArgs, StepRoutineRow | undefined> {
+function transitionSender(ctx: StoreContext): GroupCommitSender<CallArgs, TransitionRow | undefined> {
   const prefix = ctx.names.prefix;
   const name = routineNames(prefix).stepTransition;
   return {
-    one: (args) => callRoutine<StepRoutineRow>(ctx, name, STEP_TRANSITION_PARAMS, [...args]),
+    async one(args) {
+      const rows = await postgresRoutineCalls.send(ctx, name, transitionCallText(prefix), args);
+      return rows[0] as TransitionRow | undefined;
+    },
     async many(writes) {
       const { order, params } = columns(writes, STEP_TRANSITION_PARAMS.length);
-      const rows = await callRoutineText(ctx, name, transitionBatchText(prefix), params);
-      return byWrite(rows, order, (row) => row as StepRoutineRow);
+      const rows = await postgresRoutineCalls.send(ctx, name, transitionBatchText(prefix), params);
+      return byWrite(rows, order, (row) => row as TransitionRow);
     },
     splittable,
     weight,

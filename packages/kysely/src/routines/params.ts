@@ -190,16 +190,6 @@ export const RUN_TRANSITION_PARAMS = [
   ['p_now', 'bigint'],
 ] as const satisfies readonly RoutineParam[];
 
-type ParamName<P extends readonly RoutineParam[]> = P[number][0];
-
-/** The arguments of a routine call, by parameter name. */
-export type RoutineArgs<P extends readonly RoutineParam[]> = Record<ParamName<P>, string | number | null>;
-
-/** The arguments in call order. */
-export function orderedArgs<P extends readonly RoutineParam[]>(params: P, args: RoutineArgs<P>): (string | number | null)[] {
-  return params.map(([name]) => args[name as ParamName<P>]);
-}
-
 /** The stored routines of one table prefix. */
 export interface RoutineNames {
   stepInsert: string;

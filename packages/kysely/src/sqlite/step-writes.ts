@@ -3,12 +3,13 @@ import { CairnError, type Fence, type NewStep, type StepRecord, type StepTransit
 import { toStepRecord } from '../codec/rows.js';
 import { checkWritable, first, type StoreContext } from '../context.js';
 import type { StepWrites } from '../dialect/types.js';
-import { stepInsertArgs, stepTransitionArgs } from '../routines/routine-args.js';
+import { stepInsertArgs, stepTransitionArgs } from '../codec/step-args.js';
+import { stepIdentity, type StepIdentity } from '../codec/step-identity.js';
 import { SQLITE_ATTEMPT_COLUMNS } from './triggers.js';
 import { CAIRN_MIGRATION_NAMES } from '../schema/migration-names.js';
 import { missingStepColumn } from '../schema/missing-step-column.js';
 import { STEP_COLUMNS, TERMINAL, type StepRow } from '../schema/tables.js';
-import { stepConflict, stepIdentity, type StepIdentity } from '../steps-shared.js';
+import { stepConflict } from '../step-conflict.js';
 
 const NOT_TERMINAL = `r.status not in (${TERMINAL.map((s) => `'${s}'`).join(', ')})`;
 // `? is null or r.fence = ?`: an unfenced write (a queued step worker) passes NULL twice.

@@ -1,18 +1,4 @@
 import { CairnError } from '@cairn/core';
-import { encodeText, keyHash } from './codec/text.js';
-
-/** The stored forms of a step's identity. */
-export interface StepIdentity {
-  runId: string;
-  key: string;
-  keyHash: string;
-}
-
-/** Encodes the identity of step `key` of `runId`. */
-export function stepIdentity(runId: string, key: string): StepIdentity {
-  const storedKey = encodeText(key);
-  return { runId: encodeText(runId), key: storedKey, keyHash: keyHash(storedKey) };
-}
 
 /** `STEP_CONFLICT`: the step is missing or does not match the expected status/attempt. */
 export function stepConflict(runId: string, key: string, current: { status: string; attempt: number } | undefined): CairnError {

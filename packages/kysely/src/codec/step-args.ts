@@ -1,8 +1,9 @@
 import type { Fence, NewStep, StepTransition } from '@cairn/core';
-import { encodeJson } from '../codec/json.js';
-import { encodeText } from '../codec/text.js';
-import type { StepIdentity } from '../steps-shared.js';
-import type { RoutineArgs, STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS } from './params.js';
+import type { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS } from '../routines/params.js';
+import { encodeJson } from './json.js';
+import type { RoutineArgs } from './routine-args.js';
+import type { StepIdentity } from './step-identity.js';
+import { encodeText } from './text.js';
 
 const flag = (on: boolean): number => (on ? 1 : 0);
 
