@@ -116,6 +116,8 @@ export { defineSchedule, checkScheduleOptions, MAX_CATCH_UP_LIMIT } from './sche
 export type { ScheduleOptions, ScheduleDefinition } from './schedule/define-schedule.js';
 export type { EngineSchedules } from './schedule/engine-schedules.js';
 export type { EngineVersions, VersionSummary, VersionsSummary, VersionsSummaryOptions } from './engine/engine-versions.js';
+export type { PushedRunResult, PushedStep, PushedWork } from './engine/pushed-work.js';
+export type { StepJob } from './engine/step-job.js';
 export type { ScheduleRecord, ScheduleFiring, ScheduleOverlap, ScheduleCatchUp } from './model/schedule.js';
 export type { SlotGrant, SlotRequest, SlotSnapshot, SlotWait } from './model/slot.js';
 export { checkEventName, defineEvent } from './engine/event-definition.js';

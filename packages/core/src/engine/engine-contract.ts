@@ -34,6 +34,7 @@ import type { PauseOptions, WorkflowPauseResult, WorkflowResumeResult } from './
 import type { StickyExecutionOptions } from './sticky-executions.js';
 import type { BulkOperationRecord } from '../model/bulk.js';
 import type { BulkOptions, BulkResult, ResumeBulkOptions } from '../bulk/bulk-options.js';
+import type { PushedWork } from './pushed-work.js';
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -405,6 +406,11 @@ export interface Engine {
   readonly schedules: EngineSchedules;
   /** Registered workflow versions: list them, and retire or reactivate one (see `EngineVersions`). */
   readonly versions: EngineVersions;
+  /**
+   * Work pushed to this process by a request (a serverless function, `@cairn/http`): execute one
+   * run within a deadline, one queued step, or list the due runs. Works without `start()`.
+   */
+  readonly pushed: PushedWork;
   /** This process's worker id. */
   readonly workerId: string;
   /**

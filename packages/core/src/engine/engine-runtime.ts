@@ -105,7 +105,8 @@ export interface EngineRuntime {
    */
   dispatchRun(run: DispatchedRun, delayMs?: number): Promise<void>;
   /**
-   * Sends a queued step's job (optionally delayed), at `job.priority` on a queue with priorities;
+   * Sends a queued step's job (optionally delayed) — to the push executing its run in this process
+   * when there is one (`engine.pushed`), else to the queue — at `job.priority` on a queue with priorities;
    * the job carries the dispatching execution's trace context and the run's priority.
    */
   dispatchStep(job: StepJob, delayMs?: number): Promise<void>;

@@ -29,6 +29,7 @@ import { checkTraceContext } from '../observe/check-trace-context.js';
 import { executeRun } from './execute-run.js';
 import { executeStepJob } from './execute-step-job.js';
 import type { StepJob } from './step-job.js';
+import { createPushedWork, type PushedStep } from './pushed-work.js';
 import { StickyExecutions } from './sticky-executions.js';
 import { ResultWaiter } from './result-waiter.js';
 import { StoreWakeups } from './store-wakeups.js';
@@ -123,6 +124,8 @@ export function createEngine(given: EngineOptions): Engine {
   // While listening: the other listening workers, so that one of them claims each signalled run.
   let roster: WorkerRoster | undefined;
 
+  // Runs executing for a push here (`engine.pushed`): their queued steps go back to the pusher.
+  const pushedSteps = new Map<string, (step: PushedStep) => void>();
   const rt: EngineRuntime = {
     store: options.store,
     queue,
@@ -142,7 +145,12 @@ export function createEngine(given: EngineOptions): Engine {
     workflowPauses: new WorkflowPauseCache(options.store, clock),
     shutdown: () => shutdown.signal,
     dispatchRun: dispatch.dispatchRun,
-    dispatchStep: dispatch.dispatchStep,
+    dispatchStep: (job, delayMs) => {
+      const sink = pushedSteps.get(job.runId);
+      if (sink === undefined) return dispatch.dispatchStep(job, delayMs);
+      sink(delayMs !== undefined && delayMs > 0 ? { job, delayMs } : { job });
+      return Promise.resolve();
+    },
     notifyFinished: (run) => {
       waiter.notify(run);
       resultSignals.announce(run.id);
@@ -235,6 +243,7 @@ export function createEngine(given: EngineOptions): Engine {
       maxPayloadBytes,
     }),
     versions: createEngineVersions({ store: rt.store, clock }),
+    pushed: createPushedWork(rt, pushedSteps),
     doctor: (doctorOptions) =>
       runDoctor(
         { store: rt.store, dispatchRun: rt.dispatchRun, dispatchStep: rt.dispatchStep, reachesWorkers: () => !ownsQueue || workers.length > 0 },

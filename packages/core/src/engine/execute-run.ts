@@ -76,13 +76,74 @@ class ExecutingSlot {
 }
 
 /**
+ * What a push (`executePushedRun`) asks of one claim: stop starting primitives at `yieldAt`, and
+ * hear of the claim and of the run as its outcome was written.
+ */
+export interface PushWatch {
+  readonly yieldAt: number;
+  claimed(): void;
+  recorded(run: RunRecord): void;
+}
+
+/** How a push's execution of a run ended (see `PushedRunResult` in the engine contract). */
+export interface PushedRun {
+  /** The run was claimed at least once by this push. */
+  claimed: boolean;
+  /** Another execution of the run in this process already held it (the push joined it). */
+  joined: boolean;
+  /** The run as its last outcome was written by this push, if one was. */
+  after: RunRecord | undefined;
+}
+
+/**
+ * Executes a run for a push: as `executeRun` (claim, replay, record; a wake-up during the
+ * execution replays it again at once), but it starts no primitive at or after `yieldAt`: an
+ * execution still going then stops at its next primitive boundary and the run is left due at once,
+ * for the next push. Never dispatches the run itself.
+ */
+export async function executePushedRun(rt: EngineRuntime, runId: string, yieldAt: number): Promise<PushedRun> {
+  const result: PushedRun = { claimed: false, joined: false, after: undefined };
+  if (rt.executing.has(runId)) {
+    // Executing here already (a duplicate push): that execution replays once more when it ends.
+    rt.rerun.add(runId);
+    result.joined = true;
+    return result;
+  }
+  const slot = new ExecutingSlot();
+  rt.executing.set(runId, slot);
+  const watch: PushWatch = {
+    yieldAt,
+    claimed: () => {
+      result.claimed = true;
+    },
+    recorded: (run) => {
+      result.after = run;
+    },
+  };
+  try {
+    for (let pass = 0; pass < MAX_IMMEDIATE_REPLAYS && rt.clock.now() < yieldAt; pass++) {
+      rt.rerun.delete(runId);
+      const again = await executeOnce(rt, runId, slot, watch);
+      if (!again && !rt.rerun.has(runId)) break;
+    }
+    return result;
+  } finally {
+    slot.current = undefined;
+    rt.executing.delete(runId);
+    rt.rerun.delete(runId);
+    rt.executionLeft(runId);
+  }
+}
+
+/**
  * One claim + replay. Resolves true when the run should be replayed again right away. A kept
  * execution taken for this claim is discarded on every path that does not resume it.
  */
-async function executeOnce(rt: EngineRuntime, runId: string, slot: ExecutingSlot): Promise<boolean> {
+async function executeOnce(rt: EngineRuntime, runId: string, slot: ExecutingSlot, push?: PushWatch): Promise<boolean> {
   const { store, clock } = rt;
   const run = await store.runs.claim(runId, rt.workerId, rt.timings.leaseMs, clock.now());
   if (!run) return false;
+  push?.claimed();
   const claimedAt = clock.now();
   // The execution this process kept when the run last suspended, if this claim may resume it
   // (decision 64); taken out before anything can throw, so a crash here leaves nothing kept.
@@ -138,9 +199,17 @@ async function executeOnce(rt: EngineRuntime, runId: string, slot: ExecutingSlot
       kept?.discard();
       return record(rt, run, { kind: 'failed', error: flow.error }, claimedAt, undefined, Infinity);
     }
+    if (push !== undefined && clock.now() >= push.yieldAt) {
+      // The push's budget ran out before the execution could start (a slow claim or history read):
+      // it starts nothing and gives the run back, due at once, for the next push.
+      kept?.discard();
+      const heldUntil = run.lease?.expiresAt ?? claimedAt + rt.timings.leaseMs;
+      return record(rt, run, { kind: 'suspended', wakeAt: clock.now(), reasons: ['budget'] }, claimedAt, flow.slot, heldUntil, undefined, push);
+    }
     const execution = kept ?? new Execution(rt, run, steps as StepRecord[], def);
     const renewal = keepLease(rt, run, execution, flow.slot);
     const deadline = watchDeadline(rt, run, execution);
+    const budget = push === undefined ? undefined : watchBudget(rt, execution, push.yieldAt);
     let outcome: Outcome;
     try {
       slot.current = execution;
@@ -157,8 +226,9 @@ async function executeOnce(rt: EngineRuntime, runId: string, slot: ExecutingSlot
       // With a reason: `abort()` without one builds a DOMException (with its stack) per run.
       renewal.abort(EXECUTION_OVER);
       deadline.abort(EXECUTION_OVER);
+      budget?.abort(EXECUTION_OVER);
     }
-    return await record(rt, run, outcome, claimedAt, flow.slot, execution.leaseHeldUntil, execution);
+    return await record(rt, run, outcome, claimedAt, flow.slot, execution.leaseHeldUntil, execution, push);
   } catch (error) {
     kept?.discard();
     throw error;
@@ -193,6 +263,7 @@ async function record(
   slot: RunSlot | undefined,
   leaseHeldUntil: number,
   execution?: Execution,
+  push?: PushWatch,
 ): Promise<boolean> {
   const { store, clock } = rt;
   // A suspension this process keeps (once it is recorded), ready for the run's next claim; every
@@ -246,6 +317,7 @@ async function record(
       throw error;
     }
     rt.faults.hit({ point: 'after-checkpoint', runId: run.id });
+    push?.recorded(after);
     if (after.status === 'waiting' && execution !== undefined) {
       handed = true;
       rt.sticky?.keep(run.id, execution);
@@ -289,6 +361,20 @@ function watchDeadline(rt: EngineRuntime, run: RunRecord, execution: Execution):
   }
   rt.clock.sleep(left, controller.signal).then(
     () => execution.observeCancel(deadlineExceededError(run.id, deadline)),
+    () => undefined,
+  );
+  return controller;
+}
+
+/**
+ * Stops the execution at the next primitive boundary when a push's budget nears (`yieldAt`), by a
+ * timer on this worker's clock, which fires after the execution started (an execution whose
+ * budget ran out before it started is not started: see `executeOnce`).
+ */
+function watchBudget(rt: EngineRuntime, execution: Execution, yieldAt: number): AbortController {
+  const controller = new AbortController();
+  rt.clock.sleep(Math.max(0, yieldAt - rt.clock.now()), controller.signal).then(
+    () => execution.observeYield(),
     () => undefined,
   );
   return controller;

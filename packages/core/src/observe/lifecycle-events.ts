@@ -51,8 +51,10 @@ export interface LifecycleError {
 /**
  * Why a run stopped executing without ending. A run waiting on several branches lists each once.
  * `paused`: the run was paused (`engine.pause`, `engine.pauseWorkflow`) while it executed.
+ * `budget`: the push it executed in (`engine.pushed.executeOnce`) neared its time budget; the run
+ * is due again at once.
  */
-export type SuspendReason = 'sleep' | 'event' | 'child' | 'queued-step' | 'retry' | 'select' | 'recheck' | 'rate-limit' | 'paused';
+export type SuspendReason = 'sleep' | 'event' | 'child' | 'queued-step' | 'retry' | 'select' | 'recheck' | 'rate-limit' | 'paused' | 'budget';
 
 export type RunLifecycleEvent =
   | (LifecycleBase & {

@@ -157,7 +157,22 @@ export class Execution {
    * returned or threw, or a cancel is being carried out) ends as it would have.
    */
   observePause(): void {
+    if (this.r.probeKey !== undefined || (this.r.pausing && !this.r.yielding)) return;
+    // A pause observed while a budget stop is under way wins: the run waits for its resume.
+    this.r.yielding = false;
+    this.r.pausing = true;
+    this.r.pauseIfIdle();
+  }
+
+  /**
+   * The push this execution runs in is near its time budget (`engine.pushed.executeOnce`): it
+   * stops as for a pause — no new primitive starts, the step bodies running now finish and are
+   * recorded — and ends `suspended` (reason `budget`) due at once, so the next push replays it from
+   * there. An execution already ending, or paused, ends as it would have.
+   */
+  observeYield(): void {
     if (this.r.probeKey !== undefined || this.r.pausing) return;
+    this.r.yielding = true;
     this.r.pausing = true;
     this.r.pauseIfIdle();
   }

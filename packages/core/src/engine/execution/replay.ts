@@ -66,6 +66,11 @@ export class Replay {
   fatal: CairnError | undefined;
   /** A pause was observed (`Execution.observePause`): no new primitive starts. */
   pausing = false;
+  /**
+   * The pause is a push's budget running out (`Execution.observeYield`), not a pause of the run:
+   * the execution ends due at once (reason `budget`) instead of waiting for a resume.
+   */
+  yielding = false;
   /** Inline step bodies running now, each until its outcome is recorded: a pause lets them finish. */
   private bodiesRunning = 0;
   // Aborts compensation bodies when the execution ends (`abort` fires at cancellation already);
@@ -225,7 +230,8 @@ export class Replay {
    */
   pauseIfIdle(): void {
     if (!this.pausing || this.bodiesRunning > 0 || this.closed || this.finishing) return;
-    this.settle({ kind: 'suspended', wakeAt: undefined, reasons: ['paused'] });
+    if (this.yielding) this.settle({ kind: 'suspended', wakeAt: this.rt.clock.now(), reasons: ['budget'] });
+    else this.settle({ kind: 'suspended', wakeAt: undefined, reasons: ['paused'] });
   }
 
   /** The signal of compensation bodies and saga waits: aborted when the execution ends. */

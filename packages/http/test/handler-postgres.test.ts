@@ -1,0 +1,20 @@
+// The push handler over PostgreSQL (a database of its own on the test server).
+import { after } from 'node:test';
+import { createPostgresDatabase, dropPostgresDatabase, stopSharedServices, uniqueName, usePostgres } from '@cairn/conformance/services';
+import { pushedCases } from './support/pushed-cases.js';
+
+const server = await usePostgres();
+let url = '';
+pushedCases({
+  name: 'PostgreSQL',
+  ...(server.skipped ? { skip: server.reason } : {}),
+  async setup() {
+    if (server.skipped) throw new Error(server.reason);
+    url = await createPostgresDatabase(server.url, uniqueName('http_push'));
+    return { url };
+  },
+  async teardown() {
+    if (url) await dropPostgresDatabase(url);
+  },
+});
+after(() => stopSharedServices());
