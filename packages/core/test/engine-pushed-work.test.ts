@@ -22,7 +22,7 @@ describe('engine.pushed', () => {
     const engine = createEngine({ store, workflows: [wf] });
     const run = await engine.startRun(wf, 40);
     const outcomes: string[] = [];
-    for (let push = 0; push < 200; push++) {
+    for (let push = 0; push < 1000; push++) {
       const result = await engine.pushed.executeOnce(run.id, { deadline: Date.now() + 25 });
       outcomes.push(result.status);
       if (result.status !== 'continue') break;
@@ -38,6 +38,23 @@ describe('engine.pushed', () => {
     // A push for an ended run claims nothing and runs nothing.
     assert.equal((await engine.pushed.executeOnce(run.id, { deadline: Date.now() + 1000 })).status, 'skipped');
     assert.equal(bodies.length, 40);
+  });
+
+  it('a deadline that passes between the claim and the replay still ends the push, with the run due at once', async () => {
+    const wf = defineWorkflow('pushed-late', async (ctx) => ctx.step('a', () => 1));
+    // The history read takes longer than the whole budget: the budget is over before the replay starts.
+    const store = countingStore(createMemoryStore(), {
+      around: async (call, forward, args) => {
+        if (call.method === 'steps.load') await new Promise((r) => setTimeout(r, 40));
+        return forward(...args);
+      },
+    });
+    const engine = createEngine({ store, workflows: [wf] });
+    const run = await engine.startRun(wf, null);
+    const late = await engine.pushed.executeOnce(run.id, { deadline: Date.now() + 10 });
+    assert.equal(late.status, 'continue');
+    assert.deepEqual(await engine.steps(run.id), []);
+    assert.equal((await engine.pushed.executeOnce(run.id, { deadline: Date.now() + 5000 })).status, 'completed');
   });
 
   it('executeOnce reports a waiting run with its wake time, and a run held by another claim as skipped', async () => {

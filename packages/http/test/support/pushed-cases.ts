@@ -118,8 +118,8 @@ export function pushedCases(target: PushTarget): void {
     });
 
     it('a push over its budget: the running body finishes and is recorded, no new step starts, and the next push goes on', async () => {
-      const h = await handler({ CAIRN_HTTP_MAX_DURATION_MS: '300', CAIRN_HTTP_RESERVE_MS: '100' });
-      const run = await engine.startRun(longRun, { n: 2, ms: 500 });
+      const h = await handler({ CAIRN_HTTP_MAX_DURATION_MS: '700', CAIRN_HTTP_RESERVE_MS: '100' });
+      const run = await engine.startRun(longRun, { n: 2, ms: 1200 });
       const first = await push(h.url, { kind: 'run', runId: run.id });
       assert.equal(first.answer.status, 'continue');
       assert.deepEqual(first.answer.next, [{ kind: 'run', runId: run.id }]);
