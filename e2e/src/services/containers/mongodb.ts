@@ -12,7 +12,15 @@ import type { BackendContainer } from './common.js';
 export const mongodbContainer: BackendContainer = {
   async start(image, timeoutMs) {
     const { GenericContainer, Wait } = await import('testcontainers');
-    const c = await new GenericContainer(image).withExposedPorts(27017).withWaitStrategy(Wait.forListeningPorts()).withStartupTimeout(timeoutMs).start();
+    // FerretDB keeps its SQLite files in /state: on a tmpfs its writes skip the disk's fsync (2-3x
+    // faster per write, measured; the data is thrown away), as the other servers run without a
+    // flush per commit. The official mongo image has no /state: the mount is unused there.
+    const c = await new GenericContainer(image)
+      .withExposedPorts(27017)
+      .withTmpFs({ '/state': 'rw' })
+      .withWaitStrategy(Wait.forListeningPorts())
+      .withStartupTimeout(timeoutMs)
+      .start();
     // Reached through a published port: connect directly, never by a replica set's member names.
     const url = `mongodb://${c.getHost()}:${c.getMappedPort(27017)}/?directConnection=true`;
     return { url, id: c.getId().slice(0, 12), stop: async () => void (await c.stop()) };

@@ -26,7 +26,8 @@ export async function artefactsIn(db: AnyDb, prefix: string, runId: string): Pro
   const id = encodeText(runId);
   const left: string[] = [];
   for (const table of TABLES) {
-    if (table === 'versions' || table === 'schedules' || table === 'slots' || table === 'slot_waiters' || table === 'pauses' || table === 'bulk_operations') continue;
+    if (table === 'versions' || table === 'schedules' || table === 'slots' || table === 'slot_waiters' || table === 'pauses' || table === 'bulk_operations')
+      continue;
     const column = table === 'runs' ? 'id' : 'run_id';
     const { rows } = await sql<{ n: unknown }>`select count(*) as n from ${sql.table(names[table])} where ${sql.ref(column)} = ${id}`.execute(db);
     const n = Number(rows[0]?.n ?? 0);
