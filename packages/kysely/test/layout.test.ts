@@ -110,6 +110,38 @@ describe('packages/kysely layout', () => {
     assert.deepEqual(oneDialectOnly, []);
   });
 
+  it('exports nothing from outside the dialect folders that only one dialect imports', () => {
+    const files = sourceFiles(SRC).map((file) => relative(SRC, file));
+    const folderOf = (file: string) => (file.includes('/') ? (file.split('/')[0] as string) : '');
+    // Who imports each exported name: `target file:name` -> the importing files.
+    const importers = new Map<string, Set<string>>();
+    for (const file of files) {
+      const text = readFileSync(join(SRC, file), 'utf8');
+      for (const m of text.matchAll(/^(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s+'(\.[^']+)'/gms)) {
+        const target = relative(SRC, resolve(dirname(join(SRC, file)), (m[2] as string).replace(/\.js$/, '.ts')));
+        for (const part of (m[1] as string).split(',')) {
+          const name = part.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]?.trim();
+          if (!name) continue;
+          const key = `${target}:${name}`;
+          importers.set(key, (importers.get(key) ?? new Set()).add(file));
+        }
+      }
+    }
+    const oneDialectOnly = files
+      .filter((file) => !ONE_DIALECT.includes(folderOf(file)))
+      .flatMap((file) => {
+        const text = readFileSync(join(SRC, file), 'utf8');
+        return [...text.matchAll(/^export\s+(?:async\s+)?(?:const|function|type|interface|class)\s+(\w+)/gm)].flatMap((m) => {
+          const name = m[1] as string;
+          // Used in its own file too: shared.
+          if ((text.match(new RegExp(`\\b${name}\\b`, 'g')) ?? []).length > 1) return [];
+          const users = new Set([...(importers.get(`${file}:${name}`) ?? [])].map((user) => (ONE_DIALECT.includes(folderOf(user)) ? folderOf(user) : 'shared')));
+          return users.size === 1 && !users.has('shared') ? [`${file}: ${name} (only ${[...users][0]}/ imports it)`] : [];
+        });
+      });
+    assert.deepEqual(oneDialectOnly, []);
+  });
+
   it('names no file outside the dialect folders after a dialect', () => {
     const named = sourceFiles(SRC)
       .map((file) => relative(SRC, file))

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { AnyKysely, RoutineStatements } from '../dialect/types.js';
 import type { StepRoutineVersion } from '../routines/params.js';
-import { routineNames } from '../routines/params.js';
+import { mysqlRunRoutineNames } from './run-params.js';
 import { dropMysqlRoutines, dropMysqlStepRoutines, mysqlRoutines, mysqlStepRoutines } from './step-routines.js';
 import { mysqlRequestCancelRoutine, mysqlRunClaimRoutine } from './run-routines.js';
 import type { TableNames } from '../schema/tables.js';
@@ -23,11 +23,11 @@ export const mysqlRoutineStatements: RoutineStatements = {
   installFinishedStep: (db, names) => replaceStep(db, names, '0008'),
   removeFinishedStep: (db, names) => replaceStep(db, names, '0003'),
   replaceRequestCancel: async (db, names, version) => {
-    await sql.raw(`drop procedure if exists \`${routineNames(names.prefix).runRequestCancel}\``).execute(db);
+    await sql.raw(`drop procedure if exists \`${mysqlRunRoutineNames(names.prefix).runRequestCancel}\``).execute(db);
     await sql.raw(mysqlRequestCancelRoutine(names, await mysqlCollation(db), version)).execute(db);
   },
   replaceRunClaim: async (db, names, version) => {
-    await sql.raw(`drop procedure if exists \`${routineNames(names.prefix).runClaim}\``).execute(db);
+    await sql.raw(`drop procedure if exists \`${mysqlRunRoutineNames(names.prefix).runClaim}\``).execute(db);
     await sql.raw(mysqlRunClaimRoutine(names, await mysqlCollation(db), version)).execute(db);
   },
   // cairn_0012_step_insert_v2 is PostgreSQL's: the procedures stay as they are.

@@ -1,16 +1,14 @@
 import type { TableNames } from '../schema/tables.js';
 import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './procedure-parts.js';
+import type { RequestCancelVersion, RunClaimVersion, RoutineParam } from '../routines/params.js';
 import {
   RUN_CLAIM_PARAMS,
   RUN_RENEW_PARAMS,
   RUN_REQUEST_CANCEL_PARAMS,
   RUN_REQUEST_CANCEL_PARAMS_0002,
   RUN_TRANSITION_PARAMS,
-  routineNames,
-  type RequestCancelVersion,
-  type RunClaimVersion,
-  type RoutineParam,
-} from '../routines/params.js';
+  mysqlRunRoutineNames,
+} from './run-params.js';
 
 /**
  * The run writes that must return the row they wrote — claim, renew, transition, cancel request —
@@ -21,7 +19,7 @@ import {
  * needs no second read to say why.
  */
 export function mysqlRunRoutines(names: TableNames, collation: string): string[] {
-  const r = routineNames(names.prefix);
+  const r = mysqlRunRoutineNames(names.prefix);
   const procedure = runProcedure(names, collation);
   // `waiting`: wake_at becomes the earlier of the requested wake-up and one asked for meanwhile.
   const wake = `case when p_wake_at is null then wake_at when wake_at is null or wake_at > p_wake_at then p_wake_at else wake_at end`;
@@ -76,7 +74,7 @@ end`;
 export function mysqlRunClaimRoutine(names: TableNames, collation: string, version: RunClaimVersion): string {
   const notPaused = version === '0015' ? ' and paused_json is null' : '';
   return runProcedure(names, collation)(
-    routineNames(names.prefix).runClaim,
+    mysqlRunRoutineNames(names.prefix).runClaim,
     RUN_CLAIM_PARAMS,
     `status not in ${TERMINAL}${notPaused} and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner)`,
     `due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
@@ -91,7 +89,7 @@ export function mysqlRunClaimRoutine(names: TableNames, collation: string, versi
  * (assigned before it: MySQL evaluates SET left to right).
  */
 export function mysqlRequestCancelRoutine(names: TableNames, collation: string, version: RequestCancelVersion): string {
-  const r = routineNames(names.prefix);
+  const r = mysqlRunRoutineNames(names.prefix);
   const lowered = `case when wake_at is null or wake_at > p_now then p_now else wake_at end`;
   const reason = version === '0004' ? `cancel_reason = case when cancel_requested = 0 then p_reason else cancel_reason end, ` : '';
   return runProcedure(names, collation)(

@@ -6,7 +6,8 @@ import type { StoreContext } from '../context.js';
 import type { RunWrites } from '../dialect/types.js';
 import { orderedArgs, type RoutineArgs } from '../codec/routine-args.js';
 import { callRoutine } from '../routines/call-routine.js';
-import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_REQUEST_CANCEL_PARAMS, RUN_TRANSITION_PARAMS, routineNames, type RoutineParam } from '../routines/params.js';
+import type { RoutineParam } from '../routines/params.js';
+import { RUN_CLAIM_PARAMS, RUN_RENEW_PARAMS, RUN_REQUEST_CANCEL_PARAMS, RUN_TRANSITION_PARAMS, mysqlRunRoutineNames } from './run-params.js';
 import type { RunRow } from '../schema/tables.js';
 
 /**
@@ -24,7 +25,7 @@ async function runRoutine<P extends readonly RoutineParam[]>(ctx: StoreContext, 
  */
 export const mysqlRunWrites: RunWrites = {
   claim: async (ctx, runId, owner, leaseMs, now) => {
-    const { done, run } = await runRoutine(ctx, routineNames(ctx.names.prefix).runClaim, RUN_CLAIM_PARAMS, {
+    const { done, run } = await runRoutine(ctx, mysqlRunRoutineNames(ctx.names.prefix).runClaim, RUN_CLAIM_PARAMS, {
       p_run_id: encodeText(runId),
       p_owner: encodeText(owner),
       p_expires_at: now + leaseMs,
@@ -34,7 +35,7 @@ export const mysqlRunWrites: RunWrites = {
   },
 
   renew: (ctx, runId, fence, leaseMs, now) =>
-    runRoutine(ctx, routineNames(ctx.names.prefix).runRenew, RUN_RENEW_PARAMS, {
+    runRoutine(ctx, mysqlRunRoutineNames(ctx.names.prefix).runRenew, RUN_RENEW_PARAMS, {
       p_run_id: encodeText(runId),
       p_fence: fence,
       p_expires_at: now + leaseMs,
@@ -43,7 +44,7 @@ export const mysqlRunWrites: RunWrites = {
 
   transition: (ctx, runId, fence, t, now) => {
     const terminal = isTerminalRunStatus(t.to);
-    return runRoutine(ctx, routineNames(ctx.names.prefix).runTransition, RUN_TRANSITION_PARAMS, {
+    return runRoutine(ctx, mysqlRunRoutineNames(ctx.names.prefix).runTransition, RUN_TRANSITION_PARAMS, {
       p_run_id: encodeText(runId),
       p_fence: fence,
       p_from_statuses: t.from.join(','),
@@ -60,7 +61,7 @@ export const mysqlRunWrites: RunWrites = {
   // The run after the request, or as it is when it was already terminal; undefined if missing.
   requestCancel: async (ctx, runId, now, reason) =>
     (
-      await runRoutine(ctx, routineNames(ctx.names.prefix).runRequestCancel, RUN_REQUEST_CANCEL_PARAMS, {
+      await runRoutine(ctx, mysqlRunRoutineNames(ctx.names.prefix).runRequestCancel, RUN_REQUEST_CANCEL_PARAMS, {
         p_run_id: encodeText(runId),
         p_reason: reason,
         p_now: now,

@@ -1,7 +1,8 @@
 import { STEP_COLUMNS, STEP_COLUMNS_0001, STEP_COLUMNS_0003, type TableNames } from '../schema/tables.js';
 import { BEGIN_TRANSACTION, TERMINAL, procedureHead } from './procedure-parts.js';
 import { mysqlRunRoutines } from './run-routines.js';
-import { STATE_SET_PARAMS, finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type StepRoutineVersion } from '../routines/params.js';
+import { finishedAttemptInsert, routineNames, stepInsertValues, stepRoutineShape, type StepRoutineVersion } from '../routines/params.js';
+import { STATE_SET_PARAMS, mysqlRunRoutineNames } from './run-params.js';
 
 /**
  * The stored procedures behind `steps.insert` and `steps.transition` on MySQL/MariaDB: the whole
@@ -106,13 +107,12 @@ function runLock(names: TableNames): { head: string; writable: string } {
  * `version`, `state_set` and the run procedures (dropped first, so a re-run replaces them).
  */
 export function mysqlRoutines(names: TableNames, collation: string, version: StepRoutineVersion): string[] {
-  const r = routineNames(names.prefix);
   const q = (id: string) => `\`${id}\``;
   const runs = q(names.runs);
   const { head, writable } = runLock(names);
   // One (run, key) row upserted, never the whole state: writers of different keys never lose each
   // other's values; the run row's lock orders the state writes of one run.
-  const stateSet = `${procedureHead(r.stateSet, STATE_SET_PARAMS, collation)}
+  const stateSet = `${procedureHead(mysqlRunRoutineNames(names.prefix).stateSet, STATE_SET_PARAMS, collation)}
   ${head}
   if ${writable} then
     insert into ${q(names.state)} (run_id, key_hash, state_key, value_json, updated_at)
@@ -135,7 +135,7 @@ export function dropMysqlStepRoutines(names: TableNames): string[] {
 
 /** Drops the procedures (the down migration, and before a re-create). */
 export function dropMysqlRoutines(names: TableNames): string[] {
-  const r = routineNames(names.prefix);
+  const r = { ...routineNames(names.prefix), ...mysqlRunRoutineNames(names.prefix) };
   return [r.stepInsert, r.stepTransition, r.runClaim, r.runRenew, r.runTransition, r.runRequestCancel, r.stateSet].map(
     (name) => `drop procedure if exists \`${name}\``,
   );

@@ -127,79 +127,16 @@ export function finishedAttemptInsert(attempts: string): string {
       values (p_run_id, p_key_hash, 1, p_step_key, p_seq, p_attempt_status, p_worker, p_attempt_started_at, p_now, p_attempt_output, p_attempt_error);`;
 }
 
-/** Parameters of `<prefix>run_claim` (MySQL/MariaDB), in call order. */
-export const RUN_CLAIM_PARAMS = [
-  ['p_run_id', 'id'],
-  ['p_owner', 'text'],
-  ['p_expires_at', 'bigint'],
-  ['p_now', 'bigint'],
-] as const satisfies readonly RoutineParam[];
-
-/** Parameters of `<prefix>run_renew` (MySQL/MariaDB), in call order. */
-export const RUN_RENEW_PARAMS = [
-  ['p_run_id', 'id'],
-  ['p_fence', 'bigint'],
-  ['p_expires_at', 'bigint'],
-  ['p_now', 'bigint'],
-] as const satisfies readonly RoutineParam[];
-
-/** Parameters of `<prefix>state_set` (MySQL/MariaDB), in call order. */
-export const STATE_SET_PARAMS = [
-  ['p_run_id', 'id'],
-  ['p_fence', 'bigint'], // NULL: an unfenced write
-  ['p_key_hash', 'hash'],
-  ['p_state_key', 'text'],
-  ['p_value', 'json'],
-  ['p_now', 'bigint'],
-] as const satisfies readonly RoutineParam[];
-
-/**
- * Parameters of `<prefix>run_request_cancel` (MySQL/MariaDB) as `cairn_0002_step_routines` created
- * it (no reason); that migration keeps creating exactly this, and the down of
- * `cairn_0004_run_deadline` restores it.
- */
-export const RUN_REQUEST_CANCEL_PARAMS_0002 = [
-  ['p_run_id', 'id'],
-  ['p_now', 'bigint'],
-] as const satisfies readonly RoutineParam[];
-
-/** Parameters of `<prefix>run_request_cancel` (MySQL/MariaDB) since `cairn_0004_run_deadline`, in call order. */
-export const RUN_REQUEST_CANCEL_PARAMS = [
-  ['p_run_id', 'id'],
-  ['p_reason', 'text'], // NULL: no reason; stored only by the request that sets cancel_requested
-  ['p_now', 'bigint'],
-] as const satisfies readonly RoutineParam[];
-
 /** Which `run_request_cancel` procedure to create: without (`'0002'`) or with (`'0004'`) a reason. */
 export type RequestCancelVersion = '0002' | '0004';
 
 /** The versions of `<prefix>run_claim` (MySQL/MariaDB): as `cairn_0002_step_routines` made it, and refusing a paused run (`cairn_0015_run_pause`). */
 export type RunClaimVersion = '0002' | '0015';
 
-/** Parameters of `<prefix>run_transition` (MySQL/MariaDB), in call order. */
-export const RUN_TRANSITION_PARAMS = [
-  ['p_run_id', 'id'],
-  ['p_fence', 'bigint'],
-  ['p_from_statuses', 'name'], // comma-separated
-  ['p_to', 'short'],
-  ['p_wake_at', 'bigint'], // waiting: the requested wake-up (NULL: keep wake_at)
-  ['p_set_output', 'flag'],
-  ['p_output', 'json'],
-  ['p_set_error', 'flag'],
-  ['p_error', 'json'],
-  ['p_now', 'bigint'],
-] as const satisfies readonly RoutineParam[];
-
-/** The stored routines of one table prefix. */
+/** The step routines of one table prefix (PostgreSQL functions, MySQL/MariaDB procedures). */
 export interface RoutineNames {
   stepInsert: string;
   stepTransition: string;
-  /** MySQL/MariaDB only: PostgreSQL and SQLite do these in one `UPDATE … RETURNING`. */
-  runClaim: string;
-  runRenew: string;
-  runTransition: string;
-  runRequestCancel: string;
-  stateSet: string;
 }
 
 /** Routine names for a (validated) table prefix. */
@@ -216,10 +153,5 @@ function buildRoutineNames(prefix: string): RoutineNames {
   return {
     stepInsert: `${prefix}step_insert`,
     stepTransition: `${prefix}step_transition`,
-    runClaim: `${prefix}run_claim`,
-    runRenew: `${prefix}run_renew`,
-    runTransition: `${prefix}run_transition`,
-    runRequestCancel: `${prefix}run_request_cancel`,
-    stateSet: `${prefix}state_set`,
   };
 }
