@@ -76,6 +76,7 @@ export function createContext(
       stream_entries: sql.table(names.stream_entries),
       pauses: sql.table(names.pauses),
       bulk_operations: sql.table(names.bulk_operations),
+      run_tags: sql.table(names.run_tags),
     },
   };
 }

@@ -6,5 +6,5 @@ import type { StoreContext } from './context.js';
  * a new kind of record is deleted by both.
  */
 export function runArtefactTables(t: StoreContext['t']) {
-  return [t.attempts, t.steps, t.state, t.events, t.stream_entries];
+  return [t.attempts, t.steps, t.state, t.events, t.stream_entries, t.run_tags];
 }

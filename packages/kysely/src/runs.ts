@@ -1,14 +1,15 @@
 import { sql, type RawBuilder } from 'kysely';
 import { CairnError, type DeleteCondition, type NewRun, type RunPage, type RunQuery, type RunRecord } from '@cairn/core';
-import { decodeRunCursor, encodeRunCursor, normaliseListLimit, toRunSummary } from '@cairn/core/backend';
+import { decodeRunCursor, encodeRunCursor, mergeTags, normaliseListLimit, toRunSummary } from '@cairn/core/backend';
 import { encodeJsonRequired } from './codec/json.js';
 import { toRunRecord } from './codec/rows.js';
 import { encodeText, keyHash } from './codec/text.js';
-import { affected, first, guard, rows, type StoreContext } from './context.js';
+import { affected, first, guard, inList, rows, type StoreContext } from './context.js';
 import type { AnyKysely } from './dialect/types.js';
 import { lacksColumn } from './schema/lacks-column.js';
 import { runArtefactTables } from './run-artefact-tables.js';
-import { PAUSED_COLUMN, PRIORITY_COLUMN } from './schema/added-columns.js';
+import { PAUSED_COLUMN, PRIORITY_COLUMN, TAG_WRITES_COLUMN, TAGS_COLUMN } from './schema/added-columns.js';
+import { insertTagRows, tagJoin } from './run-tags.js';
 import type { RunRow } from './schema/tables.js';
 
 /** `runs.create`: one insert that ignores a duplicate; a read only when it collided. */
@@ -34,18 +35,30 @@ export function createRun(ctx: StoreContext) {
       const priority = input.priority === undefined || input.priority === 0 ? undefined : input.priority;
       const priorityColumn = sql.raw(priority === undefined ? '' : ', priority');
       const priorityValue = priority === undefined ? sql`` : sql`, ${priority}`;
+      // Likewise a run without tags (cairn_0017_run_tags); one with tags also gets its run_tags rows.
+      const tags = input.tags === undefined || Object.keys(input.tags).length === 0 ? undefined : input.tags;
+      const tagsColumn = sql.raw(tags === undefined ? '' : ', tags_json');
+      const tagsValue = tags === undefined ? sql`` : sql`, ${encodeJsonRequired(tags)}`;
       const insert = sql`insert into ${t.runs}
         (id, workflow, version, input_json, status, parent_run_id, parent_step_key, idempotency_key, idempotency_hash,
-         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn}${forkColumns}${traceColumn}${priorityColumn})
+         fence, cancel_requested, wake_at, due_at, created_at, updated_at${deadlineColumn}${forkColumns}${traceColumn}${priorityColumn}${tagsColumn})
         values (${id}, ${workflow}, ${encodeText(input.version)}, ${encodeJsonRequired(input.input)}, 'pending',
          ${input.parent ? encodeText(input.parent.runId) : null}, ${input.parent ? encodeText(input.parent.stepKey) : null},
-         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue}${forkValues}${traceValue}${priorityValue})
+         ${idempotencyKey}, ${idempotencyHash}, 0, 0, ${wakeAt}, ${wakeAt}, ${now}, ${now}${deadlineValue}${forkValues}${traceValue}${priorityValue}${tagsValue})
         ${dialect.onConflictDoNothing()}`;
       // A collision can only be with a run that a concurrent delete may remove: try a few times.
       for (let round = 0; round < 3; round += 1) {
         let inserted: boolean;
         try {
-          inserted = (await affected(ctx.db, insert)) === 1;
+          inserted =
+            tags === undefined
+              ? (await affected(ctx.db, insert)) === 1
+              : // The run and its tag rows in one transaction: the run is never visible unfindable by its tags.
+                await dialect.transaction(ctx.db, async (trx) => {
+                  const made = (await affected(trx, insert)) === 1;
+                  if (made) await insertTagRows(trx, ctx, id, now, tags);
+                  return made;
+                });
         } catch (error) {
           if (!dialect.isDuplicateKey(error)) throw error;
           inserted = false;
@@ -69,6 +82,7 @@ export function createRun(ctx: StoreContext) {
           if (input.forkedFrom !== undefined) run.forkedFrom = { runId: input.forkedFrom.runId, stepKey: input.forkedFrom.stepKey };
           if (input.traceContext !== undefined) run.traceContext = { ...input.traceContext };
           if (priority !== undefined) run.priority = priority;
+          if (tags !== undefined) run.tags = mergeTags(undefined, tags);
           return { run, created: true };
         }
         if (idempotencyHash !== null) {
@@ -116,11 +130,16 @@ const SUMMARY_COLUMNS = [
   'forked_from_run_id',
   'forked_from_step_key',
 ];
-const SUMMARY_LIST = sql.raw([...SUMMARY_COLUMNS, PRIORITY_COLUMN, PAUSED_COLUMN].join(', '));
-// A database a release behind (before cairn_0015_run_pause, or cairn_0011_slots) still lists its
-// runs, without pauses (or priorities).
-const SUMMARY_LIST_0012 = sql.raw([...SUMMARY_COLUMNS, PRIORITY_COLUMN].join(', '));
-const SUMMARY_LIST_0010 = sql.raw(SUMMARY_COLUMNS.join(', '));
+// A database a release behind (before cairn_0017_run_tags, cairn_0015_run_pause or
+// cairn_0011_slots) still lists its runs, without tags (pauses, priorities): each list is tried
+// when the one before it named a column the database lacks.
+const SUMMARY_LISTS = [
+  [...SUMMARY_COLUMNS, PRIORITY_COLUMN, PAUSED_COLUMN, TAGS_COLUMN, TAG_WRITES_COLUMN],
+  [...SUMMARY_COLUMNS, PRIORITY_COLUMN, PAUSED_COLUMN],
+  [...SUMMARY_COLUMNS, PRIORITY_COLUMN],
+  SUMMARY_COLUMNS,
+].map((columns) => sql.raw(columns.join(', ')));
+const ADDED_COLUMNS = [TAGS_COLUMN, TAG_WRITES_COLUMN, PAUSED_COLUMN, PRIORITY_COLUMN];
 
 /**
  * `runs.list`: keyset pagination on (created_at desc, id desc), reading no payload column. Each
@@ -144,7 +163,12 @@ export function listRuns(ctx: StoreContext) {
       if (query.parentRunId !== undefined) where.push(sql`parent_run_id = ${encodeText(query.parentRunId)}`);
       if (query.idempotencyKey !== undefined) where.push(sql`idempotency_hash = ${keyHash(encodeText(query.idempotencyKey))}`);
       if (after !== undefined) {
-        where.push(sql`created_at <= ${after.createdAt} and (created_at < ${after.createdAt} or id < ${after.id})`);
+        // With tags, the position is taken on the tag index's copy of (created_at, id).
+        where.push(
+          query.tags === undefined
+            ? sql`created_at <= ${after.createdAt} and (created_at < ${after.createdAt} or id < ${after.id})`
+            : sql`g0.run_created_at <= ${after.createdAt} and (g0.run_created_at < ${after.createdAt} or g0.run_id < ${after.id})`,
+        );
       }
       const newest = (columns: RawBuilder<unknown>, status?: string) => {
         const all = status === undefined ? where : [sql`status = ${status}`, ...where];
@@ -165,11 +189,7 @@ export function listRuns(ctx: StoreContext) {
                 sql` union all `,
               )} order by created_at desc, id desc limit ${limit + 1}`,
         );
-      const found = await select(SUMMARY_LIST).catch((error: unknown) => {
-        if (lacksColumn(error, PRIORITY_COLUMN)) return select(SUMMARY_LIST_0010);
-        if (lacksColumn(error, PAUSED_COLUMN)) return select(SUMMARY_LIST_0012);
-        throw error;
-      });
+      const found = await selectSummaries(query.tags === undefined ? select : (columns) => selectTagged(ctx, query, where, statuses, limit, columns));
       const page = found.slice(0, limit);
       const result: RunPage = { runs: page.map((row) => toRunSummary(toRunRecord(row))) };
       const last = page[page.length - 1];
@@ -179,6 +199,44 @@ export function listRuns(ctx: StoreContext) {
       }
       return result;
     });
+}
+
+/** The first of `SUMMARY_LISTS` the database has every column of, read by `select`. */
+async function selectSummaries(select: (columns: RawBuilder<unknown>) => Promise<RunRow[]>): Promise<RunRow[]> {
+  for (let i = 0; ; i += 1) {
+    try {
+      return await select(SUMMARY_LISTS[i] as RawBuilder<unknown>);
+    } catch (error) {
+      if (i === SUMMARY_LISTS.length - 1 || !ADDED_COLUMNS.some((column) => lacksColumn(error, column))) throw error;
+    }
+  }
+}
+
+/**
+ * A page of runs with tags (`cairn_0017_run_tags`): the first tag's range of the `run_tags_find`
+ * index (tag_hash, run_created_at, run_id), newest first, each row joined to its run by primary key
+ * and filtered by the other tags (primary-key probes) and filters. It reads the runs of that tag
+ * down to the page's end, never the whole table.
+ */
+function selectTagged(
+  ctx: StoreContext,
+  query: RunQuery,
+  where: RawBuilder<unknown>[],
+  statuses: string[],
+  limit: number,
+  columns: RawBuilder<unknown>,
+): Promise<RunRow[]> {
+  const tags = tagJoin(ctx, query.tags as Record<string, string>);
+  const all = [...where, ...tags.where];
+  if (statuses.length > 0) all.push(sql`status in ${inList(statuses)}`);
+  // The time range on the index's copy of created_at too, so it bounds the index range.
+  if (query.createdAfter !== undefined) all.push(sql`g0.run_created_at >= ${query.createdAfter}`);
+  if (query.createdBefore !== undefined) all.push(sql`g0.run_created_at < ${query.createdBefore}`);
+  const condition = all.length === 0 ? sql`` : sql`where ${sql.join(all, sql` and `)}`;
+  return rows(
+    ctx.db,
+    sql<RunRow>`select ${columns} from ${ctx.t.runs} r ${tags.join} ${condition} order by g0.run_created_at desc, g0.run_id desc limit ${limit + 1}`,
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { deliverEvent, getEvent } from './events.js';
 import { listHistory } from './history.js';
 import { claimRun, findDue, renewRun, requestCancel, transitionRun, wakeRun } from './runs-lease.js';
 import { createRun, deleteRun, getRun, listRuns } from './runs.js';
+import { setRunTags } from './run-tags.js';
 import { deleteRuns } from './runs-delete-many.js';
 import { findByIdempotencyKey, listEnded, reopenRun } from './runs-operations.js';
 import { tableNames } from './schema/tables.js';
@@ -133,6 +134,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
       listEnded: listEnded(ctx),
       delete: write(deleteRun(ctx)),
       deleteMany: write(deleteRuns(ctx)),
+      // cairn_0017_run_tags: runs.tags_json and tag_writes, one run_tags row per tag (the index).
+      setTags: write(setRunTags(ctx)),
     },
     steps: { load: loadSteps(ctx), insert: write(insertStep(ctx)), transition: write(transitionStep(ctx)) },
     state: { set: write(setState(ctx)), get: getState(ctx) },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { CompiledQuery, sql, type LogEvent } from 'kysely';
+import { CompiledQuery, sql, type LogEvent, type RawBuilder } from 'kysely';
+import { tagHash } from '../src/run-tags.js';
 import { stopSharedServices } from '@cairn/conformance/services';
 import { createKyselyStore, migrateToLatest, tableNames } from '../src/index.js';
 import type { AnyDb } from './support/databases.js';
@@ -10,7 +11,7 @@ import { freshPrefix, serverTarget, sqliteTarget, type Target } from './support/
 const RUNS = 10_000;
 const T0 = 1_750_000_000_000;
 
-/** Bulk-loads RUNS runs (10% waiting and due, 10% running, the rest completed), 3 steps and attempts each, state and events; RUNS schedules (10% due); RUNS slot rows and RUNS waiters. */
+/** Bulk-loads RUNS runs (10% waiting and due, 10% running, the rest completed), 3 steps and attempts each, state and events, 2 tags each; RUNS schedules (10% due); RUNS slot rows and RUNS waiters. */
 async function bulkLoad(db: AnyDb, prefix: string): Promise<void> {
   const t = tableNames(prefix);
   const series = sql`with recursive g(n) as (select 1 union all select n + 1 from g where n < ${sql.lit(RUNS)})`;
@@ -40,6 +41,21 @@ async function bulkLoad(db: AnyDb, prefix: string): Promise<void> {
     select 'k' || (n % 1000), n / 1000, case when n % 2 = 0 then 'h' || n else null end, ${sql.lit(T0)} + n from g`.execute(db);
   await sql`${series} insert into ${sql.table(t.slot_waiters)} (key_hash, holder_hash, holder, priority, queued_at, expires_at)
     select 'k' || (n % 100), 'w' || n, 'w' || n, n % 7, ${sql.lit(T0)} + n, ${sql.lit(T0)} + 60000 + n from g`.execute(db);
+  // Tags: every run has a customer (10 runs each) and a plan (a third of all runs each).
+  const tagRows: RawBuilder<unknown>[] = [];
+  for (let n = 1; n <= RUNS; n += 1) {
+    for (const [key, value] of [
+      ['customer', `c-${n % 1000}`],
+      ['plan', `p${n % 3}`],
+    ] as const) {
+      tagRows.push(sql`(${`bulk-${n}`}, ${tagHash(key, value)}, ${key}, ${value}, ${T0 + n})`);
+    }
+  }
+  for (let i = 0; i < tagRows.length; i += 500) {
+    await sql`insert into ${sql.table(t.run_tags)} (run_id, tag_hash, tag_key, tag_value, run_created_at) values ${sql.join(tagRows.slice(i, i + 500))}`.execute(
+      db,
+    );
+  }
   await sql`analyze`.execute(db);
 }
 
@@ -75,7 +91,7 @@ function explainCases(target: Target): void {
         await exerciseEveryMethod(createKyselyStore({ db, tablePrefix: prefix }));
         capturing = false;
         assert.ok(captured.size >= 25, `captured ${captured.size} distinct statements`);
-        const large = ['runs', 'steps', 'attempts', 'state', 'events', 'schedules', 'slots', 'slot_waiters'].map((table) => `${prefix}${table}`);
+        const large = ['runs', 'steps', 'attempts', 'state', 'events', 'schedules', 'slots', 'slot_waiters', 'run_tags'].map((table) => `${prefix}${table}`);
         const offenders: string[] = [];
         const planOf = async (text: string, parameters: readonly unknown[]) => {
           const explain = target.dialect === 'postgres' ? `explain ${text}` : `explain query plan ${text}`;

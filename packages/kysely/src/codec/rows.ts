@@ -61,6 +61,10 @@ export function toRunRecord(row: RunRow): RunRecord {
   if (priority !== undefined && priority !== 0) run.priority = priority;
   const paused = decodeJson<RunPause>(row.paused_json ?? null);
   if (paused !== undefined) run.paused = paused;
+  const tags = decodeJson<Record<string, string>>(row.tags_json ?? null);
+  if (tags !== undefined) run.tags = tags;
+  const tagWrites = toOptionalNumber(row.tag_writes ?? null);
+  if (tagWrites !== undefined && tagWrites !== 0) run.tagWrites = tagWrites;
   return run;
 }
 

@@ -13,3 +13,7 @@ export const PRIORITY_COLUMN = 'priority';
 
 /** The column `cairn_0015_run_pause` adds to `runs`: `RunRecord.paused` as JSON text, NULL when not paused. */
 export const PAUSED_COLUMN = 'paused_json';
+
+/** The columns `cairn_0017_run_tags` adds to `runs`: `RunRecord.tags` as JSON text and `RunRecord.tagWrites`, NULL when none. */
+export const TAGS_COLUMN = 'tags_json';
+export const TAG_WRITES_COLUMN = 'tag_writes';

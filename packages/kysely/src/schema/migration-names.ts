@@ -17,4 +17,5 @@ export const CAIRN_MIGRATION_NAMES = [
   'cairn_0014_runs_workflow_status',
   'cairn_0015_run_pause',
   'cairn_0016_bulk_operations',
+  'cairn_0017_run_tags',
 ] as const;

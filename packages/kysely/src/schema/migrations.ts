@@ -20,6 +20,7 @@ import { stepTurnMigration } from './step-turn-migration.js';
 import { streamsMigration } from './streams-migration.js';
 import { runPauseMigration } from './run-pause-migration.js';
 import { bulkOperationsMigration } from './bulk-operations-migration.js';
+import { runTagsMigration } from './run-tags-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
 type ColumnSpec = readonly [name: string, kind: ColumnKind, nullable?: 'null'];
@@ -39,6 +40,7 @@ interface TableSpec {
  */
 const SCHEMA: Record<
   Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses' | 'bulk_operations'>,
+  Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses' | 'run_tags'>,
   TableSpec
 > = {
   runs: {
@@ -215,6 +217,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): C
       [CAIRN_MIGRATION_NAMES[12]]: runWorkflowStatusMigration(names),
       [CAIRN_MIGRATION_NAMES[13]]: runPauseMigration(names),
       [CAIRN_MIGRATION_NAMES[14]]: bulkOperationsMigration(names),
+      [CAIRN_MIGRATION_NAMES[15]]: runTagsMigration(names),
     }),
   };
 }

@@ -12,6 +12,7 @@ export const TABLES = [
   'stream_entries',
   'pauses',
   'bulk_operations',
+  'run_tags',
 ] as const;
 
 /** A logical table name. */
@@ -41,6 +42,7 @@ export function tableNames(prefix: string): TableNames {
     stream_entries: `${prefix}stream_entries`,
     pauses: `${prefix}pauses`,
     bulk_operations: `${prefix}bulk_operations`,
+    run_tags: `${prefix}run_tags`,
   };
 }
 
@@ -133,6 +135,23 @@ export interface RunRow {
   priority?: number | string | null;
   /** `RunRecord.paused` as JSON (added by `cairn_0015_run_pause`); NULL when not paused. */
   paused_json?: string | null;
+  /** `RunRecord.tags` as JSON (added by `cairn_0017_run_tags`); NULL when none. */
+  tags_json?: string | null;
+  /** `RunRecord.tagWrites` (added by `cairn_0017_run_tags`); NULL when none. */
+  tag_writes?: number | string | null;
+}
+
+/**
+ * A row of `run_tags` (created by `cairn_0017_run_tags`): one tag of a run, the index `listRuns`
+ * finds runs by. `tag_hash` is the SHA-256 of the tag's key and value (`tagHash`), `tag_key` and
+ * `tag_value` their stored forms, `run_created_at` the run's `createdAt` (the index orders by it).
+ */
+export interface RunTagRow {
+  run_id: string;
+  tag_hash: string;
+  tag_key: string;
+  tag_value: string;
+  run_created_at: number | string;
 }
 
 /** A row of `steps`. */

@@ -7,6 +7,7 @@ import { postgresStepCases } from './postgres-step-cases.js';
 import { runDeadlineMigrationCase } from './run-deadline-cases.js';
 import { runTraceContextMigrationCase } from './run-trace-context-cases.js';
 import { slotCases } from './slot-cases.js';
+import { tagCases } from './tag-cases.js';
 import { stepTurnMigrationCase } from './step-turn-cases.js';
 import { stepWriteCases } from './step-write-cases.js';
 import { openStore, type StoreContext } from './store-case-kit.js';
@@ -34,6 +35,7 @@ export function storeCases(target: Target): void {
     operationsMigrationCase(target);
     runTraceContextMigrationCase(target);
     slotCases(target);
+    tagCases(target);
     postgresStepCases(target, ctx);
     driverCases(target, ctx);
   });

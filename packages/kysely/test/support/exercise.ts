@@ -54,6 +54,18 @@ export async function exerciseEveryMethod(store: WorkflowStore): Promise<void> {
   if (!run) throw new Error('claim failed');
   await store.runs.claim(id, 'other', 30_000, T0);
   await store.runs.renew(id, run.fence, 30_000, T0 + 1);
+  // Tags (cairn_0017_run_tags): a run created with tags, a tag write, its replay, and each shape of tag listing.
+  await store.runs.create({ id: randomUUID(), workflow: 'wf7', version: 'v1', input: 1, tags: { customer: 'c-7', plan: 'p1' } }, T0);
+  await store.runs.setTags?.(id, run.fence, { seq: 0, tags: { customer: 'c-7' } }, T0);
+  await store.runs.setTags?.(id, run.fence, { seq: 0, tags: { customer: 'c-7' } }, T0);
+  if (store.runs.setTags !== undefined) {
+    const tagged = await store.runs.list({ tags: { customer: 'c-7' }, limit: 3 });
+    if (tagged.nextCursor) await store.runs.list({ tags: { customer: 'c-7' }, limit: 3, cursor: tagged.nextCursor });
+    await store.runs.list({ tags: { customer: 'c-7', plan: 'p1' }, limit: 5 });
+    await store.runs.list({ tags: { customer: 'c-7' }, status: 'completed', limit: 5 });
+    await store.runs.list({ tags: { customer: 'c-7' }, status: ['completed', 'waiting'], workflow: 'wf7', limit: 5 });
+    await store.runs.list({ tags: { plan: 'p2' }, createdAfter: T0 + 100, createdBefore: T0 + 200 });
+  }
   await expectError(store.runs.renew(id, run.fence + 5, 30_000, T0 + 1));
   await store.steps.insert(id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, T0);
   await store.steps.insert(id, run.fence, { key: 'a', name: 'a', kind: 'task', seq: 0, status: 'running', maxAttempts: 3, worker: 'w' }, T0);

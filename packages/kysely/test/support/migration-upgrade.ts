@@ -33,3 +33,23 @@ export async function atMigrationBefore(target: Target, migration: string, fn: (
     await db.destroy();
   }
 }
+
+/** Migrates `world` up by its migration under test (`migration`), asserting that exactly it ran and succeeded. */
+export async function upByOne(world: UpgradeWorld, migration: string): Promise<void> {
+  const up = await world.migrator.migrateTo(CAIRN_MIGRATION_NAMES[world.index]!);
+  assert.equal(up.error, undefined, `migration failed: ${String(up.error)}`);
+  assert.deepEqual(
+    up.results?.map((r) => [r.migrationName, r.status]),
+    [[migration, 'Success']],
+  );
+}
+
+/** Migrates `world` down by its migration under test (`migration`), asserting that exactly it went down. */
+export async function downByOne(world: UpgradeWorld, migration: string): Promise<void> {
+  const down = await world.migrator.migrateDown();
+  assert.equal(down.error, undefined, `migration failed: ${String(down.error)}`);
+  assert.deepEqual(
+    down.results?.map((r) => [r.migrationName, r.direction, r.status]),
+    [[migration, 'Down', 'Success']],
+  );
+}

@@ -1003,3 +1003,28 @@ create table `cairn_bulk_operations` (`id` varchar(128) not null, `revision` big
 -- @migration cairn_0016_bulk_operations down
 -- @query
 drop table if exists `cairn_bulk_operations`
+-- @migration cairn_0017_run_tags up
+-- @query ["cairn_runs","tags_json"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query ["cairn_runs","tag_writes"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query
+drop table if exists `cairn_run_tags`
+-- @query
+select version() as v
+-- @query
+create table `cairn_run_tags` (`run_id` varchar(128) not null, `tag_hash` char(64) character set ascii collate ascii_bin not null, `tag_key` text not null, `tag_value` text not null, `run_created_at` bigint not null, constraint `cairn_run_tags_pk` primary key (`run_id`, `tag_hash`)) engine=InnoDB default charset=utf8mb4 collate=utf8mb4_nopad_bin
+-- @query ["cairn_run_tags","cairn_run_tags_find"]
+select count(*) as n from information_schema.statistics
+    where table_schema = database() and table_name = ? and index_name = ?
+-- @migration cairn_0017_run_tags down
+-- @query
+drop table if exists `cairn_run_tags`
+-- @query ["cairn_runs","tag_writes"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query ["cairn_runs","tags_json"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?

@@ -759,3 +759,19 @@ create table "cairn_bulk_operations" ("id" text collate "C" not null, "revision"
 -- @migration cairn_0016_bulk_operations down
 -- @query
 drop table if exists "cairn_bulk_operations"
+-- @migration cairn_0017_run_tags up
+-- @query
+alter table "cairn_runs" add column "tags_json" text
+-- @query
+alter table "cairn_runs" add column "tag_writes" integer
+-- @query
+create table "cairn_run_tags" ("run_id" text collate "C" not null, "tag_hash" text collate "C" not null, "tag_key" text not null, "tag_value" text not null, "run_created_at" bigint not null, constraint "cairn_run_tags_pk" primary key ("run_id", "tag_hash"))
+-- @query
+create index "cairn_run_tags_find" on "cairn_run_tags" ("tag_hash", "run_created_at", "run_id")
+-- @migration cairn_0017_run_tags down
+-- @query
+drop table if exists "cairn_run_tags"
+-- @query
+alter table "cairn_runs" drop column "tag_writes"
+-- @query
+alter table "cairn_runs" drop column "tags_json"
