@@ -39,8 +39,7 @@ interface TableSpec {
  * `cairn_0007_run_trace_context`; `steps.fence`: `cairn_0008_step_finished`).
  */
 const SCHEMA: Record<
-  Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses' | 'bulk_operations'>,
-  Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses' | 'run_tags'>,
+  Exclude<keyof Omit<TableNames, 'prefix'>, 'schedules' | 'slots' | 'slot_waiters' | 'stream_entries' | 'pauses' | 'bulk_operations' | 'run_tags'>,
   TableSpec
 > = {
   runs: {
