@@ -100,6 +100,12 @@ export interface RunDoc {
   priority?: number;
   /** `RunRecord.paused` (its fields are the engine's: no free-form keys), absent when not paused. */
   paused?: { at: number; scope: 'run' | 'workflow'; reason?: string };
+  /** `RunRecord.tags` as JSON text (its keys are free-form, so not a sub-document); absent when none. */
+  tags?: string;
+  /** The tag tokens (`tagTokens`: `JSON.stringify([key, value])` each) the multikey index `cairn_tags_created` holds; absent when none. */
+  tg?: string[];
+  /** `RunRecord.tagWrites`; absent when none. */
+  tw?: number;
   /** Set by the run's first stream entry: `runs.delete` then also deletes its entries (one more command only for such runs). */
   sx?: true;
   wakeAt?: number;
@@ -137,7 +143,7 @@ export const stepPath = (field: string): string => `steps.${field}`;
 export const attemptField = (n: number): string => `a${n}`;
 
 /** The projection that leaves the per-run collections (steps, state, events, messages) on the server. */
-export const RUN_ONLY = { steps: 0, state: 0, events: 0, messages: 0, eventKeys: 0 } as const;
+export const RUN_ONLY = { steps: 0, state: 0, events: 0, messages: 0, eventKeys: 0, tg: 0 } as const;
 
 /** `runs.list`'s projection: `RUN_ONLY` without the payloads (input, output, retry records) either. */
 export const RUN_SUMMARY = { ...RUN_ONLY, input: 0, output: 0, retries: 0 } as const;
@@ -168,6 +174,8 @@ export function toRunRecord(doc: RunDoc): RunRecord {
   if (doc.retries !== undefined) run.retries = JSON.parse(doc.retries) as RetryRecord[];
   if (doc.traceContext !== undefined) run.traceContext = JSON.parse(doc.traceContext) as Record<string, string>;
   if (doc.priority !== undefined) run.priority = doc.priority;
+  if (doc.tags !== undefined) run.tags = JSON.parse(doc.tags) as Record<string, string>;
+  if (doc.tw !== undefined) run.tagWrites = doc.tw;
   if (doc.paused !== undefined) run.paused = doc.paused.reason === undefined ? { at: doc.paused.at, scope: doc.paused.scope } : { ...doc.paused };
   return run;
 }

@@ -15,6 +15,9 @@ export const RUN_INDEXES: IndexDescription[] = [
   { key: { createdAt: -1, _id: -1 }, name: 'cairn_created' },
   // runs.list({ parentRunId }): a parent's children, newest first.
   { key: { 'parent.runId': 1, createdAt: -1, _id: -1 }, name: 'cairn_parent_created' },
+  // runs.list({ tags }): the runs of a tag, newest first (multikey: one entry per tag token); the
+  // other tags of the query, and its other filters, are checked on the documents of that range.
+  { key: { tg: 1, createdAt: -1, _id: -1 }, name: 'cairn_tags_created' },
   // runs.listEnded (retention): one terminal status, oldest update first.
   { key: { status: 1, updatedAt: 1, _id: 1 }, name: 'cairn_status_updated' },
   // runs.findDue: dueAt is set only while something is due later, absent on terminal runs.

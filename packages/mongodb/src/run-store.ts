@@ -10,6 +10,7 @@ import type { RunDoc } from './documents.js';
 import { contention, guard, isDuplicateKey } from './errors.js';
 import { encodeJson } from './json-codec.js';
 import { claim, renew, transition } from './run-lease.js';
+import { setRunTags, tagFields, tagTokens } from './run-tags.js';
 import { MAX_RETRIES, tryWake } from './run-wake.js';
 
 /** The `idem` value unique per workflow: the idempotency key, or the run id when there is none. */
@@ -42,6 +43,7 @@ async function create(ctx: StoreContext, input: NewRun, now: number): Promise<{ 
   if (input.traceContext !== undefined) doc.traceContext = JSON.stringify(input.traceContext);
   // Priority 0 is the default: stored absent, read back absent.
   if (input.priority !== undefined && input.priority !== 0) doc.priority = input.priority;
+  if (input.tags !== undefined && Object.keys(input.tags).length > 0) Object.assign(doc, tagFields(input.tags));
   for (let i = 0; i < MAX_RETRIES; i++) {
     try {
       // The unique index on (workflow, idem) makes this insert the whole idempotency check.
@@ -70,6 +72,8 @@ async function list(ctx: StoreContext, query: RunQuery): Promise<RunPage> {
   if (query.parentRunId !== undefined) filter['parent.runId'] = query.parentRunId;
   // With `workflow`, served by the unique (workflow, idem) index.
   if (query.idempotencyKey !== undefined) filter.idem = idemOf('', query.idempotencyKey);
+  // Served by the multikey (tg, createdAt, _id) index on the first token.
+  if (query.tags !== undefined) filter.tg = { $all: tagTokens(query.tags) };
   const createdAt: Record<string, number> = {};
   if (query.createdAfter !== undefined) createdAt.$gte = query.createdAfter;
   if (query.createdBefore !== undefined) createdAt.$lt = query.createdBefore;
@@ -200,6 +204,7 @@ export function createRunStore(ctx: StoreContext): RunStore {
         return doc ? toRunRecord(doc) : undefined;
       }),
     list: (query) => guard('runs.list', () => list(ctx, query)),
+    setTags: setRunTags(ctx),
     claim: (runId, owner, leaseMs, now) => claim(ctx, runId, owner, leaseMs, now),
     renew: (runId, fence, leaseMs, now) => renew(ctx, runId, fence, leaseMs, now),
     transition: (runId, fence, t, now) => transition(ctx, runId, fence, t, now),

@@ -77,6 +77,7 @@ export function newRunFields(run: NewRun, now: number): string[] {
   if (run.traceContext !== undefined) fields.push('trace', JSON.stringify(run.traceContext));
   // Priority 0 is the default: stored absent, read back absent.
   if (run.priority !== undefined && run.priority !== 0) fields.push('priority', String(run.priority));
+  if (run.tags !== undefined && Object.keys(run.tags).length > 0) fields.push('tags', JSON.stringify(run.tags));
   return fields;
 }
 
@@ -109,6 +110,8 @@ export function parseRun(hash: Hash): RunRecord | undefined {
   if (hash.trace !== undefined) run.traceContext = JSON.parse(hash.trace) as Record<string, string>;
   if (hash.priority !== undefined) run.priority = Number(hash.priority);
   if (hash.paused !== undefined) run.paused = JSON.parse(hash.paused) as RunPause;
+  if (hash.tags !== undefined) run.tags = JSON.parse(hash.tags) as Record<string, string>;
+  if (hash.tagWrites !== undefined) run.tagWrites = Number(hash.tagWrites);
   return run;
 }
 

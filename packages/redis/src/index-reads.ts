@@ -1,9 +1,21 @@
-import { decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, matchesRunQuery, normaliseListLimit, toRunSummary } from '@cairn/core/backend';
-import type { DueRun, EndedRun, EndedRunPage, EndedRunQuery, RunPage, RunQuery, RunRecord, RunStatus } from '@cairn/core';
+import {
+  decodeEndedCursor,
+  decodeRunCursor,
+  encodeEndedCursor,
+  encodeRunCursor,
+  hasTags,
+  matchesRunQuery,
+  normaliseListLimit,
+  toRunSummary,
+} from '@cairn/core/backend';
+import type { DueRun, EndedRun, EndedRunPage, EndedRunQuery, RunPage, RunQuery, RunRecord, RunStatus, RunTags } from '@cairn/core';
 import type { RunCursor } from '@cairn/core/backend';
 import { idempotencyField } from './keys.js';
 import { parseRun, parseStep, toHash, type Hash } from './codec.js';
 import { callRunScript, repairIndex, type StoreContext } from './context.js';
+
+/** The tag a tag listing walks the set of (the first of the query's). */
+const leadKey = (tags: RunTags): string => Object.keys(tags)[0] as string;
 
 /** Byte order of UTF-8, which is how Redis orders members of equal score. */
 export const compareBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
@@ -37,8 +49,11 @@ async function readHashes(ctx: StoreContext, ids: readonly string[]): Promise<Ar
   });
 }
 
-function indexKeysFor(ctx: StoreContext, workflow: string | undefined, statuses: RunStatus[] | undefined): string[] {
+function indexKeysFor(ctx: StoreContext, workflow: string | undefined, statuses: RunStatus[] | undefined, tags: RunTags | undefined): string[] {
   const k = ctx.keys;
+  // With tags, the set of the first tag: its runs newest first; the rest of the query is checked on each run.
+  const lead = tags === undefined ? undefined : Object.keys(tags)[0];
+  if (lead !== undefined) return [k.tagIndex(lead, (tags as RunTags)[lead] as string)];
   if (statuses && workflow !== undefined) return statuses.map((s) => k.workflowStatusIndex(workflow, s));
   if (statuses) return statuses.map((s) => k.statusIndex(s));
   if (workflow !== undefined) return [k.workflowIndex(workflow)];
@@ -91,7 +106,7 @@ export async function listRuns(ctx: StoreContext, query: RunQuery): Promise<RunP
   const after = query.cursor === undefined ? undefined : decodeRunCursor(query.cursor);
   if (statuses && statuses.length === 0) return { runs: [] };
   if (query.idempotencyKey !== undefined || query.parentRunId !== undefined) return listByKeyOrParent(ctx, query, limit, after);
-  const keys = indexKeysFor(ctx, query.workflow, statuses);
+  const keys = indexKeysFor(ctx, query.workflow, statuses, query.tags);
 
   let max = '+inf';
   if (query.createdBefore !== undefined) max = `(${query.createdBefore}`;
@@ -130,7 +145,12 @@ export async function listRuns(ctx: StoreContext, query: RunQuery): Promise<RunP
         run.createdAt === candidate.score &&
         (query.workflow === undefined || run.workflow === query.workflow) &&
         (statuses === undefined || statuses.includes(run.status));
-      if (matches) runs.push(run);
+      if (query.tags !== undefined) {
+        // A tag set holds a superset (see run-tags.ts): an entry of a run without the tag, or of no run, goes.
+        if (matches && hasTags(run, query.tags)) runs.push(run);
+        else if (run === undefined || !hasTags(run, { [leadKey(query.tags)]: query.tags[leadKey(query.tags)] as string }))
+          repairs.push(ctx.caller.command('runs.list', 'ZREM', [keys[0] as string, candidate.id]).then(() => {}, ctx.onIndexError));
+      } else if (matches) runs.push(run);
       else repairs.push(repairIndex(ctx, candidate.id, hash));
     });
     await Promise.all(repairs);

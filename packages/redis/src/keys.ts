@@ -32,6 +32,12 @@ export interface KeySpace {
   statusIndex(status: string): string;
   workflowIndex(workflow: string): string;
   workflowStatusIndex(workflow: string, status: string): string;
+  /**
+   * The runs of one tag (`runs.list({ tags })`), scored by `createdAt`: `{prefix}:tag:` + the tag's
+   * key and value as a JSON array (`tagToken`). A global key: its hash tag is `{prefix}`, whatever
+   * braces the tag holds (only the first `{…}` of a key counts).
+   */
+  tagIndex(key: string, value: string): string;
   /** One registered version's hash. */
   version(workflow: string, version: string): string;
   /** The versions of one workflow, scored by `createdAt`. */
@@ -81,6 +87,7 @@ export function createKeySpace(prefix: string): KeySpace {
     statusIndex: (status) => `${global}:status:${status}`,
     workflowIndex: (workflow) => `${global}:wf:${workflow}`,
     workflowStatusIndex: (workflow, status) => `${global}:wfs:${status}:${workflow}`,
+    tagIndex: (key, value) => `${global}:tag:${JSON.stringify([key, value])}`,
     version: (workflow, version) => `${global}:version:${versionMember(workflow, version)}`,
     versions: (workflow) => `${global}:versions:${workflow}`,
     versionSeq: `${global}:version-seq`,

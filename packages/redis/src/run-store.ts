@@ -1,5 +1,6 @@
 import { CairnError } from '@cairn/core';
-import type { DeleteCondition, NewRun, RunRecord, RunReopen, RunStore, RunTransition } from '@cairn/core';
+import type { DeleteCondition, NewRun, RunRecord, RunReopen, RunStore, RunTags, RunTransition } from '@cairn/core';
+import { indexTags, setRunTags, unindexTags } from './run-tags.js';
 import { jsonText, newRunFields, opt, parseRun, toHash } from './codec.js';
 import { callRunScript, runWrite, writeError, type StoreContext } from './context.js';
 import { findDue, listEnded, listRuns } from './index-reads.js';
@@ -15,6 +16,25 @@ const runOf = (payload: unknown[]): RunRecord => {
   if (!run) throw new CairnError('STORE_ERROR', 'Redis store: a script answered without the run');
   return run;
 };
+
+/**
+ * `runs.create` of a run with tags: its tag index entries first (so the index is never missing a
+ * run that has the tag), then the create; a create that made no run takes the entries back.
+ */
+async function createTaggedRun(ctx: StoreContext, input: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }> {
+  const tags = input.tags === undefined || Object.keys(input.tags).length === 0 ? undefined : input.tags;
+  if (tags === undefined) return createRun(ctx, input, now);
+  await indexTags(ctx, input.id, now, tags);
+  try {
+    const made = await createRun(ctx, input, now);
+    if (!made.created) await unindexTags(ctx, input.id, tags);
+    return made;
+  } catch (error) {
+    // A run id that exists already keeps its own entries (this id's tags may be among them): reads repair what is left.
+    if (!CairnError.is(error, 'INVALID_INPUT')) await unindexTags(ctx, input.id, tags).catch(ctx.onIndexError);
+    throw error;
+  }
+}
 
 /** `runs.create`: one script in combined mode; run script then index script in split mode. */
 async function createRun(ctx: StoreContext, input: NewRun, now: number): Promise<{ run: RunRecord; created: boolean }> {
@@ -63,7 +83,9 @@ async function createRun(ctx: StoreContext, input: NewRun, now: number): Promise
 export function createRunStore(ctx: StoreContext): RunStore {
   const s = ctx.scripts;
   return {
-    create: (input, now) => createRun(ctx, input, now),
+    create: (input, now) => createTaggedRun(ctx, input, now),
+
+    setTags: setRunTags(ctx),
 
     get: (runId) => readRun(ctx, runId),
 
@@ -140,6 +162,9 @@ export function createRunStore(ctx: StoreContext): RunStore {
     async delete(runId, condition?: DeleteCondition) {
       const reply = await runWrite(ctx, s.deleteRun, runId, condition === undefined ? [] : [condition.statuses.join(','), String(condition.updatedBefore)]);
       if (reply.payload[0] !== '1') return false;
+      // The script answers the run's tags: it leaves their index sets now that it is gone.
+      const tagsText = String(reply.payload[4] ?? '');
+      if (tagsText !== '') await unindexTags(ctx, runId, JSON.parse(tagsText) as RunTags);
       if (ctx.mode === 'split') {
         const [, id, workflow, idemField] = reply.payload.map(String);
         await ctx.caller.script(s.forgetRun, [ctx.keys.runs], [id ?? runId, opt(workflow), opt(idemField || undefined)]).catch(ctx.onIndexError);

@@ -8,6 +8,7 @@ import {
   REOPEN_RUN,
   REQUEST_CANCEL,
   RESUME_RUN,
+  SET_TAGS,
   TRANSITION_RUN,
   WAKE_RUN,
 } from './run-scripts.lua.js';
@@ -35,6 +36,7 @@ export interface Scripts {
   setState: LuaScript;
   deliverEvent: LuaScript;
   appendStream: LuaScript;
+  setTags: LuaScript;
   loadSteps: LuaScript;
   loadHistory: LuaScript;
   syncIndex: LuaScript;
@@ -81,6 +83,7 @@ export function scriptsFor(mode: IndexMode): Scripts {
       setState: runScript('setState', SET_STATE, mode),
       deliverEvent: runScript('deliverEvent', DELIVER_EVENT, mode),
       appendStream: runScript('appendStream', APPEND_STREAM, mode),
+      setTags: runScript('setTags', SET_TAGS, mode),
       // Reads touch the run's slot only, whatever the mode.
       loadSteps: runScript('loadSteps', LOAD_STEPS, 'split'),
       loadHistory: runScript('loadHistory', LOAD_HISTORY, 'split'),

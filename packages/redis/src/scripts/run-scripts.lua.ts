@@ -161,7 +161,8 @@ return finish('OK', redis.call('HGETALL', R), facts(before))
 /**
  * ARGV: statuses ('' or a comma-separated list), updatedBefore ('' or a time). Deletes every key
  * of the run, found through its key set (no SCAN); with a condition, only a run of one of those
- * statuses last updated before that time. Answers { existed '0'|'1', id, workflow, idemField }.
+ * statuses last updated before that time. Answers { existed '0'|'1', id, workflow, idemField, tags }
+ * (tags: the run's JSON, '' for none, which the caller takes out of the tag index sets).
  */
 export const DELETE_RUN = /* lua */ `
 if redis.call('EXISTS', R) == 0 then return finish('OK', { '0' }) end
@@ -171,12 +172,31 @@ if ARGV[1] and ARGV[1] ~= '' then
     return finish('OK', { '0' })
   end
 end
-local v = redis.call('HMGET', R, 'id', 'workflow', 'idemField')
+local v = redis.call('HMGET', R, 'id', 'workflow', 'idemField', 'tags')
 local members = redis.call('SMEMBERS', R .. ':keys')
 for i = 1, #members, 500 do
   redis.call('DEL', unpack(members, i, math.min(i + 499, #members)))
 end
 redis.call('DEL', R .. ':keys', R)
 forgetRun(v[1], v[2], v[3] or '')
-return finish('OK', { '1', v[1], v[2], v[3] or '' })
+return finish('OK', { '1', v[1], v[2], v[3] or '', v[4] or '' })
+`;
+
+/**
+ * ARGV: fence, seq, the run's tags as the caller read them ('' for none), the merged tags. Tag write
+ * \`seq\` (\`runs.setTags\`): 'TAKEN' when the run has taken more writes (nothing written), 'GAP' with
+ * the count when fewer, 'CHANGED' when the tags moved since the caller read them (it reads again),
+ * else the merged tags and the count written: 'OK'.
+ */
+export const SET_TAGS = /* lua */ `
+local fence, seq, expected, tags = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local code, data = writable(fence)
+if code then return finish(code, data) end
+local v = redis.call('HMGET', R, 'tagWrites', 'tags')
+local taken = tonumber(v[1] or '0')
+if seq < taken then return finish('TAKEN', {}) end
+if seq > taken then return finish('GAP', { tostring(taken) }) end
+if (v[2] or '') ~= expected then return finish('CHANGED', {}) end
+redis.call('HSET', R, 'tags', tags, 'tagWrites', tostring(seq + 1))
+return finish('OK', {})
 `;
