@@ -42,3 +42,13 @@ export function intIn(min: number, max: number): (value: string) => number {
     return Number(value);
   };
 }
+
+/** `key=value` (split at the first `=`), one tag; repeating the option adds tags (all must match). */
+export function parseTagOption(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError(`${JSON.stringify(value)} is not a tag: use key=value (customer=c-42).`);
+  const key = value.slice(0, at);
+  if (Object.hasOwn(previous, key)) throw new InvalidArgumentError(`the tag ${JSON.stringify(key)} is given twice.`);
+  // A null-prototype copy: a tag named __proto__ is a tag like any other.
+  return Object.assign(Object.create(null) as Record<string, string>, previous, { [key]: value.slice(at + 1) });
+}

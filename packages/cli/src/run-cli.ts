@@ -16,6 +16,8 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (CairnError.is(error, 'INVALID_INPUT')) return EXIT.usage;
   if (CairnError.is(error, 'RUN_NOT_FOUND') || CairnError.is(error, 'STEP_NOT_FOUND') || CairnError.is(error, 'STREAM_NOT_FOUND')) return EXIT.notFound;
   if (CairnError.is(error, 'STREAM_RANGE')) return EXIT.usage;
+  if (CairnError.is(error, 'BULK_NOT_FOUND')) return EXIT.notFound;
+  if (CairnError.is(error, 'BULK_BUSY') || CairnError.is(error, 'BULK_UNSUPPORTED') || CairnError.is(error, 'TAGS_UNSUPPORTED')) return EXIT.refused;
   if (CairnError.is(error, 'RUN_ACTIVE') || CairnError.is(error, 'RUN_CONFLICT') || CairnError.is(error, 'VERSION_RETIRED')) return EXIT.refused;
   return EXIT.failure;
 }

@@ -24,6 +24,7 @@ const COMMAND_NAMES = [
   'retry',
   'fork',
   'delete',
+  'bulk',
   'prune',
   'schedules',
   'versions',

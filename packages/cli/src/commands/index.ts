@@ -1,6 +1,7 @@
 import type { CliCommand } from '../command.js';
 import { approveCommand } from './approve.js';
 import { cancelCommand } from './cancel.js';
+import { bulkCommand } from './bulk.js';
 import { pauseCommand, resumeCommand } from './pause.js';
 import { checkCommand } from './check.js';
 import { dashboardCommand } from './dashboard.js';
@@ -28,6 +29,7 @@ export const COMMANDS: readonly CliCommand[] = [
   retryCommand,
   forkCommand,
   deleteCommand,
+  bulkCommand,
   pruneCommand,
   schedulesCommand,
   versionsCommand,

@@ -2,7 +2,7 @@
 // run as a child process, and the store checked afterwards.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createEngine, type RunRecord, type RunSummary, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, type RunRecord, type RunSummary, type WorkflowStore } from '@cairn/core';
 import { runCairn, type CairnResult } from './run-cairn.js';
 import { HOSTILE, seedRuns, type SeededRuns } from './seed-runs.js';
 
@@ -321,6 +321,56 @@ export function cliCases(target: CliTarget): void {
         assertNoRawControls(result, args[0] as string);
       }
       assert.deepEqual(await allRuns(store), before);
+    });
+
+    it('bulk: a dry run counts and changes nothing; cancel acts on the filter page by page with progress; list, show, continue; bad input exit 2, unknown exit 3', async () => {
+      // Runs of their own (pending: a client engine starts them and nobody works them), and a decoy
+      // of another workflow; with tags where the store has them.
+      const tags = store.runs.setTags !== undefined;
+      const waits = async (ctx: { waitForEvent(name: string): Promise<unknown> }) => ctx.waitForEvent('go');
+      const client = createEngine({ store, workflows: [defineWorkflow('cli-bulk', waits), defineWorkflow('cli-bulk-decoy', waits)] });
+      const start = (workflow: string, customer: string) => client.startRun(workflow, null, tags ? { tags: { customer } } : {});
+      const matching = [(await start('cli-bulk', 'c-42')).id, (await start('cli-bulk', 'c-42')).id, (await start('cli-bulk', 'c-42')).id];
+      const decoys = [(await start('cli-bulk-decoy', 'c-42')).id, ...(tags ? [(await start('cli-bulk', 'c-43')).id] : [])];
+      await client.stop();
+      const filter = ['--workflow', 'cli-bulk', ...(tags ? ['--tag', 'customer=c-42'] : [])];
+      const before = await Promise.all(decoys.map((id) => store.runs.get(id)));
+      const dry = await ok('bulk', 'cancel', ...filter, '--dry-run');
+      assert.match(dry.stdout, /^Dry run: 3 run\(s\) match; cancel applies to 3 of them now\. Nothing was changed\.$/m);
+      for (const id of matching) assert.equal((await store.runs.get(id))?.cancelRequested, false, 'the dry run changed nothing');
+
+      const done = await ok('bulk', 'cancel', ...filter, '--reason', 'customer left', '--page-size', '2');
+      assert.match(done.stderr, /^page 1: 2 matched: 2 done, 0 skipped, 0 failed$/m, 'progress after each page, on stderr');
+      assert.match(done.stderr, /^page 2: 3 matched: 3 done, 0 skipped, 0 failed$/m);
+      const id = /^Bulk cancel (\S+): completed$/m.exec(done.stdout)?.[1];
+      assert.ok(id, done.stdout);
+      assert.match(done.stdout, /3 matched: 3 done, 0 skipped, 0 failed/);
+      for (const runId of matching) {
+        const run = await store.runs.get(runId);
+        assert.deepEqual([run?.cancelRequested, run?.cancelReason], [true, 'customer left']);
+      }
+      assert.deepEqual(await Promise.all(decoys.map((d) => store.runs.get(d))), before, 'decoys untouched');
+
+      const listed = JSON.parse((await ok('bulk', 'list', '--json')).stdout) as { operations: Array<{ id: string; state: string }> };
+      assert.deepEqual(
+        listed.operations.map((o) => [o.id, o.state]),
+        [[id, 'completed']],
+      );
+      assert.match((await ok('bulk', 'show', id)).stdout, new RegExp(`^Bulk cancel ${id}: completed$`, 'm'));
+      const again = JSON.parse((await ok('bulk', 'continue', id, '--json')).stdout) as { counts: { done: number }; outcomes: unknown[] };
+      assert.deepEqual([again.counts.done, again.outcomes], [3, []], 'a completed operation is returned as it is');
+      const missing = await cairn('bulk', 'show', '0195f3a2-0000-7000-8000-000000000000');
+      assert.equal(missing.code, 3, missing.stderr);
+      for (const [args, message] of [
+        [['bulk', 'explode'], /unknown command 'explode'/],
+        [['bulk', 'cancel', '--tag', 'no-equals-sign'], /is not a tag/],
+        [['bulk', 'cancel', '--status', 'asleep'], /"asleep" is not a run status/],
+        [['bulk', 'delete', '--page-size', '0'], /must be a whole number from 1 to 1000/],
+      ] as Array<[string[], RegExp]>) {
+        const result = await cairn(...args);
+        assert.equal(result.code, 2, `cairn ${args.join(' ')}: exit ${result.code}\n${result.stderr}`);
+        assert.match(result.stderr, message);
+      }
     });
   });
 }

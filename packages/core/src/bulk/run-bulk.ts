@@ -1,4 +1,4 @@
-// engine.bulk / resumeBulk (docs/operating.md, "Bulk operations"; decision 65 of docs/decisions.md).
+// engine.bulk / resumeBulk (docs/operating.md, "Bulk operations"; decision 68 of docs/decisions.md).
 import { CairnError } from '../errors/cairn-error.js';
 import { MAX_BULK_FAILURES, type BulkCounts, type BulkOperationRecord } from '../model/bulk.js';
 import type { RunPage, RunSummary } from '../model/run.js';
