@@ -120,7 +120,11 @@ describe('packages/kysely layout', () => {
       for (const m of text.matchAll(/^(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s+'(\.[^']+)'/gms)) {
         const target = relative(SRC, resolve(dirname(join(SRC, file)), (m[2] as string).replace(/\.js$/, '.ts')));
         for (const part of (m[1] as string).split(',')) {
-          const name = part.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]?.trim();
+          const name = part
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)[0]
+            ?.trim();
           if (!name) continue;
           const key = `${target}:${name}`;
           importers.set(key, (importers.get(key) ?? new Set()).add(file));
@@ -135,7 +139,9 @@ describe('packages/kysely layout', () => {
           const name = m[1] as string;
           // Used in its own file too: shared.
           if ((text.match(new RegExp(`\\b${name}\\b`, 'g')) ?? []).length > 1) return [];
-          const users = new Set([...(importers.get(`${file}:${name}`) ?? [])].map((user) => (ONE_DIALECT.includes(folderOf(user)) ? folderOf(user) : 'shared')));
+          const users = new Set(
+            [...(importers.get(`${file}:${name}`) ?? [])].map((user) => (ONE_DIALECT.includes(folderOf(user)) ? folderOf(user) : 'shared')),
+          );
           return users.size === 1 && !users.has('shared') ? [`${file}: ${name} (only ${[...users][0]}/ imports it)`] : [];
         });
       });
