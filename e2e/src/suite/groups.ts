@@ -25,6 +25,7 @@ import { storeQueueGroup } from './engine/store-queue.js';
 import { pushedResultsGroup } from './engine/pushed-results.js';
 import { schedulesGroup } from './engine/schedules.js';
 import { flowControlGroup } from './engine/flow-control.js';
+import { startsGroup } from './engine/starts.js';
 import { deadlinesGroup } from './engine/deadlines.js';
 import { doctorGroup } from './engine/doctor.js';
 import { childrenGroup } from './engine/children.js';
@@ -118,6 +119,7 @@ export const engineGroups: readonly CaseGroup[] = [
   tagsEngineGroup,
   schedulesGroup,
   flowControlGroup,
+  startsGroup,
   codecGroup,
   graphsGroup,
 ];

@@ -94,6 +94,7 @@ export { defineWorkflow } from './engine/define-workflow.js';
 export type { WorkflowDefinition, WorkflowOptions } from './engine/define-workflow.js';
 export type { AnyWorkflowDefinition, WorkflowOf } from './engine/any-workflow-definition.js';
 export type { ConcurrencyLimit, RateLimit, StepRateLimit } from './engine/flow-options.js';
+export type { BatchOption, DebounceOption, SingletonOption } from './engine/start-options.js';
 export type {
   WorkflowContext,
   WorkflowStream,

@@ -5,6 +5,7 @@ import { isStandardSchema, validatePayload } from '../validation/validate-payloa
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptions } from './check-input.js';
 import { toMilliseconds } from './duration.js';
 import { checkConcurrency, checkRateLimit } from './flow-options.js';
+import { checkStartGate } from './start-gate.js';
 import type { WorkflowContext, WorkflowDefinition } from './workflow-context.js';
 import type { WorkflowOptions } from './workflow-options.js';
 
@@ -21,7 +22,7 @@ export type { WorkflowOptions } from './workflow-options.js';
  *
  * Throws `INVALID_INPUT` when the name (at most 200 characters) or version (at most 100) is not an
  * identifier (see `checkIdentifier`: non-empty, well-formed UTF-16, no NUL), when an option is
- * unknown or not a string, when `concurrency` or `rateLimit` is malformed (a limit outside
+ * unknown or not a string, when `concurrency`, `rateLimit`, `singleton`, `debounce` or `batch` is malformed (or more than one of the last three is given) (a limit outside
  * 1..10,000, a period under 1 ms, a key that is not a function), when `input` or `output` is not a
  * Standard Schema (v1), or when the handler is not a function.
  */
@@ -38,11 +39,15 @@ export function defineWorkflow<I = unknown, O = unknown, In = I, Out = O>(
     'deadline',
     'concurrency',
     'rateLimit',
+    'singleton',
+    'debounce',
+    'batch',
     'input',
     'output',
   ]);
   checkConcurrency(`Workflow ${JSON.stringify(name)} concurrency`, options.concurrency);
   checkRateLimit(`Workflow ${JSON.stringify(name)} rateLimit`, options.rateLimit);
+  checkStartGate(`Workflow ${JSON.stringify(name)}`, options, true);
   if (options.deadline !== undefined) toMilliseconds(options.deadline, `Workflow ${JSON.stringify(name)} deadline`);
   const version = checkIdentifier(`Workflow ${JSON.stringify(name)} version`, options.version === undefined ? '1' : options.version, IDENTIFIER_LIMITS.version);
   if (options.tier !== undefined) checkIdentifier(`Workflow ${JSON.stringify(name)} tier`, options.tier, IDENTIFIER_LIMITS.workflowName);

@@ -166,6 +166,31 @@ export interface StartOptions {
    * tags (`TAGS_UNSUPPORTED` otherwise). See docs/operating.md, Finding runs.
    */
   tags?: Record<string, string>;
+  /**
+   * At most one run of `key` has started and not ended at a time, across every engine on the
+   * store. `mode: 'skip'`: when a run of the key has not ended, the start returns it
+   * (`created: false`) and creates nothing. `mode: 'queue'`: the run is created and starts when
+   * every run of the key started before it has ended (first come, first served). Overrides the
+   * workflow's default `singleton`. Not with `idempotencyKey` (`INVALID_INPUT`: the singleton keeps
+   * its line in the run's idempotency key). See docs/semantics.md, "Starting runs".
+   */
+  singleton?: { key: string; mode: 'skip' | 'queue' };
+  /**
+   * Starts with one `key` within `period` of each other make one run: the first creates it, due
+   * `period` later; each later one returns its handle (`created: false`) and moves its start to
+   * `period` after itself; the run starts then, with the last start's input. Overrides the
+   * workflow's default. Not with `idempotencyKey`, `singleton` or `batch` (`INVALID_INPUT`). See
+   * docs/semantics.md, "Starting runs".
+   */
+  debounce?: { key: string; period: Duration };
+  /**
+   * Starts with one `key` (default: one line per workflow) are collected into one run whose
+   * handler receives the list of their inputs in arrival order; it starts when `maxSize` inputs
+   * arrived or `maxWait` after the first, whichever comes first. Every start returns that run's
+   * handle (`created` true for the first only). Overrides the workflow's default. Not with
+   * `idempotencyKey`, `singleton` or `debounce` (`INVALID_INPUT`).
+   */
+  batch?: { key?: string; maxSize: number; maxWait: Duration };
 }
 
 /** Options of `Engine.cancel`. */

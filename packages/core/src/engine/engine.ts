@@ -55,6 +55,8 @@ import { buildRunTimeline } from './run-timeline.js';
 import { checkPriority } from '../store/check-slot-arguments.js';
 import { checkTags, tagsUnsupported } from './check-tags.js';
 import { flowKeys } from './flow-keys.js';
+import { isReserved } from './start-chain.js';
+import { checkStartGate, startGated, startGateOf } from './start-gate.js';
 import { definitionForStart } from './start-version.js';
 import { workflowInput } from '../validation/workflow-input.js';
 import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
@@ -394,6 +396,9 @@ export function createEngine(given: EngineOptions): Engine {
         'traceContext',
         'priority',
         'tags',
+        'singleton',
+        'debounce',
+        'batch',
       ]) as StartOptions;
       const { priority } = startOptions;
       if (priority !== undefined) checkPriority('startRun priority', priority);
@@ -407,6 +412,10 @@ export function createEngine(given: EngineOptions): Engine {
         startOptions.idempotencyKey === undefined
           ? undefined
           : checkIdentifier('startRun idempotencyKey', startOptions.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
+      if (key !== undefined && isReserved(key)) {
+        throw invalidInput('startRun idempotencyKey', 'must not start with U+0001 (Cairn keeps those keys for singleton, debounce and batch runs)', key);
+      }
+      const startGate = checkStartGate('startRun', startOptions, false);
       // An unknown workflow or version is refused before anything is read.
       const provisional = registry.forStart(name, version);
       // No input (`undefined`) is stored, and handed to the workflow, as `null`: JSON has no `undefined`.
@@ -430,29 +439,33 @@ export function createEngine(given: EngineOptions): Engine {
       else json ??= checkPayload(given, what);
       // The keys are computed again at every claim: a key function that refuses this input fails the start instead.
       flowKeys(def, json);
+      // startRun's own singleton, debounce or batch replaces the workflow's default one.
+      const gate = startGate ?? startGateOf(def.options);
+      if (gate !== undefined && key !== undefined) {
+        // The line of starts is kept in the run's idempotency key: a run cannot hold two.
+        throw invalidInput('startRun idempotencyKey', `cannot be combined with ${Object.keys(gate)[0]}`, key);
+      }
       const now = clock.now();
       const requested = startOptions.deadline === undefined ? def.options.deadline : startOptions.deadline;
       const deadline =
         requested === undefined
           ? undefined
           : resolveDeadline(requested, now, startOptions.deadline === undefined ? `workflow ${JSON.stringify(def.name)} deadline` : 'startRun deadline');
-      const { run, created } = await rt.store.runs.create(
-        {
-          id: uuidv7(now),
-          workflow: def.name,
-          version: def.version,
-          input: json,
-          ...(key === undefined ? {} : { idempotencyKey: key }),
-          // Never due later than its deadline, so recovery fails it then even if no worker started it.
-          // Due at once when the store is the queue: the workers of other processes take it from there.
-          wakeAt: earliest(mode === 'queued' && storeDispatch() ? now : now + timings.startGraceMs, deadline) as number,
-          ...(deadline === undefined ? {} : { deadline }),
-          ...(traceContext === undefined ? {} : { traceContext }),
-          ...(priority === undefined || priority === 0 ? {} : { priority }),
-          ...(tags === undefined || Object.keys(tags).length === 0 ? {} : { tags }),
-        },
-        now,
-      );
+      const newRun = {
+        id: uuidv7(now),
+        workflow: def.name,
+        version: def.version,
+        input: json,
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+        // Never due later than its deadline, so recovery fails it then even if no worker started it.
+        // Due at once when the store is the queue: the workers of other processes take it from there.
+        wakeAt: earliest(mode === 'queued' && storeDispatch() ? now : now + timings.startGraceMs, deadline) as number,
+        ...(deadline === undefined ? {} : { deadline }),
+        ...(traceContext === undefined ? {} : { traceContext }),
+        ...(priority === undefined || priority === 0 ? {} : { priority }),
+        ...(tags === undefined || Object.keys(tags).length === 0 ? {} : { tags }),
+      };
+      const { run, created } = gate === undefined ? await rt.store.runs.create(newRun, now) : await startGated(rt, newRun, gate, now);
       if (created) {
         if (rt.lifecycle.runs) rt.lifecycle.run({ ...rt.lifecycle.base(run), type: 'run.created', createdAt: run.createdAt }, { input: run.input });
         if (mode === 'inline') {

@@ -9,6 +9,8 @@ import { earliest } from './run-deadline.js';
 import { mayPauseAtFirstClaim, pausedAtFirstClaim } from './pause-runs.js';
 import { preWakeParent, wakeParent } from './wake-parent.js';
 import { enterFlow, type RunSlot } from './run-slot.js';
+import { singletonTurn, wakeSingletonSuccessor } from './singleton.js';
+import { windowTurn } from './start-windows.js';
 import { lifecycleError } from '../observe/lifecycle.js';
 import { checkTraceContext } from '../observe/check-trace-context.js';
 import type { RunLifecycleEvent } from '../observe/lifecycle-events.js';
@@ -171,6 +173,19 @@ async function executeOnce(rt: EngineRuntime, runId: string, slot: ExecutingSlot
     // A kept execution knows the history: nothing of it is read again.
     const steps = kept === undefined ? await store.steps.load(runId) : undefined;
     const recorded = kept === undefined ? (steps as StepRecord[]).length : kept.calls;
+    // A singleton run starts (or ends) only after the run ahead of it in its key's line has ended.
+    const turn = await singletonTurn(rt, run, recorded);
+    if (turn.wait) {
+      kept?.discard();
+      await waitForSlot(rt, run, turn.wakeAt);
+      return false;
+    }
+    // A debounce or batch run starts once its window closed, with the input its window decided.
+    const window = kept === undefined ? await windowTurn(rt, run) : undefined;
+    if (window?.wait === true) {
+      await waitForSlot(rt, run, window.wakeAt);
+      return false;
+    }
     // A limited workflow's run executes only with its slots; without them it waits, lease given back.
     const flow = await enterFlow(rt, run, def, recorded);
     if (flow.kind === 'wait') {
@@ -183,7 +198,7 @@ async function executeOnce(rt: EngineRuntime, runId: string, slot: ExecutingSlot
       // The first claim of a run has fence 1; every later one (after a suspension, or taking over
       // from a lost worker) a higher one. A limited run may have been claimed and sent back to wait
       // for its slot before: it starts when it first executes with nothing recorded.
-      const first = run.fence === 1 || ((flow.kind === 'fail' || flow.limited) && recorded === 0);
+      const first = run.fence === 1 || ((flow.kind === 'fail' || flow.limited || run.idempotencyKey?.startsWith('\u0001') === true) && recorded === 0);
       const base = rt.lifecycle.base(run);
       const message: RunLifecycleEvent & { executionTraceContext?: Record<string, string> } = first
         ? { ...base, type: 'run.started', fence: run.fence, createdAt: run.createdAt, queueWaitMs: base.at - run.createdAt }
@@ -206,7 +221,8 @@ async function executeOnce(rt: EngineRuntime, runId: string, slot: ExecutingSlot
       const heldUntil = run.lease?.expiresAt ?? claimedAt + rt.timings.leaseMs;
       return record(rt, run, { kind: 'suspended', wakeAt: clock.now(), reasons: ['budget'] }, claimedAt, flow.slot, heldUntil, undefined, push);
     }
-    const execution = kept ?? new Execution(rt, run, steps as StepRecord[], def);
+    const execution =
+      kept ?? new Execution(rt, window === undefined || window.input === run.input ? run : { ...run, input: window.input }, steps as StepRecord[], def);
     const renewal = keepLease(rt, run, execution, flow.slot);
     const deadline = watchDeadline(rt, run, execution);
     const budget = push === undefined ? undefined : watchBudget(rt, execution, push.yieldAt);
@@ -332,6 +348,7 @@ async function record(
       return false;
     }
     rt.notifyFinished(after);
+    if (after.idempotencyKey !== undefined) await wakeSingletonSuccessor(rt, after);
     // The parent waits for this outcome without a timer of its own (the pre-wake above bounds a lost wake-up): wake it now.
     await wakeParent(rt, after.parent);
     return false;

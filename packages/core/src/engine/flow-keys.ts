@@ -30,7 +30,16 @@ export function flowKeys(def: AnyWorkflowDefinition, input: Json): RunFlowKeys {
 function slotKey(kind: string, workflow: string, option: string, keyOf: ((input: any) => string) | undefined, input: Json): string {
   const prefix = `${kind}:${workflow.length}:${workflow}`;
   if (keyOf === undefined) return prefix;
-  const what = `Workflow ${JSON.stringify(workflow)} ${option} key`;
+  return `${prefix}:${keyOfInput(`Workflow ${JSON.stringify(workflow)} ${option} key`, keyOf, input, MAX_SLOT_KEY - prefix.length - 1)}`;
+}
+
+/**
+ * Calls a workflow's key function (`what` names it) on a run's input and checks what it returns:
+ * `INVALID_INPUT` when it throws or returns anything but a non-empty, well-formed string without
+ * NUL of at most `maxLength` characters.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the workflow's own key function, typed for its input, which reaches it as the stored JSON
+export function keyOfInput(what: string, keyOf: (input: any) => unknown, input: Json, maxLength: number): string {
   let key: unknown;
   try {
     key = keyOf(input);
@@ -40,5 +49,5 @@ function slotKey(kind: string, workflow: string, option: string, keyOf: ((input:
       data: { argument: what },
     });
   }
-  return `${prefix}:${checkIdentifier(what, key, MAX_SLOT_KEY - prefix.length - 1)}`;
+  return checkIdentifier(what, key, maxLength);
 }

@@ -3,6 +3,7 @@ import type { RetryRecord, RunRecord } from '../model/run.js';
 import type { StepRecord } from '../model/step.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { checkIdentifier, checkOptions, checkRunId } from './check-input.js';
+import { isSingletonRun } from './singleton.js';
 
 /** Options of `Engine.retryRun`. */
 export interface RetryRunOptions {
@@ -39,6 +40,12 @@ async function plan(rt: EngineRuntime, run: RunRecord, into: Reopening[], seen: 
   if (run.status !== 'failed' && run.status !== 'cancelled') {
     throw new CairnError('RUN_CONFLICT', `Run ${run.id} is ${run.status}: only a failed or cancelled run can be retried`, {
       data: { runId: run.id, status: run.status },
+    });
+  }
+  if (isSingletonRun(run)) {
+    // Its successors may have started since it ended: reopened, it would run beside them.
+    throw new CairnError('RUN_CONFLICT', `Run ${run.id} is a singleton run: it cannot be retried (start a new one, which takes its place in line)`, {
+      data: { runId: run.id, status: run.status, reason: 'singleton' },
     });
   }
   seen.add(run.id);

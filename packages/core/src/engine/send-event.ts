@@ -1,7 +1,8 @@
 import { CairnError } from '../errors/cairn-error.js';
 import type { EventDelivery } from '../model/event.js';
 import type { Json } from '../model/json.js';
-import { checkIdentifier, checkOptions, checkRunId, IDENTIFIER_LIMITS } from './check-input.js';
+import { checkIdentifier, checkOptions, checkRunId, IDENTIFIER_LIMITS, invalidInput } from './check-input.js';
+import { isReserved } from './start-chain.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { checkEventName, eventNameOf, isEventDefinition } from './event-definition.js';
 import { isStandardSchema, validatePayload } from '../validation/validate-payload.js';
@@ -36,6 +37,11 @@ export async function sendEvent(
   const options = checkOptions('sendEvent options', rawOptions, ['idempotencyKey']) as SendEventOptions;
   const idempotencyKey =
     options.idempotencyKey === undefined ? undefined : checkIdentifier('sendEvent idempotencyKey', options.idempotencyKey, IDENTIFIER_LIMITS.idempotencyKey);
+  // Debounce and batch runs collect their inputs as events under names and keys of their own.
+  if (isReserved(name)) throw invalidInput('sendEvent event name', 'must not start with U+0001 (Cairn keeps those names for debounce and batch runs)', name);
+  if (idempotencyKey !== undefined && isReserved(idempotencyKey)) {
+    throw invalidInput('sendEvent idempotencyKey', 'must not start with U+0001 (Cairn keeps those keys for debounce and batch runs)', idempotencyKey);
+  }
   let value: unknown = payload === undefined ? null : payload;
   const schema = isEventDefinition(rawEvent) ? rawEvent.schema : undefined;
   if (isStandardSchema(schema)) {

@@ -3,6 +3,7 @@
 import type { StandardSchemaV1 } from '../validation/standard-schema.js';
 import type { Duration } from './duration.js';
 import type { ConcurrencyLimit, RateLimit } from './flow-options.js';
+import type { BatchOption, DebounceOption, SingletonOption } from './start-options.js';
 
 /** Options of `defineWorkflow`. */
 // biome-ignore lint/suspicious/noExplicitAny: options written apart from a definition (no input type to name) must accept any key function, as `unknown` would refuse `(input: { tenant: string }) => ...`
@@ -29,6 +30,24 @@ export interface WorkflowOptions<I = any> {
    * (never dropped). Needs a store with `slots`. See docs/flow-control.md.
    */
   rateLimit?: RateLimit<I>;
+  /**
+   * The default `singleton` of this workflow's starts (`startRun`'s own overrides it): at most one
+   * run of a key has started and not ended at a time. The key may be a deterministic function of
+   * the input. Needs a store with `slots`. See docs/semantics.md, "Starting runs".
+   */
+  singleton?: SingletonOption<I>;
+  /**
+   * The default `debounce` of this workflow's starts (`startRun`'s own singleton, debounce or
+   * batch overrides it): starts of one key within `period` of each other make one run, which
+   * starts `period` after the last with its input. See docs/semantics.md, "Starting runs".
+   */
+  debounce?: DebounceOption<I>;
+  /**
+   * The default `batch` of this workflow's starts (overridden as `debounce`): starts of one key are
+   * collected into one run whose input is the list of their inputs. The handler then receives an
+   * array. See docs/semantics.md, "Starting runs".
+   */
+  batch?: BatchOption<I>;
   /**
    * A Standard Schema (zod, valibot, ArkType, ...) for the input: `startRun` validates the input
    * with it before anything is written (`INVALID_INPUT` with the schema's issues in `data.issues`),

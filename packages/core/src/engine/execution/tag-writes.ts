@@ -1,4 +1,4 @@
-// `ctx.setTags`: writes to the run's tags (docs/operating.md, Finding runs; decision 65). Not
+// `ctx.setTags`: writes to the run's tags (docs/operating.md, Finding runs; decision 68). Not
 // recorded as steps: a tag write is positional (the k-th `setTags` of the run is tag write k, as the
 // k-th emit of a stream is chunk k), so a replay that makes the call again finds its place taken
 // and writes nothing — it can neither rewrite a tag a later write changed nor reorder the writes.
