@@ -1,5 +1,6 @@
-// The runs table: filters (kept in the address bar), cursor paging, live refresh.
-import { api, badge, fill, formatTime, h, poll, runLink, shownStatus, showError } from './dom.js';
+// The runs table: filters (kept in the address bar), cursor paging, live refresh, and runs
+// selected to act on together (one bulk operation, behind a confirmation dialog).
+import { api, badge, confirmDialog, fill, formatTime, h, poll, runLink, shownStatus, showError } from './dom.js';
 
 const REFRESH_MS = 2000;
 const $ = (id) => document.getElementById(id);
@@ -11,6 +12,9 @@ const statusBoxes = [...form.querySelectorAll('input[name=status]')];
 let cursors = [];
 let cursor;
 let nextCursor;
+// Run ids selected for a bulk action: kept across live refreshes and pages until acted on.
+const selected = new Set();
+let shownIds = [];
 
 /** epoch ms → the value of a datetime-local input (browser time zone), and back. */
 const toLocalInput = (ms) => {
@@ -63,10 +67,29 @@ function shortRunLink(id) {
   return link;
 }
 
+function showSelection() {
+  $('bulk-bar').hidden = selected.size === 0;
+  $('selected-count').textContent = `${selected.size} selected`;
+  const all = $('select-all');
+  all.checked = shownIds.length > 0 && shownIds.every((id) => selected.has(id));
+}
+
+function selectBox(run) {
+  const box = h('input', { type: 'checkbox', class: 'select', 'data-run-id': run.id, 'aria-label': `Select run ${run.id}` });
+  box.checked = selected.has(run.id);
+  box.addEventListener('change', () => {
+    if (box.checked) selected.add(run.id);
+    else selected.delete(run.id);
+    showSelection();
+  });
+  return box;
+}
+
 function row(run) {
   return h(
     'tr',
     { 'data-run-id': run.id, 'data-status': run.status },
+    h('td', {}, selectBox(run)),
     h('td', {}, badge(shownStatus(run)), run.cancelRequested && run.status !== 'cancelled' ? h('span', { class: 'hint' }, ' cancelling') : null),
     h('td', { class: 'workflow' }, run.workflow, h('span', { class: 'version' }, ` v${run.version}`)),
     h('td', { class: 'nowrap' }, runLink(run.id)),
@@ -84,6 +107,8 @@ async function load() {
   try {
     const page = await api(`/api/runs?${params}`);
     fill($('rows'), page.runs.map(row));
+    shownIds = page.runs.map((run) => run.id);
+    showSelection();
     $('empty').hidden = page.runs.length > 0;
     nextCursor = page.nextCursor;
     $('older').disabled = !nextCursor;
@@ -120,6 +145,54 @@ $('newer').addEventListener('click', () => {
   cursor = cursors.pop();
   void load();
 });
+
+$('select-all').addEventListener('change', () => {
+  for (const id of shownIds) {
+    if ($('select-all').checked) selected.add(id);
+    else selected.delete(id);
+  }
+  for (const box of document.querySelectorAll('#rows input.select')) box.checked = selected.has(box.dataset.runId);
+  showSelection();
+});
+$('unselect').addEventListener('click', () => {
+  selected.clear();
+  for (const box of document.querySelectorAll('#rows input.select')) box.checked = false;
+  showSelection();
+});
+
+const BULK_WORDS = {
+  cancel: 'Cancellation is requested for each selected run that has not ended.',
+  retry: 'Each selected failed or cancelled run is retried from where it ended.',
+  pause: 'Each selected run that has not ended is paused.',
+  resume: 'Each selected paused run is resumed.',
+  delete: 'Each selected run that has ended is deleted with everything it recorded.',
+};
+
+async function bulk(action) {
+  const runIds = [...selected];
+  const values = await confirmDialog({
+    title: `${action[0].toUpperCase()}${action.slice(1)} ${runIds.length} run(s)?`,
+    message: `${BULK_WORDS[action]} Runs the action does not apply to are skipped.`,
+    confirmLabel: `${action[0].toUpperCase()}${action.slice(1)} ${runIds.length} run(s)`,
+    danger: action === 'cancel' || action === 'delete',
+    fields: action === 'cancel' || action === 'retry' ? [{ name: 'reason', label: 'Reason (optional)' }] : [],
+  });
+  if (values === undefined) return;
+  try {
+    const result = await api('/api/bulk', { method: 'POST', body: { action, runIds, ...values } });
+    const { done, skipped, failed } = result.counts;
+    const failures = result.outcomes.filter((o) => o.outcome === 'failed').map((o) => `${o.runId}: ${o.code}`);
+    const notice = $('bulk-result');
+    notice.hidden = false;
+    notice.textContent = `${action}: ${done} done, ${skipped} skipped, ${failed} failed${failures.length > 0 ? ` (${failures.join('; ')})` : ''}.`;
+    selected.clear();
+    showError($('error'), '');
+    await load();
+  } catch (error) {
+    showError($('error'), `${action} failed: ${error.message}`);
+  }
+}
+for (const button of document.querySelectorAll('[data-bulk]')) button.addEventListener('click', () => void bulk(button.dataset.bulk));
 
 readAddress();
 void poll(load, REFRESH_MS, () => $('live').checked);

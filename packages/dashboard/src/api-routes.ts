@@ -3,6 +3,7 @@ import { CairnError, type Engine, type Json } from '@cairn/core';
 import { approve, GraphError } from '@cairn/graph';
 import { parseRunFilters } from './run-filters.js';
 import { runView } from './run-view.js';
+import { answerBulk } from './bulk-route.js';
 
 /** An API answer: a status and a JSON body. */
 export interface ApiAnswer {
@@ -28,6 +29,9 @@ const STATUS_OF_CODE: Partial<Record<string, number>> = {
   STREAM_NOT_FOUND: 404,
   STREAM_RANGE: 400,
   STREAM_UNSUPPORTED: 501,
+  BULK_UNSUPPORTED: 501,
+  TAGS_UNSUPPORTED: 501,
+  BULK_NOT_FOUND: 404,
 };
 
 async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
@@ -117,7 +121,8 @@ export function errorAnswer(error: unknown): ApiAnswer {
  * - `GET /api/runs/:id/streams`: the run's streams (`{ streams }`: name, length, closed);
  * - `POST /api/runs/:id/cancel|pause|resume|retry|fork`: the actions (`{ reason? }`, `{ fromStep }`;
  *   pause and resume answer `{ ok, changed }`);
- * - `POST /api/runs/:id/approve`: answers an approval gate of a graph run (`{ node, by, decision, payload? }`).
+ * - `POST /api/runs/:id/approve`: answers an approval gate of a graph run (`{ node, by, decision, payload? }`);
+ * - `POST /api/bulk`: one bulk operation over selected runs or a filter (`{ action, runIds?, filter?, reason?, dryRun? }`).
  * Answers `undefined` for a path it does not know.
  */
 export async function answerApi(engine: Engine, request: IncomingMessage, url: URL): Promise<ApiAnswer | undefined> {
@@ -126,6 +131,7 @@ export async function answerApi(engine: Engine, request: IncomingMessage, url: U
     if (request.method === 'POST' && APPROVE_PATH.test(path)) {
       return await answerGate(engine, decodeRunId((APPROVE_PATH.exec(path) as RegExpExecArray)[1] as string), await readJsonBody(request));
     }
+    if (request.method === 'POST' && path === '/api/bulk') return await answerBulk(engine, await readJsonBody(request));
     if (request.method === 'POST') {
       const m = ACTION_PATH.exec(path);
       if (!m) return undefined;

@@ -157,6 +157,32 @@ export const bulkOperationsGroup: CaseGroup = caseGroup('engine.bulk', 'engine: 
     { requires: ['bulk', 'tags'] },
   ),
 
+  conformanceCase(
+    'runIds names the runs (a selection): only those are read and acted on, and only where every other field matches too',
+    async (env) => {
+      const w = await world(env);
+      const named = [await started(w, 'bulk-order', {}, 'v2'), await started(w, 'bulk-order', {}, 'v2'), await started(w, 'bulk-order', {}, 'v2')];
+      const notNamed = await started(w, 'bulk-order', {}, 'v2');
+      const namedOtherWorkflow = await started(w, 'bulk-other', {});
+      const before = await snapshot(w, [notNamed, namedOtherWorkflow]);
+      const result = await w.engine.bulk({
+        filter: { workflow: 'bulk-order', runIds: [...named, namedOtherWorkflow, '00000000-0000-7000-8000-000000000000'] },
+        action: 'cancel',
+        pageSize: 2,
+      });
+      assert.deepEqual(result.counts, { matched: 3, done: 3, skipped: 0, failed: 0 });
+      assert.deepEqual(
+        result.outcomes.map((o) => o.runId),
+        named,
+        'in the order given',
+      );
+      for (const id of named) assert.equal((await w.runToEnd(id)).status, 'cancelled');
+      await w.settle();
+      assertUntouched(before, await snapshot(w, [notNamed, namedOtherWorkflow]), 'decoy');
+    },
+    { requires: ['bulk'] },
+  ),
+
   conformanceCase('a dry run counts the matched runs and those the action applies to, and writes nothing (on any store)', async (env) => {
     const w = await world(env);
     const waiting = [await started(w, 'bulk-other', {}), await started(w, 'bulk-other', {})];
@@ -294,6 +320,8 @@ export const bulkOperationsGroup: CaseGroup = caseGroup('engine.bulk', 'engine: 
       { filter: {}, action: 'cancel', onProgress: 'print' },
       { filter: {}, action: 'cancel', reason: 'nul\u0000inside' },
       { filter: { tags: {} }, action: 'cancel' },
+      { filter: { runIds: [] }, action: 'cancel' },
+      { filter: { runIds: 'abc' }, action: 'cancel' },
       { filter: { tags: { customer: 42 } }, action: 'cancel' },
     ];
     await w.settle();

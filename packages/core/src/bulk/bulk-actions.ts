@@ -27,12 +27,17 @@ export function bulkListQuery(filter: BulkFilter): RunQuery {
 }
 
 /**
- * Whether a listed run matches the fields the listing does not filter on (version, error code),
- * and, checked again on what the store returned, its tags.
+ * Whether a run matches every field of the filter. The listing already filtered on workflow,
+ * status, tags and the time range; they are checked again on what the store returned (and are the
+ * only check for runs named by `runIds`), with version and error code, which no index serves.
  */
 export function matchesBulkFilter(filter: BulkFilter, run: RunSummary): boolean {
-  if (filter.tags !== undefined && !hasTags(run, filter.tags)) return false;
+  if (filter.workflow !== undefined && run.workflow !== filter.workflow) return false;
   if (filter.version !== undefined && run.version !== filter.version) return false;
+  if (filter.status !== undefined && !filter.status.includes(run.status)) return false;
+  if (filter.createdAfter !== undefined && run.createdAt < filter.createdAfter) return false;
+  if (filter.createdBefore !== undefined && run.createdAt >= filter.createdBefore) return false;
+  if (filter.tags !== undefined && !hasTags(run, filter.tags)) return false;
   if (filter.errorCode !== undefined && run.error?.code !== filter.errorCode) return false;
   return true;
 }

@@ -2,7 +2,7 @@ import type { BulkAction, BulkCounts, BulkFilter, BulkOperationRecord } from '..
 import { BULK_ACTIONS } from '../model/bulk.js';
 import type { RunStatus } from '../model/run.js';
 import { checkTags } from '../engine/check-tags.js';
-import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, invalidInput } from '../engine/check-input.js';
+import { IDENTIFIER_LIMITS, checkIdentifier, checkRunId, checkOptionalBoolean, checkOptions, invalidInput } from '../engine/check-input.js';
 
 /** What a bulk action did to one run. */
 export interface BulkRunOutcome {
@@ -83,7 +83,7 @@ function time(what: string, value: unknown): number | undefined {
 /** Checks a bulk filter and returns a copy with only its known, checked fields. Throws `INVALID_INPUT`. */
 export function checkBulkFilter(value: unknown): BulkFilter {
   if (value === undefined) throw invalidInput('bulk filter', 'is required (an empty object {} matches every run)', value);
-  const raw = checkOptions('bulk filter', value, ['workflow', 'version', 'status', 'tags', 'createdAfter', 'createdBefore', 'errorCode']);
+  const raw = checkOptions('bulk filter', value, ['workflow', 'version', 'status', 'tags', 'createdAfter', 'createdBefore', 'errorCode', 'runIds']);
   const filter: BulkFilter = {};
   if (raw.workflow !== undefined) filter.workflow = checkIdentifier('bulk filter.workflow', raw.workflow, IDENTIFIER_LIMITS.workflowName);
   if (raw.version !== undefined) filter.version = checkIdentifier('bulk filter.version', raw.version, IDENTIFIER_LIMITS.version);
@@ -104,6 +104,11 @@ export function checkBulkFilter(value: unknown): BulkFilter {
   const before = time('bulk filter.createdBefore', raw.createdBefore);
   if (before !== undefined) filter.createdBefore = before;
   if (raw.errorCode !== undefined) filter.errorCode = checkIdentifier('bulk filter.errorCode', raw.errorCode, MAX_ERROR_CODE);
+  if (raw.runIds !== undefined) {
+    if (!Array.isArray(raw.runIds) || raw.runIds.length === 0 || raw.runIds.length > 1000)
+      throw invalidInput('bulk filter.runIds', 'must be an array of 1 to 1000 run ids', raw.runIds);
+    filter.runIds = [...new Set(raw.runIds.map((id) => checkRunId('bulk filter.runIds', id)))];
+  }
   return filter;
 }
 

@@ -3,6 +3,7 @@ import { CairnError } from '../errors/cairn-error.js';
 import { MAX_BULK_FAILURES, type BulkCounts, type BulkOperationRecord } from '../model/bulk.js';
 import type { RunPage, RunSummary } from '../model/run.js';
 import type { BulkStore } from '../store/workflow-store.js';
+import { toRunSummary } from '../store/run-summary.js';
 import { checkOptions, checkRunId, invalidInput } from '../engine/check-input.js';
 import type { EngineRuntime } from '../engine/engine-runtime.js';
 import { uuidv7 } from '../engine/uuid.js';
@@ -34,6 +35,14 @@ function bulkOf(parts: BulkParts): BulkStore {
 const zero = (): BulkCounts => ({ matched: 0, done: 0, skipped: 0, failed: 0 });
 
 async function listPage(parts: BulkParts, operation: Pick<BulkOperationRecord, 'filter' | 'cursor'>, limit: number): Promise<RunPage> {
+  const { runIds } = operation.filter;
+  if (runIds !== undefined) {
+    // Named runs: the cursor is the position in the list; a run deleted meanwhile is not there.
+    const from = operation.cursor === undefined ? 0 : Number(operation.cursor);
+    const records = await Promise.all(runIds.slice(from, from + limit).map((id) => parts.rt.store.runs.get(id)));
+    const runs = records.filter((run) => run !== undefined).map(toRunSummary);
+    return from + limit < runIds.length ? { runs, nextCursor: String(from + limit) } : { runs };
+  }
   const query = { ...bulkListQuery(operation.filter), limit };
   return parts.rt.store.runs.list(operation.cursor === undefined ? query : { ...query, cursor: operation.cursor });
 }

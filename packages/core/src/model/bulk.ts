@@ -30,6 +30,11 @@ export interface BulkFilter {
   createdBefore?: number;
   /** Only runs carrying every one of these tags with exactly these values (`listRuns({ tags })`). */
   tags?: RunTags;
+  /**
+   * Only these runs (1 to 1000 ids, as a dashboard selection gives them): read one by one instead
+   * of listed, in the order given; every other field must match too.
+   */
+  runIds?: string[];
   /** The code of the run's error (`RunRecord.error.code`), exactly; a run without an error never matches. */
   errorCode?: string;
 }

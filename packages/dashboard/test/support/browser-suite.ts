@@ -247,6 +247,55 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await untilStatus(engine, run.id, 'cancelled');
     });
 
+    test('selecting runs in the table and acting on them: one bulk operation, only the selected runs change', async () => {
+      const { engine } = scenario;
+      const mine: string[] = [];
+      for (let i = 0; i < 3; i += 1) mine.push((await engine.startRun('nightly-report', { bulk: i })).id);
+      for (const id of mine) await untilStatus(engine, id, 'waiting');
+      await open('/');
+      await filter(page, async (p) => {
+        await p.fill('#f-workflow', 'nightly-report');
+        await p.check('input[name=status][value=waiting]');
+      });
+      await expectRows(page, [scenario.runs.sleeping, ...mine]);
+      assert.equal(await page.locator('#bulk-bar').isHidden(), true, 'no action bar before a selection');
+      await page.check('#select-all');
+      assert.equal(await page.locator('#rows input.select:checked').count(), 4, 'select all checks every row of the page');
+      assert.equal(await page.locator('#selected-count').textContent(), '4 selected');
+      await page.click('#unselect');
+      assert.equal(await page.locator('#rows input.select:checked').count(), 0);
+      assert.equal(await page.locator('#bulk-bar').isHidden(), true);
+
+      const chosen = [mine[0] as string, mine[2] as string];
+      for (const id of chosen) await page.check(`#rows input.select[data-run-id="${id}"]`);
+      assert.equal(await page.locator('#selected-count').textContent(), '2 selected');
+      await page.click('[data-bulk=cancel]');
+      await page.locator('dialog[open]').waitFor();
+      assert.match((await page.locator('dialog[open] h3').textContent()) ?? '', /Cancel 2 run\(s\)\?/);
+      await page.click('dialog[open] [data-dismiss]');
+      await page.locator('dialog').waitFor({ state: 'detached' });
+      assert.equal((await engine.getRun(chosen[0] as string))?.cancelRequested, false, 'Back changes nothing');
+
+      await page.click('[data-bulk=cancel]');
+      await page.fill('dialog[open] input[name=reason]', 'report retired');
+      await page.click('dialog[open] [data-confirm]');
+      await until(async () => (await page.locator('#bulk-result').textContent()) === 'cancel: 2 done, 0 skipped, 0 failed.', 'the bulk result', 10_000);
+      for (const id of chosen) {
+        await untilStatus(engine, id, 'cancelled');
+        assert.equal((await engine.getRun(id))?.cancelReason, 'report retired');
+      }
+      for (const id of [mine[1] as string, scenario.runs.sleeping]) {
+        const run = await engine.getRun(id);
+        assert.deepEqual([run?.status, run?.cancelRequested], ['waiting', false], `run ${id} was not selected`);
+      }
+      const [operation] = await engine.listBulk({ limit: 1 });
+      assert.deepEqual([operation?.action, operation?.filter.runIds, operation?.counts.done], ['cancel', chosen, 2], 'one bulk operation, stored');
+      assert.equal(await page.locator('#bulk-bar').isHidden(), true, 'the selection is cleared after acting');
+      if (options.screenshots) await page.screenshot({ path: join(shots, 'bulk.png') });
+      await engine.cancel(mine[1] as string);
+      await untilStatus(engine, mine[1] as string, 'cancelled');
+    });
+
     test('retrying a failed run goes through a confirmation and completes it, keeping its succeeded steps', async () => {
       const { engine, runs, control } = scenario;
       await runPage(runs.failed);
