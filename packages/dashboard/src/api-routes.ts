@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { CairnError, type Engine, type Json } from '@cairn/core';
 import { approve, GraphError } from '@cairn/graph';
 import { parseRunFilters } from './run-filters.js';
+import { overview } from './overview.js';
 import { runView } from './run-view.js';
 import { answerBulk } from './bulk-route.js';
 
@@ -116,6 +117,8 @@ export function errorAnswer(error: unknown): ApiAnswer {
 
 /**
  * The JSON API the pages use:
+ * - `GET /api/overview`: the home page's figures (`Overview`: the last day per workflow, failures by
+ *   code, the backlog), from `listRuns` alone;
  * - `GET /api/runs?filters`: a page of `listRuns` (`{ runs, nextCursor? }`: summaries, no payloads);
  * - `GET /api/runs/:id`: the run page (`RunView`), 404 when there is no such run;
  * - `GET /api/runs/:id/streams`: the run's streams (`{ streams }`: name, length, closed);
@@ -138,6 +141,7 @@ export async function answerApi(engine: Engine, request: IncomingMessage, url: U
       const body = await readJsonBody(request);
       return await act(engine, decodeRunId(m[1] as string), m[2] as string, body);
     }
+    if (path === '/api/overview') return { status: 200, body: await overview(engine) };
     if (path === '/api/runs') {
       const page = await engine.listRuns(parseRunFilters(url.searchParams));
       return { status: 200, body: page };
