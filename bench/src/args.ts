@@ -21,6 +21,7 @@ export const SCENARIO_NAMES = [
   'check',
   'codec',
   'streams',
+  'requests',
 ] as const;
 
 /** A scenario name (`--scenarios`). */

@@ -1,6 +1,7 @@
 import type { CheckScenarioOptions } from './scenarios/check.js';
 import type { CodecOptions } from './scenarios/codec.js';
 import type { StreamLatencyOptions } from './scenarios/stream-latency.js';
+import type { RequestLatencyOptions } from './scenarios/request-latency.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
 import type { FloorOptions } from './scenarios/pg-floor.js';
 import type { PushedResultsOptions } from './scenarios/pushed-results.js';
@@ -34,6 +35,8 @@ export interface BenchConfig {
   codec: CodecOptions;
   /** Stream reader latency: `chunks` chunks (after `warmup`), each after a 0..maxWorkMs step. */
   streams: StreamLatencyOptions;
+  /** Request latency to a suspended run: `requests` requests one by one (after `warmup`). */
+  requests: RequestLatencyOptions;
 }
 
 export const FULL: BenchConfig = {
@@ -59,6 +62,7 @@ export const FULL: BenchConfig = {
   check: { runs: 10_000, steps: 50, reps: 3, engineRuns: 2_000, replays: 2_000 },
   codec: { steps: 100, runs: 5, warmupRuns: 100, reps: 20 },
   streams: { chunks: 200, warmup: 5, maxWorkMs: 20 },
+  requests: { requests: 100, warmup: 5 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -80,4 +84,5 @@ export const SMOKE: BenchConfig = {
   check: { runs: 20, steps: 5, reps: 1, engineRuns: 20, replays: 5 },
   codec: { steps: 5, runs: 1, warmupRuns: 1, reps: 2 },
   streams: { chunks: 3, warmup: 1, maxWorkMs: 2 },
+  requests: { requests: 3, warmup: 1 },
 };

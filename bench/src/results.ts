@@ -17,6 +17,7 @@ import type { CpuResult } from './scenarios/cpu-per-step.js';
 import type { FlowResult } from './scenarios/flow.js';
 import type { CheckResult } from './scenarios/check.js';
 import type { StreamLatencyResult } from './scenarios/stream-latency.js';
+import type { RequestLatencyResult } from './scenarios/request-latency.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -47,6 +48,8 @@ export interface BackendReport {
   codec?: CodecResult;
   /** A stream chunk's latency to a reader on another connection (`--scenarios=streams`). */
   streams?: StreamLatencyResult;
+  /** A request's round trip to a suspended run from a caller on another connection (`--scenarios=requests`). */
+  requests?: RequestLatencyResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];

@@ -3,6 +3,7 @@ import type { PushedResultsResult } from '../scenarios/pushed-results.js';
 import { fmt, ms, table, us } from './format.js';
 import { codecSection } from './codec-section.js';
 import { streamsSection } from './streams-section.js';
+import { requestsSection } from './requests-section.js';
 import { cpuTarget } from './targets.js';
 
 /** The whole report as Markdown: machine, one table per question, targets, notes. */
@@ -103,6 +104,7 @@ export function renderMarkdown(r: BenchResults): string {
 
   out.push(...codecSection(r.backends));
   out.push(...streamsSection(r.backends));
+  out.push(...requestsSection(r.backends));
 
   const withFlow = r.backends.filter((b) => b.flow);
   if (withFlow.length > 0) {

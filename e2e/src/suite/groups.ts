@@ -44,6 +44,7 @@ import { retriesGroup } from './engine/retries.js';
 import { sleepsGroup } from './engine/sleeps.js';
 import { stateEngineGroup } from './engine/state.js';
 import { streamsEngineGroup } from './engine/streams.js';
+import { requestsGroup } from './engine/requests.js';
 import { timelineGroup } from './engine/timeline.js';
 import { versionsEngineGroup } from './engine/versions.js';
 import { patchesGroup } from './engine/patches.js';
@@ -109,6 +110,7 @@ export const engineGroups: readonly CaseGroup[] = [
   patchesGroup,
   stateEngineGroup,
   streamsEngineGroup,
+  requestsGroup,
   timelineGroup,
   recoveryGroup,
   doctorGroup,

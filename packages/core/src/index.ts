@@ -98,6 +98,7 @@ export type { BatchOption, DebounceOption, SingletonOption } from './engine/star
 export type {
   WorkflowContext,
   WorkflowStream,
+  ReceivedRequest,
   StepContext,
   StepOptions,
   WaitForEventOptions,
@@ -124,6 +125,12 @@ export type { SlotGrant, SlotRequest, SlotSnapshot, SlotWait } from './model/slo
 export { checkEventName, defineEvent } from './engine/event-definition.js';
 export type { DefineEventOptions, EventDefinition, EventSchema } from './engine/event-definition.js';
 export type { SendEventOptions } from './engine/send-event.js';
+export { checkRequestName, defineRequest, MAX_REQUEST_NAME } from './engine/request-definition.js';
+export type { DefineRequestOptions, RequestDefinition } from './engine/request-definition.js';
+export { REQUEST_WAIT } from './engine/send-request.js';
+export type { QueryAnswer } from './engine/query-run.js';
+export { MAX_QUERY_NAME } from './engine/reserved-streams.js';
+export type { RequestOptions } from './engine/send-request.js';
 export { CONTINUED_AS, continuedAs } from './engine/continued-as.js';
 export { MAX_SELECT_ALTERNATIVES } from './engine/select-alternatives.js';
 export type { SelectAlternative, SelectResult, SelectOutcome, SelectChildValue } from './engine/select-alternatives.js';

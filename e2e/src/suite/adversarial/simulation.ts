@@ -30,7 +30,11 @@ import {
   stateValue,
   stepValue,
   streamChunk,
+  requestPayload,
+  requestReply,
+  requestsPerName,
   withEmits,
+  withRequests,
   type SimNode,
   type SimProgram,
   type Truth,
@@ -145,6 +149,12 @@ function simWorkflow(name: string, tracker: Tracker): WorkflowDefinition<SimInpu
       case 'uuid':
         value = await ctx.uuid();
         break;
+      case 'request': {
+        const request = await ctx.receiveRequest(n.request);
+        await request.reply(requestReply(n.path));
+        value = request.payload;
+        break;
+      }
       case 'emit':
         await ctx.emit(n.stream, streamChunk(n.path));
         value = null;
@@ -396,6 +406,12 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
     sent.add(name);
   }
 
+  // Requests: one per receive the run records, sent then and awaited at the end (each must get
+  // exactly one reply, the reply of one receive of its name).
+  const requestsWanted = requestsPerName(program.body);
+  const requestsSent = new Map<string, number>();
+  const replies: { name: string; outcome: Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> }[] = [];
+
   let run: RunRecord | undefined;
   const motion = new MotionWatch(w.store.calls);
   // The pause mode: pause and resume at the planned looks (a paused-then-resumed run must end
@@ -446,6 +462,17 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
           const name = step.name.replace(/^event:/, '');
           recorded.set(name, (recorded.get(name) ?? 0) + 1);
         }
+        for (const [request, wanted] of requestsWanted) {
+          const receives = recorded.get(`$request:${request}`) ?? 0;
+          while ((requestsSent.get(request) ?? 0) < Math.min(receives, wanted)) {
+            requestsSent.set(request, (requestsSent.get(request) ?? 0) + 1);
+            const outcome = engine.request(handle.id, request, requestPayload(request), { timeout: '30d' }).then(
+              (value) => ({ ok: true as const, value }),
+              (error: unknown) => ({ ok: false as const, error }),
+            );
+            replies.push({ name: request, outcome });
+          }
+        }
         for (const [name, count] of recorded) {
           if (sent.has(name)) continue;
           while ((lateSent.get(name) ?? 0) < Math.min(count, waits.get(name) ?? 0)) {
@@ -461,6 +488,7 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
     report.stuck.push(`${mode}: ${run ? `${run.status} wakeAt=${run.wakeAt}` : 'no run'}: ${(error as Error).message.split('\n')[0]}`);
   }
   report.stuck.push(...motion.problems.map((problem) => `${mode}: ${problem}`));
+  await judgeReplies(w, replies, truth, mode, report);
   await stopDead(w, engine);
   report.storeCalls = w.store.calls.length;
   report.ms = Math.round(performance.now() - started);
@@ -493,7 +521,11 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
 async function judgeStreams(w: EngineWorld, runId: string, truth: Truth, mode: string, report: RunReport): Promise<void> {
   const streams = w.raw.streams;
   if (streams === undefined) return;
-  const listed = (await streams.list(runId)).map((s) => s.stream).sort();
+  // Requests keep their receipts and replies in streams of the engine's own (`$request:...`).
+  const listed = (await streams.list(runId))
+    .map((s) => s.stream)
+    .filter((name) => !name.startsWith('$'))
+    .sort();
   const expected = [...truth.streams.keys()].sort();
   if (JSON.stringify(listed) !== JSON.stringify(expected))
     report.wrong.push(`${mode}: streams ${JSON.stringify(listed)}, expected ${JSON.stringify(expected)}`);
@@ -502,6 +534,45 @@ async function judgeStreams(w: EngineWorld, runId: string, truth: Truth, mode: s
     const want = chunks.map((chunk, index) => [index, chunk]);
     if (JSON.stringify(stored) !== JSON.stringify(want))
       report.wrong.push(`${mode}: stream ${stream} holds ${JSON.stringify(stored)}, expected ${JSON.stringify(want)}`);
+  }
+}
+
+/**
+ * Every request sent got a reply (a caller waiting on a store without signals reads it on its poll
+ * timer, so the clock moves until all are settled), and per name the replies are the program's,
+ * each exactly once.
+ */
+async function judgeReplies(
+  w: EngineWorld,
+  replies: readonly { name: string; outcome: Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> }[],
+  truth: Truth,
+  mode: string,
+  report: RunReport,
+): Promise<void> {
+  let settled = 0;
+  for (const r of replies) void r.outcome.then(() => (settled += 1));
+  for (let i = 0; i < 200 && settled < replies.length; i += 1) {
+    await w.settle();
+    if (settled < replies.length) await w.clock.advanceToNextTimer();
+  }
+  if (settled < replies.length) {
+    report.stuck.push(`${mode}: ${replies.length - settled} of ${replies.length} requests never settled`);
+    return;
+  }
+  const got = new Map<string, string[]>();
+  for (const r of replies) {
+    const outcome = await r.outcome;
+    if (!outcome.ok) {
+      report.wrong.push(`${mode}: a request ${r.name} failed: ${(outcome.error as Error).message}`);
+      continue;
+    }
+    got.set(r.name, [...(got.get(r.name) ?? []), JSON.stringify(outcome.value)]);
+  }
+  for (const [name, want] of truth.replies) {
+    const expected = want.map((reply) => JSON.stringify(reply)).sort();
+    const actual = (got.get(name) ?? []).sort();
+    if (JSON.stringify(actual) !== JSON.stringify(expected))
+      report.wrong.push(`${mode}: requests ${name} got ${actual.join(', ')}, expected ${expected.join(', ')}`);
   }
 }
 
@@ -595,7 +666,8 @@ async function simulate(env: CaseEnv): Promise<void> {
   const failures: string[] = [];
   for (const seed of seeds) {
     // Streams as program nodes where the store has them (the program is otherwise unchanged).
-    const program = env.store.streams === undefined ? generateProgram(seed) : withEmits(generateProgram(seed));
+    // Requests too (they keep their replies in streams).
+    const program = env.store.streams === undefined ? generateProgram(seed) : withRequests(withEmits(generateProgram(seed)));
     const truth = interpret(program);
     if (verbose)
       console.log(`# simulation seed ${seed}: ${describeProgram(program)}\n# program: ${JSON.stringify(program)}\n# expected: ${JSON.stringify(truth.output)}`);

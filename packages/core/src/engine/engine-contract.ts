@@ -24,6 +24,9 @@ import type { RetryOptions } from './retry-policy.js';
 import type { EventDelivery } from '../model/event.js';
 import type { EventDefinition } from './event-definition.js';
 import type { SendEventOptions } from './send-event.js';
+import type { RequestDefinition } from './request-definition.js';
+import type { RequestOptions } from './send-request.js';
+import type { QueryAnswer } from './query-run.js';
 import type { DeadlineInput } from './run-deadline.js';
 import type { DoctorOptions, DoctorReport } from './doctor/doctor-options.js';
 import type { RunTimeline } from './run-timeline.js';
@@ -277,6 +280,34 @@ export interface Engine {
     payload?: In,
     options?: SendEventOptions,
   ): Promise<EventDelivery>;
+  /**
+   * Sends a request to a run and resolves with the workflow's reply (docs/semantics.md, Requests):
+   * the workflow takes it with `ctx.receiveRequest(name)` and answers with `reply(value)` (this
+   * resolves with `value`'s JSON round trip) or `reject(error)` (this throws `REQUEST_REJECTED`,
+   * `cause` the workflow's error). `request` is a name or a `defineRequest` definition, whose schema
+   * checks the payload here (`INVALID_INPUT`). Before anything is stored: a bad name, options or
+   * payload throws `INVALID_INPUT` (or `NOT_SERIALIZABLE` / `PAYLOAD_TOO_LARGE`); an unknown run
+   * `RUN_NOT_FOUND` and an ended one `REQUEST_RUN_ENDED`, nothing written. Then: `REQUEST_TIMEOUT`
+   * after `options.timeout` (default 60 s; `data.received` says whether the workflow took it: if not,
+   * the request was withdrawn and no workflow code ever sees it), `REQUEST_RUN_ENDED` when the run
+   * ends without replying. The caller may be in another process than the run's worker: it learns of
+   * the reply from the store's signals where it has them, else by reading every 100 ms.
+   * `REQUEST_UNSUPPORTED` on a store without streams.
+   */
+  request<R = Json, T = Json, In = T>(
+    runId: string,
+    request: RequestDefinition<T, R, In> | (string & JsonGate<In, 'request payload'>),
+    payload?: In,
+    options?: RequestOptions,
+  ): Promise<Jsonify<R>>;
+  /**
+   * The latest value the run exposed under `name` (`ctx.expose`), read from the store without
+   * waking the run (docs/semantics.md, Queries): `{ value, index, exposedAt }`, or `undefined` when
+   * the run never exposed that name. Exact: the value of the run's latest recorded expose, which a
+   * replay never writes again, so answers only move forward. `RUN_NOT_FOUND` for an unknown run,
+   * `INVALID_INPUT` for bad arguments, `STREAM_UNSUPPORTED` on a store without streams. Reads only.
+   */
+  query<T = Json>(runId: string, name: string): Promise<QueryAnswer<T> | undefined>;
   /**
    * Requests cancellation. Observed at once by an execution in this process; without a distributed
    * queue, on a store with signals, at once (one signal and one store read) by an engine of another

@@ -45,6 +45,10 @@ import { type Duration, toMilliseconds } from './duration.js';
 import { getBulk, listBulk, resumeBulk, runBulk, type BulkParts } from '../bulk/run-bulk.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, checkOptionalBoolean, checkOptions, checkRunId, checkRunQuery, invalidInput } from './check-input.js';
 import { sendEvent } from './send-event.js';
+import { sendRequest } from './send-request.js';
+import { STREAM_TOPIC } from './stream-limits.js';
+import { isReservedStream } from './reserved-streams.js';
+import { queryRun } from './query-run.js';
 import { readStream, streamsOf } from './stream-reader.js';
 import { continuedAs } from './continued-as.js';
 import { cancelledError } from './execution/outcome.js';
@@ -97,6 +101,8 @@ export function createEngine(given: EngineOptions): Engine {
   const outage = new OutageLog(checked.logger, clock);
   // Completion signals: runs ending here are announced to result() waiters of other processes.
   const resultSignals = new ResultSignals(options.store, outage.logger);
+  // Stream-write hints for `engine.request`'s callers: one listener shared by all of them.
+  const streamSignals = new ResultSignals(options.store, outage.logger, STREAM_TOPIC);
   const waiter = new ResultWaiter((runId) => rt.executing.has(runId), resultSignals);
   let startWait: AbortController | undefined;
 
@@ -380,6 +386,7 @@ export function createEngine(given: EngineOptions): Engine {
       if (ownsQueue) await (finished ? queue.close() : settlesWithin(clock, queue.close(), ABANDON_WAIT_MS));
       // The completion signals of the runs that ended are sent; waiters still here poll from now on.
       await resultSignals.close();
+      await streamSignals.close();
       // A stopped engine resumes nothing: its runs replay wherever they are claimed next.
       rt.sticky?.clear();
       started = false;
@@ -498,6 +505,16 @@ export function createEngine(given: EngineOptions): Engine {
       return sendEvent(rt, checkPayload, rawRunId, rawEvent, payload, rawSendOptions);
     },
 
+    request(rawRunId, rawRequest, payload, rawRequestOptions) {
+      // biome-ignore lint/suspicious/noExplicitAny: the reply is the workflow's JSON, typed by the caller's definition
+      return sendRequest({ rt, checkPayload, resultSignals, streamSignals }, rawRunId, rawRequest, payload, rawRequestOptions) as Promise<any>;
+    },
+
+    query(rawRunId, rawName) {
+      // biome-ignore lint/suspicious/noExplicitAny: the value is the workflow's JSON, typed by the caller
+      return queryRun(rt.store, rawRunId, rawName) as Promise<any>;
+    },
+
     readStream(rawRunId, rawName, rawOptions) {
       return readStream(rt.store, clock, rawRunId, rawName, rawOptions);
     },
@@ -506,7 +523,8 @@ export function createEngine(given: EngineOptions): Engine {
       const runId = checkRunId('listStreams runId', rawRunId);
       const streams = streamsOf(rt.store, 'listStreams');
       if ((await rt.store.runs.get(runId)) === undefined) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-      return streams.list(runId);
+      // Requests' receipts and replies and exposed values live in streams too (decision 70); they are not the run's output.
+      return (await streams.list(runId)).filter((s) => !isReservedStream(s.stream));
     },
 
     async cancel(rawRunId, rawCancelOptions) {

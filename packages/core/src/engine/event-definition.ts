@@ -48,11 +48,30 @@ export interface DefineEventOptions<T, In = T> {
  * Checks an event name, the same for `engine.sendEvent`, `ctx.waitForEvent` and `defineEvent`: an
  * identifier (`checkIdentifier`) of at most `IDENTIFIER_LIMITS.eventName` characters (494: the
  * wait's step key `event:<name>` must fit the 500 of a step name) that does not end like a
- * generated key (`#` and digits, or `:compensate`). Throws `INVALID_INPUT` naming `what`; returns
- * the name.
+ * generated key (`#` and digits, or `:compensate`) and does not start with `REQUEST_EVENT_PREFIX`. Throws
+ * `INVALID_INPUT` naming `what`; returns the name.
  */
 export function checkEventName(what: string, value: unknown): string {
-  const name = checkIdentifier(what, value, IDENTIFIER_LIMITS.eventName);
+  const name = checkMessageName(what, value, IDENTIFIER_LIMITS.eventName);
+  if (name.startsWith(REQUEST_EVENT_PREFIX)) {
+    throw invalidInput(what, `is reserved: names starting with ${JSON.stringify(REQUEST_EVENT_PREFIX)} carry requests (engine.request)`, name);
+  }
+  return name;
+}
+
+/**
+ * The prefix of the event names that carry requests (`engine.request` sends request `name` as a
+ * message of the event `$request:<name>`): `checkEventName` refuses it, so no event can pose as a
+ * request.
+ */
+export const REQUEST_EVENT_PREFIX = '$request:';
+
+/**
+ * The rules every message name follows (an event's, a request's): an identifier of at most
+ * `maxLength` characters that does not end like a generated key (`#` and digits, or `:compensate`).
+ */
+export function checkMessageName(what: string, value: unknown, maxLength: number): string {
+  const name = checkIdentifier(what, value, maxLength);
   if (/#\d+$/.test(name) || name.endsWith(':compensate')) {
     throw invalidInput(what, 'is reserved: it ends like a generated key ("#" and digits, or ":compensate")', name);
   }
@@ -68,7 +87,15 @@ export function checkEventName(what: string, value: unknown): string {
  */
 export function defineEvent<T = Json, In = T>(name: string & JsonGate<T, 'event payload'>, options: DefineEventOptions<T, In> = {}): EventDefinition<T, In> {
   const checked = checkEventName('defineEvent name', name);
-  const schema = options?.schema;
+  const schema = checkDefinitionSchema(`defineEvent(${JSON.stringify(checked)})`, options?.schema);
+  return Object.freeze(schema === undefined ? { [EVENT]: true as const, name: checked } : { [EVENT]: true as const, name: checked, schema });
+}
+
+/**
+ * Checks the `schema` option of a message definition (`defineEvent`, `defineRequest`): absent, a
+ * Standard Schema, or an object with a `parse(value)` method. Throws `INVALID_INPUT` naming `what`.
+ */
+export function checkDefinitionSchema<S>(what: string, schema: S): S {
   if (
     schema !== undefined &&
     !isStandardSchema(schema) &&
@@ -76,10 +103,10 @@ export function defineEvent<T = Json, In = T>(name: string & JsonGate<T, 'event 
   ) {
     throw new CairnError(
       'INVALID_INPUT',
-      `defineEvent(${JSON.stringify(checked)}): schema must be a Standard Schema (a "~standard" property, version 1) or an object with a parse(value) method`,
+      `${what}: schema must be a Standard Schema (a "~standard" property, version 1) or an object with a parse(value) method`,
     );
   }
-  return Object.freeze(schema === undefined ? { [EVENT]: true as const, name: checked } : { [EVENT]: true as const, name: checked, schema });
+  return schema;
 }
 
 /** Whether `value` was made by `defineEvent`. */

@@ -41,6 +41,7 @@ export interface ResultWatch {
 export class ResultSignals {
   readonly #store: WorkflowStore;
   readonly #logger: EngineLogger;
+  readonly #topic: string;
   readonly #watchers = new Map<string, Set<() => void>>();
   #count = 0;
   // The listener of the moment: settles once established (true) or not (false); healthy while
@@ -61,9 +62,15 @@ export class ResultSignals {
     this.#logger.warn({ err: error }, 'A completion signal failed; result() in other processes finds the run by its re-read');
   };
 
-  constructor(store: WorkflowStore, logger: EngineLogger) {
+  /**
+   * @param topic - the signal topic whose messages are run ids: `RESULT_TOPIC` (run ends), or
+   *   `STREAM_TOPIC` for `engine.request`'s wait on a run's stream writes (one listener shared by
+   *   the engine's callers, as for results).
+   */
+  constructor(store: WorkflowStore, logger: EngineLogger, topic: string = RESULT_TOPIC) {
     this.#store = store;
     this.#logger = logger;
+    this.#topic = topic;
   }
 
   /** True when the store has signals; without them waiters poll. */
@@ -79,7 +86,7 @@ export class ResultSignals {
     const signals = this.#store.signals;
     if (!signals) return;
     this.#announcing += 1;
-    signals.notify(RESULT_TOPIC, runId).then(this.#announced, this.#announceFailed);
+    signals.notify(this.#topic, runId).then(this.#announced, this.#announceFailed);
   }
 
   /**
@@ -142,7 +149,7 @@ export class ResultSignals {
       listener.healthy = false;
       this.#hintAll();
     };
-    listener.established = signals.listen(RESULT_TOPIC, onSignal, onLost).then(
+    listener.established = signals.listen(this.#topic, onSignal, onLost).then(
       (stop) => {
         listener.stop = stop;
         if (this.#listener !== listener) {

@@ -1,11 +1,10 @@
-import { CairnError } from '../errors/cairn-error.js';
 import type { EventDelivery } from '../model/event.js';
 import type { Json } from '../model/json.js';
 import { checkIdentifier, checkOptions, checkRunId, IDENTIFIER_LIMITS, invalidInput } from './check-input.js';
 import { isReserved } from './start-chain.js';
 import type { EngineRuntime } from './engine-runtime.js';
 import { checkEventName, eventNameOf, isEventDefinition } from './event-definition.js';
-import { isStandardSchema, validatePayload } from '../validation/validate-payload.js';
+import { applyMessageSchema } from './apply-message-schema.js';
 
 /** Options of `engine.sendEvent`. */
 export interface SendEventOptions {
@@ -42,26 +41,8 @@ export async function sendEvent(
   if (idempotencyKey !== undefined && isReserved(idempotencyKey)) {
     throw invalidInput('sendEvent idempotencyKey', 'must not start with U+0001 (Cairn keeps those keys for debounce and batch runs)', idempotencyKey);
   }
-  let value: unknown = payload === undefined ? null : payload;
   const schema = isEventDefinition(rawEvent) ? rawEvent.schema : undefined;
-  if (isStandardSchema(schema)) {
-    value = await validatePayload(schema, value, {
-      code: 'INVALID_INPUT',
-      what: `payload of event ${JSON.stringify(name)}`,
-      root: 'payload',
-      data: { argument: 'payload', event: name },
-    });
-  } else if (schema) {
-    try {
-      value = schema.parse(value);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new CairnError('INVALID_INPUT', `payload of event ${JSON.stringify(name)} does not match its schema: ${reason}`, {
-        cause: error,
-        data: { argument: 'payload', event: name },
-      });
-    }
-  }
+  const value = await applyMessageSchema(schema, payload, `event ${JSON.stringify(name)}`, { argument: 'payload', event: name });
   const json = checkPayload(value === undefined ? null : value, `payload of event ${JSON.stringify(name)}`);
   const now = rt.clock.now();
   const result =

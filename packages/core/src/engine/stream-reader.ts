@@ -1,4 +1,5 @@
 import type { Clock } from '../clock/clock.js';
+import { Wakeup } from './wakeup.js';
 import { CairnError } from '../errors/cairn-error.js';
 import { isTerminalRunStatus } from '../model/run.js';
 import type { StreamChunk } from '../model/stream.js';
@@ -27,41 +28,6 @@ export function streamsOf(store: WorkflowStore, what: string): StreamStore {
     throw new CairnError('STREAM_UNSUPPORTED', `${what}: the store ${store.name} has no streams`, { data: { store: store.name } });
   }
   return store.streams;
-}
-
-/** The reader's wake-ups: store signals for this run (or a lost signal), its poll, an abort. */
-class Wakeup {
-  private poke: (() => void) | undefined;
-  private pending = false;
-
-  signal(): void {
-    this.pending = true;
-    this.poke?.();
-  }
-
-  /** Resolves on the next signal since the last call, after `ms`, or on abort. */
-  async wait(clock: Clock, ms: number, abort: AbortSignal | undefined): Promise<void> {
-    if (this.pending) {
-      this.pending = false;
-      return;
-    }
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    abort?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await Promise.race([
-        new Promise<void>((resolve) => {
-          this.poke = resolve;
-        }),
-        clock.sleep(ms, controller.signal).catch(() => {}),
-      ]);
-    } finally {
-      this.poke = undefined;
-      this.pending = false;
-      abort?.removeEventListener('abort', onAbort);
-      controller.abort();
-    }
-  }
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Duration } from './duration.js';
 import type { StepRateLimit } from './flow-options.js';
 import type { BackoffOptions, RetryPredicate } from './retry-policy.js';
 import type { EventDefinition } from './event-definition.js';
+import type { RequestDefinition } from './request-definition.js';
 
 /** What a step body receives. */
 export interface StepContext {
@@ -101,6 +102,31 @@ export interface WorkflowStream<T = Json> {
   write(chunk: T & JsonGate<T, 'stream chunk'>): Promise<void>;
   /** `ctx.closeStream(name)`. */
   close(): Promise<void>;
+}
+
+/**
+ * A request the workflow took with `ctx.receiveRequest` (docs/semantics.md, Requests): answer it
+ * with exactly one `reply` or `reject`.
+ */
+export interface ReceivedRequest<T = Json, R = Json> {
+  /** The request's id (the same on every replay). */
+  readonly id: string;
+  /** The request name. */
+  readonly name: string;
+  /** What the caller sent (after the definition's schema), as its JSON round trip; `null` for none. */
+  readonly payload: T;
+  /**
+   * Answers the request: `engine.request` resolves with `value`'s JSON round trip. Written once,
+   * durably, in one store write; a replay that replies again writes nothing, so the caller gets the
+   * first reply. At most `STREAM_LIMITS.maxChunkBytes` less 64 bytes of JSON (`PAYLOAD_TOO_LARGE`,
+   * nothing written); a second answer to one request is `INVALID_INPUT`.
+   */
+  reply(value: R & JsonGate<R, 'request reply'>): Promise<void>;
+  /**
+   * Refuses the request: `engine.request` throws `REQUEST_REJECTED` whose `cause` is `error` (as an
+   * error record carries it). Written like `reply`.
+   */
+  reject(error: unknown): Promise<void>;
 }
 
 /** How a child run ended without completing. */
@@ -213,6 +239,29 @@ export interface WorkflowContext {
    * that keeps tags (`TAGS_UNSUPPORTED` otherwise). See docs/operating.md, Finding runs.
    */
   setTags(tags: Record<string, string>): Promise<void>;
+  /**
+   * Exposes `value` as the run's current answer to the query `name`: `engine.query(runId, name)`
+   * reads it from the store, without waking the run, until the next `expose` of that name replaces
+   * it (docs/semantics.md, Queries). One store write; positional like `emit` (the k-th expose of a
+   * name is its k-th value, and a replay that calls it again writes nothing), so a query never sees
+   * an earlier value come back. A JSON payload of at most `STREAM_LIMITS.maxChunkBytes`, at most
+   * `STREAM_LIMITS.maxChunks` exposes of one name per run (`STREAM_LIMIT`, nothing written; a
+   * long-lived run continues as new). Needs a store with streams (`STREAM_UNSUPPORTED` otherwise).
+   */
+  expose<T>(name: string, value: T & JsonGate<T, 'exposed value'>): Promise<void>;
+  /**
+   * Waits for the next request of `request` (a name, or a `defineRequest` definition that types the
+   * payload and the reply) sent by `engine.request`, and resolves with it and the means to answer it
+   * (docs/semantics.md, Requests). The k-th request the run takes is the k-th message of that name
+   * that its caller did not withdraw first (a caller whose timeout passed before any execution took
+   * its request withdraws it; such a request is passed over, and no code ever sees it). Recorded: a
+   * replay receives the same requests in the same order. Until one comes the run suspends, like
+   * `waitForEvent`. Needs a store with streams (`REQUEST_UNSUPPORTED` otherwise).
+   */
+  receiveRequest<T = Json, R = Json>(
+    // biome-ignore lint/suspicious/noExplicitAny: whatever the definition's schema takes; the workflow receives what it gave
+    request: RequestDefinition<T, R, any> | (string & JsonGate<T, 'request payload'>),
+  ): Promise<ReceivedRequest<JsonifyPayload<T>, R>>;
   /** The current time, recorded: a replay sees the same value. */
   now(): Promise<number>;
   /** A random number in [0, 1), recorded. */

@@ -55,6 +55,13 @@ export const ERROR_CODES = [
   'BULK_UNSUPPORTED',
   'BULK_NOT_FOUND',
   'BULK_BUSY',
+  // Requests (docs/semantics.md "Requests"): the store has no streams to keep them; no execution
+  // took the request (or replied) before the caller's timeout; the run ended (or had ended) without
+  // replying; the workflow refused the request (`reject`).
+  'REQUEST_UNSUPPORTED',
+  'REQUEST_TIMEOUT',
+  'REQUEST_RUN_ENDED',
+  'REQUEST_REJECTED',
 ] as const;
 
 /** A `CairnError` code. */

@@ -21,6 +21,7 @@ import { type Divergence, recordedCall } from './divergence.js';
 import { type Outcome, cancelledError } from './outcome.js';
 import { Replay } from './replay.js';
 import { Saga } from './saga.js';
+import { RequestCalls } from './request-calls.js';
 import { StreamWrites } from './stream-writes.js';
 import { TagWrites } from './tag-writes.js';
 import { TaskSteps } from './task-steps.js';
@@ -43,6 +44,7 @@ export class Execution {
   private readonly waits: Waits;
   private readonly streams: StreamWrites;
   private readonly tagWrites: TagWrites;
+  private readonly requests: RequestCalls;
 
   constructor(rt: EngineRuntime, run: RunRecord, steps: readonly StepRecord[], def: AnyWorkflowDefinition, probeKey?: string) {
     this.r = new Replay(rt, run, steps, def, probeKey);
@@ -52,6 +54,7 @@ export class Execution {
     this.waits = new Waits(this.r, this.kids);
     this.streams = new StreamWrites(this.r);
     this.tagWrites = new TagWrites(this.r);
+    this.requests = new RequestCalls(this.r, this.waits);
   }
 
   /** Abandons the execution with no further write (lease lost, store down, simulated crash). */
@@ -301,6 +304,9 @@ export class Execution {
         write: (chunk) => this.r.guard((call) => this.streams.emit(call, name, chunk)),
         close: () => this.r.guard((call) => this.streams.close(call, name)),
       }),
+      expose: (name, value) => this.r.guard((call) => this.streams.expose(call, name, value)),
+      // biome-ignore lint/suspicious/noExplicitAny: the context method is generic in its payload and reply types, which only the caller's definition knows
+      receiveRequest: (request: unknown) => this.requests.receive(request) as Promise<any>,
       now: () => this.r.guard((call) => this.waits.recordedValue(call, 'now', () => this.r.rt.clock.now())) as Promise<number>,
       random: () => this.r.guard((call) => this.waits.recordedValue(call, 'random', () => Math.random())) as Promise<number>,
       uuid: () => this.r.guard((call) => this.waits.recordedValue(call, 'uuid', () => uuidv4())) as Promise<string>,

@@ -9,7 +9,10 @@ import type { NewStreamEntry } from '../../model/stream.js';
 import { toJsonRoundTrip } from '../../serialization/json-value.js';
 import type { StreamStore } from '../../store/workflow-store.js';
 import { IDENTIFIER_LIMITS, checkIdentifier } from '../check-input.js';
-import { STREAM_LIMITS, STREAM_TOPIC } from '../stream-limits.js';
+import { STREAM_LIMITS } from '../stream-limits.js';
+import { signalStreamWrite } from '../stream-signal.js';
+import { MAX_QUERY_NAME, isReservedStream, queryStreamName } from '../reserved-streams.js';
+import { invalidInput } from '../check-input.js';
 import type { Call, Delivery } from './call.js';
 import type { Replay } from './replay.js';
 
@@ -29,7 +32,19 @@ export class StreamWrites {
 
   /** `ctx.emit`: checks, takes the next place of the stream and writes the chunk there. */
   async emit(call: Call, stream: string, chunk: unknown): Promise<Delivery> {
-    const streams = this.streams('ctx.emit', stream);
+    return this.emitTo(call, this.streams('ctx.emit', stream), stream, chunk);
+  }
+
+  /**
+   * `ctx.expose`: the query's next value, as the next entry of its stream (`$query:<name>`), so a
+   * replay writes nothing again and `engine.query` reads the latest entry.
+   */
+  async expose(call: Call, name: string, value: unknown): Promise<Delivery> {
+    checkIdentifier('ctx.expose name', name, MAX_QUERY_NAME);
+    return this.emitTo(call, this.store('ctx.expose'), queryStreamName(name), value);
+  }
+
+  private async emitTo(call: Call, streams: StreamStore, stream: string, chunk: unknown): Promise<Delivery> {
     const maxBytes = Math.min(STREAM_LIMITS.maxChunkBytes, this.r.rt.maxPayloadBytes);
     let data: Json;
     try {
@@ -66,6 +81,13 @@ export class StreamWrites {
 
   private streams(what: string, stream: string): StreamStore {
     checkIdentifier(`${what} stream`, stream, IDENTIFIER_LIMITS.stepName);
+    // Requests and queries keep their entries in streams of reserved names: no emit may pose as one.
+    if (isReservedStream(stream))
+      throw invalidInput(`${what} stream`, 'is reserved: names starting with "$request:" or "$query:" belong to the engine', stream);
+    return this.store(what);
+  }
+
+  private store(what: string): StreamStore {
     const streams = this.r.rt.store.streams;
     if (streams === undefined) {
       throw new CairnError('STREAM_UNSUPPORTED', `${what}: the store ${this.r.rt.store.name} has no streams`, { data: { store: this.r.rt.store.name } });
@@ -97,16 +119,6 @@ export class StreamWrites {
     this.r.fault('before-checkpoint', site);
     const { created } = await this.r.write((fence, now) => streams.append(this.r.run.id, fence, entry, now));
     this.r.fault('after-checkpoint', site);
-    if (created) this.announce();
-  }
-
-  // Readers in other processes learn of the entry from the store's signals (when it has them); a
-  // lost signal costs them their re-read interval, never the chunk.
-  private announce(): void {
-    const signals = this.r.rt.store.signals;
-    if (signals === undefined) return;
-    signals.notify(STREAM_TOPIC, this.r.run.id).catch((error: unknown) => {
-      this.r.rt.logger.debug?.({ runId: this.r.run.id, err: error }, `Run ${this.r.run.id}: a stream signal failed; readers find the chunk by their re-read`);
-    });
+    if (created) signalStreamWrite(this.r.rt, this.r.run.id);
   }
 }

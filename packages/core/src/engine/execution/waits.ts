@@ -65,6 +65,14 @@ export class Waits {
     // The same rule as engine.sendEvent, so no name can be sent that no wait accepts.
     const eventName = checkEventName('ctx.waitForEvent name', eventNameOf(event));
     const timeoutMs = options.timeout === undefined ? undefined : toMilliseconds(options.timeout, `timeout of event ${JSON.stringify(eventName)}`);
+    return this.messageStep(call, eventName, timeoutMs);
+  }
+
+  /**
+   * The wait for the next message of `eventName` (checked by the caller): `ctx.waitForEvent`, and
+   * `ctx.receiveRequest` for the event a request travels as.
+   */
+  async messageStep(call: Call, eventName: string, timeoutMs: number | undefined): Promise<Delivery> {
     const site = this.r.begin('event', `event:${eventName}`);
     // The message this wait takes: the next one of its name that no earlier wait took or still
     // waits for. It depends on the order of calls and outcomes only (both replayed exactly), never
