@@ -1,6 +1,7 @@
 // The pre-deploy check (issue 27, part 3): every non-terminal run of the candidate build's
 // workflows (and, on request, the newest ended ones) replayed against the candidate code, reading
 // the store only, in pages, a few runs at a time, so memory stays bounded whatever the store holds.
+import { withHandlerInput } from '../engine/start-windows.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { AnyWorkflowDefinition } from '../engine/any-workflow-definition.js';
 import { invalidInput } from '../engine/check-input.js';
@@ -82,7 +83,8 @@ async function* replayPage(store: WorkflowStore, registry: WorkflowRegistry, run
       const [run, steps] = await Promise.all([store.runs.get(summary.id), store.steps.load(summary.id)]);
       if (run === undefined) return undefined; // deleted since it was listed
       // State is read only if the code asks for it (`ctx.state`): most workflows never do.
-      return replayRunHistory({ run, steps, state: () => store.state.get(run.id) }, registry);
+      // A debounce or batch run's handler received its window's input, not the stored one.
+      return replayRunHistory({ run: await withHandlerInput(store, run), steps, state: () => store.state.get(run.id) }, registry);
     });
     for (const verdict of await Promise.all(batch)) if (verdict !== undefined) yield verdict;
   }

@@ -7,6 +7,7 @@ import type { RunRecord } from '../model/run.js';
 import type { StepRecord } from '../model/step.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
 import type { RunHistory } from './replay-history.js';
+import { withHandlerInput } from '../engine/start-windows.js';
 
 /** The `format` field of an exported run. */
 export const RUN_EXPORT_FORMAT = 'cairn.run-history';
@@ -15,7 +16,8 @@ export const RUN_EXPORT_VERSION = 1;
 
 /**
  * One run's history as a JSON document. Version 1: the run record, every step record (oldest
- * first, as `steps.load` gives them) and the run's state, exactly as the store holds them.
+ * first, as `steps.load` gives them) and the run's state, exactly as the store holds them, except
+ * that a debounce or batch run's `input` is the one its handler received (its window's decision).
  */
 export interface RunExport {
   format: typeof RUN_EXPORT_FORMAT;
@@ -31,8 +33,8 @@ export interface RunExport {
 export async function exportRun(store: WorkflowStore, runId: string, now = Date.now()): Promise<RunExport> {
   const run = await store.runs.get(runId);
   if (run === undefined) throw new CairnError('RUN_NOT_FOUND', `Run ${runId} not found`, { data: { runId } });
-  const [steps, state] = await Promise.all([store.steps.load(runId), store.state.get(runId)]);
-  return { format: RUN_EXPORT_FORMAT, formatVersion: RUN_EXPORT_VERSION, exportedAt: new Date(now).toISOString(), run, steps: [...steps], state };
+  const [steps, state, replayed] = await Promise.all([store.steps.load(runId), store.state.get(runId), withHandlerInput(store, run)]);
+  return { format: RUN_EXPORT_FORMAT, formatVersion: RUN_EXPORT_VERSION, exportedAt: new Date(now).toISOString(), run: replayed, steps: [...steps], state };
 }
 
 function bad(why: string, where?: string): never {

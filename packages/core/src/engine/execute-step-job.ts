@@ -1,4 +1,4 @@
-import { handlerInput } from './start-windows.js';
+import { withHandlerInput } from './start-windows.js';
 import { takeStepSlot } from './step-rate-gate.js';
 import { CairnError } from '../errors/cairn-error.js';
 import { toErrorRecord } from '../errors/error-record-codec.js';
@@ -38,8 +38,7 @@ export async function executeStepJob(rt: EngineRuntime, job: StepJob): Promise<v
   const step = steps.find((s) => s.key === job.key);
   if (step?.status !== 'scheduled' || step.attempt !== job.attempt) return; // duplicate or stale job
   // The body is a closure inside the handler: replay the handler (without writing) until it asks for this step.
-  const input = await handlerInput(rt, run);
-  const probe = await new Execution(rt, input === run.input ? run : { ...run, input }, steps, def, job.key).start();
+  const probe = await new Execution(rt, await withHandlerInput(rt.store, run), steps, def, job.key).start();
   const from = { status: ['scheduled' as const], attempt: step.attempt };
   if (probe.kind !== 'probe-hit') {
     const error = toErrorRecord(new CairnError('NON_DETERMINISM', `Run ${job.runId}: replay never reached queued step ${JSON.stringify(job.key)}`));

@@ -3,6 +3,7 @@ import { isTerminalRunStatus, type NewRun, type RunRecord } from '../model/run.j
 import { checkIdentifier, checkOptions, invalidInput } from './check-input.js';
 import { type Duration, toMilliseconds } from './duration.js';
 import type { EngineRuntime } from './engine-runtime.js';
+import type { WorkflowStore } from '../store/workflow-store.js';
 import { MAX_BATCH_SIZE, type BatchOption, type DebounceOption } from './start-options.js';
 import { ChainWalk, MAX_START_KEY, chainSlots, parseChainKey, startKey } from './start-chain.js';
 
@@ -206,11 +207,18 @@ function closesAt(window: Window, run: RunRecord, inputs: Seat[]): number {
 
 /**
  * The input a run's handler receives outside its claim (a queued step's worker replays the handler
- * to reach the step's body): a debounce or batch run's decided input, else the run's own.
+ * to reach the step's body; the pre-deploy check and exports replay it too): a debounce or batch
+ * run's decided input once its window closed, else the run's own. Reads only `events.get`.
  */
-export async function handlerInput(rt: EngineRuntime, run: RunRecord): Promise<Json> {
+export async function handlerInput(store: Pick<WorkflowStore, 'events'>, run: RunRecord): Promise<Json> {
   const chain = parseChainKey(run.idempotencyKey);
   if (chain === undefined || windowOf(chain.kind) === undefined) return run.input;
-  const closed = await rt.store.events.get(run.id, CLOSED, 1);
+  const closed = await store.events.get(run.id, CLOSED, 1);
   return closed === undefined ? run.input : (closed.payload as { input: Json }).input;
+}
+
+/** `run` with the input its handler receives (see `handlerInput`): the same object when that is its own. */
+export async function withHandlerInput(store: Pick<WorkflowStore, 'events'>, run: RunRecord): Promise<RunRecord> {
+  const input = await handlerInput(store, run);
+  return input === run.input ? run : { ...run, input };
 }
