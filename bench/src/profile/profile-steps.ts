@@ -1,5 +1,5 @@
 /**
- * `pnpm --filter @cairn/bench run profile:steps <memory|sqlite|postgres> [runs] [out.cpuprofile] [--no-profile]`
+ * `pnpm --filter @cairn/bench run profile:steps <memory|sqlite|postgres> [runs] [out.cpuprofile] [--no-profile] [--named]`
  *
  * Runs `runs` (default 200) sequential 100-step inline runs (`startRun` + `result()`) on one store,
  * after a warm-up, with V8's CPU profiler (the one `node --cpu-prof` drives, here through
@@ -7,7 +7,8 @@
  * `bench/results/profiles/<backend>.cpuprofile`, not committed) and prints the CPU per step;
  * `summarize-profile.ts` says where the time went. PostgreSQL is
  * the bench's own durable server (fsync on), started and stopped here; SQLite a temporary file.
- * The store is uncounted, as an application opens it.
+ * The store is uncounted, as an application opens it; `--named` sends PostgreSQL's routine calls as
+ * named statements (`preparedStatements: true`, `openPostgresStore`'s default).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -47,7 +48,7 @@ async function open(): Promise<WorkflowStore> {
   }
   stops.unshift(() => db.destroy());
   await migrateToLatest(db);
-  return createKyselyStore({ db });
+  return createKyselyStore({ db, preparedStatements: backend === 'postgres' && process.argv.includes('--named') });
 }
 
 const store = await open();

@@ -15,6 +15,8 @@ export interface StoreContext {
   readonly asyncStartCommit: boolean;
   /** PostgreSQL: step writes that wait for a statement slot go out together (`KyselyStoreOptions.groupCommit`). */
   readonly groupCommit: boolean;
+  /** PostgreSQL: group commit statements one step write line keeps in flight (`KyselyStoreOptions.groupCommitStatements`). */
+  readonly groupCommitStatements: number;
   /** The SQL of a routine call as sent: as it is, or as a named statement (`preparedStatements`). */
   readonly routineSql: (text: string) => string;
   /**
@@ -25,6 +27,9 @@ export interface StoreContext {
   readonly dropNamedStatements: (cause: unknown) => boolean;
 }
 
+/** `KyselyStoreOptions.groupCommitStatements` when not given. */
+export const DEFAULT_GROUP_COMMIT_STATEMENTS = 8;
+
 /** Builds the context of one store. */
 export function createContext(
   db: AnyKysely,
@@ -33,6 +38,7 @@ export function createContext(
   asyncStartCommit: boolean,
   preparedStatements = false,
   groupCommit = true,
+  groupCommitStatements = DEFAULT_GROUP_COMMIT_STATEMENTS,
 ): StoreContext {
   let named = preparedStatements ? dialect.namedStatement : undefined;
   // A routine call's text is one of a few fixed texts: its named statement (a SHA-256 of the text)
@@ -52,6 +58,7 @@ export function createContext(
     names,
     asyncStartCommit,
     groupCommit,
+    groupCommitStatements,
     routineSql: (text) => (named === undefined ? text : statementOf(named, text)),
     dropNamedStatements: (cause) => {
       if (named === undefined) return false;

@@ -19,6 +19,8 @@ export interface ServerStoreOptions {
   preparedStatements?: boolean;
   /** PostgreSQL only: see `KyselyStoreOptions.groupCommit` (default true). */
   groupCommit?: boolean;
+  /** PostgreSQL only: see `KyselyStoreOptions.groupCommitStatements` (default 8). */
+  groupCommitStatements?: number;
   /** Largest JSON payload in bytes the store advertises (see `KyselyStoreOptions`). */
   maxPayloadBytes?: number;
   /**
@@ -52,6 +54,7 @@ export async function openOwned(
     ...(options.asyncStartCommit === undefined ? {} : { asyncStartCommit: options.asyncStartCommit }),
     ...(options.preparedStatements === undefined ? {} : { preparedStatements: options.preparedStatements }),
     ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+    ...(options.groupCommitStatements === undefined ? {} : { groupCommitStatements: options.groupCommitStatements }),
     ...(options.maxPayloadBytes === undefined ? {} : { maxPayloadBytes: options.maxPayloadBytes }),
   });
 }

@@ -60,6 +60,16 @@ export interface KyselyStoreOptions {
    * SQLite.
    */
   groupCommit?: boolean;
+  /**
+   * PostgreSQL only: how many group commit statements each of the store's two step write lines
+   * (step inserts, step transitions) keeps in flight at once, each on its own pooled connection
+   * (default 8; an integer from 1 to 64). A second statement goes out beside one in flight only
+   * when at least 8 writes are waiting for it, so fewer concurrent writers share one statement
+   * and one commit as with 1; many writers (dozens of executions in flight) are split over several
+   * statements that the server runs side by side. 1: one statement at a time, as before this
+   * option. Ignored with `groupCommit: false`, and by MySQL and SQLite.
+   */
+  groupCommitStatements?: number;
   /** Largest JSON payload in bytes the store advertises (default: 16 MiB; MySQL 8 MiB). */
   maxPayloadBytes?: number;
   /** `close()` destroys `db` (for stores that created their own Kysely instance). Default false. */
@@ -86,6 +96,10 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
   if (options.groupCommit !== undefined && typeof options.groupCommit !== 'boolean') {
     throw new CairnError('INVALID_INPUT', `createKyselyStore: groupCommit must be a boolean, got ${typeof options.groupCommit}`);
   }
+  const statements = options.groupCommitStatements;
+  if (statements !== undefined && (!Number.isInteger(statements) || statements < 1 || statements > 64)) {
+    throw new CairnError('INVALID_INPUT', `createKyselyStore: groupCommitStatements must be an integer from 1 to 64, got ${String(statements)}`);
+  }
   if (options.preparedStatements === true && dialect.namedStatement === undefined) {
     throw new CairnError('INVALID_INPUT', `createKyselyStore: preparedStatements is for PostgreSQL (over pg) only, not ${dialect.name}`);
   }
@@ -96,6 +110,7 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
     options.asyncStartCommit ?? true,
     options.preparedStatements === true,
     options.groupCommit ?? true,
+    statements,
   );
   const versions = versionsOf(ctx);
   const schedules = schedulesOf(ctx);

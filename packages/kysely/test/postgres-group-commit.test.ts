@@ -19,17 +19,29 @@ import { freshPrefix, serverTarget } from './support/targets.js';
 
 const target = await serverTarget('postgres');
 
-/** Every statement a Kysely instance sent (its text), failed ones included. */
+/** Every statement a Kysely instance sent (its text), failed ones included; and the writes each batch carried. */
 function statementLog() {
   const sent: string[] = [];
+  const batchSizes: number[] = [];
   const log = (event: LogEvent) => {
     const q = event.query.sql as unknown;
-    sent.push(typeof q === 'string' ? q : String((q as { text?: unknown }).text));
+    const text = typeof q === 'string' ? q : String((q as { text?: unknown }).text);
+    sent.push(text);
+    // A batch's first parameter is the array literal of its run ids (which hold no comma).
+    if (isBatch(text)) batchSizes.push(String(event.query.parameters[0]).split(',').length);
   };
-  return { sent, log };
+  return { sent, batchSizes, log };
 }
 
 const isBatch = (text: string) => text.includes('unnest(');
+
+/**
+ * The statements one line sends for `k` writes made in the same tick with the default limits
+ * (decision 71): the first alone; the other k - 1 wait, and at the end of the turn (the first
+ * still in flight) go out as floor((k - 1) / 8) statements side by side (at most 7 beside the
+ * first), or as one when fewer than 16 wait.
+ */
+const lineStatements = (k: number): number => (k === 0 ? 0 : k === 1 ? 1 : 1 + Math.min(7, Math.max(1, Math.floor((k - 1) / 8))));
 const isStepWrite = (text: string) => text.includes('step_insert_v2"') || text.includes('step_transition"');
 
 const KINDS = ['finished', 'running', 'stale', 'terminal', 'missing', 'exists', 'advance', 'conflict', 'out-of-range'] as const;
@@ -105,12 +117,27 @@ async function outcome(write: () => Promise<unknown>): Promise<unknown> {
   }
 }
 
-async function openPg(log?: (event: LogEvent) => void): Promise<{ db: AnyDb; pool: pg.Pool }> {
+async function openPg(log?: (event: LogEvent) => void, inFlight?: { now: number; most: number }): Promise<{ db: AnyDb; pool: pg.Pool }> {
   const db0 = await target.open();
   // The URL of the scratch database, read back from the test's own instance.
   const url = await urlOf(db0);
   await db0.destroy();
   const pool = guardPostgresPool(new pg.Pool({ connectionString: url, max: 10 }));
+  // Counts the batch statements in flight at once, at the driver.
+  if (inFlight) {
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        const q = args[0] as unknown;
+        if (!isBatch(typeof q === 'string' ? q : String((q as { text?: unknown }).text))) return query(...args);
+        inFlight.now += 1;
+        inFlight.most = Math.max(inFlight.most, inFlight.now);
+        return query(...args).finally(() => {
+          inFlight.now -= 1;
+        });
+      };
+    });
+  }
   return { db: new Kysely({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) }), pool };
 }
 
@@ -137,7 +164,7 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
     await stopSharedServices();
   });
 
-  async function freshStore(db: AnyDb, options: { groupCommit?: boolean; preparedStatements?: boolean } = {}) {
+  async function freshStore(db: AnyDb, options: { groupCommit?: boolean; preparedStatements?: boolean; groupCommitStatements?: number } = {}) {
     const prefix = freshPrefix();
     prefixes.push(prefix);
     await migrateToLatest(admin, { tablePrefix: prefix });
@@ -145,11 +172,15 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
   }
 
   /** A store on a fresh prefix over a pool of its own, and every statement that pool sent. */
-  async function withStore(fn: (store: Awaited<ReturnType<typeof freshStore>>, sent: string[]) => Promise<void>) {
+  async function withStore(
+    fn: (store: Awaited<ReturnType<typeof freshStore>>, sent: string[], inFlight: { now: number; most: number }, batchSizes: number[]) => Promise<void>,
+    options: { groupCommitStatements?: number } = {},
+  ) {
     const log = statementLog();
-    const { db } = await openPg(log.log);
+    const inFlight = { now: 0, most: 0 };
+    const { db } = await openPg(log.log, inFlight);
     try {
-      await fn(await freshStore(db), log.sent);
+      await fn(await freshStore(db, options), log.sent, inFlight, log.batchSizes);
     } finally {
       await db.destroy();
     }
@@ -186,10 +217,11 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
         for (const p of plans) assert.deepEqual(await grouped.history.list(p.runId), await alone.history.list(p.runId), `${context}: attempts of ${p.kind}`);
         const inserts = plans.filter((p) => p.kind !== 'advance' && p.kind !== 'conflict').length;
         const refused = plans.some((p) => p.kind === 'out-of-range');
-        // One line per kind of write: its first write goes out alone, the rest together (or, when
-        // the server refused the statement for one write's data, again one by one).
+        // One line per kind of write: its first write goes out alone, the rest together — as one
+        // statement, or as statements of at least 8 writes each side by side (decision 71) — or,
+        // when the server refused the statement for one write's data, again one by one.
         if (!refused) {
-          const lines = (inserts > 0 ? 1 : 0) + (inserts > 1 ? 1 : 0) + (n - inserts > 0 ? 1 : 0) + (n - inserts > 1 ? 1 : 0);
+          const lines = lineStatements(inserts) + lineStatements(n - inserts);
           assert.equal(sent.length, lines, `${context}: statements ${JSON.stringify(sent.map((t) => (isBatch(t) ? 'batch' : 'one')))}`);
           if (n >= 4) assert.ok(sent.length < n, `${context}: ${sent.length} statements for ${n} writes`);
         }
@@ -217,6 +249,38 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
       );
       for (const p of plans) assert.equal((await store.steps.load(p.runId)).length, 1);
     }));
+
+  for (const [statements, want] of [
+    [undefined, { batches: [10, 10, 10, 9], most: 4 }],
+    [1, { batches: [39], most: 1 }],
+  ] as const) {
+    it(`forty executions writing at once, groupCommitStatements ${statements ?? '8 (default)'}: the first alone, then ${want.batches.length} statement(s) of ${want.batches.join(', ')} writes, at most ${want.most} in flight at once; all forty steps stored once`, () =>
+      withStore(
+        async (store, log, inFlight, batchSizes) => {
+          const plans = Array.from({ length: 40 }, (_, i): Plan => ({ kind: 'finished', runId: id(), key: `k${i}` }));
+          const writes = await Promise.all(plans.map((p) => prepare(store, p)));
+          const before = log.length;
+          const results = (await Promise.all(writes.map((w) => w()))) as { created: boolean }[];
+          const sent = log.slice(before).filter(isStepWrite);
+          assert.equal(sent.filter((t) => !isBatch(t)).length, 1, 'one write alone');
+          assert.equal(isBatch(sent[0] ?? ''), false, 'the first write went out alone');
+          assert.equal(sent.filter(isBatch).length, want.batches.length);
+          // Logged as they complete: compared largest first.
+          assert.deepEqual(
+            [...batchSizes].sort((a, b) => b - a),
+            want.batches,
+            'writes per batch statement',
+          );
+          assert.equal(inFlight.most, want.most, 'batch statements in flight at once');
+          assert.deepEqual(
+            results.map((r) => r.created),
+            Array(40).fill(true),
+          );
+          for (const p of plans) assert.equal((await store.steps.load(p.runId)).length, 1);
+        },
+        statements === undefined ? {} : { groupCommitStatements: statements },
+      ));
+  }
 
   it('a lone write is not held back: sequential writes are one single call each, never a batch', () =>
     withStore(async (store, log) => {
@@ -286,6 +350,16 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
         assert.equal((await store.history.list(p.runId)).length, 1, `${p.runId}: one attempt`);
       }
     }));
+
+  it('groupCommitStatements must be an integer from 1 to 64', async () => {
+    for (const bad of [0, 65, 1.5, -1, Number.NaN, '8' as never]) {
+      await assert.rejects(
+        async () => createKyselyStore({ db: admin, groupCommitStatements: bad }),
+        (error: unknown) => CairnError.is(error) && error.code === 'INVALID_INPUT',
+        String(bad),
+      );
+    }
+  });
 
   it('groupCommit must be a boolean', async () => {
     await assert.rejects(

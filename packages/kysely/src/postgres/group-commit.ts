@@ -21,12 +21,19 @@ export interface GroupCommitSender<W, R> {
 
 /** Limits of a `GroupCommit`. */
 export interface GroupCommitLimits {
-  /** Statements in flight at once; a write that finds one free goes out at once, alone. */
+  /** Statements in flight at once. */
   slots: number;
   /** The most writes one statement carries. */
   maxWrites: number;
   /** The most weight one statement carries (a statement always takes at least one write). */
   maxWeight: number;
+  /**
+   * How many writes must be waiting for a statement to go out BESIDE one already in flight (on
+   * another free slot); fewer wait for the statements in flight to end, and then go out together.
+   * Infinity: a statement goes out only when none is in flight. With `maxWrites` 1 (no grouping)
+   * it is not used: every write that finds a slot free goes out alone.
+   */
+  parallelFrom: number;
 }
 
 interface Waiting<W, R> {
@@ -36,14 +43,17 @@ interface Waiting<W, R> {
 }
 
 /**
- * Group commit without a timer. A write that finds a statement slot free goes out at once, alone,
- * exactly as it would without this class: nothing waits for company. Writes that arrive while
- * every slot is busy wait in line, and when a slot frees, everything waiting (up to the limits)
- * goes out as ONE statement, one transaction, one commit. A slot whose statement carried several
- * writes frees one event-loop turn after their results were handed out (`setImmediate`, not a
- * timer), so the executions those results resumed write together again. So a lone writer never
- * waits, and writers that would have queued for the server anyway share a commit instead. Each
- * caller gets only its own write's result or error.
+ * Group commit without a timer. A write that finds no statement in flight and none waiting goes
+ * out at once, alone, exactly as it would without this class: nothing waits for company. Writes
+ * that arrive while a statement is in flight wait in line; when the statements in flight end,
+ * everything waiting (up to the limits) goes out as ONE statement, one transaction, one commit —
+ * or, when at least `parallelFrom` writes wait, as several statements of at least that many writes
+ * each on free slots, side by side (the server then runs them on several backends at once, and
+ * their commits still share WAL flushes). A statement of several writes keeps its slot one
+ * event-loop turn after its results were handed out (`setImmediate`, not a timer), so the
+ * executions those results resumed write together again. So a lone writer never waits, and
+ * writers that would have queued for the server anyway share a commit instead. Each caller gets
+ * only its own write's result or error.
  */
 export class GroupCommit<W, R> {
   private inFlight = 0;
@@ -54,13 +64,26 @@ export class GroupCommit<W, R> {
     private readonly limits: GroupCommitLimits,
   ) {}
 
-  /** Sends `write`, alone at once when a slot is free, else with the writes waiting beside it. */
+  /** Sends `write`: alone at once when nothing is in flight, else with the writes waiting beside it. */
   submit(write: W): Promise<R> {
-    if (this.inFlight < this.limits.slots && this.waiting.length === 0) return this.alone(write);
+    const { slots, maxWrites } = this.limits;
+    if (this.inFlight < slots && this.waiting.length === 0 && (this.inFlight === 0 || maxWrites === 1)) return this.alone(write);
+    // A slot is free beside the statements in flight: the writes of this turn may be enough for a
+    // statement of their own, which the end of the turn decides (`drain`).
+    if (this.inFlight < slots && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flush);
+    }
     return new Promise<R>((resolve, reject) => {
       this.waiting.push({ write, resolve, reject });
     });
   }
+
+  private flushScheduled = false;
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    this.drain();
+  };
 
   private async alone(write: W): Promise<R> {
     this.inFlight += 1;
@@ -72,10 +95,15 @@ export class GroupCommit<W, R> {
     }
   }
 
-  // Fills the free slots with the writes waiting, each statement as large as the limits allow.
+  // Fills free slots with the writes waiting: when nothing is in flight, all of them (as one
+  // statement, or split into statements of at least `parallelFrom` writes); beside statements in
+  // flight, only statements of at least `parallelFrom` writes.
   private drain(): void {
-    while (this.inFlight < this.limits.slots && this.waiting.length > 0) {
-      const batch = this.take();
+    const { slots, parallelFrom } = this.limits;
+    while (this.inFlight < slots && this.waiting.length > 0) {
+      const statements = Math.min(slots - this.inFlight, Math.floor(this.waiting.length / parallelFrom));
+      if (this.inFlight > 0 && statements < 1) return;
+      const batch = this.take(Math.ceil(this.waiting.length / Math.max(1, statements)));
       this.inFlight += 1;
       const release = () => {
         this.inFlight -= 1;
@@ -93,10 +121,11 @@ export class GroupCommit<W, R> {
     }
   }
 
-  private take(): Waiting<W, R>[] {
+  // The first writes waiting, at most `most` and within the limits.
+  private take(most: number): Waiting<W, R>[] {
     let weight = 0;
     let n = 0;
-    while (n < this.waiting.length && n < this.limits.maxWrites) {
+    while (n < this.waiting.length && n < this.limits.maxWrites && n < most) {
       const w = this.sender.weight((this.waiting[n] as Waiting<W, R>).write);
       if (n > 0 && weight + w > this.limits.maxWeight) break;
       weight += w;
