@@ -171,7 +171,10 @@ describe('lifecycle events on node:diagnostics_channel', () => {
           if (fails++ === 0) throw new Error('try later');
           return 1;
         },
-        { retries: 1, backoff: { type: 'fixed', delay: 50 } },
+        // 1 s against an inline-retry limit of 10 ms: the engine retries in place when what is left
+        // of the backoff at its decision is under the limit, and on a loaded machine 50 ms could
+        // pass between the failure and the decision (CI at load 20 saw the run complete unsuspended).
+        { retries: 1, backoff: { type: 'fixed', delay: 1000 } },
       ),
     );
     const store = createMemoryStore();
