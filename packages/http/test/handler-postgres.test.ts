@@ -1,11 +1,12 @@
-// The push handler over PostgreSQL (a database of its own on the test server).
+// The push handler, and `cairn dispatch` in front of it, over PostgreSQL (a database of its own on the test server).
 import { after } from 'node:test';
 import { createPostgresDatabase, dropPostgresDatabase, stopSharedServices, uniqueName, usePostgres } from '@cairn/conformance/services';
-import { pushedCases } from './support/pushed-cases.js';
+import { dispatchCases } from './support/dispatch-cases.js';
+import { type PushTarget, pushedCases } from './support/pushed-cases.js';
 
 const server = await usePostgres();
 let url = '';
-pushedCases({
+const target: PushTarget = {
   name: 'PostgreSQL',
   ...(server.skipped ? { skip: server.reason } : {}),
   async setup() {
@@ -16,5 +17,7 @@ pushedCases({
   async teardown() {
     if (url) await dropPostgresDatabase(url);
   },
-});
+};
+pushedCases(target);
+dispatchCases(target);
 after(() => stopSharedServices());

@@ -1,11 +1,12 @@
-// The push handler over Redis (a key prefix of its own on the test server).
+// The push handler, and `cairn dispatch` in front of it, over Redis (a key prefix of its own on the test server).
 import { after } from 'node:test';
 import { deleteRedisPrefix, freshRedisPrefix, stopSharedServices, useRedis } from '@cairn/conformance/services';
-import { pushedCases } from './support/pushed-cases.js';
+import { dispatchCases } from './support/dispatch-cases.js';
+import { type PushTarget, pushedCases } from './support/pushed-cases.js';
 
 const server = await useRedis();
 let prefix = '';
-pushedCases({
+const target: PushTarget = {
   name: 'Redis',
   ...(server.skipped ? { skip: server.reason } : {}),
   async setup() {
@@ -16,5 +17,7 @@ pushedCases({
   async teardown() {
     if (prefix && !server.skipped) await deleteRedisPrefix(server.url, prefix);
   },
-});
+};
+pushedCases(target);
+dispatchCases(target);
 after(() => stopSharedServices());

@@ -6,6 +6,7 @@ import { pauseCommand, resumeCommand } from './pause.js';
 import { checkCommand } from './check.js';
 import { dashboardCommand } from './dashboard.js';
 import { deleteCommand } from './delete.js';
+import { dispatchCommand } from './dispatch.js';
 import { doctorCommand } from './doctor.js';
 import { exportCommand } from './export.js';
 import { forkCommand } from './fork.js';
@@ -39,4 +40,5 @@ export const COMMANDS: readonly CliCommand[] = [
   approveCommand,
   doctorCommand,
   dashboardCommand,
+  dispatchCommand,
 ];

@@ -33,3 +33,4 @@ export type { CountingStore, CountingStoreOptions, CountingStoreOptionalMember, 
 export { decideStreamAppend, streamConflict } from '../store/stream-append.js';
 export type { StreamAppendDecision } from '../store/stream-append.js';
 export { RESULT_TOPIC, RESULT_RECHECK_MS } from '../engine/result-signals.js';
+export { WAKE_TOPIC } from '../engine/store-wakeups.js';
