@@ -22,6 +22,7 @@ export const SCENARIO_NAMES = [
   'codec',
   'streams',
   'requests',
+  'bulk',
 ] as const;
 
 /** A scenario name (`--scenarios`). */

@@ -2,6 +2,7 @@ import type { CheckScenarioOptions } from './scenarios/check.js';
 import type { CodecOptions } from './scenarios/codec.js';
 import type { StreamLatencyOptions } from './scenarios/stream-latency.js';
 import type { RequestLatencyOptions } from './scenarios/request-latency.js';
+import type { BulkCancelOptions } from './scenarios/bulk-cancel.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
 import type { FloorOptions } from './scenarios/pg-floor.js';
 import type { PushedResultsOptions } from './scenarios/pushed-results.js';
@@ -37,6 +38,8 @@ export interface BenchConfig {
   streams: StreamLatencyOptions;
   /** Request latency to a suspended run: `requests` requests one by one (after `warmup`). */
   requests: RequestLatencyOptions;
+  /** The bulk cancel: `runs` pending runs cancelled by one `engine.bulk` in pages of `pageSize`. */
+  bulk: BulkCancelOptions;
 }
 
 export const FULL: BenchConfig = {
@@ -63,6 +66,8 @@ export const FULL: BenchConfig = {
   codec: { steps: 100, runs: 5, warmupRuns: 100, reps: 20 },
   streams: { chunks: 200, warmup: 5, maxWorkMs: 20 },
   requests: { requests: 100, warmup: 5 },
+  // Issue 32's target: 10,000 runs cancelled in ≤ 30 s on PostgreSQL.
+  bulk: { runs: 10_000, pageSize: 500 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -85,4 +90,5 @@ export const SMOKE: BenchConfig = {
   codec: { steps: 5, runs: 1, warmupRuns: 1, reps: 2 },
   streams: { chunks: 3, warmup: 1, maxWorkMs: 2 },
   requests: { requests: 3, warmup: 1 },
+  bulk: { runs: 30, pageSize: 7 },
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,wake,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec,streams,requests] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,wake,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec,streams,requests,bulk] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
  * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
@@ -39,6 +39,7 @@ import { cpuPerStep } from './scenarios/cpu-per-step.js';
 import { codecCost } from './scenarios/codec.js';
 import { streamLatency } from './scenarios/stream-latency.js';
 import { requestLatency } from './scenarios/request-latency.js';
+import { bulkCancel } from './scenarios/bulk-cancel.js';
 import { flowControl } from './scenarios/flow.js';
 import { engineLog } from './scenarios/workflows.js';
 import { Servers } from './servers/servers.js';
@@ -208,6 +209,12 @@ async function main(): Promise<number> {
       // Requests (issue 31): a request's round trip to a suspended run from another connection.
       const requests = !wants('requests') ? undefined : await scenario(e, 'request latency', () => requestLatency(backend, cfg.requests), inc);
       if (requests) report.requests = requests;
+      // Bulk operations (issue 32): one cancel of many runs; the target names PostgreSQL.
+      const bulk =
+        !wants('bulk') || !['memory', 'sqlite', 'postgres'].includes(backend.name)
+          ? undefined
+          : await scenario(e, 'bulk cancel', () => bulkCancel(backend, cfg.bulk), inc);
+      if (bulk) report.bulk = bulk;
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
 

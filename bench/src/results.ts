@@ -18,6 +18,7 @@ import type { FlowResult } from './scenarios/flow.js';
 import type { CheckResult } from './scenarios/check.js';
 import type { StreamLatencyResult } from './scenarios/stream-latency.js';
 import type { RequestLatencyResult } from './scenarios/request-latency.js';
+import type { BulkCancelResult } from './scenarios/bulk-cancel.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -50,6 +51,8 @@ export interface BackendReport {
   streams?: StreamLatencyResult;
   /** A request's round trip to a suspended run from a caller on another connection (`--scenarios=requests`). */
   requests?: RequestLatencyResult;
+  /** One bulk cancel of many pending runs (`--scenarios=bulk`). */
+  bulk?: BulkCancelResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];

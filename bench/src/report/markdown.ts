@@ -4,6 +4,7 @@ import { fmt, ms, table, us } from './format.js';
 import { codecSection } from './codec-section.js';
 import { streamsSection } from './streams-section.js';
 import { requestsSection } from './requests-section.js';
+import { bulkSection } from './bulk-section.js';
 import { cpuTarget } from './targets.js';
 
 /** The whole report as Markdown: machine, one table per question, targets, notes. */
@@ -105,6 +106,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(...codecSection(r.backends));
   out.push(...streamsSection(r.backends));
   out.push(...requestsSection(r.backends));
+  out.push(...bulkSection(r.backends));
 
   const withFlow = r.backends.filter((b) => b.flow);
   if (withFlow.length > 0) {

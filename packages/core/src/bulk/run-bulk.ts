@@ -19,7 +19,7 @@ export interface BulkParts {
 
 // Runs acted on at once within a page: enough to keep a pooled store busy, few enough not to
 // crowd out the workers sharing it.
-const IN_FLIGHT = 8;
+const IN_FLIGHT = 16;
 
 function bulkOf(parts: BulkParts): BulkStore {
   const bulk = parts.rt.store.bulk;
