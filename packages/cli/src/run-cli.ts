@@ -13,7 +13,7 @@ const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-  if (CairnError.is(error, 'INVALID_INPUT')) return EXIT.usage;
+  if (CairnError.is(error, 'INVALID_INPUT') || CairnError.is(error, 'TAG_LIMIT')) return EXIT.usage;
   if (CairnError.is(error, 'RUN_NOT_FOUND') || CairnError.is(error, 'STEP_NOT_FOUND') || CairnError.is(error, 'STREAM_NOT_FOUND')) return EXIT.notFound;
   if (CairnError.is(error, 'STREAM_RANGE')) return EXIT.usage;
   if (CairnError.is(error, 'BULK_NOT_FOUND')) return EXIT.notFound;

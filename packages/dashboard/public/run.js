@@ -54,6 +54,8 @@ const SHOWN = new Set([
   'forkedFrom',
   'retries',
   'paused',
+  'tags',
+  'tagWrites',
 ]);
 
 function notice(message) {
@@ -72,6 +74,7 @@ function renderDetails(run) {
     detail('Created', formatTime(run.createdAt)),
     detail('Updated', formatTime(run.updatedAt), TERMINAL.has(run.status) ? ` (took ${formatDuration(run.updatedAt - run.createdAt)})` : ''),
     run.idempotencyKey !== undefined ? detail('Idempotency key', h('code', {}, run.idempotencyKey)) : [],
+    run.tags !== undefined ? detail('Tags', ...Object.keys(run.tags).map((key) => h('code', { class: 'tag' }, `${key}=${run.tags[key]}`))) : [],
     run.parent ? detail('Parent', runLink(run.parent.runId), ` step ${run.parent.stepKey}`) : [],
     run.deadline !== undefined ? detail('Deadline', formatTime(run.deadline)) : [],
     run.wakeAt !== undefined && !TERMINAL.has(run.status) ? detail('Wakes at', formatTime(run.wakeAt)) : [],

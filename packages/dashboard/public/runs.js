@@ -33,6 +33,8 @@ function filterParams() {
   const before = fromLocalInput($('f-before').value);
   if (after !== undefined) params.set('createdAfter', String(after));
   if (before !== undefined) params.set('createdBefore', String(before));
+  // One `tag` parameter per key=value entry of the Tags field (comma-separated).
+  for (const tag of $('f-tags').value.split(',')) if (tag.trim()) params.append('tag', tag.trim());
   const limit = $('f-limit').value.trim();
   if (limit && limit !== '50') params.set('limit', limit);
   return params;
@@ -49,6 +51,7 @@ function readAddress() {
   $('f-after').value = after ? toLocalInput(after) : '';
   $('f-before').value = before ? toLocalInput(before) : '';
   $('f-limit').value = params.get('limit') ?? '50';
+  $('f-tags').value = params.getAll('tag').join(', ');
 }
 
 // The table shows the code (or class) and the start of the message; the cell's title has it all.
@@ -85,6 +88,11 @@ function selectBox(run) {
   return box;
 }
 
+/** A run's tags as `key=value` chips (text only: tags are run data). */
+function tagChips(tags) {
+  return Object.keys(tags ?? {}).map((key) => h('span', { class: 'tag', 'data-tag': key }, `${key}=${tags[key]}`));
+}
+
 function row(run) {
   return h(
     'tr',
@@ -97,6 +105,7 @@ function row(run) {
     h('td', { class: 'nowrap' }, sameDay(run.createdAt, run.updatedAt) ? formatTime(run.updatedAt).slice(11) : formatTime(run.updatedAt)),
     h('td', { class: 'nowrap' }, run.parent ? shortRunLink(run.parent.runId) : ''),
     h('td', { class: 'key' }, run.idempotencyKey ?? ''),
+    h('td', { class: 'tags' }, tagChips(run.tags)),
     h('td', { class: 'error-cell', title: run.error ? `${run.error.name ?? run.error.code}: ${run.error.message}` : null }, briefError(run.error)),
   );
 }

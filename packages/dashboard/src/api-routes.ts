@@ -33,6 +33,7 @@ const STATUS_OF_CODE: Partial<Record<string, number>> = {
   BULK_UNSUPPORTED: 501,
   TAGS_UNSUPPORTED: 501,
   BULK_NOT_FOUND: 404,
+  TAG_LIMIT: 400,
 };
 
 async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {

@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import type { RunQuery, RunStatus } from '@cairn/core';
 import type { CliCommand } from '../command.js';
-import { intIn, parseStatuses, parseTime } from '../parse-options.js';
+import { intIn, parseStatuses, parseTag, parseTime } from '../parse-options.js';
 import { renderRunsTable } from '../render/runs-table.js';
 
 interface RunsOptions {
@@ -11,6 +11,7 @@ interface RunsOptions {
   until?: number;
   parent?: string;
   key?: string;
+  tag?: Record<string, string>;
   limit: number;
   cursor?: string;
   json?: boolean;
@@ -36,10 +37,14 @@ export const runsCommand: CliCommand = {
       .addOption(new Option('--until <time>', 'only runs created before: an ISO date or a duration ago').argParser((v: string) => parseTime(v)))
       .option('--parent <run-id>', 'only children of this run')
       .option('--key <idempotency-key>', 'only the run started with this idempotency key')
+      .addOption(new Option('-t, --tag <key=value>', 'only runs with this tag; repeated: runs with all of them').argParser(parseTag))
       .addOption(new Option('-n, --limit <n>', 'runs per page, 1..1000').default(20).argParser(intIn(1, 1000)))
       .option('--cursor <cursor>', 'the next page: the cursor printed after the previous one')
       .option('--json', 'print { runs, nextCursor } as JSON')
-      .addHelpText('after', '\nExamples:\n  cairn runs --status failed --since 1d\n  cairn runs --workflow order --limit 50 --json')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  cairn runs --status failed --since 1d\n  cairn runs --tag customer=c-42 --tag plan=pro\n  cairn runs --workflow order --limit 50 --json',
+      )
       .action(async (options: RunsOptions) => {
         const query: RunQuery & { parentRunId?: string; idempotencyKey?: string } = { limit: options.limit };
         if (options.workflow !== undefined) query.workflow = options.workflow;
@@ -48,6 +53,7 @@ export const runsCommand: CliCommand = {
         if (options.until !== undefined) query.createdBefore = options.until;
         if (options.parent !== undefined) query.parentRunId = options.parent;
         if (options.key !== undefined) query.idempotencyKey = options.key;
+        if (options.tag !== undefined) query.tags = options.tag;
         if (options.cursor !== undefined) query.cursor = options.cursor;
         const page = await cli.withConnection(({ engine }) => engine.listRuns(query as RunQuery));
         if (options.json) {

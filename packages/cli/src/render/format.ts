@@ -66,3 +66,10 @@ export function wrap(text: string, width: number): string[] {
   if (line !== '') lines.push(line);
   return lines;
 }
+
+/** Tags as `key=value` pairs, space-separated, each escaped as run data (`cairn runs --tag` takes the same form). */
+export function formatTags(tags: Record<string, string>): string {
+  return Object.keys(tags)
+    .map((key) => `${safeText(key)}=${safeText(tags[key] as string)}`)
+    .join(' ');
+}

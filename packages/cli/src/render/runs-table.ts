@@ -1,6 +1,6 @@
 import { isTerminalRunStatus, type RunStatus } from '@cairn/core';
 import { type Colors, colors as makeColors } from './colors.js';
-import { cell, formatShortTime } from './format.js';
+import { cell, clip, formatShortTime, formatTags } from './format.js';
 
 /** What the runs table shows of a run (a `RunRecord` or a run summary both have it). */
 export interface RunRow {
@@ -10,6 +10,8 @@ export interface RunRow {
   createdAt: number;
   /** Set while the run is paused: the status column says `paused` (the status is in `--json`). */
   paused?: unknown;
+  /** The run's tags: shown on a line of their own under the run. */
+  tags?: Record<string, string>;
 }
 
 const WORKFLOW = 15;
@@ -36,6 +38,8 @@ export function renderRunsTable(runs: readonly RunRow[], options: { colors?: Col
     const shown = run.paused !== undefined && !isTerminalRunStatus(run.status) ? 'paused' : run.status;
     const status = cell(shown, STATUS);
     lines.push(`${cell(run.id, 36)}  ${cell(run.workflow, WORKFLOW)}  ${(paint[shown] ?? ((s: string) => s))(status)}  ${formatShortTime(run.createdAt)}`);
+    // Under the run, within the 80 columns: tags can be long, and a table column would cut them to nothing.
+    if (run.tags !== undefined && Object.keys(run.tags).length > 0) lines.push(c.dim(`  tags ${clip(formatTags(run.tags), 72)}`));
   }
   if (runs.length === 0) lines.push(c.dim('(no runs match)'));
   return lines.join('\n');

@@ -1,7 +1,7 @@
 import type { RunTimeline, TimelineAttempt, TimelineStep } from '@cairn/core';
 import { type Colors, colors as makeColors } from './colors.js';
 import { asDivergence, divergenceParts } from './divergence.js';
-import { cell, clip, formatDuration, formatTime, inlineJson, wrap } from './format.js';
+import { cell, clip, formatDuration, formatTags, formatTime, inlineJson, wrap } from './format.js';
 import { safeText } from './safe-text.js';
 
 /** Options of `renderTimeline`. */
@@ -95,6 +95,7 @@ export function renderTimeline(timeline: RunTimeline, options: TimelineViewOptio
   field('created', formatTime(run.createdAt));
   if (run.endedAt !== undefined) field('ended', formatTime(run.endedAt));
   if (run.idempotencyKey !== undefined) field('key', clip(run.idempotencyKey, width - 12));
+  if (run.tags !== undefined) field('tags', clip(formatTags(run.tags), width - 12));
   if (run.parent) field('parent', `${safeText(run.parent.runId)} (step ${clip(run.parent.stepKey, width - 60)})`);
   if (run.deadline !== undefined) field('deadline', formatTime(run.deadline));
   if (run.wakeAt !== undefined && run.endedAt === undefined) field('wakes', formatTime(run.wakeAt));

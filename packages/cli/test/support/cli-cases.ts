@@ -109,6 +109,21 @@ export function cliCases(target: CliTarget): void {
       for (const line of table.stdout.trimEnd().split('\n')) if (!line.startsWith('more:')) assert.ok(line.length <= 80, `wider than 80 columns: ${line}`);
     });
 
+    it('runs --tag: one tag, several (all of them), with the other filters; tags under each run in the table and in show', async () => {
+      const ids = async (...args: string[]) => (JSON.parse((await ok('runs', '--json', ...args)).stdout) as { runs: RunRecord[] }).runs.map((r) => r.id).sort();
+      assert.deepEqual(await ids('--tag', 'customer=c-42'), [seeded.rich, seeded.byStatus.waiting].sort());
+      assert.deepEqual(await ids('--tag', 'customer=c-42', '--tag', 'plan=pro'), [seeded.rich]);
+      assert.deepEqual(await ids('-t', 'customer=c-42', '--status', 'waiting'), [seeded.byStatus.waiting]);
+      assert.deepEqual(await ids('--tag', 'customer=c-4'), [], 'a prefix is not the value');
+      assert.deepEqual(await ids('--tag', 'plan=pro=x'), [], 'the value is everything after the first =');
+      const table = await ok('runs', '--tag', 'customer=c-42', '--tag', 'plan=pro');
+      assert.match(table.stdout, /^ {2}tags customer=c-42 plan=pro$/m);
+      const shown = await ok('show', seeded.rich);
+      assert.match(shown.stdout, /^tags\s+customer=c-42 plan=pro$/m);
+      const hostile = await ok('show', seeded.hostile);
+      assert.match(hostile.stdout, /^tags\s+k\\x1b\[1m=v\\u202e$/m, 'a hostile tag is shown escaped');
+    });
+
     it('show: the timeline of a run with a retried step, a state change, a sleep, an event and a child; --json is engine.timeline', async () => {
       const { stdout } = await ok('show', seeded.rich);
       assert.match(stdout, new RegExp(`^cli-rich ${seeded.rich}$`, 'm'));
@@ -301,6 +316,9 @@ export function cliCases(target: CliTarget): void {
       const before = await allRuns(store);
       const cases: Array<[string[], RegExp]> = [
         [['runs', '--status', 'bogus'], /"bogus" is not a run status/],
+        [['runs', '--tag', 'customer'], /"customer" is not a tag: use key=value/],
+        [['runs', '--tag', '=c-42'], /is not a tag: use key=value/],
+        [['runs', '--tag', `k=${'v'.repeat(300)}`], /TAG_LIMIT/],
         [['runs', '--limit', '0'], /must be a whole number from 1 to 1000/],
         [['runs', '--since', 'yesterday'], /is not a time/],
         [['runs', '--cursor', 'not-a-cursor'], /INVALID_INPUT/],

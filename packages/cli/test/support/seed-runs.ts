@@ -75,7 +75,7 @@ export async function seedRuns(store: WorkflowStore): Promise<SeededRuns> {
   const statusOf = async (id: string) => (await store.runs.get(id))?.status;
   try {
     const key = 'order-42';
-    const richRun = await engine.startRun(rich, null, { idempotencyKey: key });
+    const richRun = await engine.startRun(rich, null, { idempotencyKey: key, tags: { customer: 'c-42', plan: 'pro' } });
     await until('the rich run waits for its event', async () =>
       (await store.steps.load(richRun.id)).some((s) => s.key === 'event:approval' && s.status === 'waiting'),
     );
@@ -84,8 +84,8 @@ export async function seedRuns(store: WorkflowStore): Promise<SeededRuns> {
     const childId = (await store.steps.load(richRun.id)).find((s) => s.kind === 'child')?.childRunId as string;
 
     const failed = await engine.startRun(fails, null);
-    const hostileRun = await engine.startRun(hostile, null);
-    const waiting = await engine.startRun(waits, null);
+    const hostileRun = await engine.startRun(hostile, null, { tags: { 'k\u001b[1m': 'v\u202e' } });
+    const waiting = await engine.startRun(waits, null, { tags: { customer: 'c-42' } });
     const cancelled = await engine.startRun(waits, null);
     await until('the failing runs fail', async () => (await statusOf(failed.id)) === 'failed' && (await statusOf(hostileRun.id)) === 'failed');
     await until('both waits wait', async () => (await statusOf(waiting.id)) === 'waiting' && (await statusOf(cancelled.id)) === 'waiting');

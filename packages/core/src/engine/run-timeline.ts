@@ -58,6 +58,8 @@ export interface TimelineRun {
   forkedFrom?: ForkOrigin;
   /** Every `engine.retryRun` of this run, oldest first (what it was retried from, what it forgot). */
   retries?: RetryRecord[];
+  /** The run's tags (`RunRecord.tags`), absent when it has none. */
+  tags?: Record<string, string>;
 }
 
 /** What kind of thing a step is, as a timeline shows it. */
@@ -234,6 +236,7 @@ function runOf(run: RunRecord): TimelineRun {
     ...(successor === undefined ? {} : { continuedAs: successor }),
     ...(run.lease === undefined || terminal ? {} : { leaseOwner: run.lease.owner }),
     ...(run.forkedFrom === undefined ? {} : { forkedFrom: run.forkedFrom }),
+    ...(run.tags === undefined ? {} : { tags: run.tags }),
     ...(run.retries === undefined || run.retries.length === 0 ? {} : { retries: run.retries }),
   };
 }

@@ -130,6 +130,34 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await page.locator(`#rows tr[data-run-id="${late.id}"][data-status=cancelled]`).waitFor();
     });
 
+    test('the runs table filters by tags (one, several: all of them; with the status filter) and shows them; a run page lists them', async () => {
+      const { runs } = scenario;
+      await open('/');
+      await filter(page, (p) => p.fill('#f-tags', 'customer=c-42'));
+      await expectRows(page, [runs.completed, runs.failed]);
+      assert.match(page.url(), /tag=customer%3Dc-42/);
+      await filter(page, (p) => p.fill('#f-tags', 'customer=c-42, plan=pro'));
+      await expectRows(page, [runs.completed]);
+      assert.deepEqual(await page.locator(`#rows tr[data-run-id="${runs.completed}"] td.tags .tag`).allTextContents(), ['customer=c-42', 'plan=pro']);
+      await filter(page, async (p) => {
+        await p.fill('#f-tags', 'customer=c-42');
+        await p.check('input[name=status][value=failed]');
+      });
+      await expectRows(page, [runs.failed]);
+      // A hostile tag is text in its chip, never markup.
+      assert.equal(await page.locator('#rows img').count(), 0);
+      assert.ok((await page.locator(`#rows tr[data-run-id="${runs.failed}"] td.tags`).textContent())?.includes('x<b>=<img src=x onerror=alert(1)>'));
+      // Reloaded from the address bar, the filter is the same.
+      await page.reload();
+      await expectRows(page, [runs.failed]);
+      assert.equal(await page.locator('#f-tags').inputValue(), 'customer=c-42');
+      await filter(page, (p) => p.fill('#f-tags', 'customer'));
+      assert.match((await page.locator('#error').textContent()) ?? '', /key=value/);
+      await runPage(runs.completed);
+      await page.locator('#details .tag').first().waitFor();
+      assert.deepEqual(await page.locator('#details .tag').allTextContents(), ['customer=c-42', 'plan=pro']);
+    });
+
     test('the runs table filters by parent run and idempotency key', async () => {
       const { runs } = scenario;
       await open('/');

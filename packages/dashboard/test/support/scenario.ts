@@ -120,8 +120,9 @@ export async function seedRuns(store: WorkflowStore): Promise<Scenario> {
   });
   await engine.start();
 
-  const completed = (await engine.startRun(sendInvoice, { order: 'A-1001', amount: 129 })).id;
-  const failed = (await engine.startRun(chargeCard, { order: 'A-1002', amount: 54 })).id;
+  const completed = (await engine.startRun(sendInvoice, { order: 'A-1001', amount: 129 }, { tags: { customer: 'c-42', plan: 'pro' } })).id;
+  const failed = (await engine.startRun(chargeCard, { order: 'A-1002', amount: 54 }, { tags: { customer: 'c-42', 'x<b>': '<img src=x onerror=alert(1)>' } }))
+    .id;
   const cancelled = (await engine.startRun(awaitApproval, { request: 'raise limit for A-1003' })).id;
   const waitingEvent = (await engine.startRun(awaitApproval, { request: 'refund A-1004' })).id;
   const answered = (await engine.startRun(awaitApproval, { request: 'discount A-1005' })).id;
