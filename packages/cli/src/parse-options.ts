@@ -34,19 +34,6 @@ export function parseStatuses(value: string, previous: RunStatus[] = []): RunSta
   return out;
 }
 
-/**
- * One tag filter `key=value` (split at the first `=`, so a value may hold more); repeating the
- * option adds one (a run must carry all of them). The engine checks the tags themselves.
- */
-export function parseTag(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const at = value.indexOf('=');
-  if (at <= 0) throw new InvalidArgumentError(`${JSON.stringify(value)} is not a tag: use key=value (for example customer=c-42).`);
-  const out = { ...previous };
-  // Defined, not assigned: a key named __proto__ is a tag like any other.
-  Object.defineProperty(out, value.slice(0, at), { value: value.slice(at + 1), enumerable: true, writable: true, configurable: true });
-  return out;
-}
-
 /** A whole number in [min, max]. */
 export function intIn(min: number, max: number): (value: string) => number {
   return (value) => {

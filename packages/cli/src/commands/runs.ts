@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import type { RunQuery, RunStatus } from '@cairn/core';
 import type { CliCommand } from '../command.js';
-import { intIn, parseStatuses, parseTag, parseTime } from '../parse-options.js';
+import { intIn, parseStatuses, parseTagOption, parseTime } from '../parse-options.js';
 import { renderRunsTable } from '../render/runs-table.js';
 
 interface RunsOptions {
@@ -37,7 +37,7 @@ export const runsCommand: CliCommand = {
       .addOption(new Option('--until <time>', 'only runs created before: an ISO date or a duration ago').argParser((v: string) => parseTime(v)))
       .option('--parent <run-id>', 'only children of this run')
       .option('--key <idempotency-key>', 'only the run started with this idempotency key')
-      .addOption(new Option('-t, --tag <key=value>', 'only runs with this tag; repeated: runs with all of them').argParser(parseTag))
+      .addOption(new Option('-t, --tag <key=value>', 'only runs with this tag; repeated: runs with all of them').argParser(parseTagOption))
       .addOption(new Option('-n, --limit <n>', 'runs per page, 1..1000').default(20).argParser(intIn(1, 1000)))
       .option('--cursor <cursor>', 'the next page: the cursor printed after the previous one')
       .option('--json', 'print { runs, nextCursor } as JSON')
