@@ -47,7 +47,7 @@ function hourChart(hours) {
   return chart;
 }
 
-const runsLink = (params, text) => h('a', { href: `/?${new URLSearchParams(params)}` }, text);
+const runsLink = (params, text) => h('a', { href: `/runs?${new URLSearchParams(params)}` }, text);
 
 function render(data) {
   const { backlog } = data;

@@ -135,7 +135,7 @@ form.addEventListener('submit', (event) => {
   cursors = [];
   cursor = undefined;
   const params = filterParams();
-  history.replaceState(null, '', params.size > 0 ? `/?${params}` : '/');
+  history.replaceState(null, '', params.size > 0 ? `/runs?${params}` : '/runs');
   void load();
 });
 $('clear').addEventListener('click', () => {

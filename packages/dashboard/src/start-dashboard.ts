@@ -58,7 +58,7 @@ function pageFor(files: Map<string, StaticFile>, path: string): StaticFile | und
 }
 
 /**
- * Starts the dashboard: an HTTP server (node:http) serving the runs table at `/`, a run page at
+ * Starts the dashboard: an HTTP server (node:http) serving the overview at `/` (and `/overview`), the runs table at `/runs`, a run page at
  * `/runs/<id>`, their scripts under `/assets/`, and the JSON API under `/api/` (see
  * `answerApi`). Binds to 127.0.0.1 unless told otherwise; a non-loopback host needs
  * `allowRemote: true` and a token (`INVALID_INPUT` otherwise, before anything listens). Every

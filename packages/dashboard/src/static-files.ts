@@ -19,8 +19,8 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * The pages and assets, by request path: `/` (the runs table), `/overview` (per workflow, failures
- * and backlog), `/runs/` (the run page's HTML, served for every `/runs/<id>`), and `/assets/<file>` for the scripts and the stylesheet. Read
+ * The pages and assets, by request path: `/` and `/overview` (the home: per workflow, failures and
+ * backlog), `/runs` (the runs table), `/runs/` (the run page's HTML, served for every `/runs/<id>`), and `/assets/<file>` for the scripts and the stylesheet. Read
  * into memory once: they are a few KiB, and nothing else on disk is ever served.
  */
 export function loadStaticFiles(dir = PUBLIC_DIR): Map<string, StaticFile> {
@@ -35,7 +35,8 @@ export function loadStaticFiles(dir = PUBLIC_DIR): Map<string, StaticFile> {
     if (!file) throw new Error(`@cairn/dashboard: ${join(dir, name)} is missing from the package`);
     return file;
   };
-  files.set('/', page('runs.html'));
+  files.set('/', page('overview.html'));
+  files.set('/runs', page('runs.html'));
   files.set('/runs/', page('run.html'));
   files.set('/overview', page('overview.html'));
   return files;

@@ -106,7 +106,7 @@ describe('dashboard escaping in Chromium', { skip: chromiumMissing() }, () => {
   const text = async (selector: string) => (await page.locator(selector).textContent()) ?? '';
 
   test('the runs table shows hostile names, keys and errors as text', async () => {
-    await page.goto(dashboard.url);
+    await page.goto(new URL('/runs', dashboard.url).href);
     await page.locator(`#rows tr[data-run-id="${failed}"]`).waitFor();
     const row = `#rows tr[data-run-id="${failed}"]`;
     assert.ok((await text(`${row} .workflow`)).startsWith(X.workflow));

@@ -76,7 +76,7 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
 
     test('the runs table shows runs in every status and filters them', async () => {
       const { runs } = scenario;
-      await open('/');
+      await open('/runs');
       const all = Object.values(runs);
       await expectRows(page, all);
       const statuses = await page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
@@ -132,7 +132,7 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
 
     test('the runs table filters by tags (one, several: all of them; with the status filter) and shows them; a run page lists them', async () => {
       const { runs } = scenario;
-      await open('/');
+      await open('/runs');
       await filter(page, (p) => p.fill('#f-tags', 'customer=c-42'));
       await expectRows(page, [runs.completed, runs.failed]);
       assert.match(page.url(), /tag=customer%3Dc-42/);
@@ -160,7 +160,7 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
 
     test('the runs table filters by parent run and idempotency key', async () => {
       const { runs } = scenario;
-      await open('/');
+      await open('/runs');
       // Keys are unique per workflow: the key filter goes with one.
       await filter(page, async (p) => {
         await p.fill('#f-workflow', 'fulfil-order');
@@ -174,7 +174,7 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
     test('a run page draws its timeline, steps, waits, events, state and family', async () => {
       const { runs } = scenario;
       // The failed charge: three failed attempts of reserve-funds after one validate-card.
-      await open('/');
+      await open('/runs');
       await page.click(`#rows tr[data-run-id="${runs.failed}"] a.run-id >> nth=0`);
       await page.locator('#title .badge[data-status=failed]').waitFor();
       assert.match((await page.locator('#title').textContent()) ?? '', /charge-card/);
@@ -263,7 +263,7 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       assert.deepEqual([paused?.paused?.scope, paused?.paused?.reason], ['run', 'report mailer is down']);
       assert.match((await page.locator('#details').textContent()) ?? '', /Paused.*report mailer is down/);
       assert.equal(await page.locator('#pause').count(), 0, 'no Pause button on a paused run');
-      await open('/');
+      await open('/runs');
       await page.locator(`#rows tr[data-run-id="${run.id}"] .badge[data-status=paused]`).waitFor();
 
       await runPage(run.id);
@@ -280,7 +280,7 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       const mine: string[] = [];
       for (let i = 0; i < 3; i += 1) mine.push((await engine.startRun('nightly-report', { bulk: i })).id);
       for (const id of mine) await untilStatus(engine, id, 'waiting');
-      await open('/');
+      await open('/runs');
       await filter(page, async (p) => {
         await p.fill('#f-workflow', 'nightly-report');
         await p.check('input[name=status][value=waiting]');
