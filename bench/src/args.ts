@@ -23,6 +23,7 @@ export const SCENARIO_NAMES = [
   'streams',
   'requests',
   'bulk',
+  'tags',
 ] as const;
 
 /** A scenario name (`--scenarios`). */

@@ -3,6 +3,7 @@ import type { CodecOptions } from './scenarios/codec.js';
 import type { StreamLatencyOptions } from './scenarios/stream-latency.js';
 import type { RequestLatencyOptions } from './scenarios/request-latency.js';
 import type { BulkCancelOptions } from './scenarios/bulk-cancel.js';
+import type { TagListingOptions } from './scenarios/tag-listing.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
 import type { FloorOptions } from './scenarios/pg-floor.js';
 import type { PushedResultsOptions } from './scenarios/pushed-results.js';
@@ -40,6 +41,8 @@ export interface BenchConfig {
   requests: RequestLatencyOptions;
   /** The bulk cancel: `runs` pending runs cancelled by one `engine.bulk` in pages of `pageSize`. */
   bulk: BulkCancelOptions;
+  /** Tag listings: `runs` runs with two tags each, then the first page by tag, `samples` times per query. */
+  tags: TagListingOptions;
 }
 
 export const FULL: BenchConfig = {
@@ -68,6 +71,7 @@ export const FULL: BenchConfig = {
   requests: { requests: 100, warmup: 5 },
   // Issue 32's target: 10,000 runs cancelled in ≤ 30 s on PostgreSQL.
   bulk: { runs: 10_000, pageSize: 500 },
+  tags: { runs: 100_000, customers: 10_000, samples: 50 },
 };
 
 export const SMOKE: BenchConfig = {
@@ -91,4 +95,5 @@ export const SMOKE: BenchConfig = {
   streams: { chunks: 3, warmup: 1, maxWorkMs: 2 },
   requests: { requests: 3, warmup: 1 },
   bulk: { runs: 30, pageSize: 7 },
+  tags: { runs: 60, customers: 10, samples: 3 },
 };

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,wake,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec,streams,requests,bulk] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
+ * `pnpm bench [--smoke] [--only=memory,sqlite,postgres,mysql,mongodb,redis] [--scenarios=inline,replay,wake,latency,local,idle,cpu,flow,floor,processes,dispatch,results,fairness,observability,check,codec,streams,requests,bulk,tags] [--workers=1,2,4,8] [--out=path] [--render[=path]]`
  * (bench/src/args.ts; an unknown flag or name exits 2 with the usage)
  *
  * Measures every backend in one run (see docs/benchmarks.md), prints Markdown tables and writes
@@ -40,6 +40,7 @@ import { codecCost } from './scenarios/codec.js';
 import { streamLatency } from './scenarios/stream-latency.js';
 import { requestLatency } from './scenarios/request-latency.js';
 import { bulkCancel } from './scenarios/bulk-cancel.js';
+import { tagListing } from './scenarios/tag-listing.js';
 import { flowControl } from './scenarios/flow.js';
 import { engineLog } from './scenarios/workflows.js';
 import { Servers } from './servers/servers.js';
@@ -215,6 +216,9 @@ async function main(): Promise<number> {
           ? undefined
           : await scenario(e, 'bulk cancel', () => bulkCancel(backend, cfg.bulk), inc);
       if (bulk) report.bulk = bulk;
+      // Tags (issue 32): the first page of runs found by tag.
+      const tags = !wants('tags') ? undefined : await scenario(e, 'tag listing', () => tagListing(backend, cfg.tags), inc);
+      if (tags) report.tags = tags;
     }
     for (const s of NOT_LANDED) if (!only || only.includes(s.name)) results.skipped.push({ name: s.name, title: s.title, reason: s.reason });
 

@@ -19,6 +19,7 @@ import type { CheckResult } from './scenarios/check.js';
 import type { StreamLatencyResult } from './scenarios/stream-latency.js';
 import type { RequestLatencyResult } from './scenarios/request-latency.js';
 import type { BulkCancelResult } from './scenarios/bulk-cancel.js';
+import type { TagListingResult } from './scenarios/tag-listing.js';
 
 export interface ScenarioError {
   scenario: string;
@@ -53,6 +54,8 @@ export interface BackendReport {
   requests?: RequestLatencyResult;
   /** One bulk cancel of many pending runs (`--scenarios=bulk`). */
   bulk?: BulkCancelResult;
+  /** First pages of runs found by tag (`--scenarios=tags`). */
+  tags?: TagListingResult;
   errors: ScenarioError[];
   /** Things that went wrong and were recovered from (abandoned executions), per scenario. */
   incidents: string[];

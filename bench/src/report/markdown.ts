@@ -5,6 +5,7 @@ import { codecSection } from './codec-section.js';
 import { streamsSection } from './streams-section.js';
 import { requestsSection } from './requests-section.js';
 import { bulkSection } from './bulk-section.js';
+import { tagsSection } from './tags-section.js';
 import { cpuTarget } from './targets.js';
 
 /** The whole report as Markdown: machine, one table per question, targets, notes. */
@@ -107,6 +108,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(...streamsSection(r.backends));
   out.push(...requestsSection(r.backends));
   out.push(...bulkSection(r.backends));
+  out.push(...tagsSection(r.backends));
 
   const withFlow = r.backends.filter((b) => b.flow);
   if (withFlow.length > 0) {
