@@ -195,6 +195,8 @@ async function bulk(action) {
     notice.hidden = false;
     notice.textContent = `${action}: ${done} done, ${skipped} skipped, ${failed} failed${failures.length > 0 ? ` (${failures.join('; ')})` : ''}.`;
     selected.clear();
+    // Hidden with the result, not after the reload: the page never shows a bar for runs no longer selected.
+    showSelection();
     showError($('error'), '');
     await load();
   } catch (error) {
