@@ -152,7 +152,12 @@ export function browserSuite(name: string, options: BrowserSuiteOptions): void {
       await expectRows(page, [runs.failed]);
       assert.equal(await page.locator('#f-tags').inputValue(), 'customer=c-42');
       await filter(page, (p) => p.fill('#f-tags', 'customer'));
-      assert.match((await page.locator('#error').textContent()) ?? '', /key=value/);
+      // The refusal comes back from the API: wait for it rather than read the alert at once.
+      await until(
+        async () => /key=value/.test((await page.locator('#error').textContent()) ?? ''),
+        'the tag filter refused with key=value in its message',
+        10_000,
+      );
       await runPage(runs.completed);
       await page.locator('#details .tag').first().waitFor();
       assert.deepEqual(await page.locator('#details .tag').allTextContents(), ['customer=c-42', 'plan=pro']);
