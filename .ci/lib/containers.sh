@@ -100,31 +100,14 @@ stop_private_docker() {
   if ip link show "$DOCKER_BRIDGE" >/dev/null 2>&1; then ip link delete "$DOCKER_BRIDGE" 2>/dev/null || true; fi
 }
 
-# The README's test command, `pnpm test`, once: the conformance files (`*.conformance.ts`) get every
-# server backend from Testcontainers, required (CAIRN_TEST_CONFORMANCE_PROVIDER=testcontainers: no
-# fallback to a local server; CAIRN_TEST_REQUIRE=all: no skip); every other test uses local servers
-# (CAIRN_TEST_PROVIDER=local), so the unit tests never probe a container runtime. Ryuk (the reaper
-# image) cannot be pulled here; each test file stops its containers, and the run fails if any
-# container is left. With $1 (a folder), the tests of core and the stores also write their
-# coverage there (CAIRN_TEST_COVERAGE; see the packages' test scripts).
-run_tests_with_containers() {
-  local status=0 mongo_image left coverage="${1:-}"
-  mongo_image="$(TAG=; source "$ROOT/scripts/images/ferretdb/image.conf"; echo "$TAG")"
-  if [ -n "$coverage" ]; then mkdir -p "$coverage"; fi
-  CAIRN_TEST_COVERAGE="$coverage" \
-  DOCKER_HOST="unix://$DOCKER_SOCK" \
-  TESTCONTAINERS_RYUK_DISABLED=true \
-  TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 \
-  CAIRN_TEST_PROVIDER=local \
-  CAIRN_TEST_CONFORMANCE_PROVIDER=testcontainers \
-  CAIRN_TEST_MONGODB_IMAGE="$mongo_image" \
-    pnpm test 2>&1 | tee "$TEST_LOG" || status=1
+# After the tests: every test file stops its containers (Ryuk, the reaper image, cannot be pulled
+# here), so a container still there is a test's leak, and fails the run.
+check_no_containers_left() {
+  local left
   left="$(DOCKER_HOST="unix://$DOCKER_SOCK" docker ps -a --format '{{.ID}} {{.Image}} {{.Status}}' 2>&1)"
   if [ -n "$left" ]; then
     echo "error: containers left after the test run:" >&2
     echo "$left" >&2
-    status=1
+    return 1
   fi
-  return "$status"
 }
-

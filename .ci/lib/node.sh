@@ -38,14 +38,21 @@ use_node() {
 # the checkout for Node 22 and back again.
 
 # Copies the checkout at $ROOT to $1 without what an install or a build makes (node_modules, dist,
-# .turbo) and without .git, then installs it for the Node version on PATH.
+# .turbo) and without .git, then installs it for the Node version on PATH. The two halves are
+# separate for CI's test pool: the copy is made before any test writes into the checkout, the
+# install runs as a job of the pool.
 node22_tree() {
+  node22_tree_copy "$1" && node22_tree_install "$1"
+}
+node22_tree_copy() {
   local dest="$1"
   rm -rf "$dest"
   mkdir -p "$dest"
   tar -C "$ROOT" --exclude=./.git --exclude=node_modules --exclude=.turbo --exclude=dist -cf - . | tar -C "$dest" -xf -
-  (cd "$dest" && pnpm install --frozen-lockfile --prefer-offline) || return 1
-  check_native_modules "$dest"
+}
+node22_tree_install() {
+  (cd "$1" && pnpm install --frozen-lockfile --prefer-offline) || return 1
+  check_native_modules "$1"
 }
 
 # Proves that every better-sqlite3 in the tree at $1 (default $ROOT) loads under the current Node
