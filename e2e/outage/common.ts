@@ -4,7 +4,8 @@
  * docs/backends recommends for surviving a restart.
  */
 import { appendFileSync } from 'node:fs';
-import { createEngine, createLocalQueue, defineWorkflow, type Engine, type EngineLogger, type Queue, type WorkflowStore } from '@cairn/core';
+import { createEngine, createLocalQueue, defineWorkflow, type Engine, type EngineLogger } from '@cairn/core';
+import type { Queue, WorkflowStore } from '@cairn/core/backend';
 import { bullmqQueue, kyselyMysql, kyselyPostgres, pgBossQueue, redisStore } from '../proof/deps.js';
 
 export type OutageBackend = 'postgres' | 'mysql' | 'redis';

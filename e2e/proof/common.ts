@@ -3,7 +3,8 @@
  * process opens its store, queue and engine (with the limited workflow of `limited-workflow.ts`).
  */
 import { appendFileSync } from 'node:fs';
-import { createEngine, defineWorkflow, type Engine, type Queue, type QueueStrategy, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, type Engine } from '@cairn/core';
+import type { Queue, QueueStrategy, WorkflowStore } from '@cairn/core/backend';
 import { limitedWorkflow } from './limited-workflow.js';
 import { bullmqQueue, ioredis, kysely, kyselyPostgres, kyselyStore, pg, pgBossQueue, redisStore } from './deps.js';
 

@@ -20,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { QueueStrategy } from '@cairn/core';
+import type { QueueStrategy } from '@cairn/core/backend';
 import { createPostgresDatabase, dropPostgresDatabase, freshRedisPrefix, stopSharedServices, usePostgres, useRedis } from '../src/services/index.js';
 import { openEngine, PG_BOSS_SCHEMA, proofWorkflow, STEPS, type PairingName, type ProofConfig } from './common.js';
 import { ioredis, kyselyStore, pg } from './deps.js';

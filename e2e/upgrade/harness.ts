@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import type { Engine, RunRecord, WorkflowStore } from '@cairn/core';
+import type { Engine, RunRecord } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createEngine, defineWorkflow } from '@cairn/core';
 import { type BuildSemantics, KINDS, eventPayload, expectedFor, upgradeWorkflows, type DefineWorkflow } from './workflows.js';
 

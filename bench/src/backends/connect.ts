@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { connectPostgresStore } from './postgres.js';
 import { connectRedisStore } from './redis.js';
 import type { StoreSpec } from './types.js';

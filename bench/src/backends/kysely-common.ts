@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createKyselyStore, migrateToLatest, type KyselyStoreOptions } from '@cairn/kysely';
 import { StoreProbe } from '../instrument/counting-store.js';
 import type { RoundTripCounter } from '../instrument/round-trips.js';

@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createKyselyStore } from '@cairn/kysely';
 import { createPostgresSignals } from '@cairn/kysely/postgres';
 import pg from 'pg';

@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createRedisStore } from '@cairn/redis';
 import { Redis } from 'ioredis';
 import { StoreProbe } from '../instrument/counting-store.js';

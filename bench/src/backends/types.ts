@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { AnyDb } from './sql-drivers.js';
 import type { StoreProbe } from '../instrument/counting-store.js';
 import type { RoundTripCounter } from '../instrument/round-trips.js';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
 import { postgresDb, type AnyDb } from '../backends/sql-drivers.js';
 import { startDurablePostgres, type DurablePostgres } from '../servers/durable-postgres.js';

@@ -1,5 +1,5 @@
-import type { RunRecord, WorkflowStore } from '@cairn/core';
-import { type CountingStore, countingStore } from '@cairn/core/backend';
+import type { RunRecord } from '@cairn/core';
+import { type CountingStore, countingStore, type WorkflowStore } from '@cairn/core/backend';
 import { nowMs } from '../stats.js';
 import { diff, type RoundTripCounter, type RoundTripSnapshot } from './round-trips.js';
 

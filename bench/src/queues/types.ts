@@ -1,4 +1,4 @@
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import type { BackendName } from '../backends/types.js';
 import type { RequestCounter } from './request-counter.js';
 

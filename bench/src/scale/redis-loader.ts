@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { uuidv7 } from '@cairn/core';
+import { uuidv7 } from '@cairn/core/backend';
 import type { Templates } from './sql-loader.js';
 import { STATUS_MIX, WORKFLOW_COUNT } from './scale-workflows.js';
 

@@ -1,4 +1,5 @@
-import { uuidv7, type RunQuery } from '@cairn/core';
+import type { RunQuery } from '@cairn/core';
+import { uuidv7 } from '@cairn/core/backend';
 import { median, nowMs } from '../stats.js';
 import type { ScaleTarget } from './scale-targets.js';
 import { measuredSteps } from './scale-workflows.js';

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine, WorkflowStore } from '@cairn/core';
+import type { Engine } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
 import { Redis } from 'ioredis';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type CompiledQuery } from 'kysely';

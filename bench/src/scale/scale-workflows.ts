@@ -1,4 +1,5 @@
-import { createEngine, defineWorkflow, type AnyWorkflowDefinition, type Engine, type RunStatus, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, type AnyWorkflowDefinition, type Engine, type RunStatus } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { noop } from '../scenarios/workflows.js';
 
 /** Steps in every loaded run on the SQL stores (10,000,000 steps for a million runs). */

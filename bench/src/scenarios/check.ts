@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { checkRuns, checkWorkflowCode, defineWorkflow, exportRun, type AnyWorkflowDefinition, type Verdict, type WorkflowStore } from '@cairn/core';
+import { checkWorkflowCode, defineWorkflow, type AnyWorkflowDefinition } from '@cairn/core';
+import { checkRuns, exportRun, type Verdict, type WorkflowStore } from '@cairn/core/backend';
 import { replayHistory } from '@cairn/core/testing';
 import { sql } from 'kysely';
 import type { BackendInstance, OpenedStore } from '../backends/types.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { aesGcmCodec, codecStore, defineWorkflow, type Engine, type PayloadCodec } from '@cairn/core';
+import { aesGcmCodec, defineWorkflow, type Engine, type PayloadCodec } from '@cairn/core';
+import { codecStore } from '@cairn/core/backend';
 import type { BackendInstance } from '../backends/types.js';
 import { median, nowMs } from '../stats.js';
 import { benchEngine } from './workflows.js';

@@ -1,7 +1,8 @@
 import type { BackendInstance } from '../backends/types.js';
 import { median, nowMs } from '../stats.js';
 import { benchEngine, bigGroupWorkflow, smallGroupWorkflow } from './workflows.js';
-import { createLocalQueue, type Queue } from '@cairn/core';
+import { createLocalQueue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 
 export interface FairnessResult {
   queue: string;

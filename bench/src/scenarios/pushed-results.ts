@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { isTerminalRunStatus, type Engine, type RunRecord, type WorkflowStore } from '@cairn/core';
-import { countingStore, type CountingStore } from '@cairn/core/backend';
+import { isTerminalRunStatus, type Engine, type RunRecord } from '@cairn/core';
+import { countingStore, type CountingStore, type WorkflowStore } from '@cairn/core/backend';
 import type { BackendInstance } from '../backends/types.js';
 import { percentile, sleep } from '../stats.js';
 import type { WorkerConfig } from '../workers/worker-config.js';

@@ -1,4 +1,5 @@
-import { createEngine, defineWorkflow, type Engine, type EngineOptions, type AnyWorkflowDefinition, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, type Engine, type EngineOptions, type AnyWorkflowDefinition } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { sleep } from '../stats.js';
 
 /** The body of every no-op step, and of the plain-call baseline. */

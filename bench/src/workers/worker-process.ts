@@ -5,7 +5,8 @@
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
-import { CAIRN_CHANNELS, type Engine, type Queue } from '@cairn/core';
+import { CAIRN_CHANNELS, type Engine } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { connectStore } from '../backends/connect.js';
 import { QUEUES } from '../queues/index.js';
 import { benchEngine } from '../scenarios/workflows.js';

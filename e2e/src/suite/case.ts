@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { ConformanceHarness } from './harness.js';
 
 /**

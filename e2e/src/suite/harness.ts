@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 
 /**
  * Capabilities a backend may lack. Every flag defaults to "present"; set one to `false` and the

@@ -1,4 +1,5 @@
-import { createMemoryStore, type MemoryStoreOptions } from '@cairn/core';
+import { createMemoryStore } from '@cairn/core';
+import type { MemoryStoreOptions } from '@cairn/core/backend';
 import type { ConformanceHarness } from './harness.js';
 
 /**

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
-import { type Duration, type RunStatus, toMilliseconds } from '@cairn/core';
+import type { Duration, RunStatus } from '@cairn/core';
+import { toMilliseconds } from '@cairn/core/backend';
 
 const RUN_STATUSES: readonly RunStatus[] = ['pending', 'running', 'waiting', 'completed', 'failed', 'cancelled'];
 

@@ -1,7 +1,8 @@
 // The renderers and the output rules, without a store: escaping, colour choice, 80 columns.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Divergence, Json, RunTimeline } from '@cairn/core';
+import type { Json, RunTimeline } from '@cairn/core';
+import type { Divergence } from '@cairn/core/backend';
 import { colorEnabled, colors, renderRunsTable, renderTimeline, safeJson, safeText } from '@cairn/cli';
 import { CheckTally, renderCheckReport } from '../src/render/check-report.js';
 

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createEngine, defineWorkflow, type ScheduleRecord } from '@cairn/core';
+import { createEngine, defineWorkflow } from '@cairn/core';
+import type { ScheduleRecord } from '@cairn/core/backend';
 import { openSqliteStore } from '@cairn/kysely';
 import { runCairn } from './support/run-cairn.js';
 

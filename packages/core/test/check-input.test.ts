@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, IDENTIFIER_LIMITS, checkIdentifier, createMemoryStore } from '@cairn/core';
-import { withArgumentChecks } from '@cairn/core/backend';
+import { CairnError, createMemoryStore } from '@cairn/core';
+import { withArgumentChecks, IDENTIFIER_LIMITS, checkIdentifier } from '@cairn/core/backend';
 
 function refusal(fn: () => unknown): CairnError {
   try {

@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { checkWorkflowCode, defineEvent, defineWorkflow, exportRun, type WorkflowDefinition } from '@cairn/core';
+import { checkWorkflowCode, defineEvent, defineWorkflow, type WorkflowDefinition } from '@cairn/core';
+import { exportRun } from '@cairn/core/backend';
 import { replayHistory, replayHistoryFolder } from '@cairn/core/testing';
 import { createFixture, rejectsWithCode, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 

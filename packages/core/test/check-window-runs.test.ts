@@ -2,7 +2,8 @@
 // the input their window decided, not the first start's stored input, and a replay must too.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkWorkflowCode, createEngine, createMemoryStore, defineWorkflow, exportRun } from '@cairn/core';
+import { checkWorkflowCode, createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import { exportRun } from '@cairn/core/backend';
 import { replayHistory } from '@cairn/core/testing';
 import { createFixture, rejectsWithCode, waitForStatus } from './helpers/engine-fixture.js';
 

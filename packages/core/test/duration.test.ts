@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, type Duration, MAX_DURATION_MS, toMilliseconds } from '@cairn/core';
+import { CairnError, type Duration } from '@cairn/core';
+import { MAX_DURATION_MS, toMilliseconds } from '@cairn/core/backend';
 
 const DAY = 86_400_000;
 const YEAR = 365.25 * DAY;

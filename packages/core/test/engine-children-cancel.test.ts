@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, type Queue, createLocalQueue, defineWorkflow } from '@cairn/core';
+import { CairnError, createLocalQueue, defineWorkflow } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 import {
   codeChain,

@@ -3,7 +3,8 @@
 // starts a detached child.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, type ChildOutcome, type NewStep, defineWorkflow } from '@cairn/core';
+import { CairnError, type ChildOutcome, defineWorkflow } from '@cairn/core';
+import type { NewStep } from '@cairn/core/backend';
 import { createFaults } from '@cairn/core/testing';
 import { type Fixture, createFixture, rejectsWithCode, turns, waitForIdle, waitForQuiet, waitForStatus, waitForStep } from './helpers/engine-fixture.js';
 

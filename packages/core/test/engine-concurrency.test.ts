@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Json, type NewStep, type RunRecord, createLocalQueue, defineWorkflow } from '@cairn/core';
+import { type Json, type RunRecord, createLocalQueue, defineWorkflow } from '@cairn/core';
+import type { NewStep } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 import {
   type Fixture,

@@ -3,7 +3,8 @@
 // body and the checkpoint that records its result.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, type NewStep, type StepTransition, defineWorkflow } from '@cairn/core';
+import { CairnError, defineWorkflow } from '@cairn/core';
+import type { NewStep, StepTransition } from '@cairn/core/backend';
 import { FAULT_POINTS, type FaultInjector, type FaultPoint, ManualClock, createFaults } from '@cairn/core/testing';
 import { type EngineCounter, countingStore, createFixture, waitForQuiet } from './helpers/engine-fixture.js';
 

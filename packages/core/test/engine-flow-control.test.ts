@@ -5,18 +5,8 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
-import {
-  CAIRN_CHANNELS,
-  CairnError,
-  createEngine,
-  createLocalQueue,
-  createMemoryStore,
-  defineWorkflow,
-  type Queue,
-  type RunLifecycleEvent,
-  type SendOptions,
-  type WorkflowStore,
-} from '@cairn/core';
+import { CAIRN_CHANNELS, CairnError, createEngine, createLocalQueue, createMemoryStore, defineWorkflow, type RunLifecycleEvent } from '@cairn/core';
+import type { Queue, SendOptions, WorkflowStore } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 
 const quiet = { warn: () => {}, error: () => {} };

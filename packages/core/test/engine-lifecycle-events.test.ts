@@ -1,15 +1,8 @@
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { describe, it } from 'node:test';
-import {
-  CAIRN_CHANNELS,
-  createEngine,
-  createMemoryStore,
-  defineWorkflow,
-  type RecoveryLifecycleEvent,
-  type RunLifecycleEvent,
-  type StepLifecycleEvent,
-} from '@cairn/core';
+import { CAIRN_CHANNELS, createEngine, createMemoryStore, defineWorkflow, type RunLifecycleEvent, type StepLifecycleEvent } from '@cairn/core';
+import type { RecoveryLifecycleEvent } from '@cairn/core/backend';
 
 const until = async (what: () => boolean, label: string) => {
   for (let i = 0; i < 1000 && !what(); i++) await new Promise((r) => setTimeout(r, 5));

@@ -3,8 +3,8 @@
 // (34 s with the default timings), however the run waits: for a child, a queued step, a lease.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, defineWorkflow, type EngineOptions, type FaultInjector, type FaultPoint, type FaultSite, NonRetryableError } from '@cairn/core';
-import { FAULT_POINTS, ManualClock, SimulatedCrash } from '@cairn/core/testing';
+import { CairnError, defineWorkflow, type EngineOptions, NonRetryableError } from '@cairn/core';
+import { FAULT_POINTS, ManualClock, SimulatedCrash, type FaultInjector, type FaultPoint, type FaultSite } from '@cairn/core/testing';
 import { countingStore, createFixture, type Fixture, gate, turns, until, waitForQuiet, waitForStatus, waitForStep } from './helpers/engine-fixture.js';
 
 // The defaults of createEngine: the bound is stated with them (docs/semantics.md, "What is guaranteed").

@@ -1,17 +1,8 @@
 // Durations past what a Node timer holds (2^31-1 ms, 24.8 days) and values no store can hold.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  CairnError,
-  type Duration,
-  MAX_DURATION_MS,
-  type WorkflowContext,
-  createEngine,
-  createMemoryStore,
-  defineWorkflow,
-  sleepInSlices,
-  systemClock,
-} from '@cairn/core';
+import { CairnError, type Duration, type WorkflowContext, createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import { MAX_DURATION_MS, sleepInSlices, systemClock } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 import { countingStore, createFixture, turns, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 

@@ -3,7 +3,8 @@
 // the run is.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type NewStep, type StepTransition, defineWorkflow } from '@cairn/core';
+import { defineWorkflow } from '@cairn/core';
+import type { NewStep, StepTransition } from '@cairn/core/backend';
 import { createFixture, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
 function longWorkflow(n: number) {

@@ -2,7 +2,8 @@
 // found run by no test: each case here makes one of them happen and checks what it does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createEngine, createMemoryStore, defineWorkflow, type WorkflowStore } from '@cairn/core';
+import { createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createFixture, rejectsWithCode, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
 const quiet = { warn: () => {}, error: () => {} };

@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  type Json,
-  type Queue,
-  type RunTransition,
-  type SendOptions,
-  type WorkOptions,
-  createEngine,
-  createLocalQueue,
-  createMemoryStore,
-  computeQueueNames,
-  defineWorkflow,
-} from '@cairn/core';
+import { type Json, createEngine, createLocalQueue, createMemoryStore, defineWorkflow } from '@cairn/core';
+import { type Queue, type RunTransition, type SendOptions, type WorkOptions, computeQueueNames } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 import { countingStore, createFixture, rejectsWithCode, turns, waitForStatus } from './helpers/engine-fixture.js';
 

@@ -6,7 +6,8 @@
 // recovery loop is set far beyond them, so only a signal can explain a prompt pickup.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createEngine, createLocalQueue, createMemoryStore, defineWorkflow, type StoreSignals, type WorkflowStore } from '@cairn/core';
+import { createEngine, createLocalQueue, createMemoryStore, defineWorkflow } from '@cairn/core';
+import type { StoreSignals, WorkflowStore } from '@cairn/core/backend';
 import { WAKE_TOPIC } from '../src/engine/store-wakeups.js';
 
 const quiet = { warn: () => {}, error: () => {} };

@@ -2,7 +2,8 @@
 // activate, which decides the version a fork made without the workflow's code (the CLI) runs on.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, createEngine, createMemoryStore, defineWorkflow, type Engine, type ErrorCode, type WorkflowStore } from '@cairn/core';
+import { CairnError, createEngine, createMemoryStore, defineWorkflow, type Engine, type ErrorCode } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 
 const quiet = { warn: () => {}, error: () => {} };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, createLocalQueue, type GroupConcurrency, type Job, type JobGroup } from '@cairn/core';
+import { CairnError, createLocalQueue } from '@cairn/core';
+import type { GroupConcurrency, Job, JobGroup } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 
 // One macrotask turn: every pending microtask (and the ones they queue) runs first.

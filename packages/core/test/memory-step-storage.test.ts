@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createMemoryStore, defineWorkflow, type NewStep, type WorkflowStore } from '@cairn/core';
-import { newStepRecord } from '@cairn/core/backend';
+import { createMemoryStore, defineWorkflow } from '@cairn/core';
+import { newStepRecord, type NewStep, type WorkflowStore } from '@cairn/core/backend';
 import { inlineMemoryEngine } from './helpers/inline-memory-engine.js';
 
 // Issue 18: the memory store keeps a step in its own compact shape (memory/stored-step.ts) and

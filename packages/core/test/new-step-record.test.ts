@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newStepRecord } from '@cairn/core/backend';
-import type { NewStep } from '@cairn/core';
+import { newStepRecord, type NewStep } from '@cairn/core/backend';
 
 describe('newStepRecord', () => {
   it('starts at attempt 1, not queued, created and updated at now, without absent optional fields', () => {

@@ -3,19 +3,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import {
-  AES_GCM_CODEC,
-  CairnError,
-  aesGcmCodec,
-  codecStore,
-  createMemoryStore,
-  defineWorkflow,
-  describeEncoded,
-  isPayloadEnvelope,
-  type Json,
-  type PayloadCodec,
-  type WorkflowStore,
-} from '@cairn/core';
+import { CairnError, aesGcmCodec, createMemoryStore, defineWorkflow, type Json, type PayloadCodec } from '@cairn/core';
+import { AES_GCM_CODEC, codecStore, describeEncoded, isPayloadEnvelope, type WorkflowStore } from '@cairn/core/backend';
 import { createFixture, rejectsWithCode, turns, waitForIdle, waitForStatus } from './helpers/engine-fixture.js';
 
 const key = () => randomBytes(32);

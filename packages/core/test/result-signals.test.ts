@@ -4,8 +4,8 @@
 // so every read it makes is counted against the time it was given.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createEngine, createMemoryStore, defineWorkflow, isTerminalRunStatus, type RunRecord, type StoreSignals, type WorkflowStore } from '@cairn/core';
-import { countingStore, RESULT_RECHECK_MS, type CountingStore } from '@cairn/core/backend';
+import { createEngine, createMemoryStore, defineWorkflow, isTerminalRunStatus, type RunRecord } from '@cairn/core';
+import { countingStore, RESULT_RECHECK_MS, type CountingStore, type StoreSignals, type WorkflowStore } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 
 const quiet = { warn: () => {}, error: () => {} };

@@ -4,7 +4,8 @@
 // a hand-written Standard Schema object and an async validator.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, defineEvent, defineWorkflow, type StandardSchemaV1 } from '@cairn/core';
+import { CairnError, defineEvent, defineWorkflow } from '@cairn/core';
+import type { StandardSchemaV1 } from '@cairn/core/backend';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import { z } from 'zod';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, createEngine, createMemoryStore, defineWorkflow, systemClock, type Clock } from '@cairn/core';
+import { CairnError, createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import { systemClock, type Clock } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 import { copyRecord } from '../src/store/copy-record.js';
 import { timerInSlices } from '../src/clock/timer-slices.js';

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { systemClock } from '@cairn/core';
+import { systemClock } from '@cairn/core/backend';
 import { TimerQueue } from '../src/clock/timer-queue.js';
 
 // The system clock's `setTimer` (issue 18): the engine arms one around every inline step body and
@@ -59,10 +59,10 @@ describe('systemClock.setTimer', () => {
   });
 
   it('keeps the process alive while a timer is pending, and not once every timer was cancelled', async () => {
-    assert.equal(await child(`import { systemClock } from '@cairn/core'; systemClock.setTimer(50, () => console.log('fired'));`), 'fired\n');
+    assert.equal(await child(`import { systemClock } from '@cairn/core/backend'; systemClock.setTimer(50, () => console.log('fired'));`), 'fired\n');
     // Would hold the process for a minute if the cancelled timer kept it alive (the test's bound is 30 s).
     assert.equal(
-      await child(`import { systemClock } from '@cairn/core'; systemClock.setTimer(60_000, () => console.log('fired'))(); console.log('exits');`),
+      await child(`import { systemClock } from '@cairn/core/backend'; systemClock.setTimer(60_000, () => console.log('fired'))(); console.log('exits');`),
       'exits\n',
     );
   });

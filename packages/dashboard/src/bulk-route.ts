@@ -1,4 +1,5 @@
-import { CairnError, type BulkAction, type Engine } from '@cairn/core';
+import { CairnError, type Engine } from '@cairn/core';
+import type { BulkAction } from '@cairn/core/backend';
 
 /**
  * `POST /api/bulk` `{ action, runIds?, filter?, reason?, dryRun? }`: one `engine.bulk` over the runs

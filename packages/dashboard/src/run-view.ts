@@ -1,5 +1,5 @@
-import { buildRunTimeline, isTerminalRunStatus, type Engine, type RunRecord, type RunSummary, type RunTimeline, type TimelineChild } from '@cairn/core';
-import { toRunSummary } from '@cairn/core/backend';
+import { isTerminalRunStatus, type Engine, type RunRecord, type RunSummary, type RunTimeline } from '@cairn/core';
+import { toRunSummary, buildRunTimeline, type TimelineChild } from '@cairn/core/backend';
 import { type GraphView, graphView } from './graph-view.js';
 
 /** Everything the run page shows, as the `/api/runs/:id` answer. */

@@ -1,7 +1,7 @@
 // Validation of a graph definition, whether written in code or loaded from JSON: every problem is
 // collected with the node it is in, and nothing is registered unless there is none. Hostile input
 // (cycles, deep nesting, huge graphs, prototype keys) is bounded before it is walked.
-import { checkEventName, checkIdentifier, IDENTIFIER_LIMITS, toMilliseconds } from '@cairn/core';
+import { checkEventName, checkIdentifier, IDENTIFIER_LIMITS, toMilliseconds } from '@cairn/core/backend';
 import { isLiteral, isRef, parsePath } from './graph-data.js';
 import { GraphError, type GraphIssue, type GraphProblem } from './graph-error.js';
 import { edgesOf, isBranch, type GraphNode, type GraphSpec, targetList } from './graph-spec.js';

@@ -3,8 +3,8 @@
 // lease itself: the handler's claim keeps every run exactly-once. Its own claim (a slot per run,
 // while it pushes that run) only keeps several dispatchers from pushing the same run twice.
 import { randomUUID } from 'node:crypto';
-import type { DueRun, RunRecord, WorkflowStore } from '@cairn/core';
-import { WAKE_TOPIC } from '@cairn/core/backend';
+import type { RunRecord } from '@cairn/core';
+import { WAKE_TOPIC, type DueRun, type WorkflowStore } from '@cairn/core/backend';
 import { signPush } from './push-signature.js';
 import type { NextPush, PushAnswer, PushUnit } from './push-unit.js';
 

@@ -1,7 +1,7 @@
 // What one push asks for, as the body of the request carries it (JSON), and what the handler
 // answers. The handler reads nothing else from the request: a push cannot start, cancel or read a
 // run; it only moves one that is in the store already.
-import type { PushedStep, StepJob } from '@cairn/core';
+import type { PushedStep, StepJob } from '@cairn/core/backend';
 
 /** One unit of work a push names. */
 export type PushUnit =

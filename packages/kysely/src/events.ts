@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { isTerminalRunStatus, type DeliverOptions, type EventDelivery, type EventRecord, type Json, type RunStatus } from '@cairn/core';
+import { isTerminalRunStatus, type Json, type RunStatus } from '@cairn/core';
+import type { DeliverOptions, EventDelivery, EventRecord } from '@cairn/core/backend';
 import { encodeJsonRequired } from './codec/json.js';
 import { toEventRecord } from './codec/rows.js';
 import { encodeText, keyHash } from './codec/text.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AttemptRecord } from '@cairn/core';
+import type { AttemptRecord } from '@cairn/core/backend';
 import { toAttemptRecord } from './codec/rows.js';
 import { encodeText } from './codec/text.js';
 import { guard, rows, type StoreContext } from './context.js';

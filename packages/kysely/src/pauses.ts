@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { PauseScope, PauseStore, WorkflowPause } from '@cairn/core';
-import { liftsPause, pausableRun, pauseMark } from '@cairn/core/backend';
+
+import { liftsPause, pausableRun, pauseMark, type PauseScope, type PauseStore, type WorkflowPause } from '@cairn/core/backend';
 import { decodeJson, encodeJson, encodeJsonRequired } from './codec/json.js';
 import { decodeText, encodeText } from './codec/text.js';
 import { TERMINAL_SQL, affected, first, guard, insertedOnce, rows, type StoreContext } from './context.js';

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { RunRecord, RunTransition } from '@cairn/core';
+import type { RunRecord } from '@cairn/core';
+import type { RunTransition } from '@cairn/core/backend';
 import { encodeJson } from './codec/json.js';
 import { toRunRecord } from './codec/rows.js';
 import { encodeText } from './codec/text.js';

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { RunTags, TagWrite } from '@cairn/core';
-import { decideTagWrite, mergeTags } from '@cairn/core/backend';
+
+import { decideTagWrite, mergeTags, type RunTags, type TagWrite } from '@cairn/core/backend';
 import { decodeJson, encodeJsonRequired, toNumber, toOptionalNumber } from './codec/json.js';
 import { encodeText, keyHash } from './codec/text.js';
 import { checkWritable, first, guard, type StoreContext } from './context.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { DeleteCondition } from '@cairn/core';
+import type { DeleteCondition } from '@cairn/core/backend';
 import { decodeText, encodeText } from './codec/text.js';
 import { guard, inList, rows, type StoreContext } from './context.js';
 import { runArtefactTables } from './run-artefact-tables.js';

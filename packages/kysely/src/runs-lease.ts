@@ -1,7 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { PAUSED_COLUMN } from './schema/added-columns.js';
 import { lacksColumn } from './schema/lacks-column.js';
-import { isTerminalRunStatus, type DueRun, type RunTransition } from '@cairn/core';
+import { isTerminalRunStatus } from '@cairn/core';
+import type { DueRun, RunTransition } from '@cairn/core/backend';
 import { toText } from './codec/json.js';
 import { decodeText, encodeText } from './codec/text.js';
 import { TERMINAL_SQL, guard, leaseLost, rows, runConflict, runNotFound, type StoreContext } from './context.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { CairnError, type Json, type EndedRun, type EndedRunPage, type EndedRunQuery, type RunRecord, type RunReopen, type RunStatus } from '@cairn/core';
-import { decodeEndedCursor, encodeEndedCursor } from '@cairn/core/backend';
+import { CairnError, type Json, type RunRecord, type RunStatus } from '@cairn/core';
+import { decodeEndedCursor, encodeEndedCursor, type EndedRun, type EndedRunPage, type EndedRunQuery, type RunReopen } from '@cairn/core/backend';
 import { runNotFound } from './context.js';
 import { encodeJson } from './codec/json.js';
 import { toRunRecord } from './codec/rows.js';

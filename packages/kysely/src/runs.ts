@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import { CairnError, type DeleteCondition, type NewRun, type RunPage, type RunQuery, type RunRecord } from '@cairn/core';
-import { decodeRunCursor, encodeRunCursor, mergeTags, normaliseListLimit, toRunSummary } from '@cairn/core/backend';
+import { CairnError, type RunPage, type RunQuery, type RunRecord } from '@cairn/core';
+import { decodeRunCursor, encodeRunCursor, mergeTags, normaliseListLimit, toRunSummary, type DeleteCondition, type NewRun } from '@cairn/core/backend';
 import { encodeJsonRequired } from './codec/json.js';
 import { toRunRecord } from './codec/rows.js';
 import { encodeText, keyHash } from './codec/text.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { ScheduleRecord } from '@cairn/core';
+import type { ScheduleRecord } from '@cairn/core/backend';
 import { decodeJson, encodeJsonRequired, toNumber } from './codec/json.js';
 import { decodeText, encodeText } from './codec/text.js';
 import { affected, first, guard, insertedOnce, rows, type StoreContext } from './context.js';

@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { ConnectionErrorHandler } from './connection-guards.js';
 import { migrateToLatest } from './schema/migrations.js';
 import { createKyselyStore, type KyselyStoreOptions } from './store.js';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Fence, Json } from '@cairn/core';
+import type { Json } from '@cairn/core';
+import type { Fence } from '@cairn/core/backend';
 import { decodeJson, encodeJsonRequired, toText } from './codec/json.js';
 import { decodeText, encodeText, keyHash } from './codec/text.js';
 import { guard, rows, type StoreContext } from './context.js';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Fence, NewStep, StepRecord, StepTransition } from '@cairn/core';
+import type { StepRecord } from '@cairn/core';
+import type { Fence, NewStep, StepTransition } from '@cairn/core/backend';
 import { toStepRecord } from './codec/rows.js';
 import { encodeText } from './codec/text.js';
 import { guard, rows, type StoreContext } from './context.js';

@@ -1,6 +1,6 @@
 import { CairnError } from '@cairn/core';
-import { withArgumentChecks } from '@cairn/core/backend';
-import type { StoreSignals, WorkflowStore } from '@cairn/core';
+import { withArgumentChecks, type StoreSignals, type WorkflowStore } from '@cairn/core/backend';
+
 import { createContext } from './context.js';
 import { detectDialect, dialectOf } from './dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from './dialect/types.js';

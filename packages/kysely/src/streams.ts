@@ -1,6 +1,14 @@
 import { sql } from 'kysely';
-import type { Fence, NewStreamEntry, StreamEntry, StreamStore, StreamSummary } from '@cairn/core';
-import { checkWritableRun, decideStreamAppend } from '@cairn/core/backend';
+
+import {
+  checkWritableRun,
+  decideStreamAppend,
+  type Fence,
+  type NewStreamEntry,
+  type StreamEntry,
+  type StreamStore,
+  type StreamSummary,
+} from '@cairn/core/backend';
 import { decodeJson, encodeJsonRequired } from './codec/json.js';
 import { decodeText, encodeText, keyHash } from './codec/text.js';
 import { first, guard, rows, type StoreContext } from './context.js';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { CairnError, type Json, type VersionRecord, type VersionStatus } from '@cairn/core';
+import { CairnError, type Json } from '@cairn/core';
+import type { VersionRecord, VersionStatus } from '@cairn/core/backend';
 import { encodeJsonRequired } from './codec/json.js';
 import { toVersionRecord } from './codec/rows.js';
 import { encodeText } from './codec/text.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { NewStep } from '@cairn/core';
+import type { NewStep } from '@cairn/core/backend';
 import { toStepRecord } from '../src/codec/rows.js';
 import { insertedStepRecord } from '../src/postgres/inserted-step-record.js';
 import type { RoutineArgs } from '../src/codec/routine-args.js';

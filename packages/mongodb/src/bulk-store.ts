@@ -1,4 +1,4 @@
-import type { BulkOperationRecord, BulkStore } from '@cairn/core';
+import type { BulkOperationRecord, BulkStore } from '@cairn/core/backend';
 import type { StoreContext } from './context.js';
 import { guard, isDuplicateKey } from './errors.js';
 

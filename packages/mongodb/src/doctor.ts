@@ -1,5 +1,4 @@
-import type { DoctorFinding, StoreDoctorOptions, StoreDoctorResult } from '@cairn/core';
-import { checkStoreDoctorOptions } from '@cairn/core/backend';
+import { checkStoreDoctorOptions, type DoctorFinding, type StoreDoctorOptions, type StoreDoctorResult } from '@cairn/core/backend';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import type { RunDoc } from './documents.js';

@@ -1,17 +1,5 @@
-import type {
-  AttemptRecord,
-  AttemptStatus,
-  EventRecord,
-  Json,
-  RetryRecord,
-  RunRecord,
-  RunStatus,
-  StepKind,
-  StepRecord,
-  StepStatus,
-  VersionRecord,
-  VersionStatus,
-} from '@cairn/core';
+import type { Json, RunRecord, RunStatus, StepRecord } from '@cairn/core';
+import type { AttemptRecord, AttemptStatus, EventRecord, RetryRecord, StepKind, StepStatus, VersionRecord, VersionStatus } from '@cairn/core/backend';
 import { decodeError, decodeJson, encodeError, encodeJson } from './json-codec.js';
 import { decodeKey } from './key-codec.js';
 

@@ -1,6 +1,6 @@
 import { CairnError } from '@cairn/core';
-import { checkWritableRun, driverError } from '@cairn/core/backend';
-import type { Fence } from '@cairn/core';
+import { checkWritableRun, driverError, type Fence } from '@cairn/core/backend';
+
 import type { RunDoc } from './documents.js';
 
 const TOO_LARGE_CODES = new Set([10334, 17419, 17420, 10329, 13066]);

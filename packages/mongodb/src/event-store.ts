@@ -1,6 +1,6 @@
 import { isTerminalRunStatus } from '@cairn/core';
-import { runNotFound } from '@cairn/core/backend';
-import type { EventDelivery, EventStore } from '@cairn/core';
+import { runNotFound, type EventDelivery, type EventStore } from '@cairn/core/backend';
+
 import type { Filter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import { toEventRecord } from './documents.js';

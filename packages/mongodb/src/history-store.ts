@@ -1,4 +1,4 @@
-import type { AttemptRecord, HistoryStore } from '@cairn/core';
+import type { AttemptRecord, HistoryStore } from '@cairn/core/backend';
 import type { StoreContext } from './context.js';
 import { toAttemptRecord } from './documents.js';
 import { guard } from './errors.js';

@@ -1,5 +1,5 @@
-import { withArgumentChecks } from '@cairn/core/backend';
-import type { StoreCapabilities, WorkflowStore } from '@cairn/core';
+import { withArgumentChecks, type StoreCapabilities, type WorkflowStore } from '@cairn/core/backend';
+
 import type { Db } from 'mongodb';
 import { createContext } from './context.js';
 import type { ServerInfo } from './context.js';

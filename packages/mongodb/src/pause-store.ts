@@ -1,10 +1,9 @@
-import type { PauseScope, PauseStore, RunRecord, WorkflowPause } from '@cairn/core';
-import { liftsPause, pausableRun, pauseMark } from '@cairn/core/backend';
+import type { RunRecord } from '@cairn/core';
+import { liftsPause, pausableRun, pauseMark, type PauseScope, type PauseStore, type WorkflowPause, TERMINAL_RUN_STATUSES } from '@cairn/core/backend';
 import type { StoreContext } from './context.js';
 import { RUN_ONLY, toRunRecord } from './documents.js';
 import { contention, guard, isDuplicateKey } from './errors.js';
 import { MAX_RETRIES, tryWake } from './run-wake.js';
-import { TERMINAL_RUN_STATUSES } from '@cairn/core';
 
 /** A document of `<prefix>pauses`: `_id` the workflow's name, the pause's time and reason. */
 export interface WorkflowPauseDoc {

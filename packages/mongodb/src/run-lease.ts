@@ -1,5 +1,7 @@
-import { CairnError, TERMINAL_RUN_STATUSES, isTerminalRunStatus } from '@cairn/core';
-import type { RunRecord, RunTransition } from '@cairn/core';
+import { CairnError, isTerminalRunStatus } from '@cairn/core';
+import { TERMINAL_RUN_STATUSES } from '@cairn/core/backend';
+import type { RunRecord } from '@cairn/core';
+import type { RunTransition } from '@cairn/core/backend';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import { RUN_ONLY, toRunRecord } from './documents.js';

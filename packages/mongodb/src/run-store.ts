@@ -1,7 +1,22 @@
 import { CairnError, isTerminalRunStatus } from '@cairn/core';
-import { decodeEndedCursor, decodeRunCursor, encodeEndedCursor, encodeRunCursor, normaliseListLimit, toRunSummary } from '@cairn/core/backend';
+import {
+  decodeEndedCursor,
+  decodeRunCursor,
+  encodeEndedCursor,
+  encodeRunCursor,
+  normaliseListLimit,
+  toRunSummary,
+  type DeleteCondition,
+  type DueRun,
+  type EndedRun,
+  type EndedRunPage,
+  type EndedRunQuery,
+  type NewRun,
+  type RunReopen,
+  type RunStore,
+} from '@cairn/core/backend';
 import { runNotFound } from '@cairn/core/backend';
-import type { DeleteCondition, DueRun, EndedRun, EndedRunPage, EndedRunQuery, NewRun, RunPage, RunQuery, RunRecord, RunReopen, RunStore } from '@cairn/core';
+import type { RunPage, RunQuery, RunRecord } from '@cairn/core';
 import type { Filter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import { RUN_ONLY, RUN_SUMMARY, stepPath, toRunRecord } from './documents.js';

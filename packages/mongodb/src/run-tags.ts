@@ -1,5 +1,4 @@
-import type { RunStore, RunTags, TagWrite } from '@cairn/core';
-import { decideTagWrite, mergeTags } from '@cairn/core/backend';
+import { decideTagWrite, mergeTags, type RunStore, type RunTags, type TagWrite } from '@cairn/core/backend';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import type { RunDoc } from './documents.js';

@@ -1,5 +1,5 @@
 import { CairnError } from '@cairn/core';
-import type { SlotGrant, SlotRequest, SlotSnapshot, SlotStore } from '@cairn/core';
+import type { SlotGrant, SlotRequest, SlotSnapshot, SlotStore } from '@cairn/core/backend';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import { guard, isDuplicateKey } from './errors.js';

@@ -1,4 +1,5 @@
-import type { Json, StateStore } from '@cairn/core';
+import type { Json } from '@cairn/core';
+import type { StateStore } from '@cairn/core/backend';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import type { RunDoc } from './documents.js';

@@ -1,6 +1,6 @@
-import { CairnError, TERMINAL_RUN_STATUSES } from '@cairn/core';
-import { newStepRecord } from '@cairn/core/backend';
-import type { Fence, NewStep, StepRecord, StepStore, StepTransition } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import { newStepRecord, TERMINAL_RUN_STATUSES, type Fence, type NewStep, type StepStore, type StepTransition } from '@cairn/core/backend';
+import type { StepRecord } from '@cairn/core';
 import type { Filter, UpdateFilter } from 'mongodb';
 import type { StoreContext } from './context.js';
 import { attemptField, stepPath, toStepDoc, toStepRecord } from './documents.js';

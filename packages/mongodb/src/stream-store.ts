@@ -1,5 +1,4 @@
-import type { StreamEntry, StreamStore, StreamSummary } from '@cairn/core';
-import { decideStreamAppend } from '@cairn/core/backend';
+import { decideStreamAppend, type StreamEntry, type StreamStore, type StreamSummary } from '@cairn/core/backend';
 import type { StoreContext } from './context.js';
 import { assertWritable, guard, isDuplicateKey } from './errors.js';
 import { decodeJson, encodeJson } from './json-codec.js';

@@ -1,5 +1,5 @@
 import { CairnError } from '@cairn/core';
-import type { VersionRecord, VersionStore } from '@cairn/core';
+import type { VersionRecord, VersionStore } from '@cairn/core/backend';
 import type { StoreContext } from './context.js';
 import { toVersionRecord } from './documents.js';
 import { contention, guard, isDuplicateKey } from './errors.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { CairnError, createMemoryStore } from '@cairn/core';
-import type { Json, RunStatus, StepStatus, WorkflowStore } from '@cairn/core';
+import type { Json, RunStatus } from '@cairn/core';
+import type { StepStatus, WorkflowStore } from '@cairn/core/backend';
 import { freshStore, skipReason } from './support/server.js';
 import { test } from 'node:test';
 

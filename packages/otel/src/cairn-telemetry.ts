@@ -11,7 +11,8 @@ import {
   metrics,
   trace,
 } from '@opentelemetry/api';
-import { CAIRN_CHANNELS, type LifecycleBase, type RunLifecycleEvent, type StepLifecycleEvent } from '@cairn/core';
+import { CAIRN_CHANNELS, type RunLifecycleEvent, type StepLifecycleEvent } from '@cairn/core';
+import type { LifecycleBase } from '@cairn/core/backend';
 import { CAIRN_ATTRIBUTES as A } from './attributes.js';
 import { fromCarrier, toCarrier } from './w3c-carrier.js';
 

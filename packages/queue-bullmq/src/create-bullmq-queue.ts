@@ -1,5 +1,18 @@
-import { CairnError, type Job, type Json, type Queue, type QueueCapabilities, type QueueWorker, type SendOptions, type WorkOptions } from '@cairn/core';
-import { assertQueueOpen, callDriver, createOutageLog, reportSafely, toJsonRoundTrip, type OutageLog } from '@cairn/core/backend';
+import { CairnError, type Json } from '@cairn/core';
+import {
+  assertQueueOpen,
+  callDriver,
+  createOutageLog,
+  reportSafely,
+  toJsonRoundTrip,
+  type OutageLog,
+  type Job,
+  type Queue,
+  type QueueCapabilities,
+  type QueueWorker,
+  type SendOptions,
+  type WorkOptions,
+} from '@cairn/core/backend';
 import { Queue as BullQueue, type Worker as BullWorker, type Job as BullJob, type JobsOptions, type KeepJobs } from 'bullmq';
 import { resolveConnection, type BullMQConnection, type ResolvedConnection } from './connection.js';
 import { LeanFetchWorker } from './lean-fetch-worker.js';

@@ -1,5 +1,5 @@
-import { CairnError, type SendOptions, type WorkOptions } from '@cairn/core';
-import { checkSendOptions, checkWorkOptions } from '@cairn/core/backend';
+import { CairnError } from '@cairn/core';
+import { checkSendOptions, checkWorkOptions, type SendOptions, type WorkOptions } from '@cairn/core/backend';
 import { toBullMQPriority } from './priority.js';
 
 /** `SendOptions` after validation, in BullMQ's terms. */

@@ -1,4 +1,5 @@
-import { CairnError, MAX_TIMER_MS } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import { MAX_TIMER_MS } from '@cairn/core/backend';
 
 /**
  * Checks an option BullMQ arms a Node.js timer with (`lockDurationMs`, `stalledIntervalMs`): an

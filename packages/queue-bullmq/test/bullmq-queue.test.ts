@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { CairnError, type Job, type Queue } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { Job, Queue } from '@cairn/core/backend';
 import { deleteRedisPrefix, stopSharedServices } from '@cairn/conformance/services';
 import { createBullMQQueue } from '@cairn/queue-bullmq';
 import { Redis } from 'ioredis';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { CairnError, createEngine, createMemoryStore, defineWorkflow, type Queue } from '@cairn/core';
+import { CairnError, createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { deleteRedisPrefix, stopSharedServices } from '@cairn/conformance/services';
 import { createBullMQQueue } from '@cairn/queue-bullmq';
 import { redisOptions } from './support/bullmq-harness.js';

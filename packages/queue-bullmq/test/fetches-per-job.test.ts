@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { deleteRedisPrefix, stopSharedServices } from '@cairn/conformance/services';
 import { createBullMQQueue } from '@cairn/queue-bullmq';
 import { redisOptions } from './support/bullmq-harness.js';

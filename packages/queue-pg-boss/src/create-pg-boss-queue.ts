@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { CairnError, type Json } from '@cairn/core';
 import {
-  CairnError,
+  assertQueueOpen,
+  callDriver,
+  checkWorkOptions,
+  createOutageLog,
+  reportSafely,
+  type OutageLog,
   type GroupConcurrency,
   type Job,
-  type Json,
   type Queue,
   type QueueCapabilities,
   type QueueWorker,
   type SendOptions,
   type WorkOptions,
-} from '@cairn/core';
-import { assertQueueOpen, callDriver, checkWorkOptions, createOutageLog, reportSafely, type OutageLog } from '@cairn/core/backend';
+} from '@cairn/core/backend';
 import { PgBoss, type ConstructorOptions, type Job as BossJob, type JobResult, type SendOptions as BossSendOptions } from 'pg-boss';
 import { BOSS_DEFAULTS } from './boss-defaults.js';
 import { FetchLoop, SLOT_BACKSTOP_POLL_SECONDS } from './fetch-loop.js';

@@ -1,5 +1,5 @@
-import { CairnError, type GroupConcurrency, type SendOptions } from '@cairn/core';
-import { checkSendOptions, type CheckedSendOptions } from '@cairn/core/backend';
+import { CairnError } from '@cairn/core';
+import { checkSendOptions, type CheckedSendOptions, type GroupConcurrency, type SendOptions } from '@cairn/core/backend';
 
 // pg-boss keeps priority in an int4 column; Cairn's contract is "higher runs sooner", which is also
 // pg-boss's order, so any 32-bit integer passes through unchanged.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createEngine, createMemoryStore, defineWorkflow, type Queue } from '@cairn/core';
+import { createEngine, createMemoryStore, defineWorkflow } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { stopSharedServices } from '@cairn/conformance/services';
 import { createPgBossQueue } from '@cairn/queue-pg-boss';
 import { TEST_SCHEMA } from './support/pg-boss-harness.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { stopSharedServices } from '@cairn/conformance/services';
 import { createPgBossQueue } from '@cairn/queue-pg-boss';
 import { countingDb, type CountingDbHandle } from './support/counting-db.js';

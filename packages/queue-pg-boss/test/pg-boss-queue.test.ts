@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CairnError, type Job, type Queue } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { Job, Queue } from '@cairn/core/backend';
 import { stopSharedServices } from '@cairn/conformance/services';
 import { createPgBossQueue } from '@cairn/queue-pg-boss';
 import { PgBoss } from 'pg-boss';

@@ -1,4 +1,4 @@
-import type { BulkOperationRecord, BulkStore } from '@cairn/core';
+import type { BulkOperationRecord, BulkStore } from '@cairn/core/backend';
 import type { StoreContext } from './context.js';
 
 const parse = (text: unknown): BulkOperationRecord => JSON.parse(String(text)) as BulkOperationRecord;

@@ -1,23 +1,19 @@
+import type { ErrorRecord, Json, RunRecord, RunStatus, StepRecord } from '@cairn/core';
 import type {
   AttemptRecord,
   ForkOrigin,
   RunPause,
   RetryRecord,
-  ErrorRecord,
   EventRecord,
-  Json,
   NewRun,
   NewStep,
   ParentRef,
-  RunRecord,
-  RunStatus,
   StepKind,
-  StepRecord,
   StepStatus,
   VersionRecord,
   VersionStatus,
   AttemptStatus,
-} from '@cairn/core';
+} from '@cairn/core/backend';
 import { idempotencyField } from './keys.js';
 
 /** A Redis hash as a plain object, from a flat `[field, value, ...]` array or an object reply. */

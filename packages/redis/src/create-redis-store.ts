@@ -1,6 +1,6 @@
 import { CairnError } from '@cairn/core';
-import { withArgumentChecks } from '@cairn/core/backend';
-import type { WorkflowStore } from '@cairn/core';
+import { withArgumentChecks, type WorkflowStore } from '@cairn/core/backend';
+
 import { clientKeyPrefix, createCaller, type RedisClient } from './client.js';
 import type { StoreContext } from './context.js';
 import { createKeySpace } from './keys.js';

@@ -1,5 +1,4 @@
-import type { DoctorFinding, StoreDoctorOptions, StoreDoctorResult } from '@cairn/core';
-import { checkStoreDoctorOptions } from '@cairn/core/backend';
+import { checkStoreDoctorOptions, type DoctorFinding, type StoreDoctorOptions, type StoreDoctorResult } from '@cairn/core/backend';
 import type { Cluster, Redis } from 'ioredis';
 import { opt, type Hash } from './codec.js';
 import { factsOf, syncIndex, type StoreContext } from './context.js';

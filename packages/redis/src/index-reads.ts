@@ -7,8 +7,13 @@ import {
   matchesRunQuery,
   normaliseListLimit,
   toRunSummary,
+  type DueRun,
+  type EndedRun,
+  type EndedRunPage,
+  type EndedRunQuery,
+  type RunTags,
 } from '@cairn/core/backend';
-import type { DueRun, EndedRun, EndedRunPage, EndedRunQuery, RunPage, RunQuery, RunRecord, RunStatus, RunTags } from '@cairn/core';
+import type { RunPage, RunQuery, RunRecord, RunStatus } from '@cairn/core';
 import type { RunCursor } from '@cairn/core/backend';
 import { idempotencyField } from './keys.js';
 import { parseRun, parseStep, toHash, type Hash } from './codec.js';

@@ -1,6 +1,6 @@
 import { CairnError } from '@cairn/core';
-import type { PauseScope, PauseStore, RunRecord, WorkflowPause } from '@cairn/core';
-import { pauseMark } from '@cairn/core/backend';
+import type { RunRecord } from '@cairn/core';
+import { pauseMark, type PauseScope, type PauseStore, type WorkflowPause } from '@cairn/core/backend';
 import { parseRun, toHash } from './codec.js';
 import { runWrite, writeError, type StoreContext } from './context.js';
 

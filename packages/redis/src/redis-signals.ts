@@ -1,5 +1,4 @@
-import type { StoreSignals } from '@cairn/core';
-import { SignalListeners } from '@cairn/core/backend';
+import { SignalListeners, type StoreSignals } from '@cairn/core/backend';
 import { storeError, type RedisClient } from './client.js';
 
 /** `StoreSignals` over Redis pub/sub, with `close()` (called by the store's own `close()`). */

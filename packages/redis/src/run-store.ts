@@ -1,5 +1,6 @@
 import { CairnError } from '@cairn/core';
-import type { DeleteCondition, NewRun, RunRecord, RunReopen, RunStore, RunTags, RunTransition } from '@cairn/core';
+import type { RunRecord } from '@cairn/core';
+import type { DeleteCondition, NewRun, RunReopen, RunStore, RunTags, RunTransition } from '@cairn/core/backend';
 import { indexTags, setRunTags, unindexTags } from './run-tags.js';
 import { jsonText, newRunFields, opt, parseRun, toHash } from './codec.js';
 import { callRunScript, runWrite, writeError, type StoreContext } from './context.js';

@@ -1,5 +1,5 @@
-import { CairnError, type RunStore, type RunTags, type TagWrite } from '@cairn/core';
-import { mergeTags } from '@cairn/core/backend';
+import { CairnError } from '@cairn/core';
+import { mergeTags, type RunStore, type RunTags, type TagWrite } from '@cairn/core/backend';
 import { callRunScript, writeError, type StoreContext } from './context.js';
 
 /** The (key, value) pairs of `tags`. */

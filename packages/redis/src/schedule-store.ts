@@ -1,4 +1,4 @@
-import type { ScheduleRecord, ScheduleStore } from '@cairn/core';
+import type { ScheduleRecord, ScheduleStore } from '@cairn/core/backend';
 import type { StoreContext } from './context.js';
 
 const parse = (text: unknown): ScheduleRecord => JSON.parse(String(text)) as ScheduleRecord;

@@ -1,4 +1,4 @@
-import type { SlotSnapshot, SlotStore, SlotWait } from '@cairn/core';
+import type { SlotSnapshot, SlotStore, SlotWait } from '@cairn/core/backend';
 import type { StoreContext } from './context.js';
 
 // 2^53: queuedAt is offset by it so every safe integer (negative ones too) is a 17-digit number.

@@ -1,4 +1,5 @@
-import type { EventStore, Fence, Json, StateStore } from '@cairn/core';
+import type { Json } from '@cairn/core';
+import type { EventStore, Fence, StateStore } from '@cairn/core/backend';
 import { encodeEvent, parseEvent, toHash } from './codec.js';
 import { callRunScript, runWrite, writeError, type StoreContext } from './context.js';
 

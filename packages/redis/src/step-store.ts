@@ -1,5 +1,5 @@
 import { CairnError } from '@cairn/core';
-import type { Fence, HistoryStore, NewStep, StepStore, StepTransition } from '@cairn/core';
+import type { Fence, HistoryStore, NewStep, StepStore, StepTransition } from '@cairn/core/backend';
 import { firstAttemptFields, jsonText, newStepFields, opt, parseAttempt, parseStep, toHash } from './codec.js';
 import { callRunScript, writeError, type StoreContext } from './context.js';
 

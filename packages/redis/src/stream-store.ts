@@ -1,5 +1,5 @@
-import type { Json, StreamEntry, StreamStore, StreamSummary } from '@cairn/core';
-import { streamConflict } from '@cairn/core/backend';
+import type { Json } from '@cairn/core';
+import { streamConflict, type StreamEntry, type StreamStore, type StreamSummary } from '@cairn/core/backend';
 import { callRunScript, writeError, type StoreContext } from './context.js';
 
 // An element of a stream's list: `<kind>:<writtenAt>:<json>` (see APPEND_STREAM).

@@ -1,5 +1,5 @@
 import { CairnError } from '@cairn/core';
-import type { VersionRecord, VersionStore } from '@cairn/core';
+import type { VersionRecord, VersionStore } from '@cairn/core/backend';
 import { isEmpty, parseVersion, toHash, type Hash } from './codec.js';
 import type { StoreContext } from './context.js';
 import { versionMember } from './keys.js';

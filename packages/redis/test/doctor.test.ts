@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CairnError, createEngine, type DoctorFinding } from '@cairn/core';
+import { CairnError, createEngine } from '@cairn/core';
+import type { DoctorFinding } from '@cairn/core/backend';
 import { scriptsFor } from '../src/scripts/index.js';
 import { crashBefore } from './support/crash-before.js';
 import { keysOf, skip, withStore } from './support/fixture.js';

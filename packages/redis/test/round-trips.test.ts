@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Redis } from 'ioredis';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { MODES, skip, withStore } from './support/fixture.js';
 import { newRun, T0 } from './support/runs.js';
 

@@ -4,8 +4,8 @@
 // installed tarballs there, never from the workspace.
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { CairnError, createEngine, defineWorkflow, type Queue, type WorkflowStore } from '@cairn/core';
-import { decodeRunCursor, encodeRunCursor } from '@cairn/core/backend';
+import { CairnError, createEngine, defineWorkflow } from '@cairn/core';
+import { decodeRunCursor, encodeRunCursor, type Queue, type WorkflowStore } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 
 export const greet = defineWorkflow('greet', async (ctx, input: { name: string }) => {

@@ -6,11 +6,10 @@ import {
   isTerminalRunStatus,
   type Json,
   type RunRecord,
-  type RunVerdict,
   type WorkflowContext,
   type WorkflowDefinition,
 } from '@cairn/core';
-import { countingStore } from '@cairn/core/backend';
+import { countingStore, type RunVerdict } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld, type EngineWorld } from '../engine/engine-world.js';
 import { newNamespace } from '../run-in-fresh-namespace.js';

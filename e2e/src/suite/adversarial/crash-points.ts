@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, type FaultPoint, type WorkflowDefinition } from '@cairn/core';
-import { FAULT_POINTS } from '@cairn/core/testing';
+import { defineWorkflow, type WorkflowDefinition } from '@cairn/core';
+import { FAULT_POINTS, type FaultPoint } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld } from '../engine/engine-world.js';
 import { CrashOnceAtSite } from '../fixtures/crash-at.js';

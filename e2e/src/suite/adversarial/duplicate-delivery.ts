@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { computeQueueNames, createLocalQueue, defineWorkflow, type AttemptRecord, type WorkflowDefinition } from '@cairn/core';
+import { createLocalQueue, defineWorkflow, type WorkflowDefinition } from '@cairn/core';
+import { computeQueueNames, type AttemptRecord } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup, type CaseEnv } from '../case.js';
 import { duplicatingQueue } from '../fixtures/duplicating-queue.js';
 import { lossyRenewals } from '../fixtures/lossy-renewals.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { isTerminalRunStatus, type Json, type FaultPoint, type FaultSite, type RunRecord } from '@cairn/core';
-import { FAULT_POINTS } from '@cairn/core/testing';
+import { isTerminalRunStatus, type Json, type RunRecord } from '@cairn/core';
+import { FAULT_POINTS, type FaultPoint, type FaultSite } from '@cairn/core/testing';
 import { defineGraph } from '@cairn/graph';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld } from '../engine/engine-world.js';

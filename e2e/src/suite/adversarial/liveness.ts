@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, isTerminalRunStatus, NonRetryableError, type FaultInjector, type FaultPoint, type FaultSite } from '@cairn/core';
-import { FAULT_POINTS, SimulatedCrash, type ManualClock } from '@cairn/core/testing';
+import { defineWorkflow, isTerminalRunStatus, NonRetryableError } from '@cairn/core';
+import { FAULT_POINTS, SimulatedCrash, type ManualClock, type FaultInjector, type FaultPoint, type FaultSite } from '@cairn/core/testing';
 import { conformanceCase, type CaseEnv, type ConformanceCase } from '../case.js';
 import { engineWorld, WORLD_RECOVERY_MS, WORLD_TIMINGS } from '../engine/engine-world.js';
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CairnError, CONTINUED_AS, defineWorkflow, type Json } from '@cairn/core';
+import { CairnError, defineWorkflow, type Json } from '@cairn/core';
+import { CONTINUED_AS } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { engineWorld } from '../engine/engine-world.js';
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RunRecord, WorkflowStore } from '@cairn/core';
+import type { RunRecord } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { LEASE_MS, createRun, runningRun } from '../fixtures/run-fixtures.js';
 

@@ -5,15 +5,12 @@ import {
   isTerminalRunStatus,
   type Engine,
   type Json,
-  type FaultInjector,
-  type FaultPoint,
-  type FaultSite,
   type RunRecord,
   type StepContext,
   type WorkflowContext,
   type WorkflowDefinition,
 } from '@cairn/core';
-import { FAULT_POINTS, SimulatedCrash } from '@cairn/core/testing';
+import { FAULT_POINTS, SimulatedCrash, type FaultInjector, type FaultPoint, type FaultSite } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld, type EngineWorld } from '../engine/engine-world.js';
 import { LIVENESS_BOUND_MS } from './liveness.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { CairnError, defineWorkflow, type BulkFilter, type RunRecord } from '@cairn/core';
-import { countingStore, type StoreCall, type StoreCallForward } from '@cairn/core/backend';
+import { CairnError, defineWorkflow, type RunRecord } from '@cairn/core';
+import { countingStore, type StoreCall, type StoreCallForward, type BulkFilter } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld, WORLD_TIMINGS, type EngineWorld } from './engine-world.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { CairnError, aesGcmCodec, codecStore, defineSchedule, defineWorkflow, isPayloadEnvelope, type Json } from '@cairn/core';
+import { CairnError, aesGcmCodec, defineSchedule, defineWorkflow, type Json } from '@cairn/core';
+import { codecStore, isPayloadEnvelope } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld } from './engine-world.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CONTINUED_AS, defineWorkflow } from '@cairn/core';
+import { defineWorkflow } from '@cairn/core';
+import { CONTINUED_AS } from '@cairn/core/backend';
 import { FAULT_POINTS } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { CrashAt } from '../fixtures/crash-at.js';

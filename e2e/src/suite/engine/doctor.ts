@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CairnError, defineWorkflow, uuidv7, type DoctorReport, type Engine, type AnyWorkflowDefinition } from '@cairn/core';
+import { CairnError, defineWorkflow, type DoctorReport, type Engine, type AnyWorkflowDefinition } from '@cairn/core';
+import { uuidv7 } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { CrashAt } from '../fixtures/crash-at.js';
 import { WORLD_TIMINGS, engineWorld, type EngineWorld } from './engine-world.js';

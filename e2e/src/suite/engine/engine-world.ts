@@ -1,16 +1,8 @@
 import assert from 'node:assert/strict';
-import {
-  createEngine,
-  isTerminalRunStatus,
-  type Engine,
-  type EngineOptions,
-  type RunRecord,
-  type AnyWorkflowDefinition,
-  type WorkflowStore,
-} from '@cairn/core';
+import { createEngine, isTerminalRunStatus, type Engine, type EngineOptions, type RunRecord, type AnyWorkflowDefinition } from '@cairn/core';
 import { ManualClock } from '@cairn/core/testing';
 import type { CaseEnv } from '../case.js';
-import { countingStore, type CountingStore } from '@cairn/core/backend';
+import { countingStore, type CountingStore, type WorkflowStore } from '@cairn/core/backend';
 import { stickyOption } from './sticky-knob.js';
 
 /** Engine options a world fixes for every engine it starts (timings the cases rely on). */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CairnError, defineEvent, defineWorkflow, type FaultPoint, type Json } from '@cairn/core';
+import { CairnError, defineEvent, defineWorkflow, type Json } from '@cairn/core';
+import type { FaultPoint } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { CrashOnceAtSite } from '../fixtures/crash-at.js';

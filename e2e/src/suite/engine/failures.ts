@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, NonRetryableError, RetryAfterError, type FaultInjector, type FaultSite, type WorkflowContext } from '@cairn/core';
-import { SimulatedCrash } from '@cairn/core/testing';
+import { defineWorkflow, NonRetryableError, RetryAfterError, type WorkflowContext } from '@cairn/core';
+import { SimulatedCrash, type FaultInjector, type FaultSite } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld } from './engine-world.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CairnError, defineWorkflow, type Engine, type AnyWorkflowDefinition, type WorkflowStore } from '@cairn/core';
+import { CairnError, defineWorkflow, type Engine, type AnyWorkflowDefinition } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld, storesFor, type EngineWorld } from './engine-world.js';

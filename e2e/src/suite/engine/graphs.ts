@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { checkWorkflowCode, type FaultPoint, type Json } from '@cairn/core';
-import { FAULT_POINTS } from '@cairn/core/testing';
+import { checkWorkflowCode, type Json } from '@cairn/core';
+import { FAULT_POINTS, type FaultPoint } from '@cairn/core/testing';
 import { approve, defineGraph, GraphError, type GraphSpec, graphMarkerOf, nodeStates, ref } from '@cairn/graph';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { CrashOnceAtSite } from '../fixtures/crash-at.js';

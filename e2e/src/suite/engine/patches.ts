@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { checkWorkflowCode, defineEvent, defineWorkflow, type FaultPoint, type StepRecord, type WorkflowDefinition } from '@cairn/core';
+import { checkWorkflowCode, defineEvent, defineWorkflow, type StepRecord, type WorkflowDefinition } from '@cairn/core';
+import type { FaultPoint } from '@cairn/core/testing';
 import { countingStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { CrashOnceAtSite } from '../fixtures/crash-at.js';

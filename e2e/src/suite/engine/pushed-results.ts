@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { createEngine, defineWorkflow, isTerminalRunStatus, type Clock, type Engine, type RunRecord } from '@cairn/core';
-import { countingStore, RESULT_RECHECK_MS, RESULT_TOPIC, type CountingStore } from '@cairn/core/backend';
+import { createEngine, defineWorkflow, isTerminalRunStatus, type Engine, type RunRecord } from '@cairn/core';
+import { countingStore, RESULT_RECHECK_MS, RESULT_TOPIC, type CountingStore, type Clock } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 

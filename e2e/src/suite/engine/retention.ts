@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { createEngine, defineWorkflow, NonRetryableError, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, NonRetryableError } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld } from './engine-world.js';

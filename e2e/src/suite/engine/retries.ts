@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, type AttemptRecord } from '@cairn/core';
+import { defineWorkflow } from '@cairn/core';
+import type { AttemptRecord } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld } from './engine-world.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { defineSchedule, defineWorkflow, type Engine, type ScheduleDefinition, type AnyWorkflowDefinition, type WorkflowStore } from '@cairn/core';
+import { defineSchedule, defineWorkflow, type Engine, type ScheduleDefinition, type AnyWorkflowDefinition } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld, storesFor, type EngineWorld } from './engine-world.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, type FaultPoint } from '@cairn/core';
+import { defineWorkflow } from '@cairn/core';
+import type { FaultPoint } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv } from '../case.js';
 import { CrashAt } from '../fixtures/crash-at.js';
 import { engineWorld, type EngineWorld } from './engine-world.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { type Engine, type Json, type StreamChunk, STREAM_LIMITS, defineWorkflow } from '@cairn/core';
+import { type Engine, type Json, type StreamChunk, defineWorkflow } from '@cairn/core';
+import { STREAM_LIMITS } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { type EngineWorld, engineWorld, storesFor } from './engine-world.js';

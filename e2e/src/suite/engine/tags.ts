@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { defineWorkflow, TAG_LIMITS, type WorkflowDefinition } from '@cairn/core';
+import { defineWorkflow, type WorkflowDefinition } from '@cairn/core';
+import { TAG_LIMITS } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { CrashOnceAtSite } from '../fixtures/crash-at.js';

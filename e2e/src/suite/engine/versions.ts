@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CONTINUED_AS, defineWorkflow } from '@cairn/core';
+import { defineWorkflow } from '@cairn/core';
+import { CONTINUED_AS } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { engineWorld, type EngineWorld } from './engine-world.js';

@@ -4,7 +4,7 @@
  * starts a worker whose handler reports the job to the parent (over IPC) and then never finishes,
  * and waits to be killed.
  */
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 
 const [moduleUrl, namespace, queueName] = process.argv.slice(2);
 if (!moduleUrl || !namespace || !queueName || typeof process.send !== 'function') {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { CairnError, type Json, type Queue } from '@cairn/core';
+import { CairnError, type Json } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { HOSTILE_NAMES } from '../fixtures/hostile-strings.js';
 import { payloadOfBytes } from '../fixtures/payloads.js';
 import { queueCase, type QueueCase } from './queue-case.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { GroupConcurrency, Job, JobGroup, Queue } from '@cairn/core';
+import type { GroupConcurrency, Job, JobGroup, Queue } from '@cairn/core/backend';
 import { queueCase, type QueueCase } from './queue-case.js';
 import { Deliveries, QUEUE, sleep, startWorker, waitFor } from './support.js';
 

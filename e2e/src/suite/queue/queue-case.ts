@@ -1,4 +1,4 @@
-import type { Queue, QueueCapabilities } from '@cairn/core';
+import type { Queue, QueueCapabilities } from '@cairn/core/backend';
 import type { QueueHarness } from './queue-harness.js';
 
 /** What a queue case may need beyond the contract; a missing one skips the case by name. */

@@ -1,4 +1,4 @@
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 
 /**
  * Runs a worker in a child process for the worker-death case: the child imports `module`, calls

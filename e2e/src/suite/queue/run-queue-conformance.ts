@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { runInFreshNamespace } from '../run-in-fresh-namespace.js';
 import { registerSuiteHooks } from '../suite-hooks.js';
 import { deliveryCases } from './delivery.js';

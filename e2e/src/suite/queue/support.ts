@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Job, Json, Queue, QueueWorker, WorkOptions } from '@cairn/core';
+import type { Json } from '@cairn/core';
+import type { Job, Queue, QueueWorker, WorkOptions } from '@cairn/core/backend';
 import type { QueueCaseEnv } from './queue-case.js';
 
 /** Resolves after `ms` milliseconds. */

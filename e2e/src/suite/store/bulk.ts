@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { BulkOperationRecord, BulkStore, WorkflowStore } from '@cairn/core';
+import type { BulkOperationRecord, BulkStore, WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { HOSTILE_NAMES } from '../fixtures/hostile-strings.js';
 import { uuidv7 } from '../fixtures/uuid-v7.js';

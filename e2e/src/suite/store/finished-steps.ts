@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { NewStep, WorkflowStore } from '@cairn/core';
+import type { NewStep, WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { runningRun, takeOver, terminalRun } from '../fixtures/run-fixtures.js';

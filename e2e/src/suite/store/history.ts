@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { StepTransition } from '@cairn/core';
+import type { StepTransition } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { createRun, newStep, runningRun } from '../fixtures/run-fixtures.js';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { NOT_STRINGS, show } from '../fixtures/hostile-arguments.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { PauseStore, WorkflowStore } from '@cairn/core';
+import type { PauseStore, WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { createRun, LEASE_MS, newStep, runningRun, snapshotRun, terminalRun } from '../fixtures/run-fixtures.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { SlotSnapshot, SlotStore, SlotWait, WorkflowStore } from '@cairn/core';
+import type { SlotSnapshot, SlotStore, SlotWait, WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { MALFORMED_IDENTIFIERS, NOT_STRINGS, show } from '../fixtures/hostile-arguments.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Json, StepTransition } from '@cairn/core';
+import type { Json } from '@cairn/core';
+import type { StepTransition } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { assertSameRecord, pick, rejectsWithCode, tally } from '../fixtures/assertions.js';
 import { LEASE_MS, createRun, newStep, runningRun, shuffled, snapshotRun, takeOver, terminalRun } from '../fixtures/run-fixtures.js';

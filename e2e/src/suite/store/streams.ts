@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { Json, StreamEntry, WorkflowStore } from '@cairn/core';
+import type { Json } from '@cairn/core';
+import type { StreamEntry, WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { HOSTILE_STATE_KEYS, label } from '../fixtures/hostile-strings.js';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { RunQuery, RunSummary, WorkflowStore } from '@cairn/core';
+import type { RunQuery, RunSummary } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { caseGroup, conformanceCase, type CaseGroup } from '../case.js';
 import { rejectsWithCode } from '../fixtures/assertions.js';
 import { createRun, runningRun } from '../fixtures/run-fixtures.js';

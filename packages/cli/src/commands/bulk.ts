@@ -1,14 +1,6 @@
 import { Option, type Command } from 'commander';
-import {
-  BULK_ACTIONS,
-  type BulkAction,
-  type BulkFilter,
-  type BulkOperationRecord,
-  type BulkProgress,
-  type BulkResult,
-  type Engine,
-  type RunStatus,
-} from '@cairn/core';
+import type { BulkResult, Engine, RunStatus } from '@cairn/core';
+import { BULK_ACTIONS, type BulkAction, type BulkFilter, type BulkOperationRecord, type BulkProgress } from '@cairn/core/backend';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';
 import type { CliCommand } from '../command.js';

@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { checkRuns, type RunVerdict } from '@cairn/core';
+import { checkRuns, type RunVerdict } from '@cairn/core/backend';
 import { CliError } from '../cli-error.js';
 import type { CliCommand } from '../command.js';
 import { loadWorkflows } from '../connect/load-workflows.js';

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { exportRun } from '@cairn/core';
+import { exportRun } from '@cairn/core/backend';
 import { CliError } from '../cli-error.js';
 import type { CliCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,4 +1,5 @@
-import { CairnError, type ScheduleRecord } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { ScheduleRecord } from '@cairn/core/backend';
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../cli-context.js';
 import { CliError } from '../cli-error.js';

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { CairnError, type VersionStatus } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { VersionStatus } from '@cairn/core/backend';
 import { CliError } from '../cli-error.js';
 import type { CliCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,4 +1,5 @@
-import { codecStore, createEngine, type Engine, type WorkflowStore } from '@cairn/core';
+import { createEngine, type Engine } from '@cairn/core';
+import { codecStore, type WorkflowStore } from '@cairn/core/backend';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { findConfig, loadConfig } from './load-config.js';

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AnyWorkflowDefinition, PayloadCodec, Queue, WorkflowStore } from '@cairn/core';
+import type { AnyWorkflowDefinition, PayloadCodec } from '@cairn/core';
+import type { Queue, WorkflowStore } from '@cairn/core/backend';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 

@@ -1,4 +1,4 @@
-import type { RunVerdict, Verdict } from '@cairn/core';
+import type { RunVerdict, Verdict } from '@cairn/core/backend';
 import type { Colors } from './colors.js';
 import { divergenceParts } from './divergence.js';
 import { safeText } from './safe-text.js';

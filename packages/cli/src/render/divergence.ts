@@ -1,4 +1,4 @@
-import type { Divergence, DivergenceCall } from '@cairn/core';
+import type { Divergence, DivergenceCall } from '@cairn/core/backend';
 import { safeText } from './safe-text.js';
 
 /** The `data` of a NON_DETERMINISM error (or a check's verdict) when it is a divergence report, else `undefined`. */

@@ -1,4 +1,5 @@
-import type { DoctorFinding, DoctorReport } from '@cairn/core';
+import type { DoctorReport } from '@cairn/core';
+import type { DoctorFinding } from '@cairn/core/backend';
 import type { Colors } from './colors.js';
 import { formatTime } from './format.js';
 import { safeText } from './safe-text.js';

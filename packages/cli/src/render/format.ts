@@ -1,4 +1,4 @@
-import { describeEncoded } from '@cairn/core';
+import { describeEncoded } from '@cairn/core/backend';
 import { safeText } from './safe-text.js';
 
 /** A duration for people: `850 ms`, `3.42 s`, `2 min 5 s`, `3 h 20 min`, `2 d 4 h`. */

@@ -1,4 +1,5 @@
-import type { RunTimeline, TimelineAttempt, TimelineStep } from '@cairn/core';
+import type { RunTimeline } from '@cairn/core';
+import type { TimelineAttempt, TimelineStep } from '@cairn/core/backend';
 import { type Colors, colors as makeColors } from './colors.js';
 import { asDivergence, divergenceParts } from './divergence.js';
 import { cell, clip, formatDuration, formatTags, formatTime, inlineJson, wrap } from './format.js';

@@ -1,4 +1,4 @@
-import type { VersionsSummary } from '@cairn/core';
+import type { VersionsSummary } from '@cairn/core/backend';
 import type { Colors } from './colors.js';
 import { formatDuration, formatTime } from './format.js';
 import { safeText } from './safe-text.js';

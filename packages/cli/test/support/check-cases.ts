@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { RunExport, RunVerdict, WorkflowStore } from '@cairn/core';
+import type { RunExport, RunVerdict, WorkflowStore } from '@cairn/core/backend';
 import { replayHistory } from '@cairn/core/testing';
 import { signup } from '../fixtures/signup-deployed.js';
 import { signup as unguarded } from '../fixtures/signup-unguarded.js';

@@ -2,7 +2,8 @@
 // run as a child process, and the store checked afterwards.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createEngine, defineWorkflow, type RunRecord, type RunSummary, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, type RunRecord, type RunSummary } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { runCairn, type CairnResult } from './run-cairn.js';
 import { HOSTILE, seedRuns, type SeededRuns } from './seed-runs.js';
 

@@ -1,7 +1,8 @@
 // Runs in every status, made by a real engine on the store under test, for the CLI to read and
 // change. Names, outputs and errors of the `hostile` run carry ANSI escape sequences and control
 // characters, as run data written by anyone may.
-import { createEngine, defineWorkflow, NonRetryableError, type RunStatus, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, NonRetryableError, type RunStatus } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 
 /** Escape sequences a terminal would act on: colour, clear screen, window title, 8-bit CSI, bidi override. */
 export const HOSTILE = {

@@ -1,7 +1,8 @@
 // The issue's signup scenario on a real store: runs of the deployed `signup` build suspended on
 // their `confirmed` event, for `cairn check` and `cairn export` to read; and, on request, one run
 // that a build with an unguarded new step resumed, so that it failed with NON_DETERMINISM.
-import { createEngine, type RunRecord, type WorkflowStore } from '@cairn/core';
+import { createEngine, type RunRecord } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { signup } from '../fixtures/signup-deployed.js';
 import { signup as unguarded } from '../fixtures/signup-unguarded.js';
 

@@ -1,6 +1,6 @@
 // Stuck runs as crashed processes leave them, written straight to the store under test with times
 // in the past (the CLI judges them against the real clock): one of each kind the doctor reports.
-import { uuidv7, type WorkflowStore } from '@cairn/core';
+import { uuidv7, type WorkflowStore } from '@cairn/core/backend';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -2,17 +2,8 @@
 // store of `@cairn/core/backend`, a ManualClock, a scripted fault injector, a quiet logger, and polling helpers bounded by
 // event-loop turns (never by elapsed time).
 import assert from 'node:assert/strict';
-import {
-  type Engine,
-  type EngineOptions,
-  type RunRecord,
-  type RunStatus,
-  type StepRecord,
-  type WorkflowStore,
-  createEngine,
-  createMemoryStore,
-} from '@cairn/core';
-import { type CountingStore, countingStore as countCalls } from '@cairn/core/backend';
+import { type Engine, type EngineOptions, type RunRecord, type RunStatus, type StepRecord, createEngine, createMemoryStore } from '@cairn/core';
+import { type CountingStore, countingStore as countCalls, type WorkflowStore } from '@cairn/core/backend';
 import { ManualClock, type ScriptedFaults, createFaults } from '@cairn/core/testing';
 
 /**

@@ -12,10 +12,10 @@ import {
   type Json,
   type Jsonify,
   type RunHandle,
-  type StandardSchemaV1,
   type WorkflowContext,
   type WorkflowDefinition,
 } from '@cairn/core';
+import type { StandardSchemaV1 } from '@cairn/core/backend';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import { z } from 'zod';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { Browser, Page } from 'playwright-core';
 import { startDashboard, type Dashboard } from '@cairn/dashboard';
 import { chromiumMissing, launchChromium } from './chromium.js';

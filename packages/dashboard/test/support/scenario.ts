@@ -2,7 +2,8 @@
 // charge (its step failed three attempts), approvals waiting for an event (one cancelled, one
 // answered), a nightly report asleep, a batch import whose step is still running, and an order
 // waiting on its child.
-import { createEngine, defineWorkflow, type Engine, type RunStatus, type WorkflowStore } from '@cairn/core';
+import { createEngine, defineWorkflow, type Engine, type RunStatus } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 
 /** A promise the test resolves: holds the import's step body running. */
 function latch(): { wait: Promise<void>; open(): void } {

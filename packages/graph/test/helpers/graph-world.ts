@@ -1,5 +1,6 @@
 // An engine on the memory store and a manual clock, driven to a run's end timer by timer.
-import { createEngine, createMemoryStore, type AnyWorkflowDefinition, type Engine, isTerminalRunStatus, type RunRecord, type WorkflowStore } from '@cairn/core';
+import { createEngine, createMemoryStore, type AnyWorkflowDefinition, type Engine, isTerminalRunStatus, type RunRecord } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { ManualClock } from '@cairn/core/testing';
 
 export interface GraphWorld {

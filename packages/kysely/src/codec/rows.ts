@@ -1,19 +1,5 @@
-import type {
-  AttemptRecord,
-  AttemptStatus,
-  ErrorRecord,
-  EventRecord,
-  Json,
-  RunPause,
-  RetryRecord,
-  RunRecord,
-  RunStatus,
-  StepKind,
-  StepRecord,
-  StepStatus,
-  VersionRecord,
-  VersionStatus,
-} from '@cairn/core';
+import type { ErrorRecord, Json, RunRecord, RunStatus, StepRecord } from '@cairn/core';
+import type { AttemptRecord, AttemptStatus, EventRecord, RunPause, RetryRecord, StepKind, StepStatus, VersionRecord, VersionStatus } from '@cairn/core/backend';
 import type { AttemptRow, EventRow, RunRow, StepRow, VersionRow } from '../schema/tables.js';
 import { decodeJson, toNumber, toOptionalNumber, toText } from './json.js';
 import { decodeText } from './text.js';

@@ -1,4 +1,4 @@
-import type { Fence, NewStep, StepTransition } from '@cairn/core';
+import type { Fence, NewStep, StepTransition } from '@cairn/core/backend';
 import type { STEP_INSERT_PARAMS, STEP_TRANSITION_PARAMS } from '../routines/params.js';
 import { encodeJson } from './json.js';
 import type { RoutineArgs } from './routine-args.js';

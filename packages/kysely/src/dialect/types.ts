@@ -1,5 +1,6 @@
 import type { Kysely, RawBuilder } from 'kysely';
-import type { Fence, NewStep, RunRecord, RunTransition, StepRecord, StepTransition } from '@cairn/core';
+import type { RunRecord, StepRecord } from '@cairn/core';
+import type { Fence, NewStep, RunTransition, StepTransition } from '@cairn/core/backend';
 import type { StoreContext } from '../context.js';
 import type { RequestCancelVersion, RoutineParam, RunClaimVersion, StepRoutineVersion } from '../routines/params.js';
 import type { ColumnKind } from '../schema/column-types.js';

@@ -1,5 +1,5 @@
 import { Kysely, MysqlDialect } from 'kysely';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { PoolOptions } from 'mysql2';
 import type { AnySchema } from '../dialect/types.js';
 import { openOwned, type ServerStoreOptions } from '../server-stores.js';

@@ -1,4 +1,5 @@
-import type { ErrorRecord, Fence, Json, NewStep, StepRecord } from '@cairn/core';
+import type { ErrorRecord, Json, StepRecord } from '@cairn/core';
+import type { Fence, NewStep } from '@cairn/core/backend';
 import { decodeJson } from '../codec/json.js';
 
 /**

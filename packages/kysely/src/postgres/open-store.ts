@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect } from 'kysely';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { PoolConfig } from 'pg';
 import type { AnySchema } from '../dialect/types.js';
 import { openOwned, type ServerStoreOptions } from '../server-stores.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { StoreSignals } from '@cairn/core';
-import { SignalListeners } from '@cairn/core/backend';
+
+import { SignalListeners, type StoreSignals } from '@cairn/core/backend';
 import type { Client as PgClient, ClientConfig } from 'pg';
 import { guard } from '../context.js';
 import type { AnyKysely } from '../dialect/types.js';

@@ -1,4 +1,4 @@
-import type { SlotGrant } from '@cairn/core';
+import type { SlotGrant } from '@cairn/core/backend';
 import { toNumber, toOptionalNumber } from '../codec/json.js';
 import { decodeText } from '../codec/text.js';
 import type { StoreContext } from '../context.js';

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { SlotWait } from '@cairn/core';
+import type { SlotWait } from '@cairn/core/backend';
 import type { StoreContext } from '../context.js';
 import type { SlotTarget } from './slot-target.js';
 

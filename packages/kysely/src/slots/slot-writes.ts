@@ -1,4 +1,4 @@
-import type { SlotGrant, SlotRequest } from '@cairn/core';
+import type { SlotGrant, SlotRequest } from '@cairn/core/backend';
 
 /** The two slot calls whose SQL differs by dialect (`renew` and `inspect` are shared statements). */
 export interface SlotWrites {

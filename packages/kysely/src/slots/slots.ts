@@ -1,4 +1,4 @@
-import type { SlotSnapshot, SlotStore } from '@cairn/core';
+import type { SlotSnapshot, SlotStore } from '@cairn/core/backend';
 import { toNumber } from '../codec/json.js';
 import { decodeText, encodeText, keyHash } from '../codec/text.js';
 import { affected, guard, rows, type StoreContext } from '../context.js';

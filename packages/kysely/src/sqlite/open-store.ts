@@ -1,5 +1,5 @@
 import { Kysely, SqliteDialect } from 'kysely';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { AnySchema } from '../dialect/types.js';
 import { migrateToLatest } from '../schema/migrations.js';
 import { createKyselyStore } from '../store.js';

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { SlotRequest } from '@cairn/core';
+import type { SlotRequest } from '@cairn/core/backend';
 import { decodeText } from '../codec/text.js';
 import { first, type StoreContext } from '../context.js';
 import { slotTarget, type SlotTarget } from '../slots/slot-target.js';

@@ -1,5 +1,6 @@
 import { CompiledQuery, sql } from 'kysely';
-import { CairnError, type Fence, type NewStep, type StepRecord, type StepTransition } from '@cairn/core';
+import { CairnError, type StepRecord } from '@cairn/core';
+import type { Fence, NewStep, StepTransition } from '@cairn/core/backend';
 import { toStepRecord } from '../codec/rows.js';
 import { checkWritable, first, type StoreContext } from '../context.js';
 import type { StepWrites } from '../dialect/types.js';

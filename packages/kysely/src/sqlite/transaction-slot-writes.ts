@@ -1,4 +1,5 @@
-import { CairnError, type SlotGrant, type SlotRequest } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { SlotGrant, SlotRequest } from '@cairn/core/backend';
 import { toNumber, toOptionalNumber } from '../codec/json.js';
 import { decodeText } from '../codec/text.js';
 import { affected, first, type StoreContext } from '../context.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CairnError, type ScheduleRecord, type WorkflowStore } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { ScheduleRecord, WorkflowStore } from '@cairn/core/backend';
 
 const T0 = 1_750_000_000_000;
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { ConformanceHarness } from '@cairn/conformance';
 import { uniqueName } from '@cairn/conformance/services';
 import { TABLES, createKyselyStore, detectDialect, openSqliteStore, tableNames, type SqlDialectName } from '../../src/index.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Migrator } from 'kysely/migration';
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { CAIRN_MIGRATION_NAMES, createKyselyStore } from '../../src/index.js';
 import type { AnyDb } from './databases.js';
 import { dropPrefix } from './harness.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { CairnError, type WorkflowStore } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createKyselyStore } from '../../src/index.js';
 import { T0, id, rejects, runningRun, openLogged, type StoreContext } from './store-case-kit.js';
 import type { Target } from './targets.js';

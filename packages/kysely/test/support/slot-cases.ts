@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
-import type { SlotStore, WorkflowStore } from '@cairn/core';
+import type { SlotStore, WorkflowStore } from '@cairn/core/backend';
 import { CAIRN_MIGRATION_NAMES, createKyselyStore } from '../../src/index.js';
 import { atMigrationBefore } from './migration-upgrade.js';
 import type { AnyDb } from './databases.js';

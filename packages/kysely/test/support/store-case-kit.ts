@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { CairnError, type WorkflowStore } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { createKyselyStore, migrateToLatest } from '../../src/index.js';
 import type { AnyDb } from './databases.js';
 import { dropPrefix } from './harness.js';

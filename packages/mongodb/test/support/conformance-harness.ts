@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import type { ConformanceHarness } from '@cairn/conformance';
 import { stopSharedServices, useMongodb } from '@cairn/conformance/services';
 import { MongoClient } from 'mongodb';

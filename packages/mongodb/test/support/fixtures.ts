@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { NewStep, RunRecord, WorkflowStore } from '@cairn/core';
+import type { RunRecord } from '@cairn/core';
+import type { NewStep, WorkflowStore } from '@cairn/core/backend';
 
 /** A new run id (time-sortable enough for tests). */
 export const newId = (): string => `${Date.now().toString(36)}-${randomUUID()}`;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { context, trace } from '@opentelemetry/api';
-import { type Queue, createEngine, createMemoryStore } from '@cairn/core';
+import { createEngine, createMemoryStore } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { cairnTelemetry } from '@cairn/otel';
 import { inMemorySdk, parentOf } from './otel-sdk.js';
 import { tracedChild as child, tracedParent as parent } from '../fixtures/traced-workflows.js';

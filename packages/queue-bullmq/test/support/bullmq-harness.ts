@@ -1,4 +1,4 @@
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import type { QueueHarness } from '@cairn/conformance';
 import { deleteRedisPrefix } from '@cairn/conformance/services';
 import { createBullMQQueue, type BullMQQueueOptions } from '@cairn/queue-bullmq';

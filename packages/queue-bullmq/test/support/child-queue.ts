@@ -1,4 +1,4 @@
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import { CHILD_URL_ENV, openQueue } from './bullmq-harness.js';
 
 /** Opens the parent's queue of `namespace` in the worker-death case's child process. */

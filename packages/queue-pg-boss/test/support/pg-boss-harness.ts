@@ -1,4 +1,4 @@
-import type { Queue } from '@cairn/core';
+import type { Queue } from '@cairn/core/backend';
 import type { QueueHarness } from '@cairn/conformance';
 import { createPgBossQueue, type PgBossQueueOptions } from '@cairn/queue-pg-boss';
 import { createDatabase, databaseUrl, dropDatabase } from './postgres.js';

@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { Redis } from 'ioredis';
 import { createRedisStore, runTag, type RedisWorkflowStore } from '@cairn/redis';
 import { keysOf } from './keys.js';

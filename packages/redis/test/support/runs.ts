@@ -1,4 +1,4 @@
-import type { NewRun, WorkflowStore } from '@cairn/core';
+import type { NewRun, WorkflowStore } from '@cairn/core/backend';
 
 export const T0 = 1_760_000_000_000;
 

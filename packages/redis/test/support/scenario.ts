@@ -1,4 +1,5 @@
-import { CairnError, type WorkflowStore } from '@cairn/core';
+import { CairnError } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 
 export type Outcome = { ok: unknown } | { error: string; data?: unknown };
 

@@ -1,4 +1,4 @@
-import type { WorkflowStore } from '@cairn/core';
+import type { WorkflowStore } from '@cairn/core/backend';
 import { CliError } from '../../cli-error.js';
 import { EXIT } from '../../exit-codes.js';
 import type { UrlBackend } from '../backend.js';
