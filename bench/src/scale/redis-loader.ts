@@ -105,6 +105,13 @@ export async function loadRedisRuns(
     }
     throw new Error('STATUS_MIX does not add up to 100');
   };
+  // Two pipelines in flight: the next batch is built while the server applies the previous one.
+  const inFlight: Array<Promise<void>> = [];
+  const send = async (pipeline: ReturnType<Redis['pipeline']>) => {
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error !== null);
+    if (failed) throw failed[0];
+  };
   for (let start = 0; start < range.count; start += batch) {
     const pipeline = redis.pipeline();
     for (let i = start; i < Math.min(range.count, start + batch); i++) {
@@ -132,8 +139,8 @@ export async function loadRedisRuns(
       for (const { key, score } of tpl.zsets) pipeline.zadd(swapWorkflow(key), score + delta, id);
       for (const { key, value } of tpl.hashes) pipeline.hset(key, id, swapWorkflow(value));
     }
-    const results = await pipeline.exec();
-    const failed = results?.find(([error]) => error !== null);
-    if (failed) throw failed[0];
+    inFlight.push(send(pipeline));
+    if (inFlight.length >= 2) await inFlight.shift();
   }
+  await Promise.all(inFlight);
 }

@@ -1,11 +1,14 @@
 /**
- * `pnpm --filter @cairn/bench scale [--runs=1000000] [--only=postgres,sqlite,redis] [--dir=/tmp/cairn-scale] [--reps=15] [--load-only] [--drop]`
+ * `pnpm --filter @cairn/bench scale [--runs=1000000] [--only=postgres,sqlite,redis] [--dir=/tmp/cairn-scale] [--reps=15] [--measure=<regexp>] [--redis-steps=1] [--load-only] [--drop]`
  *
  * The million-runs bench (docs/benchmarks.md, "A million runs"): loads `--runs` finished runs of
  * ten steps each into a kept data directory once (PostgreSQL, SQLite, Redis), checks that the
  * engine reads a loaded run exactly as one it wrote, then measures an inline step, a claim, a
  * recovery pass, `listRuns` first pages and a retention pass on the loaded store and on an empty
  * one side by side (medians, ratios), with table sizes and the query plans of the listings.
+ * On the SQL stores every loaded run carries two tags (`scaleTags`), and the tag listings are measured too.
+ * `--measure=tag` measures only the operations whose name matches (`inline`, `claim`, `recovery`,
+ * `listRuns <query>`, `retention`).
  * Not part of `pnpm bench` or CI; `--runs=2000` is a quick check that it still works. `--drop`
  * deletes the data directory at the end; `--load-only` loads (or finds), verifies and sizes, measuring nothing.
  */
@@ -17,6 +20,7 @@ import { loadavg } from 'node:os';
 import { cpuClock, measureScale, listQueries, type ScaleFigure } from './scale-measure.js';
 import { LOAD_SPAN_MS, postgresScale, redisScale, SMALL_RUNS, sqliteScale, type ScaleBackend, type SizeRow } from './scale-targets.js';
 import { verifyLoaded } from './verify-loaded.js';
+import { mongoScale } from './mongo-target.js';
 
 const { values } = parseArgs({
   strict: true,
@@ -27,16 +31,21 @@ const { values } = parseArgs({
     dir: { type: 'string', default: '/tmp/cairn-scale' },
     reps: { type: 'string', default: '15' },
     out: { type: 'string' },
+    measure: { type: 'string' },
+    'redis-steps': { type: 'string', default: '1' },
     drop: { type: 'boolean', default: false },
     'load-only': { type: 'boolean', default: false },
   },
 });
 const runs = Number(values.runs);
+const redisSteps = Number(values['redis-steps']);
+if (!Number.isInteger(redisSteps) || redisSteps < 1) throw new Error(`--redis-steps must be a positive integer (got ${values['redis-steps']})`);
 const reps = Number(values.reps);
 if (!Number.isInteger(runs) || runs < 1000) throw new Error(`--runs must be an integer ≥ 1000 (got ${values.runs})`);
 if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer (got ${values.reps})`);
 const only = values.only.split(',').filter(Boolean);
-for (const name of only) if (!['postgres', 'sqlite', 'redis'].includes(name)) throw new Error(`--only: unknown backend '${name}' (postgres, sqlite, redis)`);
+for (const name of only)
+  if (!['postgres', 'sqlite', 'redis', 'mongodb'].includes(name)) throw new Error(`--only: unknown backend '${name}' (postgres, sqlite, redis, mongodb)`);
 const dir = resolve(values.dir);
 const here = dirname(fileURLToPath(import.meta.url));
 // One file per set of backends (they are measured one at a time here, each when its load is done).
@@ -58,11 +67,12 @@ interface BackendResult {
 const FACTORIES: Record<string, (dir: string, runs: number, batch: number, log: (line: string) => void) => Promise<ScaleBackend>> = {
   postgres: postgresScale,
   sqlite: sqliteScale,
-  redis: redisScale,
+  redis: (dir, n, batch, log) => redisScale(dir, n, batch, log, redisSteps),
+  mongodb: mongoScale,
 };
 
 async function one(name: string): Promise<BackendResult> {
-  const backend = await FACTORIES[name]!(dir, runs, name === 'redis' ? 20_000 : 100_000, log);
+  const backend = await FACTORIES[name]!(dir, runs, name === 'redis' || name === 'mongodb' ? 20_000 : 100_000, log);
   try {
     log(`${backend.title}: ${backend.server}`);
     const t0 = Date.now();
@@ -77,14 +87,22 @@ async function one(name: string): Promise<BackendResult> {
       log(`${backend.title}: the engine reads loaded runs ${verified.join(', ')} as their templates`);
       const sizes = await loaded.sizes();
       const newest = (await loaded.engine.listRuns({ workflow: 'scale-w7', limit: 1, createdBefore: Date.now() - 3600_000 })).runs[0];
-      const window = { loadedFrom: Date.now() - LOAD_SPAN_MS, loadedTo: newest?.createdAt ?? Date.now(), someRunId: newest?.id ?? 'none' };
+      const window = {
+        loadedFrom: Date.now() - LOAD_SPAN_MS,
+        loadedTo: newest?.createdAt ?? Date.now(),
+        someRunId: newest?.id ?? 'none',
+        // The SQL loaders tag every run (`scaleTags`); the Redis and MongoDB loaders copy untagged templates.
+        tags: name === 'postgres' || name === 'sqlite',
+      };
+      const only = values.measure === undefined ? undefined : new RegExp(values.measure);
       const cpu = cpuClock(backend.serverCpuMs?.bind(backend));
       const figures = values['load-only']
         ? []
-        : await measureScale([empty, loaded], { reps, warmup: 3, inlineSteps: 10, pruneRuns: 1000, pruneReps: 5 }, window, log, cpu);
+        : await measureScale([empty, loaded], { reps, warmup: 3, inlineSteps: 10, pruneRuns: 1000, pruneReps: 5 }, window, log, cpu, only);
       const plans: Record<string, string[]> = {};
       if (loaded.plans) {
-        for (const { name: q, query } of listQueries(window.loadedFrom, window.loadedTo, window.someRunId)) {
+        for (const { name: q, query } of listQueries(window.loadedFrom, window.loadedTo, window.someRunId, window.tags)) {
+          if (only !== undefined && !only.test(`listRuns ${q}`)) continue;
           plans[`listRuns ${q}`] = await loaded.plans(
             () => loaded.engine.listRuns({ ...query, limit: 50 }),
             (s) => /from "?cairn_runs"?/.test(s),
@@ -132,7 +150,7 @@ const fmtMs = (ms: number) => (ms >= 10 ? `${ms.toFixed(1)} ms` : ms >= 1 ? `${m
 function markdown(results: BackendResult[], load: { start: number[]; end: number[] }): string {
   const lines: string[] = [];
   lines.push(
-    `Command: \`pnpm --filter @cairn/bench scale --runs=${runs}${values.only === 'postgres,sqlite,redis' ? '' : ` --only=${values.only}`} --reps=${reps}\``,
+    `Command: \`pnpm --filter @cairn/bench scale --runs=${runs}${values.only === 'postgres,sqlite,redis' ? '' : ` --only=${values.only}`} --reps=${reps}${redisSteps === 1 ? '' : ` --redis-steps=${redisSteps}`}${values.measure === undefined ? '' : ` --measure='${values.measure}'`}\``,
   );
   lines.push(
     `Load average (1, 5, 15 min): ${load.start.map((v) => v.toFixed(2)).join(', ')} at the start, ${load.end.map((v) => v.toFixed(2)).join(', ')} at the end.`,
@@ -142,12 +160,12 @@ function markdown(results: BackendResult[], load: { start: number[]; end: number
     if (r.loadSeconds !== undefined) lines.push(`Loaded in ${r.loadSeconds.toFixed(0)} s.`);
     lines.push(`Verified: the engine reads loaded runs ${r.verified.join(', ')} exactly as their templates (record and steps).`, '');
     lines.push(
-      `| operation | small store (${SMALL_RUNS.toLocaleString('en-US')} runs) | loaded store | × small | CPU small | CPU loaded | CPU × small | |`,
-      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+      `| operation | small store (${SMALL_RUNS.toLocaleString('en-US')} runs) | loaded store | × small | p95 small | p95 loaded | CPU small | CPU loaded | CPU × small | |`,
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const f of r.figures)
       lines.push(
-        `| ${f.operation} | ${fmtMs(f.empty)} | ${fmtMs(f.loaded)} | ${f.ratio.toFixed(2)} | ${fmtMs(f.cpu.empty)} | ${fmtMs(f.cpu.loaded)} | ${f.cpu.ratio.toFixed(2)} | ${f.note ?? ''} |`,
+        `| ${f.operation} | ${fmtMs(f.empty)} | ${fmtMs(f.loaded)} | ${f.ratio.toFixed(2)} | ${fmtMs(f.p95.empty)} | ${fmtMs(f.p95.loaded)} | ${fmtMs(f.cpu.empty)} | ${fmtMs(f.cpu.loaded)} | ${f.cpu.ratio.toFixed(2)} | ${f.note ?? ''} |`,
       );
     lines.push('', '| table | rows | data | indexes | bytes per run | bytes per step |', '| --- | --- | --- | --- | --- | --- |');
     for (const s of r.sizes) {

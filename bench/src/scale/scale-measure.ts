@@ -1,8 +1,8 @@
 import type { RunQuery } from '@cairn/core';
 import { uuidv7 } from '@cairn/core/backend';
-import { median, nowMs } from '../stats.js';
+import { median, nowMs, percentile } from '../stats.js';
 import type { ScaleTarget } from './scale-targets.js';
-import { measuredSteps } from './scale-workflows.js';
+import { measuredSteps, scaleTags } from './scale-workflows.js';
 
 /** One measured operation: medians on the empty and the loaded store, side by side. */
 export interface ScaleFigure {
@@ -13,6 +13,8 @@ export interface ScaleFigure {
   loaded: number;
   /** loaded / empty. */
   ratio: number;
+  /** 95th percentile ms on each store. */
+  p95: { empty: number; loaded: number };
   /**
    * Mean CPU per call in ms, this process (user + system) plus the server's where it has one
    * (10 ms ticks, hence a mean): less disturbed than wall time by other work on a shared machine.
@@ -94,13 +96,36 @@ function figure(operation: string, timings: Timings, note?: string, per = 1): Sc
   const l = median(timings.wall[1]) / per;
   const ce = mean(timings.cpu[0]) / per;
   const cl = mean(timings.cpu[1]) / per;
-  return { operation, empty: e, loaded: l, ratio: l / e, cpu: { empty: ce, loaded: cl, ratio: cl / ce }, ...(note === undefined ? {} : { note }) };
+  const p95 = { empty: percentile(timings.wall[0], 95) / per, loaded: percentile(timings.wall[1], 95) / per };
+  return { operation, empty: e, loaded: l, ratio: l / e, p95, cpu: { empty: ce, loaded: cl, ratio: cl / ce }, ...(note === undefined ? {} : { note }) };
 }
 
-/** The `listRuns` first pages measured: no filter, and each filter `runs.list` offers. */
-export function listQueries(loadedFrom: number, loadedTo: number, someRunId: string): Array<{ name: string; query: RunQuery }> {
+/**
+ * The tag listings (issue 32), on stores whose runs carry `scaleTags`: a selective tag (one
+ * customer: 50 runs of a million, 1 of the small store's 2,000), an unselective one (plan `free`,
+ * 60 %), each alone and with a status or workflow filter, a status no loaded run has (the filter
+ * matches nothing, so a walk of the tag's runs would read them all), and both tags at once.
+ */
+export function tagQueries(): Array<{ name: string; query: RunQuery }> {
+  const customer = scaleTags(1234).customer;
+  return [
+    { name: `tag customer (selective)`, query: { tags: { customer } } },
+    { name: `tag customer + status completed`, query: { tags: { customer }, status: 'completed' } },
+    { name: `tag customer + plan (AND)`, query: { tags: { customer, plan: scaleTags(1234).plan } } },
+    { name: 'tag plan free (unselective, 60 %)', query: { tags: { plan: 'free' } } },
+    { name: 'tag plan free + status failed (4 %)', query: { tags: { plan: 'free' }, status: 'failed' } },
+    { name: 'tag plan free + workflow', query: { tags: { plan: 'free' }, workflow: 'scale-w3' } },
+    { name: 'tag plan free + workflow + status failed', query: { tags: { plan: 'free' }, workflow: 'scale-w3', status: 'failed' } },
+    { name: 'tag plan free + status running (none loaded)', query: { tags: { plan: 'free' }, status: 'running' } },
+    { name: 'tag plan enterprise + status failed or cancelled', query: { tags: { plan: 'enterprise' }, status: ['failed', 'cancelled'] } },
+  ];
+}
+
+/** The `listRuns` first pages measured: no filter, each filter `runs.list` offers, and (where the runs carry tags) `tagQueries`. */
+export function listQueries(loadedFrom: number, loadedTo: number, someRunId: string, tags = false): Array<{ name: string; query: RunQuery }> {
   const middle = Math.round((loadedFrom + loadedTo) / 2);
   return [
+    ...(tags ? tagQueries() : []),
     { name: 'no filter', query: {} },
     { name: 'status completed', query: { status: 'completed' } },
     { name: 'status failed', query: { status: 'failed' } },
@@ -125,19 +150,56 @@ export function listQueries(loadedFrom: number, loadedTo: number, someRunId: str
 export async function measureScale(
   stores: readonly [ScaleTarget, ScaleTarget],
   sizes: ScaleSizes,
-  window: { loadedFrom: number; loadedTo: number; someRunId: string },
+  window: { loadedFrom: number; loadedTo: number; someRunId: string; tags: boolean },
   log: (line: string) => void,
   cpu: CpuClock,
+  only?: RegExp,
 ): Promise<ScaleFigure[]> {
   const out: ScaleFigure[] = [];
   const reps = { reps: sizes.reps, warmup: sizes.warmup, cpu };
 
+  const wanted = (name: string) => only === undefined || only.test(name);
   const n = sizes.inlineSteps;
-  const inline = await sideBySide(stores, reps, async (t) => (await t.engine.startRun(measuredSteps, n, { mode: 'inline' })).result());
-  out.push(figure(`inline step (a ${n}-step inline run, start→result, per step)`, inline, undefined, n));
-  log(`  inline: ${JSON.stringify(out.at(-1))}`);
+  if (wanted('inline')) {
+    // Where the store reads its file in this process (SQLite), the read calls per step say whether
+    // a step's pages come from SQLite's own page cache or from the operating system's.
+    const reads: [number, number] = [0, 0];
+    const inline = await sideBySide(stores, reps, async (t) => {
+      const r0 = t.readCalls?.() ?? 0;
+      await (await t.engine.startRun(measuredSteps, n, { mode: 'inline' })).result();
+      reads[t.label === 'empty' ? 0 : 1] += (t.readCalls?.() ?? 0) - r0;
+    });
+    const perStep = (i: 0 | 1) => (reads[i] / ((sizes.reps + sizes.warmup) * n)).toFixed(2);
+    const note = stores[0].readCalls === undefined ? undefined : `read calls per step: ${perStep(1)} loaded, ${perStep(0)} small`;
+    out.push(figure(`inline step (a ${n}-step inline run, start→result, per step)`, inline, note, n));
+    log(`  inline: ${JSON.stringify(out.at(-1))}`);
+  }
+  if (wanted('claim')) out.push(await claim(stores, reps, log));
+  if (wanted('recovery')) {
+    const recovery = await sideBySide(stores, reps, (t) => t.engine.recover());
+    out.push(figure('recovery pass (engine.recover(), nothing due)', recovery));
+    log(`  recovery: ${JSON.stringify(out.at(-1))}`);
+  }
+  for (const { name, query } of listQueries(window.loadedFrom, window.loadedTo, window.someRunId, window.tags)) {
+    if (!wanted(`listRuns ${name}`)) continue;
+    let rows = 0;
+    const times = await sideBySide(stores, reps, async (t) => {
+      const page = await t.engine.listRuns({ ...query, limit: 50 });
+      if (t.label === 'loaded') rows = page.runs.length;
+    });
+    out.push(figure(`listRuns first page: ${name}`, times, `${rows} rows on the loaded store`));
+    log(`  list ${name}: ${JSON.stringify(out.at(-1))}`);
+  }
+  if (wanted('retention')) out.push(await retention(stores, sizes, cpu, log));
+  return out;
+}
 
-  // A claim of a run just created (the create untimed); the run is finished afterwards, untimed, so the loaded store keeps only finished runs.
+/** A claim of a run just created (the create untimed); the run is finished afterwards, untimed, so the loaded store keeps only finished runs. */
+async function claim(
+  stores: readonly [ScaleTarget, ScaleTarget],
+  reps: { reps: number; warmup: number; cpu: CpuClock },
+  log: (line: string) => void,
+): Promise<ScaleFigure> {
   const claims = await sideBySide(
     stores,
     reps,
@@ -152,23 +214,13 @@ export async function measureScale(
       return id;
     },
   );
-  out.push(figure('claim (runs.claim of a pending run; includes finishing it)', claims));
-  log(`  claim: ${JSON.stringify(out.at(-1))}`);
+  const result = figure('claim (runs.claim of a pending run; includes finishing it)', claims);
+  log(`  claim: ${JSON.stringify(result)}`);
+  return result;
+}
 
-  const recovery = await sideBySide(stores, reps, (t) => t.engine.recover());
-  out.push(figure('recovery pass (engine.recover(), nothing due)', recovery));
-  log(`  recovery: ${JSON.stringify(out.at(-1))}`);
-
-  for (const { name, query } of listQueries(window.loadedFrom, window.loadedTo, window.someRunId)) {
-    let rows = 0;
-    const times = await sideBySide(stores, reps, async (t) => {
-      const page = await t.engine.listRuns({ ...query, limit: 50 });
-      if (t.label === 'loaded') rows = page.runs.length;
-    });
-    out.push(figure(`listRuns first page: ${name}`, times, `${rows} rows on the loaded store`));
-    log(`  list ${name}: ${JSON.stringify(out.at(-1))}`);
-  }
-
+/** The retention pass, deleting exactly `sizes.pruneRuns` runs each time. */
+async function retention(stores: readonly [ScaleTarget, ScaleTarget], sizes: ScaleSizes, cpu: CpuClock, log: (line: string) => void): Promise<ScaleFigure> {
   // Retention: before each pass, `pruneRuns` runs ended 60 days ago are loaded (untimed); the pass
   // (`engine.prune({ before: now - 45 days })`) must delete exactly those, and nothing loaded.
   let next = 10_000_000;
@@ -188,13 +240,11 @@ export async function measureScale(
   );
   for (const [i, times] of prune.wall.entries()) deleted[i] = times.map((ms) => (sizes.pruneRuns / ms) * 1000);
   const perCpuSecond = (i: 0 | 1) => Math.round((sizes.pruneRuns / mean(prune.cpu[i])) * 1000);
-  out.push(
-    figure(
-      `retention pass (engine.prune deleting ${sizes.pruneRuns} runs)`,
-      prune,
-      `runs deleted per second: ${Math.round(median(deleted[1]))} loaded, ${Math.round(median(deleted[0]))} small; per CPU-second (client + server): ${perCpuSecond(1)} loaded, ${perCpuSecond(0)} small`,
-    ),
+  const result = figure(
+    `retention pass (engine.prune deleting ${sizes.pruneRuns} runs)`,
+    prune,
+    `runs deleted per second: ${Math.round(median(deleted[1]))} loaded, ${Math.round(median(deleted[0]))} small; per CPU-second (client + server): ${perCpuSecond(1)} loaded, ${perCpuSecond(0)} small`,
   );
-  log(`  prune: ${JSON.stringify(out.at(-1))}`);
-  return out;
+  log(`  prune: ${JSON.stringify(result)}`);
+  return result;
 }

@@ -57,8 +57,13 @@ export async function startScalePostgres(dir: string): Promise<ScaleServer> {
   if (!existsSync(join(data, 'PG_VERSION'))) await initDataDir(bin, root, data, user);
   const port = await freePort();
   // Default durability. shared_buffers 1 GB (PostgreSQL's default is 128 MB) as a server holding
-  // a million runs would be given; maintenance_work_mem only speeds up an index build.
-  const [cmd, args] = asPostgres(user, join(bin, 'postgres'), serverArgs(data, port, root, ['maintenance_work_mem=256MB', 'shared_buffers=1GB']));
+  // a million runs would be given; maintenance_work_mem only speeds up an index build, and a larger
+  // max_wal_size spaces the checkpoints of the bulk load (each one rewrites whole pages into the WAL).
+  const [cmd, args] = asPostgres(
+    user,
+    join(bin, 'postgres'),
+    serverArgs(data, port, root, ['maintenance_work_mem=256MB', 'shared_buffers=1GB', 'max_wal_size=8GB']),
+  );
   const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {

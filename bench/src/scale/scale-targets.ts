@@ -10,8 +10,8 @@ import type { AnyDb } from '../backends/sql-drivers.js';
 import { processTreeCpuMs } from '../servers/process-cpu.js';
 import { loadRedisRuns } from './redis-loader.js';
 import { startScalePostgres, startScaleRedis, type ScaleServer } from './scale-servers.js';
-import { makeTemplates, REDIS_STEPS_PER_RUN, scaleEngine, STEPS_PER_RUN } from './scale-workflows.js';
-import { loadSqlRuns, postgresFlavour, sqliteFlavour, type SqlFlavour, type Templates } from './sql-loader.js';
+import { makeTemplates, REDIS_STEPS_PER_RUN, scaleEngine, scaleTags, STEPS_PER_RUN } from './scale-workflows.js';
+import { loadSqlRuns, postgresFlavour, sqliteFlavour, withoutSecondaryIndexes, type SqlFlavour, type Templates } from './sql-loader.js';
 
 /** Which runs to copy from the templates: run numbers, and their creation times. */
 export interface LoadRange {
@@ -41,6 +41,10 @@ export interface ScaleTarget {
   /** How many runs and steps the store holds (exact counts). */
   counts(): Promise<{ runs: number; steps: number }>;
   sizes(): Promise<SizeRow[]>;
+  /** Read system calls this process has made so far (SQLite, which reads its file in this process: /proc/self/io `syscr`). */
+  readCalls?(): number;
+  /** Runs a big load with the secondary indexes dropped, built again after it (SQL only: `withoutSecondaryIndexes`). */
+  withoutIndexes?(load: () => Promise<void>, log: (line: string) => void): Promise<void>;
   /** Runs `fn`, then the query plan of every statement it sent that `match` selects (SQL only). */
   plans?(fn: () => Promise<unknown>, match: (sql: string) => boolean): Promise<string[]>;
   close(): Promise<void>;
@@ -48,7 +52,7 @@ export interface ScaleTarget {
 
 /** A backend of the scale bench: its server (if any) and its two stores. */
 export interface ScaleBackend {
-  readonly name: 'postgres' | 'sqlite' | 'redis';
+  readonly name: 'postgres' | 'sqlite' | 'redis' | 'mongodb';
   readonly title: string;
   readonly server: string;
   /** The loaded store, reused from `<dir>` when it holds the same number of runs; `fresh` says whether it was just made. */
@@ -68,6 +72,8 @@ function serverBackend(name: 'postgres' | 'redis', title: string, server: ScaleS
 interface Meta {
   templates: Templates;
   runs: number;
+  /** Steps per loaded run (Redis: `--redis-steps`; absent in files written before it, meaning 1). */
+  steps?: number;
 }
 
 function readMeta(file: string): Meta | undefined {
@@ -83,10 +89,10 @@ class Capture {
   };
 }
 
-async function startTemplates(store: WorkflowStore, steps = STEPS_PER_RUN): Promise<{ engine: Engine; templates: Templates }> {
+async function startTemplates(store: WorkflowStore, steps = STEPS_PER_RUN, tags?: Record<string, string>): Promise<{ engine: Engine; templates: Templates }> {
   const engine = scaleEngine(store);
   await engine.start();
-  const templates = await makeTemplates(engine, steps);
+  const templates = await makeTemplates(engine, steps, tags);
   await engine.stop();
   return { engine: scaleEngine(store), templates };
 }
@@ -100,6 +106,7 @@ async function sqlTarget(options: {
   templates: Templates;
   sizes: () => Promise<SizeRow[]>;
   explain: (query: CompiledQuery) => Promise<string>;
+  readCalls?: () => number;
 }): Promise<ScaleTarget> {
   const { db, capture, store } = options;
   const engine = scaleEngine(store);
@@ -110,6 +117,8 @@ async function sqlTarget(options: {
     engine,
     templates: options.templates,
     load: (range) => loadSqlRuns(db, options.flavour, 'cairn_', options.templates, range),
+    withoutIndexes: (load, log) => withoutSecondaryIndexes(db, options.flavour, 'cairn_', load, log),
+    ...(options.readCalls === undefined ? {} : { readCalls: options.readCalls }),
     async counts() {
       const runs = await sql<{ n: number | string }>`select count(*) as n from cairn_runs`.execute(db);
       const steps = await sql<{ n: number | string }>`select count(*) as n from cairn_steps`.execute(db);
@@ -152,7 +161,8 @@ export async function postgresScale(dir: string, runs: number, loadBatch: number
     if (migrated) log(`  ${label}: ${migrated}`);
     // Named statements, as `openPostgresStore` sends them by default.
     const store = createKyselyStore({ db, preparedStatements: true });
-    const made = templates ?? (await startTemplates(store)).templates;
+    // The SQL templates carry run 0's tags (every loaded run then gets its own, `scaleTags`).
+    const made = templates ?? (await startTemplates(store, STEPS_PER_RUN, scaleTags(0))).templates;
     const sizes = async (): Promise<SizeRow[]> =>
       (
         await sql<{ table: string; rows: string; data: string; indexes: string }>`select c.relname as table, c.reltuples::bigint as rows,
@@ -173,7 +183,7 @@ export async function postgresScale(dir: string, runs: number, loadBatch: number
       await admin.query('drop database if exists scale_loaded');
       await admin.query('create database scale_loaded');
       const target = await open('loaded');
-      await loadInBatches(target, runs, loadBatch, log);
+      await target.withoutIndexes!(() => loadInBatches(target, runs, loadBatch, log), log);
       const db = new pg.Client({ connectionString: urlOf('scale_loaded') });
       await db.connect();
       // What autovacuum would do soon after a load this size: statistics for the planner, a visibility map.
@@ -208,7 +218,7 @@ export async function sqliteScale(dir: string, runs: number, loadBatch: number, 
     const migrated = await timedMigration(db);
     if (migrated) log(`  ${label}: ${migrated}`);
     const store = createKyselyStore({ db, dialect: 'sqlite' });
-    const made = templates ?? (await startTemplates(store)).templates;
+    const made = templates ?? (await startTemplates(store, STEPS_PER_RUN, scaleTags(0))).templates;
     const sizes = async (): Promise<SizeRow[]> => {
       const objects = database.prepare(`select name, tbl_name, type from sqlite_master where tbl_name like 'cairn\\_%' escape '\\'`).all() as Array<{
         name: string;
@@ -238,7 +248,7 @@ export async function sqliteScale(dir: string, runs: number, loadBatch: number, 
       (database.prepare(`explain query plan ${query.sql}`).all(...(query.parameters as unknown[])) as Array<{ detail: string }>)
         .map((r) => r.detail)
         .join('\n');
-    return sqlTarget({ label, db, capture, flavour: sqliteFlavour, store, templates: made, sizes, explain });
+    return sqlTarget({ label, db, capture, flavour: sqliteFlavour, store, templates: made, sizes, explain, readCalls: processReadCalls });
   };
   const remove = (label: string) => {
     for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, `${label}.sqlite${suffix}`), { force: true });
@@ -252,7 +262,7 @@ export async function sqliteScale(dir: string, runs: number, loadBatch: number, 
       if (meta?.runs === runs && existsSync(join(dir, 'loaded.sqlite'))) return { target: await open('loaded', meta.templates), fresh: false };
       remove('loaded');
       const target = await open('loaded');
-      await loadInBatches(target, runs, loadBatch, log);
+      await target.withoutIndexes!(() => loadInBatches(target, runs, loadBatch, log), log);
       // No ANALYZE: nothing runs it on a user's SQLite file, so the planner works without statistics here too.
       writeFileSync(metaFile, JSON.stringify({ templates: target.templates, runs } satisfies Meta));
       return { target, fresh: true };
@@ -266,7 +276,13 @@ export async function sqliteScale(dir: string, runs: number, loadBatch: number, 
 }
 
 /** Redis: one kept server, the loaded store in database 0 (saved to its RDB file after the load), the empty one in database 1 (flushed each run). */
-export async function redisScale(dir: string, runs: number, loadBatch: number, log: (line: string) => void): Promise<ScaleBackend> {
+export async function redisScale(
+  dir: string,
+  runs: number,
+  loadBatch: number,
+  log: (line: string) => void,
+  steps = REDIS_STEPS_PER_RUN,
+): Promise<ScaleBackend> {
   const { createRedisStore } = await import('@cairn/redis');
   const server = await startScaleRedis(dir);
   const metaFile = join(dir, 'redis.json');
@@ -275,7 +291,7 @@ export async function redisScale(dir: string, runs: number, loadBatch: number, l
     const client = new Redis(server.url, { db: label === 'loaded' ? 0 : 1, maxRetriesPerRequest: 3 });
     clients.push(client);
     const store = createRedisStore({ redis: client, prefix: 'cairn' });
-    const made = templates ?? (await startTemplates(store, REDIS_STEPS_PER_RUN)).templates;
+    const made = templates ?? (await startTemplates(store, steps)).templates;
     const engine = scaleEngine(store);
     await engine.start({ workers: false });
     const countKeys = async (match: string) => {
@@ -337,12 +353,13 @@ export async function redisScale(dir: string, runs: number, loadBatch: number, l
       const meta = readMeta(metaFile);
       const admin = new Redis(server.url, { db: 0 });
       try {
-        if (meta?.runs === runs && (await admin.zcard('{cairn}:runs')) >= runs) return { target: await open('loaded', meta.templates), fresh: false };
+        if (meta?.runs === runs && (meta.steps ?? 1) === steps && (await admin.zcard('{cairn}:runs')) >= runs)
+          return { target: await open('loaded', meta.templates), fresh: false };
         await admin.flushdb();
         const target = await open('loaded');
         await loadInBatches(target, runs, loadBatch, log);
         await admin.save();
-        writeFileSync(metaFile, JSON.stringify({ templates: target.templates, runs } satisfies Meta));
+        writeFileSync(metaFile, JSON.stringify({ templates: target.templates, runs, steps } satisfies Meta));
         return { target, fresh: true };
       } finally {
         admin.disconnect();
@@ -367,6 +384,15 @@ async function timedMigration(db: AnyDb): Promise<string | undefined> {
   const result = await migrateToLatest(db);
   const ran = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
   return ran.length === 0 ? undefined : `migrated (${ran.join(', ')}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`;
+}
+
+/** This process's read system calls so far (`syscr` in /proc/self/io; 0 where there is no /proc). */
+function processReadCalls(): number {
+  try {
+    return Number(/syscr: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
 }
 
 /** The loaded runs are created over the 30 days before the load, oldest first. */

@@ -6,10 +6,25 @@ import { noop } from '../scenarios/workflows.js';
 export const STEPS_PER_RUN = 10;
 
 /**
- * Steps in every loaded run on Redis, which holds everything in memory: ten steps are 24 keys a
- * run (about 10 KB), 10 GB for a million runs, more than this shared machine can spare.
+ * Steps in every loaded run on Redis by default (`--redis-steps` changes it), which holds
+ * everything in memory: ten steps are 24 keys a run (about 10 KB), 10 GB for a million runs, more
+ * than this shared machine can spare; ten steps are measured at fewer runs.
  */
 export const REDIS_STEPS_PER_RUN = 1;
+
+/** Distinct values of the `customer` tag of the loaded SQL runs: 50 runs each at a million, spread over the whole load. */
+export const CUSTOMERS = 20_000;
+
+/**
+ * The tags of loaded run `n` on the SQL stores: a `customer` with many distinct values (`c-0` …
+ * `c-19999`, each customer's runs spread evenly over the 30 days) and a `plan` with three
+ * (`free` 60 %, `pro` 30 %, `enterprise` 10 %, independent of status and workflow). The loaders
+ * compute the same on the server (`sql-loader.ts`); this is the reference the bench checks against.
+ */
+export function scaleTags(n: number): { customer: string; plan: string } {
+  const p = Math.floor(n / 3) % 10;
+  return { customer: `c-${(n * 7919) % CUSTOMERS}`, plan: p < 6 ? 'free' : p < 9 ? 'pro' : 'enterprise' };
+}
 
 /** The loaded runs spread over this many workflows (`scale-w0` … `scale-w9`): a workflow filter selects a tenth. */
 export const WORKFLOW_COUNT = 10;
@@ -53,16 +68,21 @@ export function scaleEngine(store: WorkflowStore): Engine {
 }
 
 /**
- * Makes one real run of each loaded status through the engine, with `steps` steps (the rows
- * every loaded run is cloned from) and returns their ids by status. The engine must have been started with workers.
+ * Makes one real run of each loaded status through the engine, with `steps` steps and, when
+ * given, start tags (the rows every loaded run is cloned from) and returns their ids by status. The engine must have been started with workers.
  */
-export async function makeTemplates(engine: Engine, steps: number): Promise<Record<'completed' | 'failed' | 'cancelled', string>> {
+export async function makeTemplates(
+  engine: Engine,
+  steps: number,
+  tags?: Record<string, string>,
+): Promise<Record<'completed' | 'failed' | 'cancelled', string>> {
   const wf = SCALE_WORKFLOWS[0]!;
-  const done = await engine.startRun(wf, { end: 'completed', steps }, { mode: 'inline' });
+  const options = { mode: 'inline' as const, ...(tags === undefined ? {} : { tags }) };
+  const done = await engine.startRun(wf, { end: 'completed', steps }, options);
   await done.result();
-  const failed = await engine.startRun(wf, { end: 'failed', steps }, { mode: 'inline' });
+  const failed = await engine.startRun(wf, { end: 'failed', steps }, options);
   await failed.result().catch(() => {});
-  const waiting = await engine.startRun(wf, { end: 'cancelled', steps }, { mode: 'inline' });
+  const waiting = await engine.startRun(wf, { end: 'cancelled', steps }, options);
   // Cancelled once it waits, after its ten steps (an inline start returns before the run ends).
   for (let i = 0; (await engine.getRun(waiting.id))?.status !== 'waiting'; i++) {
     if (i > 3000) throw new Error(`template run ${waiting.id} never reached waiting`);

@@ -10,7 +10,8 @@ function neutral(value: unknown, runId: string, shift: number): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
-      if (key === 'workflow') continue;
+      // The workflow and the tags are the copy's own (checked apart, below).
+      if (key === 'workflow' || key === 'tags') continue;
       out[key] = key.endsWith('At') && typeof v === 'number' ? v - shift : neutral(v, runId, shift);
     }
     return out;
@@ -35,6 +36,13 @@ export async function verifyLoaded(target: ScaleTarget): Promise<string[]> {
     if (copy.workflow !== 'scale-w7') throw new Error(`loaded run ${copy.id} reads back as workflow ${copy.workflow}`);
     const shift = copy.createdAt - template.createdAt;
     deepStrictEqual(neutral(copy, copy.id, shift), neutral(template, template.id, 0), `loaded ${status} run ${copy.id} differs from its template`);
+    if (template.tags !== undefined) {
+      // Its own tags, and findable by them as a run the engine tagged is.
+      if (copy.tags === undefined || Object.keys(copy.tags).join() !== Object.keys(template.tags).join())
+        throw new Error(`loaded run ${copy.id} has tags ${JSON.stringify(copy.tags)}, not the template's keys ${Object.keys(template.tags).join()}`);
+      const byTags = await target.engine.listRuns({ tags: copy.tags, createdAfter: copy.createdAt, createdBefore: copy.createdAt + 1, limit: 5 });
+      if (!byTags.runs.some((run) => run.id === copy.id)) throw new Error(`loaded run ${copy.id} is not found by its tags ${JSON.stringify(copy.tags)}`);
+    }
     const steps: StepRecord[] = await target.engine.steps(copy.id);
     const templateSteps: StepRecord[] = await target.engine.steps(template.id);
     if (steps.length === 0 && templateSteps.length > 0) throw new Error(`loaded run ${copy.id} has no steps`);
