@@ -11,8 +11,8 @@ import { uuidv7 } from '@cairn/core/backend';
 import { createMongoStore } from '@cairn/mongodb';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import { processTreeCpuMs } from '../servers/process-cpu.js';
-import { LOAD_SPAN_MS, SMALL_RUNS, type LoadRange, type ScaleBackend, type ScaleTarget, type SizeRow } from './scale-targets.js';
-import { makeTemplates, scaleEngine, STATUS_MIX, STEPS_PER_RUN, WORKFLOW_COUNT } from './scale-workflows.js';
+import { loadInBatches, SMALL_RUNS, type LoadRange, type ScaleBackend, type ScaleTarget, type SizeRow } from './scale-targets.js';
+import { makeTemplates, scaleEngine, STATUS_MIX, statusOf, STEPS_PER_RUN, WORKFLOW_COUNT } from './scale-workflows.js';
 import type { Templates } from './sql-loader.js';
 
 /** The runner: `CAIRN_FERRETDB_BIN`, else `tools/ferretdb-runner/ferretdb-runner` above the working directory. */
@@ -52,14 +52,7 @@ async function loadMongoRuns(db: Db, templates: Templates, range: LoadRange, bat
     if (!doc) throw new Error(`template run ${templates[status]} not found`);
     docs.set(status, doc);
   }
-  const pick = (n: number): Document => {
-    let bound = 0;
-    for (const { status, per100 } of STATUS_MIX) {
-      bound += per100;
-      if (n % 100 < bound) return docs.get(status)!;
-    }
-    throw new Error('STATUS_MIX does not add up to 100');
-  };
+  const pick = (n: number): Document => docs.get(statusOf(n))!;
   for (let start = 0; start < range.count; start += batch) {
     const page: Document[] = [];
     for (let i = start; i < Math.min(range.count, start + batch); i++) {
@@ -157,23 +150,14 @@ export async function mongoScale(dir: string, runs: number, loadBatch: number, l
         return { target: await open('loaded', meta.templates), fresh: false };
       await client.db('scale_loaded').dropDatabase();
       const target = await open('loaded');
-      const spacingMs = Math.max(1, Math.floor(LOAD_SPAN_MS / runs));
-      const createdFrom = Date.now() - LOAD_SPAN_MS;
-      const started = Date.now();
-      for (let first = 0; first < runs; first += loadBatch) {
-        const count = Math.min(loadBatch, runs - first);
-        await target.load({ first, count, createdFrom: createdFrom + first * spacingMs, spacingMs });
-        log(
-          `  loaded ${(first + count).toLocaleString('en-US')} / ${runs.toLocaleString('en-US')} runs (${Math.round((first + count) / ((Date.now() - started) / 1000))} runs/s)`,
-        );
-      }
+      await loadInBatches(target, runs, loadBatch, log);
       writeFileSync(metaFile, JSON.stringify({ templates: target.templates, runs }));
       return { target, fresh: true };
     },
     async empty() {
       await client.db('scale_empty').dropDatabase();
       const target = await open('empty');
-      await target.load({ first: 0, count: SMALL_RUNS, createdFrom: Date.now() - LOAD_SPAN_MS, spacingMs: Math.floor(LOAD_SPAN_MS / SMALL_RUNS) });
+      await loadInBatches(target, SMALL_RUNS, SMALL_RUNS, () => {});
       return target;
     },
     async close() {

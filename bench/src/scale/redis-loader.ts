@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { uuidv7 } from '@cairn/core/backend';
 import type { Templates } from './sql-loader.js';
-import { STATUS_MIX, WORKFLOW_COUNT } from './scale-workflows.js';
+import { STATUS_MIX, statusOf, WORKFLOW_COUNT } from './scale-workflows.js';
 
 type KeyCopy =
   | { type: 'hash'; key: string; value: Record<string, string> }
@@ -97,14 +97,7 @@ export async function loadRedisRuns(
     }
     byStatus.set(status, template);
   }
-  const pick = (n: number): RedisTemplate => {
-    let bound = 0;
-    for (const { status, per100 } of STATUS_MIX) {
-      bound += per100;
-      if (n % 100 < bound) return byStatus.get(status)!;
-    }
-    throw new Error('STATUS_MIX does not add up to 100');
-  };
+  const pick = (n: number): RedisTemplate => byStatus.get(statusOf(n))!;
   // Two pipelines in flight: the next batch is built while the server applies the previous one.
   const inFlight: Array<Promise<void>> = [];
   const send = async (pipeline: ReturnType<Redis['pipeline']>) => {

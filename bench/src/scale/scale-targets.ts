@@ -410,7 +410,8 @@ async function seeded(target: ScaleTarget): Promise<ScaleTarget> {
   return target;
 }
 
-async function loadInBatches(target: ScaleTarget, runs: number, batch: number, log: (line: string) => void): Promise<void> {
+/** Loads `runs` runs into `target` in loads of `batch`, created over the `LOAD_SPAN_MS` before now, oldest first; logs the rate. */
+export async function loadInBatches(target: ScaleTarget, runs: number, batch: number, log: (line: string) => void): Promise<void> {
   const spacingMs = Math.max(1, Math.floor(LOAD_SPAN_MS / runs));
   const createdFrom = Date.now() - LOAD_SPAN_MS;
   const started = Date.now();

@@ -56,6 +56,16 @@ export const STATUS_MIX: ReadonlyArray<{ status: 'completed' | 'failed' | 'cance
   { status: 'cancelled', per100: 1 },
 ];
 
+/** The status `STATUS_MIX` gives loaded run `n` (by `n mod 100`). */
+export function statusOf(n: number): 'completed' | 'failed' | 'cancelled' {
+  let bound = 0;
+  for (const { status, per100 } of STATUS_MIX) {
+    bound += per100;
+    if (n % 100 < bound) return status;
+  }
+  throw new Error('STATUS_MIX does not add up to 100');
+}
+
 /** An engine over the store with the scale workflows; no workers, no recovery timer (the bench calls `recover()` itself). */
 export function scaleEngine(store: WorkflowStore): Engine {
   return createEngine({
