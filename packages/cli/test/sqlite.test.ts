@@ -82,6 +82,21 @@ describe('cairn: help, connection and config', () => {
     assert.equal(both.code, 2);
   });
 
+  it('dispatch: a bad --limit (no workflow, not a positive integer, a workflow twice) exits 2 before it dispatches', async () => {
+    const env = { CAIRN_SECRET: 'dispatch-secret-0123456789' };
+    const base = ['--url', `sqlite:${db}`, 'dispatch', '--target', 'http://127.0.0.1:9/api/cairn', '--secret-env', 'CAIRN_SECRET'];
+    for (const [limits, reason] of [
+      [['--limit', '=2'], /--limit takes workflow=N/],
+      [['--limit', 'order=0'], /--limit order must be a positive integer/],
+      [['--limit', 'order=2', '--limit', 'order=3'], /--limit names "order" twice/],
+    ] as const) {
+      const result = await runCairn([...base, ...limits], { env });
+      assert.equal(result.code, 2, `${limits.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, reason);
+      assert.doesNotMatch(result.stdout, /Dispatching/);
+    }
+  });
+
   it('a cairn.config.ts: found in the working directory, or named by --config; CAIRN_URL works like --url', async () => {
     const env = { CAIRN_TEST_SQLITE: db };
     const found = await runCairn(['show', completed], { cwd: FIXTURES, env });

@@ -4,7 +4,7 @@
 // while it pushes that run) only keeps several dispatchers from pushing the same run twice.
 import { randomUUID } from 'node:crypto';
 import type { RunRecord } from '@cairn/core';
-import { WAKE_TOPIC, type DueRun, type WorkflowStore } from '@cairn/core/backend';
+import { WAKE_TOPIC, type DueRun, type SlotStore, type WorkflowStore } from '@cairn/core/backend';
 import { signPush } from './push-signature.js';
 import type { NextPush, PushAnswer, PushUnit } from './push-unit.js';
 
@@ -26,6 +26,13 @@ export interface DispatcherOptions {
   backoffMs?: number;
   /** How often the store is looked at for due runs without a signal (default 1 s). */
   pollIntervalMs?: number;
+  /**
+   * At most this many pushes of a workflow in flight at once, per workflow name, across every
+   * dispatcher over the store that is given the same limits (a slot per workflow in the store,
+   * `d:workflow:<name>`). A run push holds one while it pushes that run (its `continue` pushes
+   * included), a queued step's push one while it runs. Workflows not named are not limited here.
+   */
+  workflowLimits?: Readonly<Record<string, number>>;
   /** This dispatcher's id, the holder of its claims (default a random UUID). */
   id?: string;
   /** Told of what the dispatcher does: each push and its answer, each refusal and failure. */
@@ -81,6 +88,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const backoffMs = options.backoffMs ?? 250;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const id = options.id ?? randomUUID();
+  const workflowLimits = new Map(Object.entries(options.workflowLimits ?? {}));
+  for (const [workflow, limit] of workflowLimits)
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new TypeError(`createDispatcher: the limit of ${workflow} must be a positive integer, got ${String(limit)}`);
+  if (workflowLimits.size > 0 && store.slots === undefined) throw new TypeError('createDispatcher: workflowLimits need a store with slots');
   const report = options.onEvent ?? (() => {});
   const stopping = new AbortController();
   const inFlight = new Set<string>();
@@ -182,10 +194,48 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   };
 
+  /** The workflow's limit and slot key, when `workflowLimits` names it. */
+  const limitOf = (workflow: string) => {
+    const limit = workflowLimits.get(workflow);
+    return limit === undefined ? undefined : { key: `d:workflow:${workflow}`, limit };
+  };
+  const claimFor = () => Date.now() + pushTimeoutMs * (retries + 1) + CLAIM_MARGIN_MS;
+  // Resolved when this dispatcher frees a workflow slot: a step waiting for one tries again at once.
+  const freedSignal = () => {
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => {
+      resolve = done;
+    });
+    return { promise, resolve };
+  };
+  let slotFreed = freedSignal();
+  const releaseSlot = async (key: string, holder: string) => {
+    await store.slots?.release(key, holder, Date.now()).catch((error: unknown) => report({ type: 'error', error }));
+    if (key.startsWith('d:workflow:')) {
+      slotFreed.resolve();
+      slotFreed = freedSignal();
+    }
+  };
+  const takeSlot = async (key: string, limit: number, holder: string) =>
+    (await (store.slots as SlotStore).acquire({ key, limit, holder, expiresAt: claimFor() }, Date.now())).acquired;
+
   const driveStep = async (job: Extract<NextPush, { kind: 'step' }>['job'], delayMs: number | undefined) => {
     if (delayMs !== undefined) await sleep(delayMs);
-    const answer = await push({ kind: 'step', job });
-    if (answer !== undefined) follow(answer.next);
+    const limited = limitOf(job.workflow);
+    const holder = `${id}:step:${job.runId}:${job.key}:${job.attempt}`;
+    try {
+      // A step's push is not found again by a poll: it waits here for a slot of its workflow.
+      while (limited !== undefined && !(await takeSlot(limited.key, limited.limit, holder))) {
+        if (stopping.signal.aborted) return;
+        await Promise.race([sleep(pollIntervalMs), slotFreed.promise]);
+      }
+      const answer = await push({ kind: 'step', job });
+      if (answer !== undefined) follow(answer.next);
+    } catch (error) {
+      report({ type: 'error', error });
+    } finally {
+      if (limited !== undefined) await releaseSlot(limited.key, holder);
+    }
   };
 
   /** Pushes the run while it says `continue`, holding the claim on it throughout. */
@@ -194,31 +244,41 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     inFlight.add(runId);
     const key = `d:run:${runId}`;
     const slots = store.slots;
-    let claimed = false;
+    const held: string[] = [];
+    let pushed = false;
     try {
-      const claimFor = () => Date.now() + pushTimeoutMs * (retries + 1) + CLAIM_MARGIN_MS;
       if (slots !== undefined) {
-        claimed = (await slots.acquire({ key, limit: 1, holder: id, expiresAt: claimFor() }, Date.now())).acquired;
-        if (!claimed) return;
+        if (!(await takeSlot(key, 1, id))) return;
+        held.push(key);
       }
       // Read again under the claim: another dispatcher may have pushed it since it was found due.
-      if (!isDue(await store.runs.get(runId), Date.now())) return;
+      const run = await store.runs.get(runId);
+      if (run === undefined || !isDue(run, Date.now())) return;
+      const limited = limitOf(run.workflow);
+      if (limited !== undefined) {
+        // The workflow is at its limit: the run stays due, a later sweep takes it.
+        if (!(await takeSlot(limited.key, limited.limit, `${id}:run:${runId}`))) return;
+        held.push(limited.key);
+      }
       for (;;) {
         const answer = await push({ kind: 'run', runId });
         if (answer === undefined) return;
+        pushed = true;
         if (answer.wakeAt !== undefined && answer.status === 'waiting') wakeLater(answer.wakeAt);
         const again = answer.next.some((unit) => unit.kind === 'run' && unit.runId === runId);
         follow(answer.next.filter((unit) => !(unit.kind === 'run' && unit.runId === runId)));
         if (!again || stopping.signal.aborted) return;
-        if (slots !== undefined && !(await slots.renew(key, id, claimFor(), Date.now()))) return;
+        for (const slot of held) if (!(await slots?.renew(slot, slot === key ? id : `${id}:run:${runId}`, claimFor(), Date.now()))) return;
       }
     } catch (error) {
       report({ type: 'error', error });
     } finally {
       inFlight.delete(runId);
-      if (claimed) await slots?.release(key, id, Date.now()).catch((error: unknown) => report({ type: 'error', error }));
-      // A slot freed: more due work may wait for it.
-      sweepSoon();
+      for (const slot of held.reverse()) await releaseSlot(slot, slot === key ? id : `${id}:run:${runId}`);
+      // A push ended: room for more due work. Only then: a run it could not claim (another
+      // dispatcher holds it, or its workflow is at its limit) is looked at again by the next poll,
+      // not at once — sweeping again at once would try the same run in a loop of store writes.
+      if (pushed) sweepSoon();
     }
   };
 

@@ -2,10 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pushedCases } from './support/pushed-cases.js';
+import { dispatchCases } from './support/dispatch-cases.js';
+import { type PushTarget, pushedCases } from './support/pushed-cases.js';
 
 let dir = '';
-pushedCases({
+const target: PushTarget = {
   name: 'SQLite',
   async setup() {
     dir = mkdtempSync(join(tmpdir(), 'cairn-http-sqlite-'));
@@ -14,4 +15,6 @@ pushedCases({
   async teardown() {
     if (dir) rmSync(dir, { recursive: true, force: true });
   },
-});
+};
+pushedCases(target);
+dispatchCases(target);

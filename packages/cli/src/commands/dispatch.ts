@@ -11,6 +11,22 @@ interface DispatchCommandOptions {
   timeout: string;
   retries: string;
   poll: string;
+  limit: string[];
+}
+
+/** `--limit workflow=N`, repeatable: at most N pushes of that workflow in flight. */
+const parseLimit = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+function workflowLimits(values: readonly string[]): Record<string, number> {
+  const limits: Record<string, number> = {};
+  for (const value of values) {
+    const at = value.lastIndexOf('=');
+    const workflow = at > 0 ? value.slice(0, at) : '';
+    if (workflow === '') throw new CliError(EXIT.usage, `--limit takes workflow=N, got ${JSON.stringify(value)}`);
+    if (workflow in limits) throw new CliError(EXIT.usage, `--limit names ${JSON.stringify(workflow)} twice`);
+    limits[workflow] = positiveInteger(`--limit ${workflow}`, value.slice(at + 1));
+  }
+  return limits;
 }
 
 const positiveInteger = (name: string, value: string): number => {
@@ -37,6 +53,7 @@ export const dispatchCommand: CliCommand = {
       .option('--timeout <ms>', 'how long a push may take before it is retried', '60000')
       .option('--retries <n>', 'retries of a push that failed with a 5xx, a timeout or a network error', '5')
       .option('--poll <ms>', 'how often the store is looked at without a signal', '1000')
+      .option('--limit <workflow=N>', 'at most N pushes of the workflow in flight, across every dispatcher given the same limit (repeatable)', parseLimit, [])
       .action(async (options: DispatchCommandOptions) => {
         const secret = cli.io.env[options.secretEnv];
         if (secret === undefined || secret.trim() === '') throw new CliError(EXIT.usage, `The environment variable ${options.secretEnv} is not set`);
@@ -46,6 +63,7 @@ export const dispatchCommand: CliCommand = {
           pushTimeoutMs: positiveInteger('--timeout', options.timeout),
           retries: positiveInteger('--retries', options.retries),
           pollIntervalMs: positiveInteger('--poll', options.poll),
+          workflowLimits: workflowLimits(options.limit),
         };
         await cli.withConnection(async ({ store }) => {
           const dispatcher = createDispatcher({

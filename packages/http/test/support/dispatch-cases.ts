@@ -2,6 +2,8 @@
 // over the store under test; this process only starts runs and reads them.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +20,22 @@ interface LoggedAnswer {
   kind: string;
   runId?: string;
   status: string;
+  arrived: number;
+  answered: number;
+}
+
+/** The most intervals [arrived, answered] that overlap at one instant. */
+function mostAtOnce(pushes: readonly LoggedAnswer[]): number {
+  const edges = pushes.flatMap((p) => [
+    [p.arrived, 1],
+    [p.answered, -1],
+  ]);
+  // An answer at the instant another push arrives ends first: the dispatcher got it before it pushed.
+  edges.sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number));
+  let now = 0;
+  let most = 0;
+  for (const [, step] of edges) most = Math.max(most, (now += step as number));
+  return most;
 }
 
 export function dispatchCases(target: PushTarget): void {
@@ -32,7 +50,7 @@ export function dispatchCases(target: PushTarget): void {
     let engine: Engine;
     const processes: (HandlerProcess | DispatcherProcess)[] = [];
     const ran = (runId: string) =>
-      readFileSync(bodies, 'utf8')
+      (existsSync(bodies) ? readFileSync(bodies, 'utf8') : '')
         .split('\n')
         .filter((line) => line.startsWith(`${runId} `))
         .map((line) => line.slice(runId.length + 1));
@@ -68,10 +86,12 @@ export function dispatchCases(target: PushTarget): void {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('two dispatchers push every due run to the handler once: long, queued and sleeping runs complete, each body once, no push skipped', async () => {
+    it('two dispatchers push every due run to the handler once: long, queued and sleeping runs complete, each body once, no push skipped, at most --limit pushes of a workflow at once', async () => {
       const handler = await startHandler({ ...env, CAIRN_HTTP_MAX_DURATION_MS: '400', CAIRN_HTTP_RESERVE_MS: '100' });
       processes.push(handler);
-      const dispatchers = [await startDispatcher(storeUrl, handler.url, prefix), await startDispatcher(storeUrl, handler.url, prefix)];
+      // http-long is limited to 2 pushes at once across both dispatchers (--limit).
+      const limit = ['--limit', 'http-long=2'];
+      const dispatchers = [await startDispatcher(storeUrl, handler.url, prefix, limit), await startDispatcher(storeUrl, handler.url, prefix, limit)];
       processes.push(...dispatchers);
       const long = await Promise.all([1, 2, 3, 4].map(() => engine.startRun(longRun, { n: 12, ms: 25 })));
       const queued = await engine.startRun(queuedRun, null);
@@ -96,7 +116,51 @@ export function dispatchCases(target: PushTarget): void {
         [],
         'no run was pushed while another push held it',
       );
+      const longIds = new Set(long.map((run) => run.id));
+      assert.equal(
+        mostAtOnce(runPushes.filter((a) => longIds.has(a.runId ?? ''))),
+        2,
+        '--limit http-long=2: at most 2 of its pushes at once across the two dispatchers, and 2 reached',
+      );
       await Promise.all([...dispatchers.map((d) => d.stop()), handler.stop()]);
     });
+
+    it('the handler SIGKILLed mid-push while a dispatcher pushes: the run is pushed again once the lease passed, each step recorded once', async () => {
+      // The handler comes back on the same address, as a platform's function does.
+      const port = await freePort();
+      const handlerEnv = { ...env, CAIRN_HTTP_PORT: String(port), CAIRN_HTTP_LEASE_MS: '1500', CAIRN_HTTP_MAX_DURATION_MS: '20000' };
+      const first = await startHandler(handlerEnv);
+      processes.push(first);
+      const dispatcher = await startDispatcher(storeUrl, first.url, prefix);
+      processes.push(dispatcher);
+      const run = await engine.startRun(longRun, { n: 5, ms: 250 });
+      for (let i = 0; i < 1000 && !ran(run.id).includes('s2'); i++) await sleep(10);
+      assert.ok(ran(run.id).includes('s2'), 'the dispatched push reached its third step');
+      await first.kill();
+      const second = await startHandler(handlerEnv);
+      processes.push(second);
+      assert.equal(await engine.result(run.id, { timeout: '60s' }), 10);
+      assert.deepEqual(
+        (await engine.steps(run.id)).map((s) => [s.key, s.status, s.attempt]),
+        ['s0', 's1', 's2', 's3', 's4'].map((key) => [key, 'succeeded', 1]),
+      );
+      // Only the body running at the kill may have run twice (as after any crash).
+      const bodiesRan = ran(run.id);
+      const twice = bodiesRan.filter((key, i) => bodiesRan.indexOf(key) !== i);
+      assert.deepEqual([...new Set(bodiesRan)].sort(), ['s0', 's1', 's2', 's3', 's4'], bodiesRan.join(','));
+      assert.ok(twice.length <= 1 && twice.every((key) => key === 's2' || key === 's3'), `bodies: ${bodiesRan.join(',')}`);
+      await Promise.all([dispatcher.stop(), second.stop()]);
+    });
   });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -12,11 +12,11 @@ export interface DispatcherProcess {
   stop(): Promise<void>;
 }
 
-/** `cairn dispatch --url <url> [--prefix p] --target <target> --secret-env CAIRN_SECRET --poll 200`; resolves once it dispatches. */
-export async function startDispatcher(url: string, target: string, redisPrefix?: string): Promise<DispatcherProcess> {
+/** `cairn dispatch --url <url> [--prefix p] --target <target> --secret-env CAIRN_SECRET --poll 200 [extra]`; resolves once it dispatches. */
+export async function startDispatcher(url: string, target: string, redisPrefix?: string, extra: readonly string[] = []): Promise<DispatcherProcess> {
   const args = ['--import', 'tsx', '--conditions=@cairn/source', CLI, '--url', url];
   if (redisPrefix !== undefined) args.push('--prefix', redisPrefix);
-  args.push('dispatch', '--target', target, '--secret-env', 'CAIRN_SECRET', '--poll', '200', '--retries', '20', '--timeout', '30000');
+  args.push('dispatch', '--target', target, '--secret-env', 'CAIRN_SECRET', '--poll', '200', '--retries', '20', '--timeout', '30000', ...extra);
   const child = spawn(process.execPath, args, { env: { ...process.env, CAIRN_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   await new Promise<void>((resolve, reject) => {
