@@ -80,6 +80,76 @@ export const tagsGroup: CaseGroup = caseGroup('store.tags', 'store: run tags and
   ),
 
   conformanceCase(
+    'tags with every other filter, page by page: several statuses, workflow and status, idempotency key, hostile tags (each listing equals the filter applied to every run)',
+    async (env) => {
+      const { store, t0 } = env;
+      // 24 runs over two workflows, three statuses and three tag sets; one has an idempotency key.
+      // (Children are listed by parent through the parent's child steps on some backends, so no parent filter here.)
+      const hostile = tagsOf([HOSTILE_TAGS[2]!, HOSTILE_TAGS[4]!]);
+      const tagSets = [{ customer: 'c-42', plan: 'pro' }, { customer: 'c-42', plan: 'free' }, hostile];
+      const made: Array<{ id: string; workflow: string; status: string; tags: Record<string, string>; key?: string }> = [];
+      for (let i = 0; i < 24; i++) {
+        const workflow = i % 2 === 0 ? 'orders' : 'refunds';
+        const tags = tagSets[i % 3]!;
+        const key = i === 7 ? 'idem-7' : undefined;
+        // Equal creation times in pairs: the page order falls back to the id.
+        const run = await createRun(store, t0 + 10 + Math.floor(i / 2), { workflow, tags, ...(key === undefined ? {} : { idempotencyKey: key }) });
+        let status = 'pending';
+        if (i % 3 !== 0) {
+          const claimed = await store.runs.claim(run.id, 'worker-a', 60_000, t0 + 100);
+          assert.ok(claimed);
+          status = 'running';
+          if (i % 3 === 2) {
+            await store.runs.transition(run.id, claimed.fence, { from: ['running'], to: 'completed', output: null }, t0 + 101);
+            status = 'completed';
+          }
+        }
+        made.push({ id: run.id, workflow, status, tags, ...(key === undefined ? {} : { key }) });
+      }
+      // Newest first, ties by id descending: the store's order, computed from what was made.
+      const order = new Map((await listAll(store, {})).map((r, i) => [r.id, i]));
+      const expect = (pick: (r: (typeof made)[number]) => boolean) =>
+        made
+          .filter(pick)
+          .map((r) => r.id)
+          .sort((x, y) => order.get(x)! - order.get(y)!);
+      const has = (r: (typeof made)[number], tags: Record<string, string>) => Object.entries(tags).every(([k, v]) => r.tags[k] === v);
+      const cases: Array<[string, RunQuery, (r: (typeof made)[number]) => boolean]> = [
+        [
+          'one tag, two statuses',
+          { tags: { customer: 'c-42' }, status: ['pending', 'completed'] },
+          (r) => has(r, { customer: 'c-42' }) && r.status !== 'running',
+        ],
+        [
+          'two tags, one status',
+          { tags: { customer: 'c-42', plan: 'free' }, status: 'running' },
+          (r) => has(r, { customer: 'c-42', plan: 'free' }) && r.status === 'running',
+        ],
+        [
+          'tag, workflow and status',
+          { tags: { plan: 'pro' }, workflow: 'orders', status: 'pending' },
+          (r) => has(r, { plan: 'pro' }) && r.workflow === 'orders' && r.status === 'pending',
+        ],
+        ['tag and workflow', { tags: { customer: 'c-42' }, workflow: 'refunds' }, (r) => has(r, { customer: 'c-42' }) && r.workflow === 'refunds'],
+        [
+          'tag, workflow and idempotency key',
+          { tags: { customer: 'c-42' }, workflow: 'refunds', idempotencyKey: 'idem-7' },
+          (r) => has(r, { customer: 'c-42' }) && r.key === 'idem-7',
+        ],
+        ['hostile tags and three statuses', { tags: hostile, status: ['pending', 'running', 'completed'] }, (r) => has(r, hostile)],
+        ['hostile tags and a status', { tags: hostile, status: 'running' }, (r) => has(r, hostile) && r.status === 'running'],
+      ];
+      for (const [label, query, pick] of cases) {
+        const want = expect(pick);
+        assert.deepEqual(ids(await listAll(store, query)), want, `${label}: one page`);
+        assert.deepEqual(ids(await listAll(store, query, 1)), want, `${label}: a run a page`);
+        assert.deepEqual(ids(await listAll(store, query, 2)), want, `${label}: two runs a page`);
+      }
+    },
+    { requires: ['tags'] },
+  ),
+
+  conformanceCase(
     'hostile tag keys and values round-trip exactly and each finds only its own run (LIKE metacharacters, quotes, unicode, case, __proto__, the longest)',
     async (env) => {
       const { store, t0 } = env;
