@@ -84,6 +84,12 @@ start_private_docker() {
 # Stops the private daemon by its PID (containers first), and removes its bridge. Idempotent; also
 # run by the EXIT trap, so that a failed or interrupted run leaves nothing behind.
 stop_private_docker() {
+  # Started by a job of the test pool (another process): found by its pidfile, if it is a dockerd.
+  if [ -z "${DOCKERD_PID:-}" ] && [ -s "$DOCKER_DIR/docker.pid" ]; then
+    local pid
+    pid="$(cat "$DOCKER_DIR/docker.pid")"
+    if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ]; then DOCKERD_PID="$pid"; fi
+  fi
   if [ -n "${DOCKERD_PID:-}" ] && kill -0 "$DOCKERD_PID" 2>/dev/null; then
     local left
     left="$(DOCKER_HOST="unix://$DOCKER_SOCK" timeout 20 docker ps -aq 2>/dev/null || true)"

@@ -1,6 +1,7 @@
 # CI's test pool (sourced after timing.sh, node.sh and containers.sh; needs ROOT, CACHE, LOG_DIR,
 # TEST_LOG and UNIT_LOG). Every test job of the run on two lanes, the longest chain first
-# (scripts/ci/pool: plan.ts orders, main.ts runs, ci-jobs.ts lists the jobs): each task of
+# (scripts/ci/pool: plan.ts orders, main.ts runs, ci-jobs.ts lists the jobs): the container
+# runtime's set-up (the conformance tasks wait for it), each task of
 # `pnpm test` on Node 24 (turbo runs it, as `pnpm test` would), each task of `pnpm test:unit` on
 # Node 22 in its own tree, the release check and the bench smoke. A lane never waits for a phase
 # to end while there is work left, which two phases in a row did (the last conformance suite ran
@@ -31,6 +32,13 @@ ci_pool_node24_task() {
     "$ROOT/node_modules/.bin/turbo" run "$2" --filter="$1"
 }
 
+# The container runtime (containers.sh): the tests that need it wait for this job, the others run
+# meanwhile. The daemon outlives the job; .ci/run stops it after the pool (by its pidfile).
+ci_pool_container_runtime() {
+  ensure_container_tools && start_private_docker \
+    && DOCKER_HOST="unix://$DOCKER_SOCK" CAIRN_CI_CACHE="$CACHE" bash "$ROOT/scripts/images/build.sh"
+}
+
 # The Node 22 tree's install (node.sh: node22_tree_install); the copy was made before the pool.
 ci_pool_node22_install() {
   use_node 22 && node22_tree_install "$NODE22_TREE"
@@ -53,11 +61,12 @@ run_test_pool() {
   mkdir -p "$coverage"
   : > "$TEST_LOG"
   : > "$UNIT_LOG"
-  export ROOT CACHE BASE_PATH NODE22_TREE DOCKER_SOCK
+  export ROOT CACHE BASE_PATH NODE22_TREE DOCKER_DIR DOCKER_SOCK DOCKER_BRIDGE DOCKER_BRIDGE_ADDR
   export CI_POOL_COVERAGE="$coverage"
   CI_POOL_MONGO_IMAGE="$(TAG=; source "$ROOT/scripts/images/ferretdb/image.conf"; echo "$TAG")"
   export CI_POOL_MONGO_IMAGE
   export -f node_dir use_node node22_tree_install check_native_modules \
+    ensure_container_tools start_private_docker stop_private_docker ci_pool_container_runtime \
     ci_pool_node24_task ci_pool_node22_install ci_pool_node22_task ci_pool_release_check ci_pool_bench_smoke
   # The Node 22 tree is copied now, before a test writes into the checkout.
   node22_tree_copy "$NODE22_TREE" || return 1

@@ -1,5 +1,6 @@
-// The jobs of CI's test pool (.ci/run): every task `pnpm test` runs (Node 24), every task
-// `pnpm test:unit` runs (Node 22, in its own tree), the release check and the bench smoke. The
+// The jobs of CI's test pool (.ci/run): the container runtime's set-up, every task `pnpm test`
+// runs (Node 24), every task `pnpm test:unit` runs (Node 22, in its own tree), the release check
+// and the bench smoke. The
 // task lists come from turbo's own dry run of those commands, so a task added to `pnpm test` is in
 // CI with nothing to edit here. Each job calls a function .ci/run exports (ci_pool_* there).
 import type { PoolJob } from './plan.js';
@@ -39,7 +40,19 @@ export const UNKNOWN_SECONDS = 60;
 /** Name of the job that installs the Node 22 tree; every Node 22 task waits for it. */
 export const NODE22_INSTALL = 'node22 pnpm install (own tree)';
 
-/** The pool's jobs: one per turbo task and Node version, the Node 22 install, the release check, the bench smoke. */
+/** Name of the job that sets up the container runtime (docker.io, the private dockerd, the images). */
+export const CONTAINER_RUNTIME = 'container runtime (docker.io, private dockerd, images)';
+
+/**
+ * Whether a Node 24 task needs the container runtime: every `test:conformance` (its server
+ * backends come from Testcontainers in CI), and every task of the conformance package itself (its
+ * tests start conformance runs in child processes). The other tests use local servers.
+ */
+export function needsContainers(task: TurboTask): boolean {
+  return task.task === 'test:conformance' || task.package === '@cairn/conformance';
+}
+
+/** The pool's jobs: the container runtime, one per turbo task and Node version, the Node 22 install, the release check, the bench smoke. */
 export function ciJobs(input: CiJobsInput): PoolJob[] {
   const seconds = (name: string) => {
     const value = input.durations[name];
@@ -53,7 +66,15 @@ export function ciJobs(input: CiJobsInput): PoolJob[] {
     ...extra,
   });
   return [
-    ...input.node24.map((t) => job(`node24 ${t.package}#${t.task}`, 'ci_pool_node24_task', [t.package, t.task], { log: input.testLog })),
+    // On a cold machine this installs packages and builds images for minutes: the tests that need
+    // no container run meanwhile.
+    job(CONTAINER_RUNTIME, 'ci_pool_container_runtime', []),
+    ...input.node24.map((t) =>
+      job(`node24 ${t.package}#${t.task}`, 'ci_pool_node24_task', [t.package, t.task], {
+        log: input.testLog,
+        after: needsContainers(t) ? [CONTAINER_RUNTIME] : [],
+      }),
+    ),
     job(NODE22_INSTALL, 'ci_pool_node22_install', []),
     ...input.node22.map((t) =>
       job(`node22 ${t.package}#${t.task}`, 'ci_pool_node22_task', [t.package, t.task], { log: input.unitLog, after: [NODE22_INSTALL] }),

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ciJobs, NODE22_INSTALL, tasksOfDryRun, UNKNOWN_SECONDS } from '../pool/ci-jobs.js';
+import { CONTAINER_RUNTIME, ciJobs, NODE22_INSTALL, tasksOfDryRun, UNKNOWN_SECONDS } from '../pool/ci-jobs.js';
 import { blockedJobs, nextJob, priorities, PoolPlanError, type JobOutcome, type PoolJob } from '../pool/plan.js';
 
 const MAIN = resolve(import.meta.dirname, '../pool/main.ts');
@@ -83,9 +83,9 @@ describe('scripts/ci/pool/ci-jobs.ts', () => {
     ]);
   });
 
-  it('lists every Node 24 and Node 22 task, the Node 22 tasks after its install, the release check and the bench smoke', () => {
+  it('lists the container runtime, every Node 24 and Node 22 task (conformance tasks after the runtime, Node 22 tasks after their install), the release check and the bench smoke', () => {
     const jobs = ciJobs({
-      node24: tasksOfDryRun(dry),
+      node24: [...tasksOfDryRun(dry), { package: '@cairn/conformance', task: 'test' }],
       node22: [{ package: '@cairn/core', task: 'test:embedded' }],
       durations: { 'node24 @cairn/mongodb#test:conformance': 367, 'release check': 'soon' },
       testLog: '/logs/24',
@@ -94,8 +94,11 @@ describe('scripts/ci/pool/ci-jobs.ts', () => {
     assert.deepEqual(
       jobs.map((j) => [j.name, j.expectedSeconds, j.after, j.log]),
       [
+        [CONTAINER_RUNTIME, UNKNOWN_SECONDS, [], undefined],
         ['node24 @cairn/core#test', UNKNOWN_SECONDS, [], '/logs/24'],
-        ['node24 @cairn/mongodb#test:conformance', 367, [], '/logs/24'],
+        ['node24 @cairn/mongodb#test:conformance', 367, [CONTAINER_RUNTIME], '/logs/24'],
+        // The conformance package's tests start conformance runs in child processes.
+        ['node24 @cairn/conformance#test', UNKNOWN_SECONDS, [CONTAINER_RUNTIME], '/logs/24'],
         [NODE22_INSTALL, UNKNOWN_SECONDS, [], undefined],
         ['node22 @cairn/core#test:embedded', UNKNOWN_SECONDS, [NODE22_INSTALL], '/logs/22'],
         ['release check', UNKNOWN_SECONDS, [], undefined],
@@ -103,7 +106,7 @@ describe('scripts/ci/pool/ci-jobs.ts', () => {
       ],
     );
     // Each job calls a function of .ci/lib/pool.sh with the package and the task as its arguments.
-    assert.deepEqual(jobs[1]?.command, ['bash', '-c', 'ci_pool_node24_task "$@"', 'ci_pool_node24_task', '@cairn/mongodb', 'test:conformance']);
+    assert.deepEqual(jobs[2]?.command, ['bash', '-c', 'ci_pool_node24_task "$@"', 'ci_pool_node24_task', '@cairn/mongodb', 'test:conformance']);
     const poolSh = readFileSync(resolve(import.meta.dirname, '../../../.ci/lib/pool.sh'), 'utf8');
     for (const j of jobs) assert.match(poolSh, new RegExp(`^${j.command[3]}\\(\\) \\{`, 'm'), `${j.command[3]} is not defined in .ci/lib/pool.sh`);
   });
@@ -114,7 +117,7 @@ describe('scripts/ci/pool/ci-jobs.ts', () => {
     for (const name of names)
       assert.match(
         name,
-        /^(node24 @cairn\/[a-z0-9-]+#test(:conformance)?|node22 @cairn\/[a-z0-9-]+#test:embedded|node22 pnpm install \(own tree\)|release check|bench smoke)$/,
+        /^(node24 @cairn\/[a-z0-9-]+#test(:conformance)?|node22 @cairn\/[a-z0-9-]+#test:embedded|node22 pnpm install \(own tree\)|container runtime \(docker\.io, private dockerd, images\)|release check|bench smoke)$/,
       );
     const rootScripts = (JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { scripts: Record<string, string> })
       .scripts;
