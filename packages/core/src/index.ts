@@ -5,9 +5,9 @@
 // test/entry-exports/main.txt lists these names: growth shows as a diff.
 
 // Workflows and what they are built from.
-export { defineWorkflow } from './engine/define-workflow.js';
-export type { WorkflowDefinition, WorkflowOptions } from './engine/define-workflow.js';
-export type { AnyWorkflowDefinition } from './engine/any-workflow-definition.js';
+export { defineWorkflow } from './engine/define/define-workflow.js';
+export type { WorkflowDefinition, WorkflowOptions } from './engine/define/define-workflow.js';
+export type { AnyWorkflowDefinition } from './engine/define/any-workflow-definition.js';
 export type {
   WorkflowContext,
   WorkflowStream,
@@ -18,22 +18,22 @@ export type {
   ChildOptions,
   ChildOutcome,
   StartChildOptions,
-} from './engine/workflow-context.js';
-export type { RetryOptions } from './engine/retry-policy.js';
-export type { Duration } from './engine/duration.js';
-export { continuedAs } from './engine/continued-as.js';
-export { defineEvent } from './engine/event-definition.js';
-export type { EventDefinition } from './engine/event-definition.js';
-export { defineRequest } from './engine/request-definition.js';
-export type { RequestDefinition } from './engine/request-definition.js';
+} from './engine/define/workflow-context.js';
+export type { RetryOptions } from './engine/define/retry-policy.js';
+export type { Duration } from './engine/define/duration.js';
+export { continuedAs } from './engine/define/continued-as.js';
+export { defineEvent } from './engine/define/event-definition.js';
+export type { EventDefinition } from './engine/define/event-definition.js';
+export { defineRequest } from './engine/define/request-definition.js';
+export type { RequestDefinition } from './engine/define/request-definition.js';
 export { defineSchedule } from './schedule/define-schedule.js';
 export type { ScheduleOptions, ScheduleDefinition } from './schedule/define-schedule.js';
 
 // The engine, its options, and what its methods take.
 export { createEngine } from './engine/engine.js';
 export type { Engine, EngineOptions, StartOptions, CancelOptions, RunHandle, HistoryEntry } from './engine/engine.js';
-export type { RetryRunOptions } from './engine/retry-run.js';
-export type { ForkOptions } from './engine/fork-run.js';
+export type { RetryRunOptions } from './engine/operations/retry-run.js';
+export type { ForkOptions } from './engine/operations/fork-run.js';
 export type { BulkOptions, BulkResult } from './bulk/bulk-options.js';
 export { createMemoryStore } from './memory/memory-store.js';
 export { createLocalQueue } from './local-queue/create-local-queue.js';
@@ -54,9 +54,9 @@ export { isTerminalRunStatus } from './model/run.js';
 export type { StepRecord } from './model/step.js';
 export type { ErrorRecord } from './model/error-record.js';
 export type { StreamChunk } from './model/stream.js';
-export type { QueryAnswer } from './engine/query-run.js';
-export type { RunTimeline } from './engine/run-timeline.js';
-export type { DoctorReport } from './engine/doctor/doctor-options.js';
+export type { QueryAnswer } from './engine/messages/query-run.js';
+export type { RunTimeline } from './engine/operations/run-timeline.js';
+export type { DoctorReport } from './engine/operations/doctor/doctor-options.js';
 
 // Errors.
 export { CairnError } from './errors/cairn-error.js';

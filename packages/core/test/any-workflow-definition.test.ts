@@ -36,6 +36,6 @@ describe('AnyWorkflowDefinition', () => {
     const writers = sourceFiles(ROOT)
       .filter((file) => anyArgument.test(readFileSync(file, 'utf8')))
       .map((file) => relative(ROOT, file));
-    assert.deepEqual(writers, ['packages/core/src/engine/workflow-context.ts']);
+    assert.deepEqual(writers, ['packages/core/src/engine/define/workflow-context.ts']);
   });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createEngine, createLocalQueue, createMemoryStore, defineWorkflow } from '@cairn/core';
 import type { StoreSignals, WorkflowStore } from '@cairn/core/backend';
-import { WAKE_TOPIC } from '../src/engine/store-wakeups.js';
+import { WAKE_TOPIC } from '../src/engine/wakeups/store-wakeups.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 // Far beyond every bound below: the recovery loop cannot be what delivers.

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { StepRecord } from '../src/model/step.js';
-import { stepsToForget } from '../src/engine/retry-run.js';
-import { stepsToCopy } from '../src/engine/fork-run.js';
+import { stepsToForget } from '../src/engine/operations/retry-run.js';
+import { stepsToCopy } from '../src/engine/operations/fork-run.js';
 
 const step = (key: string, seq: number, status: StepRecord['status'], turn?: number): StepRecord => ({
   runId: 'r',

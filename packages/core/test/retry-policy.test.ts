@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CairnError, createEngine, createMemoryStore, NonRetryableError, RetryAfterError, isNonRetryable } from '../src/index.js';
-import { decideRetry, resolveRetryPolicy, resolveStepRetry } from '../src/engine/retry-policy.js';
+import { decideRetry, resolveRetryPolicy, resolveStepRetry } from '../src/engine/define/retry-policy.js';
 
 describe('retry decision', () => {
   const policy = resolveRetryPolicy(3, { type: 'fixed', delay: 100 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chainKey, isReserved, parseChainKey } from '../src/engine/start-chain.js';
+import { chainKey, isReserved, parseChainKey } from '../src/engine/flow/start-chain.js';
 
 // A small seeded generator (mulberry32): every failure prints the seed that made it.
 function random(seed: number): () => number {

@@ -2,7 +2,7 @@
 // who owns a run, how a dead member is dropped, and when a busy worker says `here` again.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WorkerRoster } from '../src/engine/worker-roster.js';
+import { WorkerRoster } from '../src/engine/wakeups/worker-roster.js';
 
 const runIds = Array.from({ length: 200 }, (_, i) => `run-${i}`);
 

@@ -1,9 +1,9 @@
 // The pre-deploy check (issue 27, part 3): every non-terminal run of the candidate build's
 // workflows (and, on request, the newest ended ones) replayed against the candidate code, reading
 // the store only, in pages, a few runs at a time, so memory stays bounded whatever the store holds.
-import { withHandlerInput } from '../engine/start-windows.js';
+import { withHandlerInput } from '../engine/flow/start-windows.js';
 import { CairnError } from '../errors/cairn-error.js';
-import type { AnyWorkflowDefinition } from '../engine/any-workflow-definition.js';
+import type { AnyWorkflowDefinition } from '../engine/define/any-workflow-definition.js';
 import { invalidInput } from '../engine/check-input.js';
 import { WorkflowRegistry } from '../engine/workflow-registry.js';
 import type { RunStatus, RunSummary } from '../model/run.js';

@@ -3,7 +3,7 @@
 // no faults, no lifecycle subscribers, no workers. Check mode already never writes or runs a body;
 // a slip is a STORE_ERROR, which ends the replay as `unreadable` with the reason (never a verdict);
 // this makes a slip loud instead of harmful (DESIGN §9: one replay, a runtime that reads only).
-import { WorkflowPauseCache } from '../engine/workflow-pause-cache.js';
+import { WorkflowPauseCache } from '../engine/flow/workflow-pause-cache.js';
 import { systemClock } from '../clock/system-clock.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';

@@ -7,7 +7,7 @@ import type { RunRecord } from '../model/run.js';
 import type { StepRecord } from '../model/step.js';
 import type { WorkflowStore } from '../store/workflow-store.js';
 import type { RunHistory } from './replay-history.js';
-import { withHandlerInput } from '../engine/start-windows.js';
+import { withHandlerInput } from '../engine/flow/start-windows.js';
 
 /** The `format` field of an exported run. */
 export const RUN_EXPORT_FORMAT = 'cairn.run-history';

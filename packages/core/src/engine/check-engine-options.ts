@@ -17,10 +17,10 @@ import { checkEngineDurations } from './engine-durations.js';
 import type { EngineTimings } from './engine-runtime.js';
 import { checkStartTimeout } from './outage.js';
 import { computeQueueNames, type WorkflowQueues } from './queue-names.js';
-import { checkRetention, type Retention } from './prune-runs.js';
-import { resolveRetryPolicy, type RetryOptions } from './retry-policy.js';
-import { checkFlowStore } from './run-slot.js';
-import type { StickyExecutionOptions } from './sticky-executions.js';
+import { checkRetention, type Retention } from './operations/prune-runs.js';
+import { resolveRetryPolicy, type RetryOptions } from './define/retry-policy.js';
+import { checkFlowStore } from './flow/run-slot.js';
+import type { StickyExecutionOptions } from './execution/sticky-executions.js';
 import { WorkflowRegistry } from './workflow-registry.js';
 
 /** The engine's timings when `createEngine({ timings })` sets none. */

@@ -8,9 +8,9 @@ import { CairnError } from '../errors/cairn-error.js';
 import type { Json } from '../model/json.js';
 import type { Queue } from '../queue/queue.js';
 import type { DispatchedRun } from './engine-runtime.js';
-import type { StepJob } from './step-job.js';
+import type { StepJob } from './execution/step-job.js';
 import { computeQueueNames, type QueueStrategy, type WorkflowQueues } from './queue-names.js';
-import type { StoreWakeups } from './store-wakeups.js';
+import type { StoreWakeups } from './wakeups/store-wakeups.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
 
 /** What `createDispatch` wires together. */

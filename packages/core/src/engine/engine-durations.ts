@@ -1,5 +1,5 @@
 import type { EngineTimings } from './engine-runtime.js';
-import { checkMilliseconds } from './duration.js';
+import { checkMilliseconds } from './define/duration.js';
 
 /** The duration-valued options of `createEngine`, as `EngineOptions` declares them. */
 export interface EngineDurationOptions {

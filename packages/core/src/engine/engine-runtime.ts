@@ -1,5 +1,5 @@
 import type { Clock } from '../clock/clock.js';
-import type { WorkflowPauseCache } from './workflow-pause-cache.js';
+import type { WorkflowPauseCache } from './flow/workflow-pause-cache.js';
 import type { CairnError } from '../errors/cairn-error.js';
 import type { RunRecord } from '../model/run.js';
 import type { Queue } from '../queue/queue.js';
@@ -7,10 +7,10 @@ import type { WorkflowStore } from '../store/workflow-store.js';
 import type { FaultInjector } from './fault-point.js';
 import type { RuntimeLogger } from '../logging/runtime-logger.js';
 import type { Lifecycle } from '../observe/lifecycle.js';
-import type { RetryOptions } from './retry-policy.js';
+import type { RetryOptions } from './define/retry-policy.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
-import type { StepJob } from './step-job.js';
-import type { StickyExecutions } from './sticky-executions.js';
+import type { StepJob } from './execution/step-job.js';
+import type { StickyExecutions } from './execution/sticky-executions.js';
 
 /**
  * Tunables shared by every part of the engine (all in milliseconds). Liveness: after a crash, or

@@ -1,6 +1,6 @@
 import { CairnError } from '../errors/cairn-error.js';
 import { IDENTIFIER_LIMITS, checkIdentifier, invalidInput } from './check-input.js';
-import type { AnyWorkflowDefinition } from './any-workflow-definition.js';
+import type { AnyWorkflowDefinition } from './define/any-workflow-definition.js';
 
 // The registry holds workflows with different input and output types side by side, and hands each
 // one back to code that only passes it inputs it stored as JSON.

@@ -1,4 +1,4 @@
-import type { Duration } from '../engine/duration.js';
+import type { Duration } from '../engine/define/duration.js';
 
 /**
  * Thrown by a step body (or a compensation) for a failure that retrying cannot fix — a declined

@@ -17,6 +17,16 @@ type Waiter = SlotWait & { holder: string };
 /** Line order: `priority` desc, `queuedAt` asc, `holder` asc (by code point, as UTF-8 bytes sort). */
 const inLine = (a: Waiter, b: Waiter): number => b.priority - a.priority || a.queuedAt - b.queuedAt || compareCodePoints(a.holder, b.holder);
 
+/** A key's live waiters, first in line first. */
+const line = (slots: KeySlots, now: number): Waiter[] =>
+  [...slots.waiters]
+    .filter(([, wait]) => wait.expiresAt > now)
+    .map(([holder, wait]) => ({ holder, ...wait }))
+    .sort(inLine);
+
+/** When each live holder of a key expires. */
+const held = (slots: KeySlots, now: number): number[] => [...slots.holders.values()].filter((expiresAt) => expiresAt > now);
+
 /**
  * The memory store's `SlotStore`. Every method runs synchronously between awaits, so each is one
  * atomic unit. A key's entry is dropped once it has neither holders nor waiters; expired holders
@@ -36,14 +46,6 @@ export function createMemorySlots(): SlotStore {
     for (const [holder, wait] of slots.waiters) if (wait.expiresAt <= now) slots.waiters.delete(holder);
     if (slots.holders.size === 0 && slots.waiters.size === 0) keys.delete(key);
   };
-
-  const line = (slots: KeySlots, now: number): Waiter[] =>
-    [...slots.waiters]
-      .filter(([, wait]) => wait.expiresAt > now)
-      .map(([holder, wait]) => ({ holder, ...wait }))
-      .sort(inLine);
-
-  const held = (slots: KeySlots, now: number): number[] => [...slots.holders.values()].filter((expiresAt) => expiresAt > now);
 
   return {
     async acquire(request: SlotRequest, now: number): Promise<SlotGrant> {

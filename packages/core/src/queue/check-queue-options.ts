@@ -1,4 +1,4 @@
-import { checkMilliseconds } from '../engine/duration.js';
+import { checkMilliseconds } from '../engine/define/duration.js';
 import { CairnError } from '../errors/cairn-error.js';
 import type { GroupConcurrency, JobGroup, SendOptions, WorkOptions } from './queue.js';
 

@@ -1,6 +1,6 @@
 import { CairnError } from '../errors/cairn-error.js';
 import { checkIdentifier, checkOptions, checkOptionalBoolean, IDENTIFIER_LIMITS, invalidInput } from '../engine/check-input.js';
-import type { WorkflowDefinition } from '../engine/define-workflow.js';
+import type { WorkflowDefinition } from '../engine/define/define-workflow.js';
 import type { Json } from '../model/json.js';
 import type { ScheduleCatchUp, ScheduleOverlap } from '../model/schedule.js';
 import { toJsonRoundTrip } from '../serialization/json-value.js';

@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CairnError } from '../errors/cairn-error.js';
-import type { AnyWorkflowDefinition } from '../engine/any-workflow-definition.js';
+import type { AnyWorkflowDefinition } from '../engine/define/any-workflow-definition.js';
 import { WorkflowRegistry } from '../engine/workflow-registry.js';
 import { replayRunHistory } from '../check/replay-history.js';
 import { readRunExport } from '../check/run-export.js';

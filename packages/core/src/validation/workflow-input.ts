@@ -1,4 +1,4 @@
-import type { AnyWorkflowDefinition } from '../engine/any-workflow-definition.js';
+import type { AnyWorkflowDefinition } from '../engine/define/any-workflow-definition.js';
 import { validatePayload } from './validate-payload.js';
 
 /**

@@ -2,7 +2,7 @@
 import type { ErrorRecord } from '../../model/error-record.js';
 import type { Json } from '../../model/json.js';
 import type { Site } from './outcome.js';
-import type { RetryPolicy } from '../retry-policy.js';
+import type { RetryPolicy } from '../define/retry-policy.js';
 
 /** A `compensate` closure of a step called in this execution, with what recording it needs. */
 export interface Compensation {

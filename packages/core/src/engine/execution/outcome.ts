@@ -2,10 +2,10 @@
 import { CairnError } from '../../errors/cairn-error.js';
 import type { ErrorRecord } from '../../model/error-record.js';
 import type { Json } from '../../model/json.js';
-import type { RetryPolicy } from '../retry-policy.js';
-import type { StepRate } from '../step-rate-gate.js';
+import type { RetryPolicy } from '../define/retry-policy.js';
+import type { StepRate } from '../flow/step-rate-gate.js';
 import type { StepKind, StepRecord } from '../../model/step.js';
-import type { StepContext } from '../workflow-context.js';
+import type { StepContext } from '../define/workflow-context.js';
 import type { SuspendReason } from '../../observe/lifecycle-events.js';
 import type { Divergence } from './divergence.js';
 

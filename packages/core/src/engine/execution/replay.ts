@@ -5,19 +5,20 @@
 // waits, children, the saga) works through one Replay it is given; in check mode (`CHECK_PROBE_KEY`)
 // the same object replays with no side effect and ends with a verdict (decision 54).
 import { CairnError } from '../../errors/cairn-error.js';
-import { fromErrorRecord, toErrorRecord } from '../../errors/error-record-codec.js';
+import { fromErrorRecord } from '../../errors/error-record-codec.js';
 import type { Json } from '../../model/json.js';
 import type { RunRecord, RunTags } from '../../model/run.js';
 import type { NewStep, StepKind, StepRecord, StepTransition } from '../../model/step.js';
 import type { SuspendReason } from '../../observe/lifecycle-events.js';
 import { toJsonRoundTrip } from '../../serialization/json-value.js';
-import type { AnyWorkflowDefinition } from '../any-workflow-definition.js';
+import type { AnyWorkflowDefinition } from '../define/any-workflow-definition.js';
 import type { EngineRuntime } from '../engine-runtime.js';
 import { type FaultPoint, NO_FAULTS } from '../fault-point.js';
-import { TurnScheduler } from '../turn-scheduler.js';
+import { TurnScheduler } from './turn-scheduler.js';
 import { CHECK_PROBE_KEY, Call, type Delivery, NEVER, SUSPEND } from './call.js';
 import { type Divergence, type DivergenceCall, callerLocation, divergenceError, recordedCall } from './divergence.js';
 import { INFRA_CODES, type Outcome, type Site, cancelledError } from './outcome.js';
+import { settleIfQuiet } from './replay-quiet.js';
 
 /**
  * One execution's replay: everything the parts of an execution share. Writes only through `write`,
@@ -379,7 +380,7 @@ export class Replay {
    * false when no such outcome waits. Histories with turns never come here: their replay makes
    * every recorded call before it is quiet, unless the code changed.
    */
-  private releaseUntimed(): boolean {
+  releaseUntimed(): boolean {
     let first = -1;
     for (let i = 0; i < this.catchUpWaiters.length; i++) {
       const step = this.catchUpWaiters[i]?.untimed;
@@ -432,63 +433,9 @@ export class Replay {
     return call.turn;
   }
 
-  /** The code is quiet and no turn can start: suspend if every branch waits on the store. */
+  /** The code is quiet and no turn can start: suspend if every branch waits on the store (replay-quiet.ts). */
   quiet(): void {
-    if (this.closed || this.finishing) return;
-    if (this.inflight > 0) {
-      // The next recorded turn waits for a call the code has not made, although the code is quiet
-      // and, with other outcomes still to come, could only make it in a turn (a call from outside
-      // any turn is refused then): this replay has left the recorded path. Fail instead of holding
-      // the lease for ever.
-      let missing = this.turns.awaitedNext().find((key) => !this.calledKeys.has(key));
-      if (missing === undefined && this.catchUpWaiters.length > 0 && this.turns.turn >= this.turns.maxRecorded && !this.turns.hasOutcomesComing()) {
-        // An outcome the history holds without a turn goes first (a history from before turns).
-        if (this.releaseUntimed()) return;
-        // New outcomes wait for recorded calls that the quiet code will not make.
-        missing = this.firstUnmade()?.key;
-      }
-      if (missing === undefined && this.turns.turn < this.turns.maxRecorded && this.turns.nextIsEmpty()) {
-        // The history delivered later turns, but nothing this replay has made goes in the next
-        // one: the first execution saw an outcome there that no step records (a state read or
-        // write), and this code, quiet now, did not make that call. Nothing can start that turn.
-        if (this.probeKey !== undefined && !this.checking) {
-          this.settle({ kind: 'probe-miss' });
-          return;
-        }
-        const error = this.diverge(
-          { reason: 'missing-call', seq: null, recorded: null, called: null },
-          `the history's turn ${this.turns.turn + 1} handed the code an outcome no step records (a ctx.state or ctx.setState call), but this replay never made that call (it is quiet in turn ${this.turns.turn}). The workflow code changed under a running run: guard the change with ctx.patched(id), or register the new code as a new version (see docs/versioning.md).`,
-        );
-        this.settle({ kind: 'failed', error: toErrorRecord(error) });
-        return;
-      }
-      if (missing === undefined) return;
-      if (this.probeKey !== undefined && !this.checking) {
-        this.settle({ kind: 'probe-miss' });
-        return;
-      }
-      const step = this.recorded.get(missing);
-      const error = this.diverge({ reason: 'missing-call', seq: step?.seq ?? null, recorded: recordedCall(step), called: null });
-      this.settle({ kind: 'failed', error: toErrorRecord(error) });
-      return;
-    }
-    // Nothing in flight and no branch waiting: the handler is awaiting its own async work
-    // between primitives and will call the next one (or return) later. A probe must wait for
-    // it like an execution does, not declare the queued step unreachable.
-    if (!this.waiting) return;
-    if (this.checking) {
-      // Every branch waits for what is not recorded yet: compatible if every recorded call was made.
-      const unmade = this.firstUnmade();
-      if (unmade === undefined) this.settle({ kind: 'checked' });
-      else this.diverge({ reason: 'missing-call', seq: unmade.seq, recorded: recordedCall(unmade), called: null });
-      return;
-    }
-    if (this.probeKey !== undefined) {
-      this.settle({ kind: 'probe-miss' });
-      return;
-    }
-    const wakeAt = this.wakeTimes.length === 0 ? undefined : Math.min(...this.wakeTimes);
-    this.settle({ kind: 'suspended', wakeAt, reasons: [...this.suspendReasons] });
+    settleIfQuiet(this);
   }
 
   /** Unwinds the current primitive: this branch waits until `wakeAt` (or for news, if undefined). */

@@ -10,7 +10,7 @@ import { toErrorRecord } from '../../errors/error-record-codec.js';
 import type { Json } from '../../model/json.js';
 import { toJsonRoundTrip } from '../../serialization/json-value.js';
 import type { StreamStore } from '../../store/workflow-store.js';
-import { checkRequestName, requestNameOf } from '../request-definition.js';
+import { checkRequestName, requestNameOf } from '../define/request-definition.js';
 import {
   RECEIVED,
   type RequestMessage,
@@ -20,10 +20,10 @@ import {
   requestMessage,
   requestStreamName,
   requestStreams,
-} from '../request-records.js';
-import { STREAM_LIMITS } from '../stream-limits.js';
-import { signalStreamWrite } from '../stream-signal.js';
-import type { ReceivedRequest } from '../workflow-context.js';
+} from '../messages/request-records.js';
+import { STREAM_LIMITS } from '../messages/stream-limits.js';
+import { signalStreamWrite } from '../messages/stream-signal.js';
+import type { ReceivedRequest } from '../define/workflow-context.js';
 import type { Call, Delivery } from './call.js';
 import type { Replay } from './replay.js';
 import type { Waits } from './waits.js';

@@ -8,10 +8,10 @@ import { fromErrorRecord, toErrorRecord } from '../../errors/error-record-codec.
 import type { Json } from '../../model/json.js';
 import type { NewStep, StepRecord } from '../../model/step.js';
 import { IDENTIFIER_LIMITS, checkIdentifier } from '../check-input.js';
-import { toMilliseconds } from '../duration.js';
-import { checkEventName, eventNameOf } from '../event-definition.js';
-import { type CheckedAlternative, checkAlternatives } from '../select-alternatives.js';
-import type { WaitForEventOptions } from '../workflow-context.js';
+import { toMilliseconds } from '../define/duration.js';
+import { checkEventName, eventNameOf } from '../define/event-definition.js';
+import { type CheckedAlternative, checkAlternatives } from '../define/select-alternatives.js';
+import type { WaitForEventOptions } from '../define/workflow-context.js';
 import { type Call, type Delivery, SUSPEND } from './call.js';
 import type { ChildCalls } from './child-calls.js';
 import { callerLocation, recordedCall } from './divergence.js';

@@ -1,0 +1,33 @@
+/** Waking the parent of a child run that ended, so the parent is not replayed while it waits. */
+import { isTerminalRunStatus, type ParentRef } from '../../model/run.js';
+import type { EngineRuntime } from '../engine-runtime.js';
+
+/**
+ * Makes the parent due no later than one lease from now, before the write that ends its child
+ * (the child's terminal transition, or its deletion). `runs.wake` keeps the earlier of the stored
+ * `wakeAt` and the time given, so this never delays the parent, and the wake-up right after the
+ * write (`wakeParent`) makes it due at once. If the process dies between the two, the parent is
+ * still due within `leaseMs`, and a recovery pass dispatches it: the parent moves within
+ * `leaseMs + recoveryIntervalMs` of the crash instead of at its backstop (`childBackstopMs`, 1 h).
+ * If the ending write then fails (the child's lease was lost), the parent replays once at that
+ * time, finds the child running and waits again. One request, and only for a run with a parent
+ * (decision 56).
+ */
+export async function preWakeParent(rt: EngineRuntime, parent: ParentRef | undefined): Promise<void> {
+  if (parent === undefined) return;
+  await rt.store.runs.wake(parent.runId, rt.clock.now() + rt.timings.leaseMs);
+}
+
+/**
+ * Wakes the parent of a child run that just ended (its terminal status written, or the child
+ * deleted) and dispatches the parent's orchestrator job, so the parent replays once and takes the
+ * child's outcome. Called right after the child's terminal write, which `preWakeParent` preceded:
+ * a crash between that write and this wake delays the parent by at most `leaseMs` (plus a
+ * recovery pass). A parent that ended already is not dispatched (the wake is a no-op on it).
+ */
+export async function wakeParent(rt: EngineRuntime, parent: ParentRef | undefined): Promise<void> {
+  if (parent === undefined) return;
+  await rt.store.runs.wake(parent.runId, rt.clock.now());
+  const run = await rt.store.runs.get(parent.runId);
+  if (run && !isTerminalRunStatus(run.status)) await rt.dispatchRun(run);
+}
