@@ -775,3 +775,68 @@ drop table if exists "cairn_run_tags"
 alter table "cairn_runs" drop column "tag_writes"
 -- @query
 alter table "cairn_runs" drop column "tags_json"
+-- @migration cairn_0018_step_insert_batch up
+-- @query
+create or replace function "cairn_step_insert_batch"(p_run_id text[], p_fence bigint[], p_key_hash text[], p_step_key text[], p_name text[], p_kind text[], p_seq integer[], p_status text[], p_max_attempts integer[], p_queued smallint[], p_output text[], p_error text[], p_wake_at bigint[], p_child_run_id text[], p_turn bigint[], p_worker text[], p_now bigint[], p_attempt_status text[], p_attempt_started_at bigint[], p_attempt_output text[], p_attempt_error text[], p_async smallint[])
+returns table (i bigint, r json)
+language plpgsql volatile
+set plan_cache_mode = force_generic_plan
+as $fn$
+#variable_conflict use_column
+declare
+  v_ord integer[];
+  v_found boolean[];
+  v_fence bigint[];
+  v_status text[];
+  v_written boolean[];
+begin
+  if 0 <> all(p_async) then
+    perform set_config('synchronous_commit', 'off', true);
+  end if;
+  with t as (
+    select * from unnest(p_run_id, p_fence, p_key_hash, p_step_key, p_name, p_kind, p_seq, p_status, p_max_attempts, p_queued, p_output, p_error, p_wake_at, p_child_run_id, p_turn, p_worker, p_now, p_attempt_status, p_attempt_started_at, p_attempt_output, p_attempt_error, p_async) with ordinality as t(c_run_id, c_fence, c_key_hash, c_step_key, c_name, c_kind, c_seq, c_status, c_max_attempts, c_queued, c_output, c_error, c_wake_at, c_child_run_id, c_turn, c_worker, c_now, c_attempt_status, c_attempt_started_at, c_attempt_output, c_attempt_error, c_async, c_ord)
+  ),
+  -- Share-locked as step_insert_v2 does, in id order: writers of one run proceed together, a claim
+  -- (which updates the row) waits for them, and they wait for a claim that got there first.
+  k as (
+    select x.id, x.fence, x.status from "cairn_runs" x where x.id = any(p_run_id) order by x.id for share
+  ),
+  ok as (
+    select t.* from t join k on k.id = t.c_run_id
+    where not ((t.c_fence is not null and k.fence <> t.c_fence) or k.status in ('completed', 'failed', 'cancelled'))
+  ),
+  s as (
+    insert into "cairn_steps" (run_id, key_hash, step_key, name, kind, seq, status, attempt, max_attempts, queued, output_json, error_json, wake_at, child_run_id, created_at, updated_at, turn, fence)
+      select t.c_run_id, t.c_key_hash, t.c_step_key, t.c_name, t.c_kind, t.c_seq, t.c_status, 1, t.c_max_attempts, t.c_queued, t.c_output, t.c_error, t.c_wake_at, t.c_child_run_id, t.c_now, t.c_now, t.c_turn, t.c_fence from ok t
+      on conflict (run_id, key_hash) do nothing
+      returning run_id, key_hash
+  ),
+  a as (
+    insert into "cairn_attempts" (run_id, key_hash, attempt, step_key, step_seq, status, worker, started_at, ended_at, output_json, error_json)
+      select t.c_run_id, t.c_key_hash, 1, t.c_step_key, t.c_seq,
+        case when t.c_status = 'running' then 'running' else t.c_attempt_status end, t.c_worker,
+        case when t.c_status = 'running' then t.c_now else t.c_attempt_started_at end,
+        case when t.c_status = 'running' then null else t.c_now end,
+        case when t.c_status = 'running' then null else t.c_attempt_output end,
+        case when t.c_status = 'running' then null else t.c_attempt_error end
+      from ok t join s on s.run_id = t.c_run_id and s.key_hash = t.c_key_hash
+      where t.c_status = 'running' or t.c_attempt_status is not null
+  )
+  select array_agg(t.c_ord::integer order by t.c_ord), array_agg(k.id is not null order by t.c_ord), array_agg(k.fence order by t.c_ord),
+      array_agg(k.status order by t.c_ord), array_agg(s.run_id is not null order by t.c_ord)
+    into v_ord, v_found, v_fence, v_status, v_written
+    from t left join k on k.id = t.c_run_id left join s on s.run_id = t.c_run_id and s.key_hash = t.c_key_hash;
+  return query
+    select w.ord::bigint, case
+        when not w.found then '{}'::json
+        when (p_fence[w.ord] is not null and w.fence <> p_fence[w.ord]) or w.status in ('completed', 'failed', 'cancelled') then json_build_object('fence', w.fence, 'status', w.status)
+        when w.written then null::json
+        else json_build_object('fence', w.fence, 'status', w.status,
+          'step', (select row_to_json(x) from "cairn_steps" x where x.run_id = p_run_id[w.ord] and x.key_hash = p_key_hash[w.ord]))
+      end
+    from unnest(v_ord, v_found, v_fence, v_status, v_written) as w(ord, found, fence, status, written);
+end
+$fn$
+-- @migration cairn_0018_step_insert_batch down
+-- @query
+drop function if exists "cairn_step_insert_batch"(text[], bigint[], text[], text[], text[], text[], integer[], text[], integer[], smallint[], text[], text[], bigint[], text[], bigint[], text[], bigint[], text[], bigint[], text[], text[], smallint[])
