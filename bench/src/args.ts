@@ -22,6 +22,7 @@ export const SCENARIO_NAMES = [
   'codec',
   'streams',
   'requests',
+  'serverless',
   'bulk',
   'tags',
 ] as const;

@@ -2,6 +2,7 @@ import type { CheckScenarioOptions } from './scenarios/check.js';
 import type { CodecOptions } from './scenarios/codec.js';
 import type { StreamLatencyOptions } from './scenarios/stream-latency.js';
 import type { RequestLatencyOptions } from './scenarios/request-latency.js';
+import type { ServerlessOptions } from './scenarios/serverless.js';
 import type { BulkCancelOptions } from './scenarios/bulk-cancel.js';
 import type { TagListingOptions } from './scenarios/tag-listing.js';
 import type { CpuOptions } from './scenarios/cpu-per-step.js';
@@ -39,6 +40,8 @@ export interface BenchConfig {
   streams: StreamLatencyOptions;
   /** Request latency to a suspended run: `requests` requests one by one (after `warmup`). */
   requests: RequestLatencyOptions;
+  /** The serverless handler: its cost per push, and a long run through a dispatcher beside a worker (issue 35). */
+  serverless: ServerlessOptions;
   /** The bulk cancel: `runs` pending runs cancelled by one `engine.bulk` in pages of `pageSize`. */
   bulk: BulkCancelOptions;
   /** Tag listings: `runs` runs with two tags each, then the first page by tag, `samples` times per query. */
@@ -69,6 +72,7 @@ export const FULL: BenchConfig = {
   codec: { steps: 100, runs: 5, warmupRuns: 100, reps: 20 },
   streams: { chunks: 200, warmup: 5, maxWorkMs: 20 },
   requests: { requests: 100, warmup: 5 },
+  serverless: { pushes: 200, warmup: 20, runSteps: 100, runSamples: 7, runWarmup: 1 },
   // Issue 32's target: 10,000 runs cancelled in ≤ 30 s on PostgreSQL.
   bulk: { runs: 10_000, pageSize: 500 },
   tags: { runs: 100_000, customers: 10_000, samples: 50 },
@@ -94,6 +98,7 @@ export const SMOKE: BenchConfig = {
   codec: { steps: 5, runs: 1, warmupRuns: 1, reps: 2 },
   streams: { chunks: 3, warmup: 1, maxWorkMs: 2 },
   requests: { requests: 3, warmup: 1 },
+  serverless: { pushes: 3, warmup: 1, runSteps: 10, runSamples: 1, runWarmup: 0 },
   bulk: { runs: 30, pageSize: 7 },
   tags: { runs: 60, customers: 10, samples: 3 },
 };

@@ -39,6 +39,7 @@ import { cpuPerStep } from './scenarios/cpu-per-step.js';
 import { codecCost } from './scenarios/codec.js';
 import { streamLatency } from './scenarios/stream-latency.js';
 import { requestLatency } from './scenarios/request-latency.js';
+import { serverless } from './scenarios/serverless.js';
 import { bulkCancel } from './scenarios/bulk-cancel.js';
 import { tagListing } from './scenarios/tag-listing.js';
 import { flowControl } from './scenarios/flow.js';
@@ -210,6 +211,17 @@ async function main(): Promise<number> {
       // Requests (issue 31): a request's round trip to a suspended run from another connection.
       const requests = !wants('requests') ? undefined : await scenario(e, 'request latency', () => requestLatency(backend, cfg.requests), inc);
       if (requests) report.requests = requests;
+      // Serverless (issue 35): the push handler's cost per push; a long run through a dispatcher beside a worker.
+      const pushedWork =
+        !wants('serverless') || !['memory', 'sqlite', 'postgres', 'redis'].includes(backend.name)
+          ? undefined
+          : await scenario(e, 'serverless handler', () => serverless(backend, cfg.serverless), inc);
+      if (pushedWork) {
+        report.serverless = pushedWork;
+        log(
+          `  serverless: push ${pushedWork.pushServerP50Ms.toFixed(2)} ms vs direct ${pushedWork.directP50Ms.toFixed(2)} ms (handler +${pushedWork.handlerOverheadMs.toFixed(2)} ms); ${pushedWork.runSteps}-step run: worker ${pushedWork.workerRunP50Ms.toFixed(1)} ms, dispatcher ${pushedWork.dispatchedRunP50Ms.toFixed(1)} ms (${pushedWork.ratio.toFixed(2)}x)`,
+        );
+      }
       // Bulk operations (issue 32): one cancel of many runs; the target names PostgreSQL.
       const bulk =
         !wants('bulk') || !['memory', 'sqlite', 'postgres'].includes(backend.name)

@@ -18,6 +18,7 @@ import type { FlowResult } from './scenarios/flow.js';
 import type { CheckResult } from './scenarios/check.js';
 import type { StreamLatencyResult } from './scenarios/stream-latency.js';
 import type { RequestLatencyResult } from './scenarios/request-latency.js';
+import type { ServerlessResult } from './scenarios/serverless.js';
 import type { BulkCancelResult } from './scenarios/bulk-cancel.js';
 import type { TagListingResult } from './scenarios/tag-listing.js';
 
@@ -52,6 +53,8 @@ export interface BackendReport {
   streams?: StreamLatencyResult;
   /** A request's round trip to a suspended run from a caller on another connection (`--scenarios=requests`). */
   requests?: RequestLatencyResult;
+  /** The serverless handler's cost per push and a run through a dispatcher beside a worker (`--scenarios=serverless`; memory, SQLite, PostgreSQL, Redis). */
+  serverless?: ServerlessResult;
   /** One bulk cancel of many pending runs (`--scenarios=bulk`). */
   bulk?: BulkCancelResult;
   /** First pages of runs found by tag (`--scenarios=tags`). */

@@ -62,6 +62,31 @@ export function checkTargets(results: BenchResults): TargetCheck[] {
         enforced: true,
       });
     }
+    if (b.serverless) {
+      const s = b.serverless;
+      out.push({
+        // Counted: the dispatcher pushes a due run once, and a run within the budget needs one push.
+        target: 'a run pushed by the dispatcher: 1 push when it fits the budget (no duplicate push)',
+        subject: b.title,
+        measured: `${fmt(s.dispatchedPushesPerRun, 2)} pushes per ${s.runSteps}-step run`,
+        holds: s.dispatchedPushesPerRun === 1,
+        enforced: true,
+      });
+      out.push({
+        target: 'the push handler adds ≤ 2 ms of server time per push beyond the work',
+        subject: b.title,
+        measured: `${s.handlerOverheadMs >= 0 ? '+' : ''}${fmt(s.handlerOverheadMs, 2)} ms (push ${fmt(s.pushServerP50Ms, 2)} ms, direct ${fmt(s.directP50Ms, 2)} ms, p50)`,
+        holds: s.handlerOverheadMs <= 2,
+        enforced: false,
+      });
+      out.push({
+        target: 'a run through the dispatcher within 2× the same run on a long-lived worker',
+        subject: b.title,
+        measured: `${fmt(s.ratio, 2)}× (${fmt(s.dispatchedRunP50Ms, 1)} ms vs ${fmt(s.workerRunP50Ms, 1)} ms, ${s.runSteps} steps, p50 of ${s.runSamples})`,
+        holds: s.ratio <= 2,
+        enforced: false,
+      });
+    }
     if (b.latency) {
       const { inline, queued } = b.latency.readsPerResult;
       out.push({
