@@ -87,12 +87,17 @@ export function dispatchCases(target: PushTarget): void {
     });
 
     it('two dispatchers push every due run to the handler once: long, queued and sleeping runs complete, each body once, no push skipped, at most --limit pushes of a workflow at once', async () => {
-      const handler = await startHandler({ ...env, CAIRN_HTTP_MAX_DURATION_MS: '400', CAIRN_HTTP_RESERVE_MS: '100' });
-      processes.push(handler);
+      // The three processes start side by side (the handler's address is chosen first).
+      const url = `http://127.0.0.1:${await freePort()}/api/cairn`;
+      const port = new URL(url).port;
       // http-long is limited to 2 pushes at once across both dispatchers (--limit).
       const limit = ['--limit', 'http-long=2'];
-      const dispatchers = [await startDispatcher(storeUrl, handler.url, prefix, limit), await startDispatcher(storeUrl, handler.url, prefix, limit)];
-      processes.push(...dispatchers);
+      const [handler, ...dispatchers] = await Promise.all([
+        startHandler({ ...env, CAIRN_HTTP_PORT: port, CAIRN_HTTP_MAX_DURATION_MS: '400', CAIRN_HTTP_RESERVE_MS: '100' }),
+        startDispatcher(storeUrl, url, prefix, limit),
+        startDispatcher(storeUrl, url, prefix, limit),
+      ]);
+      processes.push(handler, ...dispatchers);
       const long = await Promise.all([1, 2, 3, 4].map(() => engine.startRun(longRun, { n: 12, ms: 25 })));
       const queued = await engine.startRun(queuedRun, null);
       const sleepy = await engine.startRun(sleepyRun, null);
@@ -129,10 +134,8 @@ export function dispatchCases(target: PushTarget): void {
       // The handler comes back on the same address, as a platform's function does.
       const port = await freePort();
       const handlerEnv = { ...env, CAIRN_HTTP_PORT: String(port), CAIRN_HTTP_LEASE_MS: '1500', CAIRN_HTTP_MAX_DURATION_MS: '20000' };
-      const first = await startHandler(handlerEnv);
-      processes.push(first);
-      const dispatcher = await startDispatcher(storeUrl, first.url, prefix);
-      processes.push(dispatcher);
+      const [first, dispatcher] = await Promise.all([startHandler(handlerEnv), startDispatcher(storeUrl, `http://127.0.0.1:${port}/api/cairn`, prefix)]);
+      processes.push(first, dispatcher);
       const run = await engine.startRun(longRun, { n: 5, ms: 250 });
       for (let i = 0; i < 1000 && !ran(run.id).includes('s2'); i++) await sleep(10);
       assert.ok(ran(run.id).includes('s2'), 'the dispatched push reached its third step');
