@@ -2,13 +2,11 @@
  * `pnpm --filter @cairn/bench run experiment:pg-batch-shapes [--n=64] [--rounds=40] [--sync=off]`
  *
  * What the SERVER spends per write of one group commit statement of N finished-step writes (one
- * per run, N runs claimed), by its shape: N calls (decision 60: `unnest` of array parameters,
- * `step_insert_v2` called LATERAL row by row; what the store sends without `cairn_0018`) against
- * one set-based statement (the run rows share-locked in one `SELECT … FOR SHARE`, the steps and
- * their attempts inserted by two data-modifying CTEs, sent as a top-level statement: PostgreSQL
- * plans it anew on every execution) and the same body as the PL/pgSQL function
- * `step_insert_batch` (`cairn_0018_step_insert_batch`, what the store sends: its statements keep
- * their plans per connection). With `--n=1` also the single call as the store sends a lone write. All as named
+ * per run, N runs claimed), by its shape: the shipped one (decision 60: `unnest` of array
+ * parameters, `step_insert_v2` called LATERAL row by row) against one set-based statement (the
+ * run rows share-locked in one `SELECT … FOR SHARE`, the steps and their attempts inserted by two
+ * data-modifying CTEs; not shipped: it needs no migration, but PostgreSQL plans it anew on every
+ * execution). With `--n=1` also the single call as the store sends a lone write. Both as named
  * statements from plain `pg`, alternating; the server backend's CPU from `/proc/<pid>/schedstat`
  * and the wall time per write, medians of the rounds after the first. Same durable server as
  * `pnpm bench`; `--sync=off` takes the WAL flush out of the wall time.
@@ -49,9 +47,6 @@ select t.i, case when r.id is null then '{}'::json
   else json_build_object('fence', r.fence, 'status', r.status, 'step', (select row_to_json(x) from cairn_steps x where x.run_id = t.p_run_id and x.key_hash = t.p_key_hash)) end as r
 from t left join r on r.id = t.p_run_id left join s on s.run_id = t.p_run_id and s.key_hash = t.p_key_hash`;
 
-// The set-based statement as the PL/pgSQL function `cairn_0018_step_insert_batch` made it (shipped since).
-const FN = `select * from "cairn_step_insert_batch"(${arrays})`;
-
 const CALL = `select "cairn_step_insert_v2"(${TYPES.map((t, i) => `$${i + 1}::${t}`).join(', ')}) as r`;
 
 function lit(values: readonly (string | number | null)[]): string {
@@ -69,7 +64,7 @@ await withPostgresExperiment(async ({ db, client }) => {
   }
   const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   const backendNs = () => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
-  const SHAPES = N === 1 ? ['lateral', 'set', 'function', 'call'] : ['lateral', 'set', 'function'];
+  const SHAPES = N === 1 ? ['lateral', 'set', 'call'] : ['lateral', 'set'];
   const figures: Record<string, { cpu: number[]; wall: number[] }> = Object.fromEntries(SHAPES.map((k) => [k, { cpu: [], wall: [] }]));
   if (option('sync', 'on') === 'off') await client.query('set synchronous_commit = off');
   let seq = 0;
@@ -88,7 +83,7 @@ await withPostgresExperiment(async ({ db, client }) => {
       const { rows } =
         shape === 'call'
           ? await client.query({ name: shape, text: CALL, values: writes[0]! })
-          : await client.query({ name: shape, text: shape === 'set' ? SET : shape === 'function' ? FN : LATERAL, values: params });
+          : await client.query({ name: shape, text: shape === 'set' ? SET : LATERAL, values: params });
       const wall = performance.now() - t0;
       const cpu = (backendNs() - c0) / 1000;
       if (rows.length !== N || rows.some((r) => r.r !== null)) throw new Error(`${shape}: ${JSON.stringify(rows.slice(0, 2))}`);

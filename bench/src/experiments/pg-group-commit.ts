@@ -5,20 +5,17 @@
  * INSERT loops at once (one connection each, the floor), then N inline runs of 100 steps at once on
  * a store with group commit as it ships (up to 8 statements in flight per line, decision 71), on one
  * with one statement at a time (`groupCommitStatements: 1`, decision 60 as it first shipped), and on
- * one with `groupCommit: false`, and on one whose database lacks `step_insert_batch` (its batches
- * of step inserts go out as N calls of `step_insert_v2`, as before `cairn_0018_step_insert_batch`,
- * decision 76) — all with named statements, as `openPostgresStore` sends them — alternating
- * repetition by repetition (`--sides` picks the stores); medians of
+ * one with `groupCommit: false` (all with named statements, as `openPostgresStore` sends them),
+ * alternating repetition by repetition; medians of
  * the repetitions after the first, wall time per step. Beside each: the CPU per step of this
  * process (the client) and of the server's process tree (postmaster and backends), from /proc, so
  * that what a step costs the machine shows apart from how the scheduler shared it out. A level of
  * 1 is the sequential comparison (one INSERT loop against one run).
  *
- *   pnpm --filter @cairn/bench run experiment:pg-group-commit [--reps=6] [--levels=8,64] [--steps=100] [--sides=grouped,calls,single,alone]
+ *   pnpm --filter @cairn/bench run experiment:pg-group-commit [--reps=6] [--levels=8,64] [--steps=100]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
 import pg from 'pg';
 import { createKyselyStore, migrateToLatest } from '@cairn/kysely';
 import { postgresDb } from '../backends/sql-drivers.js';
@@ -28,23 +25,11 @@ import { benchEngine, inlineRun } from '../scenarios/workflows.js';
 import { median } from '../stats.js';
 
 const { values } = parseArgs({
-  options: {
-    reps: { type: 'string', default: '6' },
-    levels: { type: 'string', default: '8,64' },
-    steps: { type: 'string', default: '100' },
-    sides: { type: 'string', default: 'grouped,calls,single,alone' },
-  },
+  options: { reps: { type: 'string', default: '6' }, levels: { type: 'string', default: '8,64' }, steps: { type: 'string', default: '100' } },
 });
 const REPS = Number(values.reps);
 const LEVELS = values.levels.split(',').map(Number);
 const STEPS = Number(values.steps);
-const SIDES = values.sides.split(',');
-const NAMES: Record<string, string> = {
-  grouped: 'group commit',
-  calls: 'N calls (no cairn_0018)',
-  single: 'one statement at a time',
-  alone: 'groupCommit: false',
-};
 const FLOOR_INSERT = 'INSERT INTO bench_floor (run_id, key, output, created_at) VALUES ($1, $2, $3, $4)';
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -65,16 +50,11 @@ try {
   const singleDb = await postgresDb(server.url, undefined, most);
   const single = benchEngine(createKyselyStore({ db: singleDb, preparedStatements: true, groupCommitStatements: 1 }), { startMode: 'inline' });
   await single.start({ workers: false });
-  // The shipped store on a database without the set-based batch function (decision 76's "before").
-  const callsDb = await postgresDb(server.url, undefined, most);
-  await migrateToLatest(callsDb, { tablePrefix: 'calls_' });
-  await sql.raw('drop function "calls_step_insert_batch"').execute(callsDb);
-  const calls = benchEngine(createKyselyStore({ db: callsDb, preparedStatements: true, tablePrefix: 'calls_' }), { startMode: 'inline' });
-  await calls.start({ workers: false });
-  const engines: Record<string, typeof grouped> = { grouped, calls, single, alone };
   // Some warm-up of both sides' code (2,000 steps each).
   for (let i = 0; i < 20; i++) {
-    for (const side of SIDES) await inlineRun(engines[side]!, 100);
+    await inlineRun(grouped, 100);
+    await inlineRun(alone, 100);
+    await inlineRun(single, 100);
     const runId = `floor-warm-${i}`;
     for (let s = 0; s < 100; s++) await pool.query(FLOOR_INSERT, [runId, `s${s}`, 'null', Date.now()]);
   }
@@ -83,7 +63,9 @@ try {
   for (const n of LEVELS) {
     const samples: Record<string, { wall: number[]; client: number[]; server: number[] }> = {
       floor: { wall: [], client: [], server: [] },
-      ...Object.fromEntries(SIDES.map((side) => [side, { wall: [], client: [], server: [] }])),
+      grouped: { wall: [], client: [], server: [] },
+      alone: { wall: [], client: [], server: [] },
+      single: { wall: [], client: [], server: [] },
     };
     const measure = async (side: string, fn: () => Promise<unknown>, keep: boolean) => {
       const c0 = process.cpuUsage();
@@ -113,7 +95,9 @@ try {
           ),
         keep,
       );
-      for (const side of SIDES) await measure(side, () => Promise.all(Array.from({ length: n }, () => inlineRun(engines[side]!, STEPS))), keep);
+      await measure('grouped', () => Promise.all(Array.from({ length: n }, () => inlineRun(grouped, STEPS))), keep);
+      await measure('alone', () => Promise.all(Array.from({ length: n }, () => inlineRun(alone, STEPS))), keep);
+      await measure('single', () => Promise.all(Array.from({ length: n }, () => inlineRun(single, STEPS))), keep);
     }
     const f = median(samples['floor']!.wall);
     const line = (side: string) => {
@@ -121,7 +105,9 @@ try {
       const w = median(s.wall);
       return `${w.toFixed(0)} µs (${(w / f).toFixed(2)}×; CPU client ${median(s.client).toFixed(0)} + server ${median(s.server).toFixed(0)} µs)`;
     };
-    process.stdout.write(`${n} in flight: floor ${line('floor')}, ${SIDES.map((side) => `${NAMES[side]} ${line(side)}`).join(', ')}; load ${load()}\n`);
+    process.stdout.write(
+      `${n} in flight: floor ${line('floor')}, group commit ${line('grouped')}, one statement at a time ${line('single')}, groupCommit: false ${line('alone')}; load ${load()}\n`,
+    );
   }
   await grouped.stop();
   await alone.stop();
@@ -129,8 +115,6 @@ try {
   await aloneDb.destroy();
   await single.stop();
   await singleDb.destroy();
-  await calls.stop();
-  await callsDb.destroy();
   await pool.end();
 } finally {
   await server.stop();

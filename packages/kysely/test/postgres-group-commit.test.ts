@@ -8,8 +8,6 @@ import { mulberry32 } from '@cairn/conformance';
 import { stopSharedServices } from '@cairn/conformance/services';
 import { createKyselyStore, migrateToLatest } from '../src/index.js';
 import { guardPostgresPool } from '../src/postgres.js';
-import { dropPostgresStepInsertBatch } from '../src/postgres/step-insert-batch-routine.js';
-import { tableNames } from '../src/schema/tables.js';
 import type { AnyDb } from './support/databases.js';
 import { dropPrefix } from './support/harness.js';
 import { LEASE, T0, id } from './support/store-case-kit.js';
@@ -36,10 +34,7 @@ function statementLog() {
   return { sent, batchSizes, log };
 }
 
-// N calls of one routine in one statement (`unnest(` of the array parameters), or the one set-based
-// call of the step inserts (cairn_0018_step_insert_batch).
-const isBatch = (text: string) => text.includes('unnest(') || isSetCall(text);
-const isSetCall = (text: string) => text.includes('step_insert_batch"');
+const isBatch = (text: string) => text.includes('unnest(');
 
 /**
  * The statements one line sends for `k` writes made in the same tick with the default limits
@@ -48,7 +43,7 @@ const isSetCall = (text: string) => text.includes('step_insert_batch"');
  * first), or as one when fewer than 16 wait.
  */
 const lineStatements = (k: number): number => (k === 0 ? 0 : k === 1 ? 1 : 1 + Math.min(7, Math.max(1, Math.floor((k - 1) / 8))));
-const isStepWrite = (text: string) => text.includes('step_insert_v2"') || text.includes('step_transition"') || isSetCall(text);
+const isStepWrite = (text: string) => text.includes('step_insert_v2"') || text.includes('step_transition"');
 
 const KINDS = ['finished', 'running', 'stale', 'terminal', 'missing', 'exists', 'advance', 'conflict', 'out-of-range'] as const;
 type Kind = (typeof KINDS)[number];
@@ -194,8 +189,6 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
 
   it('concurrent step writes of many executions: fewer statements than writes, and each gets exactly the outcome it gets alone (generated; seed printed)', async () => {
     const seeds = Number(process.env.CAIRN_GROUP_COMMIT_SEEDS ?? 12);
-    // Statements that were one call of the set-based step_insert_batch (8 or more inserts waiting).
-    let setCalls = 0;
     for (let s = 1; s <= seeds; s++) {
       const seed = 1000 + s;
       const rnd = mulberry32(seed);
@@ -217,7 +210,6 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
         // Every execution has its write ready in the same tick.
         const got = await Promise.all(writes.map((w) => outcome(w)));
         const sent = log.sent.slice(before).filter(isStepWrite);
-        setCalls += sent.filter(isSetCall).length;
         const want: unknown[] = [];
         for (const w of reference) want.push(await outcome(w));
         const context = `seed ${seed}: ${plans.map((p) => p.kind).join(', ')}`;
@@ -239,7 +231,6 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
         await ref.db.destroy();
       }
     }
-    if (seeds >= 12) assert.ok(setCalls > 0, 'some mixes went out as one set-based call');
   });
 
   it('eight executions writing at once: two statements (the first alone, seven together), all eight steps stored once', () =>
@@ -253,7 +244,6 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
         sent.map((t) => (isBatch(t) ? 'batch' : 'one')),
         ['one', 'batch'],
       );
-      assert.ok(!isSetCall(sent[1]!), `seven inserts are N calls of step_insert_v2 (fewer than 8): ${sent[1]}`);
       assert.deepEqual(
         results.map((r) => r.created),
         Array(8).fill(true),
@@ -275,7 +265,6 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
           const sent = log.slice(before).filter(isStepWrite);
           assert.equal(sent.filter((t) => !isBatch(t)).length, 1, 'one write alone');
           assert.equal(sent.filter(isBatch).length, want.batches.length);
-          assert.ok(sent.filter(isBatch).every(isSetCall), 'each batch of 8 or more inserts is one call of step_insert_batch');
           // Logged as they complete: compared largest first.
           assert.deepEqual(
             [...batchSizes].sort((a, b) => b - a),
@@ -304,126 +293,61 @@ describe('PostgreSQL group commit of step writes', { skip: target.skip }, () => 
       assert.deepEqual(sent.filter(isBatch), [], 'no write waited for company');
     }));
 
-  for (const [n, shape] of [
-    [6, 'N calls'],
-    [12, 'set-based call'],
-  ] as const)
-    it(`a batch (${shape}) whose connection is killed mid-statement fails every write in it with STORE_ERROR; nothing of it is applied, and sending them again writes each step once`, () =>
-      withStore(async (store, log) => {
-        const last = `run-${String(n - 1).padStart(2, '0')}`;
-        const plans = Array.from(
-          { length: n },
-          (_, i): Plan => ({ kind: i === 0 ? 'finished' : i % 2 ? 'running' : 'finished', runId: `run-${String(i).padStart(2, '0')}`, key: `k${i}` }),
-        );
-        const writes = await Promise.all(plans.map((p) => prepare(store, p)));
-        const { db: locker } = await openPg();
-        try {
-          await locker.connection().execute(async (conn) => {
-            await sql`begin`.execute(conn);
-            // The last run's row locked: the batch (run ids in order) waits there, its earlier calls done.
-            await sql`select id from ${sql.table(`${store.prefix}runs`)} where id = ${last} for update`.execute(conn);
-            const pending = writes.map((w) => outcome(w));
-            // Wait until the batch waits for the lock, then end its connection.
-            let pid: number | undefined;
-            for (let i = 0; i < 500 && pid === undefined; i++) {
-              const found = await sql<{
-                pid: number;
-              }>`select pid from pg_stat_activity where (query like '%unnest(%' or query like '%step_insert_batch"(%') and wait_event_type = 'Lock' and datname = current_database()`.execute(
-                admin,
-              );
-              pid = found.rows[0]?.pid;
-              if (pid === undefined) await new Promise((r) => setTimeout(r, 10));
-            }
-            assert.ok(pid !== undefined, 'the batch never waited for the lock');
-            await sql`select pg_terminate_backend(${pid})`.execute(admin);
-            const got = await Promise.all(pending);
-            await sql`rollback`.execute(conn);
-            // The first write went out alone before the lock mattered; the five of the batch failed.
-            assert.deepEqual(got[0], { ok: (got[0] as { ok: unknown }).ok });
-            assert.deepEqual(got.slice(1), Array(n - 1).fill({ error: 'STORE_ERROR' }));
-            assert.equal(log.filter(isBatch).filter(isSetCall).length, n - 1 >= 8 ? 1 : 0, `the batch was the ${shape}`);
-          });
-        } finally {
-          await locker.destroy();
-        }
-        // The pool may hand out the ended connection once more before it notices: a read that fails
-        // on it with STORE_ERROR is what any caller would retry.
-        for (let i = 0; i < 10; i++) {
-          const read = await outcome(() => store.steps.load('none'));
-          if (!('error' in (read as object))) break;
-        }
-        for (const p of plans.slice(1)) assert.deepEqual(await store.steps.load(p.runId), [], `${p.runId}: nothing of the killed batch applied`);
-        // The executions retry (as a resumed run would): each step written once, then found.
-        const again = (await Promise.all(writes.slice(1).map((w) => w()))) as { created: boolean }[];
-        assert.deepEqual(
-          again.map((r) => r.created),
-          Array(n - 1).fill(true),
-        );
-        const third = (await Promise.all(writes.map((w) => w()))) as { created: boolean }[];
-        assert.deepEqual(
-          third.map((r) => r.created),
-          Array(n).fill(false),
-        );
-        for (const p of plans) {
-          assert.equal((await store.steps.load(p.runId)).length, 1, `${p.runId}: one step`);
-          assert.equal((await store.history.list(p.runId)).length, 1, `${p.runId}: one attempt`);
-        }
-      }));
-
-  it('two inserts of one run and key in one statement: the first writes the step, the second finds it (sent as N calls, not the set-based one)', () =>
-    withStore(async (store, log) => {
-      const plans = Array.from({ length: 10 }, (_, i): Plan => ({ kind: 'finished', runId: id(), key: `k${i}` }));
+  it('a batch whose connection is killed mid-statement fails every write in it with STORE_ERROR; nothing of it is applied, and sending them again writes each step once', () =>
+    withStore(async (store) => {
+      const plans = Array.from(
+        { length: 6 },
+        (_, i): Plan => ({ kind: i === 0 ? 'finished' : i % 2 ? 'running' : 'finished', runId: `run-${i}`, key: `k${i}` }),
+      );
       const writes = await Promise.all(plans.map((p) => prepare(store, p)));
-      // A twin of the third write: same run, fence and key, another output.
-      const twin = plans[2]!;
-      const fence = (await store.runs.get(twin.runId))!.fence;
-      const twinWrite = () =>
-        store.steps.insert(
-          twin.runId,
-          fence,
-          { key: twin.key, name: twin.key, kind: 'task', seq: 0, status: 'succeeded', maxAttempts: 1, output: 'twin' },
-          T0 + 2,
-        );
-      const before = log.length;
-      const results = (await Promise.all([...writes.map((w) => w()), twinWrite()])) as { created: boolean; step: { output: unknown } }[];
-      const sent = log.slice(before).filter(isStepWrite);
+      const { db: locker } = await openPg();
+      try {
+        await locker.connection().execute(async (conn) => {
+          await sql`begin`.execute(conn);
+          // The last run's row locked: the batch (run ids in order) waits there, its earlier calls done.
+          await sql`select id from ${sql.table(`${store.prefix}runs`)} where id = ${'run-5'} for update`.execute(conn);
+          const pending = writes.map((w) => outcome(w));
+          // Wait until the batch waits for the lock, then end its connection.
+          let pid: number | undefined;
+          for (let i = 0; i < 500 && pid === undefined; i++) {
+            const found = await sql<{
+              pid: number;
+            }>`select pid from pg_stat_activity where query like '%unnest(%' and wait_event_type = 'Lock' and datname = current_database()`.execute(admin);
+            pid = found.rows[0]?.pid;
+            if (pid === undefined) await new Promise((r) => setTimeout(r, 10));
+          }
+          assert.ok(pid !== undefined, 'the batch never waited for the lock');
+          await sql`select pg_terminate_backend(${pid})`.execute(admin);
+          const got = await Promise.all(pending);
+          await sql`rollback`.execute(conn);
+          // The first write went out alone before the lock mattered; the five of the batch failed.
+          assert.deepEqual(got[0], { ok: (got[0] as { ok: unknown }).ok });
+          assert.deepEqual(got.slice(1), Array(5).fill({ error: 'STORE_ERROR' }));
+        });
+      } finally {
+        await locker.destroy();
+      }
+      // The pool may hand out the ended connection once more before it notices: a read that fails
+      // on it with STORE_ERROR is what any caller would retry.
+      for (let i = 0; i < 10; i++) {
+        const read = await outcome(() => store.steps.load('none'));
+        if (!('error' in (read as object))) break;
+      }
+      for (const p of plans.slice(1)) assert.deepEqual(await store.steps.load(p.runId), [], `${p.runId}: nothing of the killed batch applied`);
+      // The executions retry (as a resumed run would): each step written once, then found.
+      const again = (await Promise.all(writes.slice(1).map((w) => w()))) as { created: boolean }[];
       assert.deepEqual(
-        sent.map((t) => (isSetCall(t) ? 'set' : isBatch(t) ? 'batch' : 'one')),
-        ['one', 'batch'],
+        again.map((r) => r.created),
+        Array(5).fill(true),
       );
+      const third = (await Promise.all(writes.map((w) => w()))) as { created: boolean }[];
       assert.deepEqual(
-        results.map((r) => r.created),
-        [...Array(10).fill(true), false],
+        third.map((r) => r.created),
+        Array(6).fill(false),
       );
-      assert.deepEqual(results[10]!.step, results[2]!.step, 'the twin finds the step the first wrote');
-      assert.equal((await store.steps.load(twin.runId)).length, 1);
-      assert.equal((await store.history.list(twin.runId)).length, 1, 'one attempt');
-    }));
-
-  it('a database without step_insert_batch (migrated before cairn_0018): batches go out as N calls of step_insert_v2, every write as before', () =>
-    withStore(async (store, log) => {
-      for (const statement of dropPostgresStepInsertBatch(tableNames(store.prefix))) await sql.raw(statement).execute(admin);
-      for (const round of [0, 1]) {
-        const plans = Array.from({ length: 12 }, (_, i): Plan => ({ kind: i % 3 === 0 ? 'running' : 'finished', runId: id(), key: `k${i}` }));
-        const writes = await Promise.all(plans.map((p) => prepare(store, p)));
-        const before = log.length;
-        const results = (await Promise.all(writes.map((w) => w()))) as { created: boolean }[];
-        const sent = log.slice(before).filter(isStepWrite);
-        // The first batch tries the function once, learns it is missing; the later ones do not try.
-        // (Logged as they complete: compared sorted.)
-        assert.deepEqual(
-          sent.map((t) => (isSetCall(t) ? 'set' : isBatch(t) ? 'batch' : 'one')).sort(),
-          round === 0 ? ['batch', 'one', 'set'] : ['batch', 'one'],
-          `round ${round}`,
-        );
-        assert.deepEqual(
-          results.map((r) => r.created),
-          Array(12).fill(true),
-        );
-        for (const p of plans) {
-          assert.equal((await store.steps.load(p.runId)).length, 1);
-          assert.equal((await store.history.list(p.runId)).length, 1);
-        }
+      for (const p of plans) {
+        assert.equal((await store.steps.load(p.runId)).length, 1, `${p.runId}: one step`);
+        assert.equal((await store.history.list(p.runId)).length, 1, `${p.runId}: one attempt`);
       }
     }));
 

@@ -115,13 +115,6 @@ export interface RoutineStatements {
   installStepInsertV2(db: AnyKysely, names: TableNames): Promise<string[]>;
   /** The down of that: the function dropped. */
   removeStepInsertV2(db: AnyKysely, names: TableNames): Promise<string[]>;
-  /**
-   * What `cairn_0018_step_insert_batch` installs: the set-based step insert function a group commit
-   * statement of several step inserts calls (PostgreSQL); nothing where step writes are not grouped.
-   */
-  installStepInsertBatch(db: AnyKysely, names: TableNames): Promise<string[]>;
-  /** The down of that: the function dropped. */
-  removeStepInsertBatch(db: AnyKysely, names: TableNames): Promise<string[]>;
 }
 
 /**

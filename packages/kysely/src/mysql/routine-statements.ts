@@ -33,6 +33,4 @@ export const mysqlRoutineStatements: RoutineStatements = {
   // cairn_0012_step_insert_v2 is PostgreSQL's: the procedures stay as they are.
   installStepInsertV2: async () => [],
   removeStepInsertV2: async () => [],
-  installStepInsertBatch: async () => [],
-  removeStepInsertBatch: async () => [],
 };

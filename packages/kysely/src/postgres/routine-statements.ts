@@ -3,7 +3,6 @@ import type { StepRoutineVersion } from '../routines/params.js';
 import { dropPostgresRoutines, postgresRoutines } from './step-routines.js';
 import type { TableNames } from '../schema/tables.js';
 import { dropPostgresStepInsertV2, postgresStepInsertV2 } from './step-insert-v2-routine.js';
-import { dropPostgresStepInsertBatch, postgresStepInsertBatch } from './step-insert-batch-routine.js';
 
 const replaceStep = async (names: TableNames, from: StepRoutineVersion, to: StepRoutineVersion) => [
   ...dropPostgresRoutines(names, from),
@@ -23,6 +22,4 @@ export const postgresRoutineStatements: RoutineStatements = {
   replaceRunClaim: async () => {},
   installStepInsertV2: async (_db, names) => postgresStepInsertV2(names),
   removeStepInsertV2: async (_db, names) => dropPostgresStepInsertV2(names),
-  installStepInsertBatch: async (_db, names) => postgresStepInsertBatch(names),
-  removeStepInsertBatch: async (_db, names) => dropPostgresStepInsertBatch(names),
 };

@@ -6,7 +6,6 @@ import type { StepRow } from '../schema/tables.js';
 import { GroupCommit, type GroupCommitLimits, type GroupCommitSender } from './group-commit.js';
 import { postgresRoutineCalls } from './routine-calls.js';
 import { stepInsertV2Name } from './step-insert-v2-routine.js';
-import { stepInsertBatchName } from './step-insert-batch-routine.js';
 
 /** The arguments of one routine call, in parameter order. */
 export type CallArgs = readonly (string | number | null)[];
@@ -92,32 +91,6 @@ function batchText(fn: string, params: readonly RoutineParam[], select: string, 
   return `select t.i, ${select} from unnest(${arrays.join(', ')}) with ordinality as t(${names.join(', ')}, i) ${join(call)}`;
 }
 
-/** `select * from "<prefix>step_insert_batch"($1::text[], ...)`: N inserts as one set-based call (`cairn_0018_step_insert_batch`). */
-export function insertSetCallText(prefix: string): string {
-  return cached(`insert-set:${prefix}`, () => {
-    const arrays = postgresParamTypes(STEP_INSERT_PARAMS).map((type, i) => `$${i + 1}::${type}[]`);
-    return `select * from "${stepInsertBatchName(prefix)}"(${arrays.join(', ')})`;
-  });
-}
-
-// How many inserts a statement must carry to go out as one set-based call: its fixed cost per call
-// is higher than N calls' and its cost per write lower; they measured even at about 8 (decision 76).
-const SET_FROM = 8;
-
-// Where a database missing the batch function is sent (the store then sends N calls per statement).
-const BATCH_CREATED_BY = CAIRN_MIGRATION_NAMES[16];
-
-/** Whether two of the writes are of one (run, key): the set-based call takes at most one of each. */
-function sameKeyTwice(writes: readonly CallArgs[]): boolean {
-  const seen = new Set<string>();
-  for (const w of writes) {
-    const key = `${String(w[0])}\u0000${String(w[2])}`;
-    if (seen.has(key)) return true;
-    seen.add(key);
-  }
-  return false;
-}
-
 const insertBatchText = (prefix: string) =>
   cached(`insert-batch:${prefix}`, () => batchText(stepInsertV2Name(prefix), STEP_INSERT_PARAMS, 'f.r', (call) => `cross join lateral ${call} as f(r)`));
 
@@ -174,11 +147,6 @@ function splittable(error: unknown): boolean {
   return typeof code === 'string' && code.length === 5 && SPLITTABLE.has(code.slice(0, 2));
 }
 
-// `send`'s error for a routine the database lacks (undefined_function, 42883).
-function isMissing(error: unknown, routine: string): boolean {
-  return (error as { cause?: { code?: unknown } } | null)?.cause?.code === '42883' && String((error as Error).message).includes(routine);
-}
-
 function weight(args: CallArgs): number {
   let bytes = 0;
   for (const v of args) if (typeof v === 'string') bytes += v.length;
@@ -190,10 +158,6 @@ const ASYNC = STEP_INSERT_PARAMS.length - 1;
 function insertSender(ctx: StoreContext): GroupCommitSender<CallArgs, InsertResult> {
   const prefix = ctx.names.prefix;
   const name = stepInsertV2Name(prefix);
-  const setName = stepInsertBatchName(prefix);
-  // False once the database said it has no batch function (migrated only to an earlier version):
-  // from then on this store's batches are N calls of step_insert_v2 in one statement, as before.
-  let setBased = true;
   return {
     async one(args) {
       const rows = await postgresRoutineCalls.send(ctx, name, insertCallText(prefix), args, INSERT_CREATED_BY);
@@ -206,16 +170,6 @@ function insertSender(ctx: StoreContext): GroupCommitSender<CallArgs, InsertResu
       const { order, params } = columns(writes, STEP_INSERT_PARAMS.length, (c, values) => {
         if (c === ASYNC && !allAsync) values.fill(0);
       });
-      if (setBased && writes.length >= SET_FROM && !sameKeyTwice(writes)) {
-        try {
-          const rows = await postgresRoutineCalls.send(ctx, setName, insertSetCallText(prefix), params, BATCH_CREATED_BY);
-          return byWrite(rows, order, (row) => row.r);
-        } catch (error) {
-          // `send` turned undefined_function (42883) into the "run the migrations" error.
-          if (!isMissing(error, setName)) throw error;
-          setBased = false;
-        }
-      }
       const rows = await postgresRoutineCalls.send(ctx, name, insertBatchText(prefix), params, INSERT_CREATED_BY);
       return byWrite(rows, order, (row) => row.r);
     },

@@ -18,5 +18,4 @@ export const CAIRN_MIGRATION_NAMES = [
   'cairn_0015_run_pause',
   'cairn_0016_bulk_operations',
   'cairn_0017_run_tags',
-  'cairn_0018_step_insert_batch',
 ] as const;

@@ -18,6 +18,4 @@ export const sqliteRoutineStatements: RoutineStatements = {
   // cairn_0012_step_insert_v2 is PostgreSQL's: SQLite's step statements are the store's.
   installStepInsertV2: async () => [],
   removeStepInsertV2: async () => [],
-  installStepInsertBatch: async () => [],
-  removeStepInsertBatch: async () => [],
 };

@@ -1028,5 +1028,3 @@ select count(*) as n from information_schema.columns
 -- @query ["cairn_runs","tags_json"]
 select count(*) as n from information_schema.columns
     where table_schema = database() and table_name = ? and column_name = ?
--- @migration cairn_0018_step_insert_batch up
--- @migration cairn_0018_step_insert_batch down

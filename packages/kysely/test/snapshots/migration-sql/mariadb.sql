@@ -1088,5 +1088,3 @@ select count(*) as n from information_schema.columns
     where table_schema = database() and table_name = ? and column_name = ?
 -- @query
 alter table `cairn_runs` drop column `tags_json`
--- @migration cairn_0018_step_insert_batch up
--- @migration cairn_0018_step_insert_batch down

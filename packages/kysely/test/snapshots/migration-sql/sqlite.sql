@@ -238,5 +238,3 @@ drop table if exists "cairn_run_tags"
 alter table "cairn_runs" drop column "tag_writes"
 -- @query
 alter table "cairn_runs" drop column "tags_json"
--- @migration cairn_0018_step_insert_batch up
--- @migration cairn_0018_step_insert_batch down
