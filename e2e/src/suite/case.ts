@@ -9,7 +9,7 @@ import type { ConformanceHarness } from './harness.js';
  * `runs.setTags` (the tag capability), and `bulk` the optional `WorkflowStore.bulk`, are known
  * only once the case's store is open.
  */
-export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots' | 'streams' | 'deleteMany' | 'pauses' | 'tags' | 'bulk';
+export type Requirement = 'multiProcess' | 'artefactsOf' | 'rawContents' | 'slots' | 'streams' | 'deleteMany' | 'promiseWake' | 'pauses' | 'tags' | 'bulk';
 
 /** Everything one case gets: its own namespace, its own store, and a cleanup stack. */
 export interface CaseEnv {

@@ -14,6 +14,7 @@ const SKIP_REASONS: Record<Requirement, string> = {
   slots: 'needs the flow-control contract (store.slots and run priority), which this store has not adopted yet',
   streams: 'needs named streams (store.streams), which this store has not adopted yet',
   deleteMany: 'needs the optional runs.deleteMany (retention deletes one run at a time on this store)',
+  promiseWake: 'needs the optional runs.promiseWake and runs.keepPromise (the engine pre-wakes a parent with runs.wake on this store)',
   pauses: 'needs pause and resume (store.pauses), which this store has not adopted yet',
   tags: 'needs run tags (runs.setTags), which this store has not adopted yet',
   bulk: 'needs bulk operation records (store.bulk), which this store has not adopted yet',
@@ -57,6 +58,8 @@ async function runCase(harness: ConformanceHarness, testCase: ConformanceCase): 
       if (testCase.requires.includes('slots') && store.slots === undefined) return SKIP_REASONS.slots;
       if (testCase.requires.includes('streams') && store.streams === undefined) return SKIP_REASONS.streams;
       if (testCase.requires.includes('deleteMany') && store.runs.deleteMany === undefined) return SKIP_REASONS.deleteMany;
+      if (testCase.requires.includes('promiseWake') && (store.runs.promiseWake === undefined || store.runs.keepPromise === undefined))
+        return SKIP_REASONS.promiseWake;
       if (testCase.requires.includes('pauses') && store.pauses === undefined) return SKIP_REASONS.pauses;
       if (testCase.requires.includes('tags') && store.runs.setTags === undefined) return SKIP_REASONS.tags;
       if (testCase.requires.includes('bulk') && store.bulk === undefined) return SKIP_REASONS.bulk;

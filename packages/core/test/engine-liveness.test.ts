@@ -182,13 +182,12 @@ describe('liveness: a run moves again within leaseMs + 2 × recoveryIntervalMs o
       const h = await fx.engine.startRun(parent, null);
       const childId = (await waitForStep(fx.inner, h.id, 'child:live-sleeper', 'waiting')).childRunId as string;
       await waitForQuiet(fx.counter, h.id);
-      // The wake-up right after the delete is lost (the write fails, as if the process died there).
-      fx.counter.intercept('runs.wake', (original, runId: string, at: number) =>
-        at === fx.clock.now() ? Promise.reject(new CairnError('STORE_ERROR', 'connection lost')) : original(runId, at),
-      );
+      // The wake-up right after the delete (it keeps the pre-wake's promise) is lost: the write
+      // fails, as if the process died there.
+      fx.counter.intercept('runs.keepPromise', () => Promise.reject(new CairnError('STORE_ERROR', 'connection lost')));
       const deletedAt = fx.clock.now();
       await assert.rejects(fx.engine.deleteRun(childId, { force: true }), /connection lost/);
-      fx.counter.intercept('runs.wake', undefined);
+      fx.counter.intercept('runs.keepPromise', undefined);
       assert.equal(await fx.inner.runs.get(childId), undefined);
       assert.equal(await timeToEnd(fx, h.id, 3_600_000), LEASE_MS);
       assert.equal(fx.clock.now() - deletedAt, LEASE_MS);
@@ -350,10 +349,13 @@ describe('liveness: what it costs', () => {
       );
       const h = await fx.engine.startRun(onlyChild, null);
       await waitForStatus(fx.inner, h.id, 'completed');
-      const wakes = fx.counter.calls.filter((c) => c.method === 'runs.wake').map((c) => [c.args[0], (c.args[1] as number) - fx.clock.now()]);
+      const wakes = fx.counter.calls
+        .filter((c) => c.method === 'runs.wake' || c.method === 'runs.promiseWake' || c.method === 'runs.keepPromise')
+        .map((c) => [c.method, c.args[0], (c.args[1] as number) - fx.clock.now()]);
+      // The pre-wake is a promise, which the wake-up after the child's end keeps (decision 78).
       assert.deepEqual(wakes, [
-        [h.id, LEASE_MS],
-        [h.id, 0],
+        ['runs.promiseWake', h.id, LEASE_MS],
+        ['runs.keepPromise', h.id, 0],
       ]);
     } finally {
       await fx.engine.stop();

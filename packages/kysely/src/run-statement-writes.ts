@@ -7,7 +7,7 @@ import { encodeText } from './codec/text.js';
 import { TERMINAL_SQL, affected, inList, rows, type StoreContext } from './context.js';
 import type { RunWrites } from './dialect/types.js';
 import { wakeSet } from './run-wake-set.js';
-import { PAUSED_COLUMN } from './schema/added-columns.js';
+import { PAUSED_COLUMN, PROMISED_COLUMN, PROMISES_COLUMN } from './schema/added-columns.js';
 import { lacksColumn } from './schema/lacks-column.js';
 import { readRun } from './runs.js';
 import type { RunRow } from './schema/tables.js';
@@ -47,6 +47,24 @@ function transitionSet(t: RunTransition, now: number): RawBuilder<unknown> {
 }
 
 /**
+ * What a claim leaves of `wake_at` (decision 78): a wake-up asked for later than the claim stays,
+ * lowered to an outstanding promise later than the claim (`runs.promiseWake`), so the next
+ * suspension is no later than either; a due one is news the claimer replays, and a pending run's is its start grace:
+ * both go. Reads the row as it was before the update (the SET of PostgreSQL and SQLite sees the old
+ * values). `promised`: false on a database before cairn_0018_run_wake_promise (no promise column).
+ */
+const claimedWake = (now: number, promised: boolean) => {
+  const kept = sql`case when status <> 'pending' and wake_at > ${now} then wake_at else null end`;
+  if (!promised) return sql`wake_at = ${kept}`;
+  // A promise whose time came is forgotten with its count (MySQL assigns left to right: promises
+  // is assigned before promised_at, which it reads).
+  return sql`wake_at = case when promised_at > ${now} and (status = 'pending' or wake_at is null or wake_at <= ${now} or wake_at > promised_at)
+      then promised_at else ${kept} end,
+    promises = case when promised_at > ${now} then promises else null end,
+    promised_at = case when promised_at > ${now} then promised_at else null end`;
+};
+
+/**
  * The run writes as compare-and-set `UPDATE` statements (PostgreSQL, SQLite): one statement each;
  * on a miss, one read of the run says why.
  */
@@ -54,22 +72,27 @@ export const statementRunWrites: RunWrites = {
   claim: async (ctx, runId, owner, leaseMs, now) => {
     const expiresAt = now + leaseMs;
     const ownerText = encodeText(owner);
-    const claim = (notPaused: RawBuilder<unknown>) =>
+    const claim = (notPaused: RawBuilder<unknown>, promised: boolean) =>
       updateRun(
         ctx,
         runId,
         sql`update ${ctx.t.runs} set due_at = ${expiresAt}, status = 'running', fence = fence + 1,
-            lease_owner = ${ownerText}, lease_expires_at = ${expiresAt}, wake_at = null, updated_at = ${now}
+            lease_owner = ${ownerText}, lease_expires_at = ${expiresAt}, ${claimedWake(now, promised)}, updated_at = ${now}
           where id = ${encodeText(runId)} and status not in ${TERMINAL_SQL}${notPaused}
             and (lease_owner is null or lease_expires_at <= ${now} or lease_owner = ${ownerText})`,
       );
-    try {
-      return await claim(sql` and paused_json is null`);
-    } catch (error) {
-      // A database before cairn_0015_run_pause has no paused run: claim as it did then.
-      if (lacksColumn(error, PAUSED_COLUMN)) return claim(sql``);
-      throw error;
-    }
+    // A database a release or more behind claims as it did then: without the promise column
+    // (before cairn_0018_run_wake_promise), then also without a paused run (before cairn_0015_run_pause).
+    const attempt = async (level: number): Promise<RunRecord | undefined> => {
+      try {
+        return await claim(level < 2 ? sql` and paused_json is null` : sql``, level === 0);
+      } catch (error) {
+        if (level < 2 && (lacksColumn(error, PROMISED_COLUMN) || lacksColumn(error, PROMISES_COLUMN) || lacksColumn(error, PAUSED_COLUMN)))
+          return attempt(level + 1);
+        throw error;
+      }
+    };
+    return attempt(0);
   },
 
   renew: async (ctx, runId, fence, leaseMs, now) => {

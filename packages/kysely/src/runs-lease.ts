@@ -1,12 +1,12 @@
 import { sql, type RawBuilder } from 'kysely';
-import { PAUSED_COLUMN } from './schema/added-columns.js';
-import { lacksColumn } from './schema/lacks-column.js';
 import { isTerminalRunStatus } from '@cairn/core';
 import type { DueRun, RunTransition } from '@cairn/core/backend';
 import { toText } from './codec/json.js';
 import { decodeText, encodeText } from './codec/text.js';
 import { TERMINAL_SQL, guard, leaseLost, rows, runConflict, runNotFound, type StoreContext } from './context.js';
-import { wakeSet } from './run-wake-set.js';
+import { keepSet, promiseSet, wakeSet } from './run-wake-set.js';
+import { PAUSED_COLUMN, PROMISED_COLUMN, PROMISES_COLUMN } from './schema/added-columns.js';
+import { lacksColumn } from './schema/lacks-column.js';
 import type { RunRow } from './schema/tables.js';
 
 /** `runs.claim`: one atomic compare-and-set; of N racing claimers exactly one matches. */
@@ -42,6 +42,40 @@ export function wakeRun(ctx: StoreContext) {
   return (runId: string, now: number) =>
     guard('runs.wake', async () => {
       await sql`update ${ctx.t.runs} set ${wakeSet(now)} where id = ${encodeText(runId)} and status not in ${TERMINAL_SQL}`.execute(ctx.db);
+    });
+}
+
+/**
+ * `runs.promiseWake`: one unfenced `UPDATE`; a no-op on missing or terminal runs. A database before
+ * cairn_0018_run_wake_promise (no promise column) gets the plain wake-up it got then.
+ */
+export function promiseWake(ctx: StoreContext) {
+  return (runId: string, at: number, now: number) =>
+    guard('runs.promiseWake', async () => {
+      const id = encodeText(runId);
+      try {
+        await sql`update ${ctx.t.runs} set ${promiseSet(at, now)} where id = ${id} and status not in ${TERMINAL_SQL}`.execute(ctx.db);
+      } catch (error) {
+        if (!lacksColumn(error, PROMISED_COLUMN) && !lacksColumn(error, PROMISES_COLUMN)) throw error;
+        await sql`update ${ctx.t.runs} set ${wakeSet(at, now)} where id = ${id} and status not in ${TERMINAL_SQL}`.execute(ctx.db);
+      }
+    });
+}
+
+/**
+ * `runs.keepPromise`: one unfenced `UPDATE`; a no-op on missing or terminal runs. A database before
+ * cairn_0018_run_wake_promise gets the plain wake-up it got then.
+ */
+export function keepPromise(ctx: StoreContext) {
+  return (runId: string, now: number) =>
+    guard('runs.keepPromise', async () => {
+      const id = encodeText(runId);
+      try {
+        await sql`update ${ctx.t.runs} set ${keepSet(now)} where id = ${id} and status not in ${TERMINAL_SQL}`.execute(ctx.db);
+      } catch (error) {
+        if (!lacksColumn(error, PROMISED_COLUMN) && !lacksColumn(error, PROMISES_COLUMN)) throw error;
+        await sql`update ${ctx.t.runs} set ${wakeSet(now)} where id = ${id} and status not in ${TERMINAL_SQL}`.execute(ctx.db);
+      }
     });
 }
 

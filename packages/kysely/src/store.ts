@@ -6,7 +6,7 @@ import { detectDialect, dialectOf } from './dialect/detect.js';
 import type { AnyKysely, SqlDialectName } from './dialect/types.js';
 import { deliverEvent, getEvent } from './events.js';
 import { listHistory } from './history.js';
-import { claimRun, findDue, renewRun, requestCancel, transitionRun, wakeRun } from './runs-lease.js';
+import { claimRun, findDue, keepPromise, promiseWake, renewRun, requestCancel, transitionRun, wakeRun } from './runs-lease.js';
 import { createRun, deleteRun, getRun, listRuns } from './runs.js';
 import { setRunTags } from './run-tags.js';
 import { deleteRuns } from './runs-delete-many.js';
@@ -142,6 +142,8 @@ export function createKyselyStore(options: KyselyStoreOptions): WorkflowStore {
       renew: write(renewRun(ctx)),
       transition: write(transitionRun(ctx)),
       wake: write(wakeRun(ctx)),
+      promiseWake: write(promiseWake(ctx)),
+      keepPromise: write(keepPromise(ctx)),
       requestCancel: write(requestCancel(ctx)),
       findDue: findDue(ctx),
       findByIdempotencyKey: findByIdempotencyKey(ctx),

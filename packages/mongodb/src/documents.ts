@@ -102,6 +102,10 @@ export interface RunDoc {
    * while `running`, absent when terminal. Maintained by every write; indexed for `findDue`.
    */
   dueAt?: number;
+  /** The time of the earliest outstanding promise of `runs.promiseWake` (decision 78); absent when none. */
+  promisedAt?: number;
+  /** How many promises are outstanding; absent when none. */
+  promises?: number;
   createdAt: number;
   updatedAt: number;
   steps: Record<string, StepDoc>;

@@ -14,29 +14,55 @@ const TERMINAL = [...TERMINAL_RUN_STATUSES];
 
 /**
  * Takes the lease in one `findOneAndUpdate` whose filter is the whole claim condition, so of N
- * concurrent claimers exactly one matches. Increments `fence`, clears `wakeAt`, sets `dueAt` to
- * the lease expiry (recovery finds it again if this owner dies).
+ * concurrent claimers exactly one matches. Increments `fence`, sets `dueAt` to the lease expiry
+ * (recovery finds it again if this owner dies), and leaves `wakeAt` as the store contract says
+ * (decision 78): cleared when due or the run was pending, a later one kept, lowered to an
+ * outstanding promise later than the claim; a promise whose time came is forgotten with its count. A classic update cannot branch on the values it
+ * finds, so the filter names the case: the usual one (no later `wakeAt`, no promise) first; else
+ * one read and a compare-and-set on what it read, again when something moved between the two.
  */
 export async function claim(ctx: StoreContext, runId: string, owner: string, leaseMs: number, now: number) {
   return guard('runs.claim', () =>
     ctx.exclusive(runId, async (): Promise<RunRecord | undefined> => {
       const expiresAt = now + leaseMs;
-      const doc = await ctx.runs.findOneAndUpdate(
+      const claimable: Filter<RunDoc> = {
+        _id: runId,
+        status: { $nin: TERMINAL },
+        // A paused run is never claimed (see pause-store.ts).
+        paused: { $exists: false },
+        $or: [{ lease: { $exists: false } }, { 'lease.expiresAt': { $lte: now } }, { 'lease.owner': owner }],
+      };
+      const set = { status: 'running', lease: { owner, expiresAt }, dueAt: expiresAt, updatedAt: now };
+      const usual = await ctx.runs.findOneAndUpdate(
         {
-          _id: runId,
-          status: { $nin: TERMINAL },
-          // A paused run is never claimed (see pause-store.ts).
-          paused: { $exists: false },
-          $or: [{ lease: { $exists: false } }, { 'lease.expiresAt': { $lte: now } }, { 'lease.owner': owner }],
-        },
-        {
-          $set: { status: 'running', lease: { owner, expiresAt }, dueAt: expiresAt, updatedAt: now },
-          $inc: { fence: 1 },
-          $unset: { wakeAt: '' },
-        },
+          $and: [claimable, { $nor: [{ status: { $in: ['waiting', 'running'] }, wakeAt: { $gt: now } }] }, { $nor: [{ promisedAt: { $gt: now } }] }],
+        } as Filter<RunDoc>,
+        { $set: set, $inc: { fence: 1 }, $unset: { wakeAt: '', promisedAt: '', promises: '' } } as UpdateFilter<RunDoc>,
         await ctx.modifyOptions(),
       );
-      return doc ? toRunRecord(doc) : undefined;
+      if (usual) return toRunRecord(usual);
+      for (let i = 0; i < MAX_RETRIES; i++) {
+        const doc = await ctx.runs.findOne(claimable, { projection: { status: 1, fence: 1, wakeAt: 1, promisedAt: 1 } });
+        if (!doc) return undefined;
+        const kept = doc.status !== 'pending' && doc.wakeAt !== undefined && doc.wakeAt > now ? doc.wakeAt : undefined;
+        const promised = doc.promisedAt !== undefined && doc.promisedAt > now ? doc.promisedAt : undefined;
+        const next = kept === undefined ? promised : promised === undefined ? kept : Math.min(kept, promised);
+        const same = (field: 'wakeAt' | 'promisedAt') => (doc[field] === undefined ? { [field]: { $exists: false } } : { [field]: doc[field] });
+        // An outstanding promise stays (its keeper settles it); one whose time came is forgotten.
+        const unset: Record<string, ''> = promised === undefined ? { promisedAt: '', promises: '' } : {};
+        if (next === undefined) unset.wakeAt = '';
+        const updated = await ctx.runs.findOneAndUpdate(
+          { $and: [claimable, { status: doc.status, fence: doc.fence }, same('wakeAt'), same('promisedAt')] } as Filter<RunDoc>,
+          {
+            $set: next === undefined ? set : { ...set, wakeAt: next },
+            $inc: { fence: 1 },
+            ...(Object.keys(unset).length === 0 ? {} : { $unset: unset }),
+          } as UpdateFilter<RunDoc>,
+          await ctx.modifyOptions(),
+        );
+        if (updated) return toRunRecord(updated);
+      }
+      throw contention('runs.claim', runId);
     }),
   );
 }

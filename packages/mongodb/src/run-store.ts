@@ -26,7 +26,7 @@ import { contention, guard, isDuplicateKey } from './errors.js';
 import { encodeJson } from './json-codec.js';
 import { claim, renew, transition } from './run-lease.js';
 import { setRunTags, tagFields, tagTokens } from './run-tags.js';
-import { MAX_RETRIES, tryWake } from './run-wake.js';
+import { MAX_RETRIES, tryWake, type WakeExtra } from './run-wake.js';
 
 /** The `idem` value unique per workflow: the idempotency key, or the run id when there is none. */
 export const idemOf = (runId: string, idempotencyKey: string | undefined): string => (idempotencyKey === undefined ? `r:${runId}` : `k:${idempotencyKey}`);
@@ -118,6 +118,27 @@ async function wake(ctx: StoreContext, runId: string, now: number): Promise<void
     if (!doc || isTerminalRunStatus(doc.status)) return;
   }
   throw contention('runs.wake', runId);
+}
+
+async function promiseWake(ctx: StoreContext, runId: string, at: number, now: number): Promise<void> {
+  for (let i = 0; i < MAX_RETRIES; i++) {
+    if ((await tryWake(ctx, runId, at, { min: { promisedAt: at }, inc: { promises: 1 }, set: { updatedAt: now } }, false)).hit) return;
+    const doc = await ctx.runs.findOne({ _id: runId }, { projection: { status: 1 } });
+    if (!doc || isTerminalRunStatus(doc.status)) return;
+  }
+  throw contention('runs.promiseWake', runId);
+}
+
+async function keepPromise(ctx: StoreContext, runId: string, now: number): Promise<void> {
+  for (let i = 0; i < MAX_RETRIES; i++) {
+    // One promise fewer; at none (or when there was none) the promise is forgotten.
+    if ((await tryWake(ctx, runId, now, { filter: { promises: { $gt: 1 } }, inc: { promises: -1 } }, false)).hit) return;
+    const last = { filter: { $nor: [{ promises: { $gt: 1 } }] }, unset: { promisedAt: '', promises: '' } } as WakeExtra;
+    if ((await tryWake(ctx, runId, now, last, false)).hit) return;
+    const doc = await ctx.runs.findOne({ _id: runId }, { projection: { status: 1 } });
+    if (!doc || isTerminalRunStatus(doc.status)) return;
+  }
+  throw contention('runs.keepPromise', runId);
 }
 
 async function requestCancel(ctx: StoreContext, runId: string, now: number, reason: string | undefined): Promise<RunRecord | undefined> {
@@ -224,6 +245,8 @@ export function createRunStore(ctx: StoreContext): RunStore {
     renew: (runId, fence, leaseMs, now) => renew(ctx, runId, fence, leaseMs, now),
     transition: (runId, fence, t, now) => transition(ctx, runId, fence, t, now),
     wake: (runId, now) => guard('runs.wake', () => ctx.exclusive(runId, () => wake(ctx, runId, now))),
+    promiseWake: (runId, at, now) => guard('runs.promiseWake', () => ctx.exclusive(runId, () => promiseWake(ctx, runId, at, now))),
+    keepPromise: (runId, now) => guard('runs.keepPromise', () => ctx.exclusive(runId, () => keepPromise(ctx, runId, now))),
     requestCancel: (runId, now, reason) => guard('runs.requestCancel', () => ctx.exclusive(runId, () => requestCancel(ctx, runId, now, reason))),
     findDue: (now, limit) => guard('runs.findDue', () => findDue(ctx, now, limit)),
     findByIdempotencyKey: (workflow, idempotencyKey) =>

@@ -11,6 +11,10 @@ export interface WakeExtra {
   set?: Record<string, unknown>;
   /** Fields removed in the same update. */
   unset?: Record<string, ''>;
+  /** Fields lowered (`$min`) in the same update. */
+  min?: Record<string, number>;
+  /** Fields incremented (`$inc`) in the same update. */
+  inc?: Record<string, number>;
 }
 
 /**
@@ -30,9 +34,10 @@ export async function tryWake(ctx: StoreContext, runId: string, now: number, ext
   for (const variant of variants) {
     const filter = { _id: runId, status: { $in: variant.statuses }, ...extra.filter } as Filter<RunDoc>;
     const update = {
-      $min: variant.min,
+      $min: { ...variant.min, ...extra.min },
       $set: { updatedAt: now, ...extra.set },
       ...(extra.unset === undefined ? {} : { $unset: extra.unset }),
+      ...(extra.inc === undefined ? {} : { $inc: extra.inc }),
     } as UpdateFilter<RunDoc>;
     if (returning) {
       const doc = await ctx.runs.findOneAndUpdate(filter, update, await ctx.modifyOptions());

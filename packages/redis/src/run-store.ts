@@ -126,6 +126,14 @@ export function createRunStore(ctx: StoreContext): RunStore {
       await runWrite(ctx, s.wakeRun, runId, [String(now)], now);
     },
 
+    async promiseWake(runId, at, now) {
+      await runWrite(ctx, s.promiseWake, runId, [String(at), String(now)], at);
+    },
+
+    async keepPromise(runId, now) {
+      await runWrite(ctx, s.keepPromise, runId, [String(now)], now);
+    },
+
     async requestCancel(runId, now, reason) {
       const reply = await runWrite(ctx, s.requestCancel, runId, [String(now), reason === undefined ? '0' : '1', reason ?? ''], now);
       return reply.code === 'OK' ? runOf(reply.payload) : undefined;

@@ -30,6 +30,10 @@ function callsWith(store: WorkflowStore, bad: unknown, ids: { running: string; f
       : ([['runs.deleteMany', () => store.runs.deleteMany!([s], { statuses: ['completed'], updatedBefore: t0 + 1_000_000 })]] as Array<
           [string, () => Promise<unknown>]
         >)),
+    ...(store.runs.promiseWake === undefined
+      ? []
+      : ([['runs.promiseWake', () => store.runs.promiseWake!(s, t0 + 1_000, t0)]] as Array<[string, () => Promise<unknown>]>)),
+    ...(store.runs.keepPromise === undefined ? [] : ([['runs.keepPromise', () => store.runs.keepPromise!(s, t0)]] as Array<[string, () => Promise<unknown>]>)),
     ['steps.load', () => store.steps.load(s)],
     ['steps.insert', () => store.steps.insert(s, fence, newStep(), t0)],
     ['steps.insert (key)', () => store.steps.insert(running, fence, newStep({ key: s }), t0)],

@@ -241,6 +241,8 @@ export function codecStore(store: WorkflowStore, codec: PayloadCodec): CodecStor
         return decodeRun(await runs.transition(runId, fence, coded, now));
       },
       wake: (runId, now) => runs.wake(runId, now),
+      ...(runs.promiseWake === undefined ? {} : { promiseWake: runs.promiseWake.bind(runs) }),
+      ...(runs.keepPromise === undefined ? {} : { keepPromise: runs.keepPromise.bind(runs) }),
       requestCancel: async (runId, now, reason) =>
         decodeRun(await (reason === undefined ? runs.requestCancel(runId, now) : runs.requestCancel(runId, now, reason))),
       findDue: (now, limit) => runs.findDue(now, limit),

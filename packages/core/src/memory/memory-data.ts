@@ -23,6 +23,10 @@ export interface RunEntry {
   /** The traits of the run's last step insert, which the next one shares when they match. */
   lastTraits: StepTraits | undefined;
   state: Map<string, Json> | undefined;
+  /** The earliest attention promised by `runs.promiseWake` and not yet kept (apart from `wakeAt`). */
+  promisedAt?: number;
+  /** How many promises are outstanding (`promiseWake` adds one, `keepPromise` settles one). */
+  promises?: number;
   /** The messages of each event name, in arrival order (`seq` = index + 1). */
   events: Map<string, EventRecord[]> | undefined;
   /** The message each idempotency key stored. */

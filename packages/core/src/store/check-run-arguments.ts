@@ -191,7 +191,32 @@ export function checkedRuns(runs: RunStore): RunStore {
       ),
     ...(runs.deleteMany === undefined ? {} : { deleteMany: checkedDeleteMany(runs.deleteMany.bind(runs)) }),
     ...(runs.setTags === undefined ? {} : { setTags: checkedSetTags(runs.setTags.bind(runs)) }),
+    ...(runs.promiseWake === undefined ? {} : { promiseWake: checkedPromiseWake(runs.promiseWake.bind(runs)) }),
+    ...(runs.keepPromise === undefined ? {} : { keepPromise: checkedKeepPromise(runs.keepPromise.bind(runs)) }),
   };
+}
+
+function checkedPromiseWake(promiseWake: NonNullable<RunStore['promiseWake']>): NonNullable<RunStore['promiseWake']> {
+  return (runId, at, now) =>
+    checked(
+      () => {
+        str('runs.promiseWake', 'runId', runId);
+        num('runs.promiseWake', 'at', at);
+        num('runs.promiseWake', 'now', now);
+      },
+      () => promiseWake(runId, at, now),
+    );
+}
+
+function checkedKeepPromise(keepPromise: NonNullable<RunStore['keepPromise']>): NonNullable<RunStore['keepPromise']> {
+  return (runId, now) =>
+    checked(
+      () => {
+        str('runs.keepPromise', 'runId', runId);
+        num('runs.keepPromise', 'now', now);
+      },
+      () => keepPromise(runId, now),
+    );
 }
 
 /** The largest batch `runs.deleteMany` takes. */

@@ -22,6 +22,8 @@ const WRITES: ReadonlySet<string> = new Set([
   'runs.renew',
   'runs.transition',
   'runs.wake',
+  'runs.promiseWake',
+  'runs.keepPromise',
   'runs.requestCancel',
   'runs.delete',
   'runs.deleteMany',

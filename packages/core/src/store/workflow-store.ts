@@ -83,7 +83,12 @@ export interface RunStore {
    * Takes the lease atomically (one compare-and-set): succeeds when the run is not terminal, not
    * paused (`RunRecord.paused` absent: a store without `pauses` never has one) and has no lease, an expired lease (`expiresAt <= now`), or a lease held by `owner`. On success the
    * run becomes `running`, `fence` is incremented, `lease = { owner, expiresAt: now + leaseMs }`
-   * and any pending `wakeAt` is cleared (the claimer will see all news when it replays). Returns the
+   * and `wakeAt` is cleared when it is due (`wakeAt <= now`: the claimer sees that news when it
+   * replays) or the run was `pending` (its start grace); a `wakeAt` later than `now` on a `waiting`
+   * or `running` run is kept (a wake-up promised for later, such as a child's pre-wake of its
+   * parent: `transition` to `waiting` then keeps the earlier of it and its own), lowered to an
+   * outstanding promise (`promiseWake`) later than `now` if that is earlier; a promise no later
+   * than `now` is forgotten with its count (its time came: it did its work). Returns the
    * updated run, whose `fence` is the token for every later write. Returns `undefined` (writing
    * nothing) when the run is missing, terminal, paused, or leased by someone else. Of N concurrent
    * claimers exactly one succeeds; of a claim racing `pauses.pauseRun`, either the claim lands first
@@ -102,7 +107,8 @@ export interface RunStore {
    * Compare-and-set of the status. Throws `LEASE_LOST` when `fence` is stale, and
    * `RUN_CONFLICT` when the current status is not in `from` or is terminal; either way nothing is
    * written. Any status but `running` releases the lease. `waiting` sets `wakeAt` to the earlier of
-   * `transition.wakeAt` and a wake-up requested since the claim; terminal statuses clear `wakeAt`
+   * `transition.wakeAt` and the run's own `wakeAt` (a wake-up requested since the claim, or a later
+   * one the claim kept); terminal statuses clear `wakeAt`
    * and record `output` / `error`. Returns the updated run.
    */
   transition(runId: string, fence: number, transition: RunTransition, now: number): Promise<RunRecord>;
@@ -113,6 +119,27 @@ export interface RunStore {
    * result arrives.
    */
   wake(runId: string, now: number): Promise<void>;
+
+  /**
+   * Optional, with `keepPromise` (a store without them makes the engine pre-wake a parent with
+   * `wake(runId, at)`, which a claim landing before the child's ending write can consume). Promises
+   * the run attention no later than `at`: `wakeAt` becomes `min(wakeAt, at)` as `wake` does, and
+   * the promise is also kept apart from it — the earliest outstanding promise's time and a count
+   * of outstanding promises (this adds one) — until `keepPromise` settles the last one. While one
+   * is outstanding and later than a claim, that claim leaves `wakeAt` no later than it. The engine
+   * promises a parent its child's end right before the child's ending write and keeps the promise
+   * right after it: a parent claimed in between (woken by something else) that read its child still
+   * running then suspends no later than the promise (decisions 56 and 78). Unfenced; `updatedAt`
+   * becomes `now`; a no-op on missing or terminal runs.
+   */
+  promiseWake?(runId: string, at: number, now: number): Promise<void>;
+
+  /**
+   * Optional, with `promiseWake`. Wakes the run as `wake(runId, now)` and settles one outstanding
+   * promise: the count goes down by one (never below zero), and at zero the promise is forgotten
+   * (so a claim after it leaves no `wakeAt` for it). Unfenced; a no-op on missing or terminal runs.
+   */
+  keepPromise?(runId: string, now: number): Promise<void>;
 
   /**
    * Sets `cancelRequested` and wakes the run (as `wake`) in one atomic write when the run is not

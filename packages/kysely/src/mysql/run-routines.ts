@@ -69,15 +69,27 @@ end`;
 
 /**
  * `<prefix>run_claim` as version `version` creates it: `'0002'` as `cairn_0002_step_routines`
- * shipped it, `'0015'` (`cairn_0015_run_pause`) also refusing a paused run (`paused_json` set).
+ * shipped it, `'0015'` (`cairn_0015_run_pause`) also refusing a paused run (`paused_json` set),
+ * `'0018'` (`cairn_0018_run_wake_promise`) also keeping a `wake_at` later than the claim on a run
+ * that is not pending, lowered to `promised_at` when that is later than the claim, and forgetting
+ * a promise whose time came with its count (the next suspension is no later than either; decision 78).
  */
 export function mysqlRunClaimRoutine(names: TableNames, collation: string, version: RunClaimVersion): string {
-  const notPaused = version === '0015' ? ' and paused_json is null' : '';
+  const notPaused = version === '0002' ? '' : ' and paused_json is null';
+  // MySQL assigns left to right: wake_at first, then promises, then promised_at, each reading the
+  // old values of the columns assigned after it (status, promised_at).
+  const kept = `case when status <> 'pending' and wake_at > p_now then wake_at else null end`;
+  const wake = `case when promised_at > p_now and (status = 'pending' or wake_at is null or wake_at <= p_now or wake_at > promised_at)
+        then promised_at else ${kept} end`;
   return runProcedure(names, collation)(
     mysqlRunRoutineNames(names.prefix).runClaim,
     RUN_CLAIM_PARAMS,
     `status not in ${TERMINAL}${notPaused} and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner)`,
-    `due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
+    version === '0018'
+      ? `wake_at = ${wake}, promises = case when promised_at > p_now then promises else null end,
+        promised_at = case when promised_at > p_now then promised_at else null end, due_at = p_expires_at, status = 'running', fence = fence + 1,
+        lease_owner = p_owner, lease_expires_at = p_expires_at, updated_at = p_now`
+      : `due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
         wake_at = null, updated_at = p_now`,
   );
 }

@@ -130,8 +130,12 @@ export function finishedAttemptInsert(attempts: string): string {
 /** Which `run_request_cancel` procedure to create: without (`'0002'`) or with (`'0004'`) a reason. */
 export type RequestCancelVersion = '0002' | '0004';
 
-/** The versions of `<prefix>run_claim` (MySQL/MariaDB): as `cairn_0002_step_routines` made it, and refusing a paused run (`cairn_0015_run_pause`). */
-export type RunClaimVersion = '0002' | '0015';
+/**
+ * The versions of `<prefix>run_claim` (MySQL/MariaDB): as `cairn_0002_step_routines` made it,
+ * refusing a paused run (`cairn_0015_run_pause`), and keeping a wake-up asked for later than the
+ * claim and taking a promise (`cairn_0018_run_wake_promise`).
+ */
+export type RunClaimVersion = '0002' | '0015' | '0018';
 
 /** The step routines of one table prefix (PostgreSQL functions, MySQL/MariaDB procedures). */
 export interface RoutineNames {

@@ -17,3 +17,10 @@ export const PAUSED_COLUMN = 'paused_json';
 /** The columns `cairn_0017_run_tags` adds to `runs`: `RunRecord.tags` as JSON text and `RunRecord.tagWrites`, NULL when none. */
 export const TAGS_COLUMN = 'tags_json';
 export const TAG_WRITES_COLUMN = 'tag_writes';
+
+/**
+ * The columns `cairn_0018_run_wake_promise` adds to `runs`: the time of the earliest outstanding
+ * promise (`runs.promiseWake`) and how many are outstanding, NULL when none.
+ */
+export const PROMISED_COLUMN = 'promised_at';
+export const PROMISES_COLUMN = 'promises';

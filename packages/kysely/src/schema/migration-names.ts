@@ -18,4 +18,5 @@ export const CAIRN_MIGRATION_NAMES = [
   'cairn_0015_run_pause',
   'cairn_0016_bulk_operations',
   'cairn_0017_run_tags',
+  'cairn_0018_run_wake_promise',
 ] as const;

@@ -21,6 +21,7 @@ import { streamsMigration } from './streams-migration.js';
 import { runPauseMigration } from './run-pause-migration.js';
 import { bulkOperationsMigration } from './bulk-operations-migration.js';
 import { runTagsMigration } from './run-tags-migration.js';
+import { runWakePromiseMigration } from './run-wake-promise-migration.js';
 import { tableNames, type TableNames } from './tables.js';
 
 type ColumnSpec = readonly [name: string, kind: ColumnKind, nullable?: 'null'];
@@ -217,6 +218,7 @@ export function cairnMigrations(options: CairnMigrationOptions | string = {}): C
       [CAIRN_MIGRATION_NAMES[13]]: runPauseMigration(names),
       [CAIRN_MIGRATION_NAMES[14]]: bulkOperationsMigration(names),
       [CAIRN_MIGRATION_NAMES[15]]: runTagsMigration(names),
+      [CAIRN_MIGRATION_NAMES[16]]: runWakePromiseMigration(names),
     }),
   };
 }

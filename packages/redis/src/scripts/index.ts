@@ -11,6 +11,8 @@ import {
   SET_TAGS,
   TRANSITION_RUN,
   WAKE_RUN,
+  PROMISE_WAKE,
+  KEEP_PROMISE,
 } from './run-scripts.lua.js';
 import { luaScript, runScript, type IndexMode, type LuaScript } from './script.js';
 import { CREATE_BULK, DELETE_BULK, READ_BULK, UPDATE_BULK } from './bulk-scripts.lua.js';
@@ -26,6 +28,8 @@ export interface Scripts {
   renewLease: LuaScript;
   transitionRun: LuaScript;
   wakeRun: LuaScript;
+  promiseWake: LuaScript;
+  keepPromise: LuaScript;
   requestCancel: LuaScript;
   deleteRun: LuaScript;
   reopenRun: LuaScript;
@@ -73,6 +77,8 @@ export function scriptsFor(mode: IndexMode): Scripts {
       renewLease: runScript('renewLease', RENEW_LEASE, mode),
       transitionRun: runScript('transitionRun', TRANSITION_RUN, mode),
       wakeRun: runScript('wakeRun', WAKE_RUN, mode),
+      promiseWake: runScript('promiseWake', PROMISE_WAKE, mode),
+      keepPromise: runScript('keepPromise', KEEP_PROMISE, mode),
       requestCancel: runScript('requestCancel', REQUEST_CANCEL, mode),
       deleteRun: runScript('deleteRun', DELETE_RUN, mode),
       reopenRun: runScript('reopenRun', REOPEN_RUN, mode),

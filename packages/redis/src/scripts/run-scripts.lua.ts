@@ -19,16 +19,25 @@ if idemField ~= '' then idemClaim(idemField, redis.call('HGET', R, 'id')) end
 return finish('OK', redis.call('HGETALL', R), facts(''))
 `;
 
-/** ARGV: owner, now, expiresAt. Answers 'OK' with the run, or 'NO' having written nothing. */
+/**
+ * ARGV: owner, now, expiresAt. Answers 'OK' with the run, or 'NO' having written nothing. A
+ * wakeAt later than now on a run that is not pending is kept, lowered to a promise (promisedAt)
+ * later than now; a due one, or a pending run's start grace, is cleared; a promise whose time
+ * came is forgotten with its count (decision 78). Values are written back as the strings they were read as.
+ */
 export const CLAIM_RUN = /* lua */ `
 local owner, now, expiresAt = ARGV[1], ARGV[2], ARGV[3]
-local v = redis.call('HMGET', R, 'status', 'leaseOwner', 'leaseExp', 'paused')
+local v = redis.call('HMGET', R, 'status', 'leaseOwner', 'leaseExp', 'paused', 'wakeAt', 'promisedAt')
 if not v[1] or TERMINAL[v[1]] or v[4] then return finish('NO') end
 if v[2] and v[2] ~= owner and tonumber(v[3]) > tonumber(now) then return finish('NO') end
 local before = snapshot()
 redis.call('HSET', R, 'status', 'running', 'leaseOwner', owner, 'leaseExp', expiresAt, 'updatedAt', now)
 redis.call('HINCRBY', R, 'fence', 1)
-redis.call('HDEL', R, 'wakeAt')
+local keep = nil
+if v[1] ~= 'pending' and v[5] and tonumber(v[5]) > tonumber(now) then keep = v[5] end
+if v[6] and tonumber(v[6]) > tonumber(now) and (not keep or tonumber(v[6]) < tonumber(keep)) then keep = v[6] end
+if keep then redis.call('HSET', R, 'wakeAt', keep) else redis.call('HDEL', R, 'wakeAt') end
+if not (v[6] and tonumber(v[6]) > tonumber(now)) then redis.call('HDEL', R, 'promisedAt', 'promises') end
 return finish('OK', redis.call('HGETALL', R), facts(before))
 `;
 
@@ -106,6 +115,30 @@ local status = redis.call('HGET', R, 'status')
 if not status or TERMINAL[status] then return finish('OK', {}, currentFacts()) end
 local before = snapshot()
 wakeRun(ARGV[1])
+return finish('OK', {}, facts(before))
+`;
+
+/** ARGV: at, now. A wake-up at \`at\`, promisedAt = min(promisedAt, at) and one promise more on a non-terminal run (\`runs.promiseWake\`). */
+export const PROMISE_WAKE = /* lua */ `
+local status = redis.call('HGET', R, 'status')
+if not status or TERMINAL[status] then return finish('OK', {}, currentFacts()) end
+local before = snapshot()
+wakeRun(ARGV[1])
+redis.call('HSET', R, 'updatedAt', ARGV[2])
+local cur = redis.call('HGET', R, 'promisedAt')
+if not cur or tonumber(ARGV[1]) < tonumber(cur) then redis.call('HSET', R, 'promisedAt', ARGV[1]) end
+redis.call('HINCRBY', R, 'promises', 1)
+return finish('OK', {}, facts(before))
+`;
+
+/** ARGV: now. A wake-up now and one promise fewer; at none the promise is forgotten (\`runs.keepPromise\`). */
+export const KEEP_PROMISE = /* lua */ `
+local status = redis.call('HGET', R, 'status')
+if not status or TERMINAL[status] then return finish('OK', {}, currentFacts()) end
+local before = snapshot()
+wakeRun(ARGV[1])
+local left = tonumber(redis.call('HGET', R, 'promises') or '0') - 1
+if left > 0 then redis.call('HSET', R, 'promises', tostring(left)) else redis.call('HDEL', R, 'promisedAt', 'promises') end
 return finish('OK', {}, facts(before))
 `;
 

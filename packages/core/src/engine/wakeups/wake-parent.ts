@@ -15,7 +15,12 @@ import type { EngineRuntime } from '../engine-runtime.js';
  */
 export async function preWakeParent(rt: EngineRuntime, parent: ParentRef | undefined): Promise<void> {
   if (parent === undefined) return;
-  await rt.store.runs.wake(parent.runId, rt.clock.now() + rt.timings.leaseMs);
+  const now = rt.clock.now();
+  const runs = rt.store.runs;
+  // A promise survives a claim of the parent before the ending write (decision 78); a plain wake
+  // is merged into a due wake-up that such a claim consumes.
+  if (runs.promiseWake && runs.keepPromise) await runs.promiseWake(parent.runId, now + rt.timings.leaseMs, now);
+  else await runs.wake(parent.runId, now + rt.timings.leaseMs);
 }
 
 /**
@@ -27,7 +32,11 @@ export async function preWakeParent(rt: EngineRuntime, parent: ParentRef | undef
  */
 export async function wakeParent(rt: EngineRuntime, parent: ParentRef | undefined): Promise<void> {
   if (parent === undefined) return;
-  await rt.store.runs.wake(parent.runId, rt.clock.now());
+  const runs = rt.store.runs;
+  // The wake-up keeps the pre-wake's promise: the child's end is written, so the parent no longer
+  // needs it (and a claim after this one is not made to wait for it again).
+  if (runs.promiseWake && runs.keepPromise) await runs.keepPromise(parent.runId, rt.clock.now());
+  else await runs.wake(parent.runId, rt.clock.now());
   const run = await rt.store.runs.get(parent.runId);
   if (run && !isTerminalRunStatus(run.status)) await rt.dispatchRun(run);
 }

@@ -1088,3 +1088,75 @@ select count(*) as n from information_schema.columns
     where table_schema = database() and table_name = ? and column_name = ?
 -- @query
 alter table `cairn_runs` drop column `tags_json`
+-- @migration cairn_0018_run_wake_promise up
+-- @query ["cairn_runs","promised_at"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query
+alter table `cairn_runs` add column `promised_at` bigint
+-- @query ["cairn_runs","promises"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query
+alter table `cairn_runs` add column `promises` integer
+-- @query
+drop procedure if exists `cairn_run_claim`
+-- @query
+select version() as v
+-- @query
+create procedure `cairn_run_claim`(in p_run_id varchar(128) character set utf8mb4 collate utf8mb4_0900_bin, in p_owner text character set utf8mb4 collate utf8mb4_0900_bin, in p_expires_at bigint, in p_now bigint)
+modifies sql data
+sql security invoker
+begin
+  declare v_done integer default 0;
+  declare exit handler for sqlexception
+  begin
+    rollback;
+    resignal;
+  end;
+  start transaction;
+  select count(*) into v_done from `cairn_runs` where id = p_run_id and status not in ('completed', 'failed', 'cancelled') and paused_json is null and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner) for update;
+  if v_done = 1 then
+    update `cairn_runs` set wake_at = case when promised_at > p_now and (status = 'pending' or wake_at is null or wake_at <= p_now or wake_at > promised_at)
+        then promised_at else case when status <> 'pending' and wake_at > p_now then wake_at else null end end, promises = case when promised_at > p_now then promises else null end,
+        promised_at = case when promised_at > p_now then promised_at else null end, due_at = p_expires_at, status = 'running', fence = fence + 1,
+        lease_owner = p_owner, lease_expires_at = p_expires_at, updated_at = p_now where id = p_run_id;
+  end if;
+  select v_done as done, r.* from `cairn_runs` r where r.id = p_run_id;
+  commit;
+end
+-- @migration cairn_0018_run_wake_promise down
+-- @query
+drop procedure if exists `cairn_run_claim`
+-- @query
+select version() as v
+-- @query
+create procedure `cairn_run_claim`(in p_run_id varchar(128) character set utf8mb4 collate utf8mb4_0900_bin, in p_owner text character set utf8mb4 collate utf8mb4_0900_bin, in p_expires_at bigint, in p_now bigint)
+modifies sql data
+sql security invoker
+begin
+  declare v_done integer default 0;
+  declare exit handler for sqlexception
+  begin
+    rollback;
+    resignal;
+  end;
+  start transaction;
+  select count(*) into v_done from `cairn_runs` where id = p_run_id and status not in ('completed', 'failed', 'cancelled') and paused_json is null and (lease_owner is null or lease_expires_at <= p_now or lease_owner = p_owner) for update;
+  if v_done = 1 then
+    update `cairn_runs` set due_at = p_expires_at, status = 'running', fence = fence + 1, lease_owner = p_owner, lease_expires_at = p_expires_at,
+        wake_at = null, updated_at = p_now where id = p_run_id;
+  end if;
+  select v_done as done, r.* from `cairn_runs` r where r.id = p_run_id;
+  commit;
+end
+-- @query ["cairn_runs","promises"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query
+alter table `cairn_runs` drop column `promises`
+-- @query ["cairn_runs","promised_at"]
+select count(*) as n from information_schema.columns
+    where table_schema = database() and table_name = ? and column_name = ?
+-- @query
+alter table `cairn_runs` drop column `promised_at`

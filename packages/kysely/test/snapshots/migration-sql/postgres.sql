@@ -775,3 +775,13 @@ drop table if exists "cairn_run_tags"
 alter table "cairn_runs" drop column "tag_writes"
 -- @query
 alter table "cairn_runs" drop column "tags_json"
+-- @migration cairn_0018_run_wake_promise up
+-- @query
+alter table "cairn_runs" add column "promised_at" bigint
+-- @query
+alter table "cairn_runs" add column "promises" integer
+-- @migration cairn_0018_run_wake_promise down
+-- @query
+alter table "cairn_runs" drop column "promises"
+-- @query
+alter table "cairn_runs" drop column "promised_at"
