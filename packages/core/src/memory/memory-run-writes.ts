@@ -7,8 +7,9 @@ import { reopenedRun } from '../store/reopened-run.js';
 import { runNotFound } from '../store/write-rejections.js';
 import type { RunStore } from '../store/workflow-store.js';
 import { copy, dropField, type MemoryData } from './memory-data.js';
+import { wakeAfterClaim } from './memory-run-promises.js';
 
-type RunWrites = Pick<RunStore, 'create' | 'claim' | 'renew' | 'transition' | 'wake' | 'promiseWake' | 'keepPromise' | 'requestCancel'>;
+type RunWrites = Pick<RunStore, 'create' | 'claim' | 'renew' | 'transition' | 'wake' | 'requestCancel'>;
 type RunChanges = Pick<RunStore, 'reopen' | 'delete'> & Required<Pick<RunStore, 'setTags'>>;
 
 /** The writes of `RunStore` that move a run through its life, over the memory store's data. */
@@ -22,17 +23,7 @@ export function memoryRunWrites(data: MemoryData): RunWrites {
       if (!e || isTerminalRunStatus(e.run.status) || e.run.paused !== undefined) return undefined;
       const lease = e.run.lease;
       if (lease && lease.owner !== owner && lease.expiresAt > now) return undefined;
-      // A due wake-up is news the claimer sees by replaying; one asked for later, or an outstanding
-      // promise later than now (a child's pre-wake), is what the next suspension must keep
-      // (decision 78). A pending run's wakeAt is its start grace.
-      const kept = e.run.status !== 'pending' && e.run.wakeAt !== undefined && e.run.wakeAt > now ? e.run.wakeAt : undefined;
-      const promised = e.promisedAt !== undefined && e.promisedAt > now ? e.promisedAt : undefined;
-      const next = kept === undefined ? promised : promised === undefined ? kept : Math.min(kept, promised);
-      // A promise whose time has come did its work (the run is being claimed): forget it.
-      if (promised === undefined) {
-        e.promisedAt = undefined;
-        e.promises = undefined;
-      }
+      const next = wakeAfterClaim(e, now);
       e.run.status = 'running';
       e.run.fence += 1;
       e.run.lease = { owner, expiresAt: now + leaseMs };
@@ -77,27 +68,6 @@ export function memoryRunWrites(data: MemoryData): RunWrites {
     async wake(runId, now) {
       const e = data.entry(runId);
       if (e) data.wakeEntry(e, now);
-    },
-
-    async promiseWake(runId, at, now) {
-      const e = data.entry(runId);
-      if (!e || isTerminalRunStatus(e.run.status)) return;
-      data.wakeEntry(e, at);
-      e.run.updatedAt = now;
-      e.promisedAt = e.promisedAt === undefined ? at : Math.min(e.promisedAt, at);
-      e.promises = (e.promises ?? 0) + 1;
-    },
-
-    async keepPromise(runId, now) {
-      const e = data.entry(runId);
-      if (!e || isTerminalRunStatus(e.run.status)) return;
-      data.wakeEntry(e, now);
-      const left = (e.promises ?? 0) - 1;
-      if (left > 0) e.promises = left;
-      else {
-        e.promises = undefined;
-        e.promisedAt = undefined;
-      }
     },
 
     async requestCancel(runId, now, reason) {

@@ -9,6 +9,7 @@ import type { WorkflowStore } from '../store/workflow-store.js';
 import { MemoryData } from './memory-data.js';
 import { memoryRunReads } from './memory-run-reads.js';
 import { memoryRunChanges, memoryRunWrites } from './memory-run-writes.js';
+import { memoryRunPromises } from './memory-run-promises.js';
 import { memoryHistory, memorySteps } from './memory-steps.js';
 import { memoryEvents, memoryState, memoryStreams } from './memory-run-data.js';
 import { memorySchedules, memoryVersions } from './memory-catalog.js';
@@ -32,7 +33,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): WorkflowSto
     capabilities: { multiProcess: false, maxPayloadBytes: options.maxPayloadBytes ?? 16 * 1024 * 1024, insertFinished: true },
     // Between engines sharing this object (the only "processes" a memory store has).
     signals: createMemorySignals(),
-    runs: { ...memoryRunReads(data), ...memoryRunWrites(data), ...memoryRunChanges(data) },
+    runs: { ...memoryRunReads(data), ...memoryRunWrites(data), ...memoryRunPromises(data), ...memoryRunChanges(data) },
     streams: memoryStreams(data),
     steps: memorySteps(data),
     state: memoryState(data),
