@@ -26,9 +26,13 @@ function toEntry(row: StreamEntryRow): StreamEntry {
 
 /**
  * `streams` over `stream_entries` (`cairn_0013_streams`). `append` is one transaction that locks the
- * run row (fence and terminal check; SQLite: the write transaction is exclusive already) and reads
- * the stream's last entry in the same statement, so the appends of one run take turns, then inserts
- * one row: a chunk costs one transaction of two statements. The primary key (run_id, stream_hash, idx) backs the lock.
+ * run row (fence and terminal check; SQLite: the write transaction is exclusive already), then reads
+ * the stream's last entry, so the appends of one run take turns, then inserts one row: a chunk costs
+ * one transaction of three statements. The last entry is read by a statement of its own, after the
+ * lock is held: in the locking statement it was read before the lock wait (PostgreSQL evaluates a
+ * statement's subqueries under the snapshot it took when it started, and read committed takes it
+ * before waiting), so two appends of one index both saw the stream without the other's entry and
+ * the second failed on the primary key. The primary key (run_id, stream_hash, idx) backs the lock.
  */
 export function streamsOf(ctx: StoreContext): StreamStore {
   const { t, dialect } = ctx;
@@ -39,22 +43,22 @@ export function streamsOf(ctx: StoreContext): StreamStore {
           const id = encodeText(runId);
           const stored = encodeText(entry.stream);
           const hash = keyHash(stored);
-          // One statement: the run row, locked, with the stream's last entry beside it.
-          const last = sql`from ${t.stream_entries} where run_id = ${id} and stream_hash = ${hash} order by idx desc limit 1`;
+          // The run row, locked; then, under the lock (a statement of its own, so that it sees what the
+          // append before this one committed), the stream's last entry.
           const run = await first(
             trx,
-            sql<{
-              status: string;
-              fence: number | string;
-              last_idx: number | string | null;
-              last_closed: number | string | boolean | null;
-            }>`select status, fence,
-              (select idx ${last}) as last_idx, (select closed ${last}) as last_closed
-              from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`,
+            sql<{ status: string; fence: number | string }>`select status, fence from ${t.runs} where id = ${id} ${dialect.lockForUpdate()}`,
           );
           checkWritableRun(runId, fence, run === undefined ? undefined : { status: run.status, fence: Number(run.fence) });
-          const lastIdx = run?.last_idx ?? null;
-          const closed = lastIdx !== null && flag(run?.last_closed);
+          const last = await first(
+            trx,
+            sql<{
+              idx: number | string;
+              closed: number | string | boolean;
+            }>`select idx, closed from ${t.stream_entries} where run_id = ${id} and stream_hash = ${hash} order by idx desc limit 1`,
+          );
+          const lastIdx = last?.idx ?? null;
+          const closed = lastIdx !== null && flag(last?.closed);
           const length = lastIdx === null ? 0 : closed ? Number(lastIdx) : Number(lastIdx) + 1;
           if (decideStreamAppend(runId, length, closed, entry) === 'exists') return { created: false };
           const data = entry.close === true ? null : encodeJsonRequired(entry.data);
