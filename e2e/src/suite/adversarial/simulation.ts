@@ -13,8 +13,8 @@ import {
 import { FAULT_POINTS, SimulatedCrash, type FaultInjector, type FaultPoint, type FaultSite } from '@cairn/core/testing';
 import { caseGroup, conformanceCase, type CaseEnv, type CaseGroup } from '../case.js';
 import { engineWorld, type EngineWorld } from '../engine/engine-world.js';
-import { LIVENESS_BOUND_MS } from './liveness.js';
-import type { StoreCall } from '@cairn/core/backend';
+import { MotionWatch } from './simulation-motion.js';
+import { judgeReplies, judgeStreams, type RunReport } from './simulation-judges.js';
 import { newNamespace } from '../run-in-fresh-namespace.js';
 import {
   describeProgram,
@@ -189,111 +189,6 @@ export class CrashAt implements FaultInjector {
   }
 }
 
-/** What the store calls tell of one run: when it was created, claimed, ended, and whose child it is. */
-interface Motion {
-  workflow: string;
-  parent?: string;
-  created: number;
-  /** The last claim or lease renewal: when it was last seen executing. */
-  lastClaim?: number;
-  ended?: number;
-  /** Paused now (the pause mode): a paused run is not expected to move. */
-  paused?: boolean;
-  /** The last resume: a paused run moves again from then on. */
-  resumed?: number;
-}
-
-/**
- * "Stuck" is "not moving within the bound" (`LIVENESS_BOUND_MS`: leaseMs + 2 × recoveryIntervalMs
- * of the world's engines, 50 s): every run of the program must be claimed (executing again) or end
- * within the bound of its last move — its creation, its last claim, or the end of a child it waits
- * for — unless it waits for a child still running (the child is judged instead); and a parent must
- * be claimed within the bound of each child's end. A run that renews its lease is executing (a
- * body waiting on real time lets the driver move the clock). A program's own timers (sleeps up to 20 s,
- * backoffs up to 2.5 s) are shorter than the bound, so only a lost wake-up or a slow recovery
- * breaks it. Judged from the engines' store calls (`runs.create`, `runs.claim`, `runs.renew`,
- * terminal `runs.transition`, `runs.delete`, each with the time it was given), at every look of the driver:
- * a look comes after each timer fires, so the calls it has not seen yet were made at `now`, and
- * the gaps are judged up to `now` before they are read.
- */
-class MotionWatch {
-  private read = 0;
-  private readonly runs = new Map<string, Motion>();
-  private readonly stuck = new Set<string>();
-  readonly problems: string[] = [];
-
-  constructor(private readonly calls: readonly StoreCall[]) {}
-
-  look(now: number): void {
-    this.judge(now);
-    for (; this.read < this.calls.length; this.read += 1) this.take(this.calls[this.read] as StoreCall, now);
-  }
-
-  private judge(now: number): void {
-    for (const [id, run] of this.runs) {
-      if (run.ended !== undefined || run.paused === true || this.stuck.has(id)) continue;
-      const children = [...this.runs.entries()].filter(([, c]) => c.parent === id);
-      const claimed = run.lastClaim ?? -Infinity;
-      // A child's end the parent has not been claimed since.
-      const untaken = children.map(([, c]) => c.ended).filter((e): e is number => e !== undefined && e > claimed);
-      // A child that ended while its parent was paused is taken from the resume on.
-      const oldestUntaken = Math.max(Math.min(...untaken), run.resumed ?? -Infinity);
-      const waitsForRunning = children.some(([, c]) => c.ended === undefined);
-      const since = Math.max(run.created, claimed, run.resumed ?? -Infinity, ...children.map(([, c]) => c.ended ?? -Infinity));
-      let quiet: string | undefined;
-      if (now - oldestUntaken > LIVENESS_BOUND_MS) quiet = `not claimed ${(now - oldestUntaken) / 1000} s after a child ended`;
-      else if (!waitsForRunning && now - since > LIVENESS_BOUND_MS) quiet = `not moving for ${(now - since) / 1000} s`;
-      if (quiet === undefined) continue;
-      this.stuck.add(id);
-      this.problems.push(
-        `run ${id} (${run.workflow}${run.parent === undefined ? '' : `, child of ${run.parent}`}) ${quiet} (bound ${LIVENESS_BOUND_MS / 1000} s)`,
-      );
-    }
-  }
-
-  /** Reads one call, made at `now` or before (`runs.delete` carries no time of its own). */
-  private take(call: StoreCall, now: number): void {
-    const outcome = call.outcome;
-    if (outcome?.ok !== true) return;
-    const value = outcome.value as { id?: string; parent?: { runId: string }; workflow?: string; status?: string } | undefined;
-    switch (call.method) {
-      case 'runs.create': {
-        const { run } = outcome.value as { run: { id: string; workflow: string; parent?: { runId: string } } };
-        if (!this.runs.has(run.id))
-          this.runs.set(run.id, { workflow: run.workflow, created: call.args[1] as number, ...(run.parent ? { parent: run.parent.runId } : {}) });
-        return;
-      }
-      // A claim, or a renewal of the lease: the run is executing.
-      case 'runs.claim':
-      case 'runs.renew': {
-        const run = value?.id === undefined ? undefined : this.runs.get(value.id);
-        if (run) run.lastClaim = call.args[3] as number;
-        return;
-      }
-      case 'runs.transition': {
-        const run = value?.id === undefined ? undefined : this.runs.get(value.id);
-        if (run && value?.status !== undefined && isTerminalRunStatus(value.status as RunRecord['status'])) run.ended = call.args[3] as number;
-        return;
-      }
-      // The pause mode: a paused run stands still until it is resumed, which is its next move.
-      case 'pauses.pauseRun':
-      case 'pauses.resumeRun': {
-        const change = outcome.value as { run: { id: string }; changed: boolean };
-        const run = this.runs.get(change.run.id);
-        if (!run || !change.changed) return;
-        run.paused = call.method === 'pauses.pauseRun';
-        if (!run.paused) run.resumed = call.args[1] as number;
-        return;
-      }
-      case 'runs.delete': {
-        const run = this.runs.get(call.args[0] as string);
-        if (run && outcome.value === true) run.ended = now;
-        return;
-      }
-    }
-  }
-}
-
 /** The crashes planned for a seed: 1..MAX_CRASHES, each at the n-th hit of a random fault point. */
 function planCrashes(program: SimProgram, truth: Truth): { point: FaultPoint; n: number }[] {
   const rng = new Rng(program.seed ^ 0x2545f491);
@@ -321,25 +216,6 @@ function planPauses(program: SimProgram, truth: Truth): PlannedPause[] {
     at += rng.int(0, reach);
     return { atLook: at, looks: rng.int(1, 40), workflow: rng.int(0, 3) === 0 };
   });
-}
-
-/** How one run of a program went: what the test counts, and what it prints for a failure. */
-export interface RunReport {
-  wrong: string[];
-  doubleRun: string[];
-  lost: string[];
-  stuck: string[];
-  crashes: FaultSite[];
-  output?: unknown;
-  log: string[];
-  /** Times the driver looked at the run (about one per timer fired). */
-  looks: number;
-  /** Pauses the pause mode made. */
-  pauses: number;
-  /** Store calls the engines made. */
-  storeCalls: number;
-  /** Real time the run took, ms. */
-  ms: number;
 }
 
 /**
@@ -512,65 +388,6 @@ export async function runProgram(env: CaseEnv, program: SimProgram, truth: Truth
   await judgeBodies(w, tracker, truth, mode, run?.status === 'completed', report);
   if (run?.status === 'completed') await judgeStreams(w, run.id, truth, mode, report);
   return report;
-}
-
-/** Each stream of the run holds exactly its chunks, in order, each once, whatever crashed. */
-async function judgeStreams(w: EngineWorld, runId: string, truth: Truth, mode: string, report: RunReport): Promise<void> {
-  const streams = w.raw.streams;
-  if (streams === undefined) return;
-  // Requests keep their receipts and replies in streams of the engine's own (`$request:...`).
-  const listed = (await streams.list(runId))
-    .map((s) => s.stream)
-    .filter((name) => !name.startsWith('$'))
-    .sort();
-  const expected = [...truth.streams.keys()].sort();
-  if (JSON.stringify(listed) !== JSON.stringify(expected))
-    report.wrong.push(`${mode}: streams ${JSON.stringify(listed)}, expected ${JSON.stringify(expected)}`);
-  for (const [stream, chunks] of truth.streams) {
-    const stored = (await streams.read(runId, stream, 0, 1000)).map((e) => [e.index, e.data]);
-    const want = chunks.map((chunk, index) => [index, chunk]);
-    if (JSON.stringify(stored) !== JSON.stringify(want))
-      report.wrong.push(`${mode}: stream ${stream} holds ${JSON.stringify(stored)}, expected ${JSON.stringify(want)}`);
-  }
-}
-
-/**
- * Every request sent got a reply (a caller waiting on a store without signals reads it on its poll
- * timer, so the clock moves until all are settled), and per name the replies are the program's,
- * each exactly once.
- */
-async function judgeReplies(
-  w: EngineWorld,
-  replies: readonly { name: string; outcome: Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> }[],
-  truth: Truth,
-  mode: string,
-  report: RunReport,
-): Promise<void> {
-  let settled = 0;
-  for (const r of replies) void r.outcome.then(() => (settled += 1));
-  for (let i = 0; i < 200 && settled < replies.length; i += 1) {
-    await w.settle();
-    if (settled < replies.length) await w.clock.advanceToNextTimer();
-  }
-  if (settled < replies.length) {
-    report.stuck.push(`${mode}: ${replies.length - settled} of ${replies.length} requests never settled`);
-    return;
-  }
-  const got = new Map<string, string[]>();
-  for (const r of replies) {
-    const outcome = await r.outcome;
-    if (!outcome.ok) {
-      report.wrong.push(`${mode}: a request ${r.name} failed: ${(outcome.error as Error).message}`);
-      continue;
-    }
-    got.set(r.name, [...(got.get(r.name) ?? []), JSON.stringify(outcome.value)]);
-  }
-  for (const [name, want] of truth.replies) {
-    const expected = want.map((reply) => JSON.stringify(reply)).sort();
-    const actual = (got.get(name) ?? []).sort();
-    if (JSON.stringify(actual) !== JSON.stringify(expected))
-      report.wrong.push(`${mode}: requests ${name} got ${actual.join(', ')}, expected ${expected.join(', ')}`);
-  }
 }
 
 /** The modes a program runs in: uninterrupted, with crashes, with pauses and resumes. */
