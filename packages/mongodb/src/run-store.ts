@@ -131,10 +131,11 @@ async function promiseWake(ctx: StoreContext, runId: string, at: number, now: nu
 
 async function keepPromise(ctx: StoreContext, runId: string, now: number): Promise<void> {
   for (let i = 0; i < MAX_RETRIES; i++) {
-    // One promise fewer; at none (or when there was none) the promise is forgotten.
-    if ((await tryWake(ctx, runId, now, { filter: { promises: { $gt: 1 } }, inc: { promises: -1 } }, false)).hit) return;
+    // The last promise (the usual case: one child ending) first, so a child's end costs one update
+    // on a waiting parent; else one promise fewer. At none the promise is forgotten.
     const last = { filter: { $nor: [{ promises: { $gt: 1 } }] }, unset: { promisedAt: '', promises: '' } } as WakeExtra;
     if ((await tryWake(ctx, runId, now, last, false)).hit) return;
+    if ((await tryWake(ctx, runId, now, { filter: { promises: { $gt: 1 } }, inc: { promises: -1 } }, false)).hit) return;
     const doc = await ctx.runs.findOne({ _id: runId }, { projection: { status: 1 } });
     if (!doc || isTerminalRunStatus(doc.status)) return;
   }

@@ -1,6 +1,11 @@
 /** Waking the parent of a child run that ended, so the parent is not replayed while it waits. */
 import { isTerminalRunStatus, type ParentRef } from '../../model/run.js';
 import type { EngineRuntime } from '../engine-runtime.js';
+import type { RunStore } from '../../store/workflow-store.js';
+
+// A store keeps promises apart from wake-ups with both methods or neither (decision 78).
+const keepsPromises = (runs: RunStore): runs is RunStore & Required<Pick<RunStore, 'promiseWake' | 'keepPromise'>> =>
+  runs.promiseWake !== undefined && runs.keepPromise !== undefined;
 
 /**
  * Makes the parent due no later than one lease from now, before the write that ends its child
@@ -19,7 +24,7 @@ export async function preWakeParent(rt: EngineRuntime, parent: ParentRef | undef
   const runs = rt.store.runs;
   // A promise survives a claim of the parent before the ending write (decision 78); a plain wake
   // is merged into a due wake-up that such a claim consumes.
-  if (runs.promiseWake && runs.keepPromise) await runs.promiseWake(parent.runId, now + rt.timings.leaseMs, now);
+  if (keepsPromises(runs)) await runs.promiseWake(parent.runId, now + rt.timings.leaseMs, now);
   else await runs.wake(parent.runId, now + rt.timings.leaseMs);
 }
 
@@ -35,7 +40,7 @@ export async function wakeParent(rt: EngineRuntime, parent: ParentRef | undefine
   const runs = rt.store.runs;
   // The wake-up keeps the pre-wake's promise: the child's end is written, so the parent no longer
   // needs it (and a claim after this one is not made to wait for it again).
-  if (runs.promiseWake && runs.keepPromise) await runs.keepPromise(parent.runId, rt.clock.now());
+  if (keepsPromises(runs)) await runs.keepPromise(parent.runId, rt.clock.now());
   else await runs.wake(parent.runId, rt.clock.now());
   const run = await rt.store.runs.get(parent.runId);
   if (run && !isTerminalRunStatus(run.status)) await rt.dispatchRun(run);
